@@ -1,0 +1,1 @@
+"""Model backends: chat models (llama.cpp, OpenAI-compatible URL, fake) and embedders."""

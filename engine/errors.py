@@ -1,0 +1,69 @@
+"""Typed errors the engine raises; every message says what happened and what to do."""
+
+
+class MemoryOSError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class VaultError(MemoryOSError):
+    """The vault could not be opened or written (environment problem, shown to the person)."""
+
+
+class WrongKeyError(VaultError):
+    """The key or passphrase does not decrypt this vault (the file was not modified)."""
+
+
+class NotAVaultError(VaultError):
+    """The file is not a MemoryOS vault (or it is damaged beyond recognition)."""
+
+
+class VaultTooNewError(VaultError):
+    """The vault was written by a newer MemoryOS; this version refuses to touch it."""
+
+
+class VaultLockedError(VaultError):
+    """Another process holds a write lock on the vault for too long."""
+
+
+class DiskFullError(VaultError):
+    """The disk is full; the last operation was rolled back."""
+
+
+class VaultCorruptError(VaultError):
+    """SQLite reports corruption."""
+
+
+class ExtensionMissingError(VaultError):
+    """sqlite-vec (or FTS5) is not available in this SQLite build."""
+
+
+class EmbedderMismatchError(VaultError):
+    """The vault was indexed with another embedding model or dimension."""
+
+
+class KeyUnavailableError(VaultError):
+    """No key in the keyring for this vault and no passphrase was given."""
+
+
+class NotFoundError(MemoryOSError):
+    """An id (page, fact, slot, segment) does not exist."""
+
+
+class InvalidInputError(MemoryOSError, ValueError):
+    """Input rejected before anything was written (empty, too large, bad timestamp...)."""
+
+
+class BackendError(MemoryOSError):
+    """A model backend failed (load, generation, server)."""
+
+
+class ModelLoadError(BackendError):
+    """The model file is missing, not a GGUF, unsupported, or does not fit in memory."""
+
+
+class ServerError(BackendError):
+    """An OpenAI-compatible server failed: unreachable, 401, unknown model, 429, timeout..."""
+
+
+class GenerationCancelled(MemoryOSError):
+    """The caller cancelled a generation between two chunks."""

@@ -1,0 +1,194 @@
+"""Plain result records the engine returns (frozen dataclasses, no behaviour that touches storage)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Where a page currently lives.
+SHORT_TERM = "short"  # in the STM queue
+MID_TERM = "mid"  # in an MTM segment
+ARCHIVED = "archived"  # its segment was evicted from MTM: still searchable, never silently lost
+
+# Fact kinds and statuses.
+USER_FACT = "user_fact"
+ASSISTANT_KNOWLEDGE = "assistant_knowledge"
+ACTIVE = "active"
+CANDIDATE = "candidate"  # verbatim first-person statement, not yet rewritten by a capable model
+SUPERSEDED = "superseded"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One exchange: what the user said and what the assistant (or the other speaker) answered."""
+
+    id: int
+    user_input: str
+    agent_response: str
+    timestamp: float  # seconds since the epoch, UTC
+    conversation_id: str
+    tier: str  # SHORT_TERM | MID_TERM | ARCHIVED
+    segment_id: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    chain_prev_id: int | None = None  # the page this one continues (dialogue chain)
+    chain_summary: str = ""  # running summary of the chain up to this page ("meta info")
+    keywords: tuple[str, ...] = ()
+
+    @property
+    def external_ids(self) -> tuple[str, ...]:
+        """Ids given at add time (e.g. LoCoMo dia_ids), from meta 'external_id(s)'."""
+        ids = self.meta.get("external_ids") or []
+        one = self.meta.get("external_id")
+        out = [str(i) for i in ids]
+        if one is not None and str(one) not in out:
+            out.append(str(one))
+        return tuple(out)
+
+    @property
+    def user_speaker(self) -> str:
+        return str(self.meta.get("user_speaker") or "User")
+
+    @property
+    def agent_speaker(self) -> str:
+        return str(self.meta.get("agent_speaker") or "Assistant")
+
+    def text(self) -> str:
+        """The page as one block of text (used for keywords, embeddings, prompts)."""
+        parts = []
+        if self.user_input:
+            parts.append(f"{self.user_speaker}: {self.user_input}")
+        if self.agent_response:
+            parts.append(f"{self.agent_speaker}: {self.agent_response}")
+        return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class HeatParts:
+    visits: int  # N_visit
+    length: int  # L_interaction (pages since the last persona analysis)
+    recency: float  # exp(-Δt/μ), computed at read time
+    heat: float
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A mid-term topic segment."""
+
+    id: int
+    summary: str
+    keywords: tuple[str, ...]
+    created: float
+    last_access: float
+    visit_count: int
+    length: int  # L_interaction
+    page_count: int
+    heat: HeatParts
+    archived: bool = False
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A user fact or a piece of assistant knowledge, with provenance."""
+
+    id: int
+    kind: str  # USER_FACT | ASSISTANT_KNOWLEDGE
+    text: str
+    status: str  # ACTIVE | CANDIDATE | SUPERSEDED
+    created: float
+    updated: float
+    source_page_ids: tuple[int, ...]
+    origin: str  # "verbatim" | "pattern" | "llm:<model id>" | "user"
+    superseded_by: int | None = None
+
+
+@dataclass(frozen=True)
+class ProfileSlot:
+    """One slot of the user profile, e.g. (preference, 'food', 'loves spicy ramen')."""
+
+    id: int
+    category: str  # "trait" | "preference" | "value" | "identity" ...
+    name: str
+    value: str
+    status: str  # ACTIVE | SUPERSEDED
+    created: float
+    updated: float
+    evidence_page_ids: tuple[int, ...]
+    origin: str
+    superseded_by: int | None = None
+
+
+@dataclass(frozen=True)
+class ScoredPage:
+    page: Page
+    score: float
+    sources: tuple[str, ...]  # which searches found it: "short", "dense", "keyword", "segment", "time"
+
+
+@dataclass(frozen=True)
+class ScoredFact:
+    fact: Fact
+    score: float
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """Everything retrieved for one query, from all three tiers."""
+
+    query: str
+    short_term: tuple[Page, ...]
+    pages: tuple[ScoredPage, ...]  # mid-term/archived pages, best first, within budget
+    segments: tuple[Segment, ...]
+    profile: tuple[ProfileSlot, ...]
+    facts: tuple[ScoredFact, ...]
+    knowledge: tuple[ScoredFact, ...]
+    chain_summaries: tuple[str, ...] = ()
+    elapsed_ms: float = 0.0
+
+    def page_ids(self) -> list[int]:
+        """Retrieved page ids, ranked pages first, then the STM queue (newest first)."""
+        seen: list[int] = []
+        for item in self.pages:
+            if item.page.id not in seen:
+                seen.append(item.page.id)
+        for page in reversed(self.short_term):
+            if page.id not in seen:
+                seen.append(page.id)
+        return seen
+
+    def ranked_pages(self) -> list[Page]:
+        """All retrieved pages in rank order (for evidence recall@k)."""
+        by_id = {p.page.id: p.page for p in self.pages}
+        by_id.update({p.id: p for p in self.short_term})
+        return [by_id[i] for i in self.page_ids()]
+
+    def context_text(self) -> str:
+        """A plain-text rendering of the retrieved context (for display and tests)."""
+        lines = [f"[profile] {s.name}: {s.value}" for s in self.profile]
+        lines += [f"[fact] {f.fact.text}" for f in self.facts]
+        lines += [f"[knowledge] {f.fact.text}" for f in self.knowledge]
+        lines += [f"[page {p.page.id}] {p.page.text()}" for p in self.pages]
+        lines += [f"[recent {p.id}] {p.text()}" for p in self.short_term]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ConsolidationStatus:
+    pending_jobs: int
+    running: bool
+    failed_jobs: int
+    last_error: str | None
+    short_term_pages: int
+    mid_term_pages: int
+    segments: int
+    facts: int
+
+
+@dataclass(frozen=True)
+class VaultInfo:
+    path: str
+    schema_version: int
+    embedder_id: str
+    embedder_dimension: int
+    key_location: str  # "keyring (<backend name>)" | "passphrase"
+    pages: int
+    size_bytes: int

@@ -1,0 +1,65 @@
+"""Memory parameters in one object, with the paper's defaults (Kang et al., EMNLP 2025)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+@dataclass
+class MemorySettings:
+    # Short-term memory: a FIFO queue of recent pages; overflow leaves in batches.
+    stm_capacity: int = 10
+    stm_evict_batch: int = 5
+    # Dialogue chains: continuity decided by embedding similarity and time gap first.
+    chain_similarity: float = 0.45
+    chain_max_gap_seconds: float = 6 * 3600
+    # Mid-term memory: segment join threshold on cos + Jaccard, capacity, heat.
+    segment_threshold: float = 0.6
+    mtm_capacity: int = 200
+    heat_alpha: float = 1.0
+    heat_beta: float = 1.0
+    heat_gamma: float = 1.0
+    heat_mu_seconds: float = 1e7
+    heat_threshold: float = 5.0
+    segment_keywords: int = 12
+    # Retrieval.
+    top_segments: int = 5
+    top_pages: int = 10
+    top_facts: int = 10
+    top_knowledge: int = 5
+    context_budget_tokens: int = 1500
+    # Consolidation: "auto" uses the chat model only if it is capable enough for structured
+    # extraction; "never" keeps everything on the non-LLM path; "always" trusts any model.
+    llm_consolidation: str = "auto"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MemorySettings:
+        """Build from a dict, ignoring unknown keys and coercing types to the defaults'."""
+        known = {f.name: f for f in fields(cls)}
+        base = cls()
+        values: dict[str, Any] = {}
+        for key, value in (data or {}).items():
+            if key not in known:
+                continue
+            default = getattr(base, key)
+            try:
+                values[key] = type(default)(value)
+            except (TypeError, ValueError):
+                continue
+        return cls(**values)
+
+    def validate(self) -> None:
+        from engine.errors import InvalidInputError
+
+        if self.stm_capacity < 1 or self.stm_evict_batch < 1:
+            raise InvalidInputError("STM capacity and eviction batch must be at least 1")
+        if self.mtm_capacity < 1:
+            raise InvalidInputError("MTM capacity must be at least 1")
+        if self.heat_mu_seconds <= 0:
+            raise InvalidInputError("heat μ must be positive")
+        if self.llm_consolidation not in ("auto", "never", "always"):
+            raise InvalidInputError("llm_consolidation must be auto, never or always")

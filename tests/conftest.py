@@ -1,0 +1,91 @@
+"""Shared fixtures: a fresh home folder, an in-memory keyring and fast fake backends per test."""
+
+from __future__ import annotations
+
+import os
+
+import keyring
+import keyring.backend
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """A keyring that lives in a dict (the machines running tests have only the fail backend)."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.secrets.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.secrets[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        from keyring.errors import PasswordDeleteError
+
+        if (service, username) not in self.secrets:
+            raise PasswordDeleteError("not found")
+        del self.secrets[(service, username)]
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    """Every test gets its own MEMORYOS_HOME (vaults, settings, cache) in a temp folder."""
+    folder = tmp_path / "home"
+    monkeypatch.setenv("MEMORYOS_HOME", str(folder))
+    return folder
+
+
+@pytest.fixture
+def memory_keyring():
+    """Install an in-memory keyring for the test, restore the previous backend after."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def fail_keyring():
+    """The headless-Linux situation: only the `fail` backend."""
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def embedder():
+    from engine.backends.fake import HashEmbedder
+
+    return HashEmbedder()
+
+
+@pytest.fixture
+def chat():
+    from engine.backends.fake import FakeChat
+
+    return FakeChat()
+
+
+@pytest.fixture
+def memory(tmp_path, memory_keyring, embedder, chat):
+    """A fresh vault with fake backends; consolidation runs only when the test asks."""
+    from engine.api import MemoryOS
+
+    mem = MemoryOS.open(tmp_path / "vault.memoryos", create=True, embedder=embedder, chat=chat,
+                        background=False)
+    yield mem
+    mem.close()
