@@ -121,7 +121,9 @@ class ProfileSlot:
 class ScoredPage:
     page: Page
     score: float
-    sources: tuple[str, ...]  # which searches found it: "short", "dense", "keyword", "segment", "time"
+    sources: tuple[
+        str, ...
+    ]  # which searches found it: "short", "dense", "keyword", "segment", "time"
 
 
 @dataclass(frozen=True)
@@ -192,3 +194,12 @@ class VaultInfo:
     key_location: str  # "keyring (<backend name>)" | "passphrase"
     pages: int
     size_bytes: int
+
+
+@dataclass(frozen=True)
+class ConversationInfo:
+    id: str
+    title: str
+    first_ts: float
+    last_ts: float
+    pages: int

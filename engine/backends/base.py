@@ -97,7 +97,9 @@ class ChatBackend(ABC):
             return self._complete_json(messages, schema, max_tokens=max_tokens)
 
     @abstractmethod
-    def _stream(self, messages: list[Message], *, max_tokens: int, temperature: float) -> Iterator[str]:
+    def _stream(
+        self, messages: list[Message], *, max_tokens: int, temperature: float
+    ) -> Iterator[str]:
         """Yield text chunks. Must record usage.last_prompt_tokens / last_completion_tokens."""
 
     @abstractmethod

@@ -68,7 +68,9 @@ class FakeChat(ChatBackend):
     def queue_json(self, *replies: object) -> None:
         self.json_replies.extend(replies)
 
-    def _stream(self, messages: list[Message], *, max_tokens: int, temperature: float) -> Iterator[str]:
+    def _stream(
+        self, messages: list[Message], *, max_tokens: int, temperature: float
+    ) -> Iterator[str]:
         import time
 
         self.seen_messages.append(messages)

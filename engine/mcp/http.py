@@ -1,0 +1,55 @@
+"""Streamable HTTP on 127.0.0.1 only, behind a bearer token (other local users cannot read memory)."""
+
+from __future__ import annotations
+
+import hmac
+import sys
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+HOST = "127.0.0.1"
+
+
+class BearerToken:
+    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"text/plain"),
+                            (b"www-authenticate", b"Bearer"),
+                        ],
+                    }
+                )
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": b"missing or wrong bearer token (see memoryos mcp --help)",
+                    }
+                )
+                return
+        await self.app(scope, receive, send)
+
+
+def serve_http(server: MCPServer, *, port: int, token: str) -> None:
+    """Serve until interrupted at http://127.0.0.1:<port>/mcp."""
+    import uvicorn
+
+    app = BearerToken(server.streamable_http_app(host=HOST), token)
+    print(
+        f"memoryos mcp: serving on http://{HOST}:{port}/mcp (send the header "
+        "'Authorization: Bearer <token>')",
+        file=sys.stderr,
+    )
+    uvicorn.Server(uvicorn.Config(app, host=HOST, port=port, log_level="warning")).run()

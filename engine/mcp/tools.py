@@ -1,0 +1,263 @@
+"""The MCP tools: one vault's memory exposed to other agents, with JSON results and clear errors."""
+
+import inspect
+import json
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from engine.errors import InvalidInputError, MemoryOSError, NotFoundError
+from engine.mcp.convert import fact_json, page_json, scored_fact_json, scored_page_json, slot_json
+from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT
+
+# Limits on what a caller may send: generous for real use, small enough to refuse a runaway.
+MAX_TEXT_CHARS = 1_000_000
+MAX_QUERY_CHARS = 10_000
+MAX_METADATA_BYTES = 64_000
+MAX_RESULTS = 100
+
+Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+Id = Annotated[int, Field(ge=1, description="An id returned by another tool.")]
+Kind = Literal["user_fact", "assistant_knowledge"]
+
+INSTRUCTIONS = """\
+Long-term memory of one person (a MemoryOS vault), shared with their desktop assistant.
+Call retrieve_memory before answering anything that may depend on what the person said or
+did before; call add_memory after each exchange worth remembering (no model runs on the
+write path; summaries, topics and facts are consolidated in the background). Everything
+you read or write stays in the person's encrypted vault."""
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+T = TypeVar("T")
+
+
+def build_server(memory: Any, *, session_conversation: str | None = None) -> MCPServer:
+    """An MCPServer whose tools read and write `memory` (an open engine.api.MemoryOS)."""
+    server = MCPServer("memoryos", instructions=INSTRUCTIONS, log_level="WARNING")
+    lock = threading.Lock()  # one engine call at a time: tools run on worker threads
+
+    def engine_call(fn: Callable[[], T]) -> T:
+        """Run one facade call, turning the engine's typed errors into tool errors."""
+        with lock:
+            try:
+                return fn()
+            except NotFoundError as exc:
+                raise ToolError(f"not found: {exc}") from exc
+            except InvalidInputError as exc:
+                raise ToolError(f"invalid input: {exc}") from exc
+            except MemoryOSError as exc:
+                raise ToolError(str(exc)) from exc
+
+    @_tool(server, WRITE)
+    def add_memory(
+        user_input: Annotated[Text, Field(description="What the person (or first speaker) said.")],
+        agent_response: Annotated[
+            Text, Field(description="What the agent (or second speaker) answered; may be empty.")
+        ] = "",
+        timestamp: Annotated[
+            float | str | None,
+            Field(description="When it happened: epoch seconds or ISO 8601. Default: now."),
+        ] = None,
+        metadata: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description="Optional JSON object kept with the page. Recognised keys: "
+                "external_id / external_ids (your ids for this exchange, returned on retrieval), "
+                "user_speaker / agent_speaker (names, for transcripts between two people)."
+            ),
+        ] = None,
+        conversation_id: Annotated[
+            str | None,
+            Field(
+                max_length=200,
+                description="Group pages into a conversation; default: "
+                "this server session's conversation.",
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Store one exchange (a page) in the person's memory and return it with its id.
+
+        Fast: no model runs here. The page enters short-term memory at once; topic segments,
+        the profile and facts are updated by background consolidation.
+        """
+        if not user_input.strip() and not agent_response.strip():
+            raise ToolError("user_input and agent_response are both empty: nothing to remember")
+        meta = dict(metadata or {})
+        if len(json.dumps(meta, ensure_ascii=False)) > MAX_METADATA_BYTES:
+            raise ToolError(f"metadata is larger than {MAX_METADATA_BYTES} bytes of JSON")
+        meta.setdefault("source", "mcp")
+        page = engine_call(
+            lambda: memory.add_memory(
+                user_input,
+                agent_response,
+                timestamp,
+                meta,
+                conversation_id=conversation_id or session_conversation,
+            )
+        )
+        return {"page": page_json(page)}
+
+    @_tool(server, READ)
+    def retrieve_memory(
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_QUERY_CHARS,
+                description="What to look for, in plain words.",
+            ),
+        ],
+        max_results: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                le=MAX_RESULTS,
+                description="Most older pages to return (default set "
+                "by the person's settings, 10).",
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Find what the person's memory holds about `query`, from all three tiers.
+
+        Returns `pages` (older exchanges, best first, with score and how they were found),
+        `recent` (the short-term queue, newest first), `profile` slots, user `facts` and
+        assistant `knowledge` (each with ids, dates, status and the page ids they came from),
+        and `chain_summaries`. Dates are ISO 8601 UTC; `external_ids` are the ids given at
+        add time.
+        """
+        found = engine_call(lambda: memory.retrieve(query, max_pages=max_results))
+        return {
+            "query": found.query,
+            "pages": [scored_page_json(p) for p in found.pages],
+            "recent": [page_json(p) for p in reversed(found.short_term)],
+            "profile": [slot_json(s) for s in found.profile],
+            "facts": [scored_fact_json(f) for f in found.facts],
+            "knowledge": [scored_fact_json(f) for f in found.knowledge],
+            "chain_summaries": list(found.chain_summaries),
+            "elapsed_ms": round(found.elapsed_ms, 2),
+        }
+
+    @_tool(server, READ)
+    def get_user_profile(
+        include_knowledge: Annotated[
+            bool, Field(description="Also return what the assistant did or promised.")
+        ] = False,
+    ) -> dict[str, Any]:
+        """The person's profile (traits, preferences, values) and their active user facts."""
+
+        def read() -> dict[str, Any]:
+            result = {
+                "profile": [slot_json(s) for s in memory.profile()],
+                "facts": [fact_json(f) for f in memory.facts(kind=USER_FACT)],
+            }
+            if include_knowledge:
+                result["knowledge"] = [fact_json(f) for f in memory.facts(kind=ASSISTANT_KNOWLEDGE)]
+            return result
+
+        return engine_call(read)
+
+    @_tool(server, READ)
+    def list_facts(
+        kind: Annotated[Kind | None, Field(description="Only this kind; default both.")] = None,
+        search: Annotated[
+            str | None,
+            Field(max_length=MAX_QUERY_CHARS, description="Only facts containing this text."),
+        ] = None,
+        include_superseded: Annotated[
+            bool, Field(description="Also facts replaced by newer ones (kept for history).")
+        ] = False,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Most facts to return.")] = 100,
+    ) -> dict[str, Any]:
+        """List user facts and assistant knowledge with ids, status, dates and source pages.
+
+        Status `candidate` marks the person's own statements kept verbatim until a capable
+        model rewrites them; `active` facts are confirmed; `superseded` ones were replaced.
+        """
+        facts = engine_call(
+            lambda: memory.facts(
+                kind=kind, include_superseded=include_superseded, search=search or None
+            )
+        )
+        return {"total": len(facts), "facts": [fact_json(f) for f in facts[:limit]]}
+
+    @_tool(server, WRITE)
+    def add_fact(
+        text: Annotated[
+            str, Field(min_length=1, max_length=10_000, description="The fact, as one sentence.")
+        ],
+        kind: Annotated[Kind, Field(description="Whose fact it is.")] = "user_fact",
+    ) -> dict[str, Any]:
+        """Record a fact the person stated or confirmed, e.g. 'Is allergic to peanuts'."""
+        return {"fact": fact_json(engine_call(lambda: memory.add_fact(text, kind=kind)))}
+
+    @_tool(server, DELETE)
+    def delete_fact(id: Id) -> dict[str, Any]:
+        """Delete one fact (user fact or assistant knowledge) by id, everywhere in the vault."""
+        engine_call(lambda: memory.delete_fact(id))
+        return {"deleted_fact_id": id}
+
+    @_tool(server, READ)
+    def get_page(id: Id) -> dict[str, Any]:
+        """One stored exchange by id, in full (e.g. a page a fact came from)."""
+        return {"page": page_json(engine_call(lambda: memory.page(id)))}
+
+    @_tool(server, DELETE)
+    def forget_page(id: Id) -> dict[str, Any]:
+        """Forget one exchange by id, with the facts and profile entries derived only from it."""
+        engine_call(lambda: memory.forget_page(id))
+        return {"forgotten_page_id": id}
+
+    @_tool(server, READ)
+    def memory_status() -> dict[str, Any]:
+        """Vault and consolidation state: page counts per tier, segments, facts, pending jobs."""
+
+        def read() -> dict[str, Any]:
+            info, status = memory.info(), memory.consolidation_status()
+            return {
+                "vault": {
+                    "path": info.path,
+                    "schema_version": info.schema_version,
+                    "embedder": info.embedder_id,
+                    "embedder_dimension": info.embedder_dimension,
+                    "key_location": info.key_location,
+                    "pages": info.pages,
+                    "size_bytes": info.size_bytes,
+                },
+                "consolidation": {
+                    "pending_jobs": status.pending_jobs,
+                    "running": status.running,
+                    "failed_jobs": status.failed_jobs,
+                    "last_error": status.last_error,
+                },
+                "short_term_pages": status.short_term_pages,
+                "mid_term_pages": status.mid_term_pages,
+                "segments": status.segments,
+                "facts": status.facts,
+            }
+
+        return engine_call(read)
+
+    return server
+
+
+def _tool(
+    server: MCPServer, annotations: ToolAnnotations
+) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Register a function as a tool with JSON output; its docstring is the description."""
+
+    def register(fn: Callable[..., T]) -> Callable[..., T]:
+        description = inspect.cleandoc(fn.__doc__ or "")
+        server.add_tool(
+            fn, description=description, annotations=annotations, structured_output=True
+        )
+        return fn
+
+    return register

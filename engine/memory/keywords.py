@@ -1,0 +1,94 @@
+"""Keywords without an LLM: content words, normalised by Porter stemming so overlap is meaningful."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]|\d+")
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each even ever every few for from further get gets getting
+    got had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
+    him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself just
+    let's like lot lots me more most much must mustn't my myself no nor not now of off oh ok okay
+    on once one only or other ought our ours ourselves out over own really said same say says she
+    she'd she'll she's should shouldn't so some such than that that's the their theirs them
+    themselves then there there's these they they'd they'll they're they've thing things this
+    those through to too under until up upon us very was wasn't we we'd we'll we're we've well
+    were weren't what what's when when's where where's which while who who's whom why why's will
+    with won't would wouldn't yeah yes yet you you'd you'll you're you've your yours yourself
+    yourselves hey hi hello thanks thank great good nice cool wow sure know think want going
+    go make made way time really actually pretty feel feeling yeah definitely totally
+    """.split()
+)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    from nltk.stem import PorterStemmer
+
+    return PorterStemmer()
+
+
+@lru_cache(maxsize=50_000)
+def stem(word: str) -> str:
+    return _stemmer().stem(word.lower())
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word tokens (apostrophes kept inside words)."""
+    return [t.lower().strip("'-") for t in _TOKEN.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Tokens that carry meaning: no stopwords, no one-letter words."""
+    return [t for t in tokens(text) if len(t) > 1 and t not in STOPWORDS and not t.isdigit()]
+
+
+def normalise(words: list[str]) -> set[str]:
+    """Stemmed, de-duplicated keyword set (for Jaccard overlap)."""
+    return {stem(w) for w in words if w}
+
+
+def extract(text: str, limit: int = 8) -> list[str]:
+    """The most frequent content words of a text, most frequent first.
+
+    Words are counted by stem ("hiking" and "hikes" are one keyword) and returned in the first
+    surface form seen, so people can read them; compare them with `overlap`.
+    """
+    counts: Counter[str] = Counter()
+    surface: dict[str, str] = {}
+    for word in content_words(text):
+        key = stem(word)
+        counts[key] += 1
+        surface.setdefault(key, word)
+    return [surface[key] for key, _ in counts.most_common(limit)]
+
+
+def overlap(a: list[str] | tuple[str, ...], b: list[str] | tuple[str, ...]) -> float:
+    """Jaccard overlap of two keyword lists after stemming."""
+    return jaccard(normalise(list(a)), normalise(list(b)))
+
+
+def jaccard(
+    a: set[str] | list[str] | tuple[str, ...], b: set[str] | list[str] | tuple[str, ...]
+) -> float:
+    sa, sb = set(a), set(b)
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def fts_query(text: str, limit: int = 12) -> str:
+    """An FTS5 MATCH expression: the query's content words OR-ed, each quoted (no syntax errors)."""
+    seen: list[str] = []
+    for word in content_words(text):
+        word = word.replace('"', "")
+        if word and word not in seen:
+            seen.append(word)
+    return " OR ".join(f'"{w}"' for w in seen[:limit])

@@ -1,0 +1,119 @@
+"""An in-memory mirror of a vec0 table for fast exact dense search (decrypt once, scan in numpy)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+
+class VectorMirror:
+    """Rows of a sqlite-vec table kept in RAM; reconciled with the file when it changes.
+
+    The encrypted file is the source of truth; scanning it through vec0 decrypts every page on
+    every query (DESIGN.md §4), so search runs on this copy instead. Writes from this process
+    update it directly; writes from other processes are picked up by `sync`.
+    """
+
+    def __init__(self, vault, table: str) -> None:
+        self.vault = vault
+        self.table = table
+        self._lock = threading.Lock()
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._matrix: np.ndarray | None = None
+        self._loaded = False
+        self._data_version = -1
+        self._base = {"pages_vec": "pages", "facts_vec": "facts"}[table]
+
+    def _load_all(self) -> None:
+        self._data_version = self.vault.data_version()
+        ids, matrix = self.vault.all_vectors(self.table)
+        self._ids = ids
+        self._matrix = matrix if len(ids) else None
+        self._loaded = True
+
+    def sync(self) -> None:
+        """Load on first use; afterwards append new rows, or reload if rows were removed."""
+        with self._lock:
+            if not self._loaded:
+                self._load_all()
+                return
+            version = self.vault.data_version()
+            if version == self._data_version:
+                return  # no other process committed since we last looked
+            self._data_version = version
+            stored = self.vault.count_rows(self._base)
+            if stored == len(self._ids):
+                return
+            last = int(self._ids[-1]) if len(self._ids) else 0
+            ids, matrix = self.vault.all_vectors(self.table, after_id=last)
+            if stored == len(self._ids) + len(ids):
+                self._append(ids, matrix)
+            else:
+                self._load_all()
+
+    def _append(self, ids: np.ndarray, matrix: np.ndarray) -> None:
+        if not len(ids):
+            return
+        self._ids = np.concatenate([self._ids, ids])
+        self._matrix = matrix if self._matrix is None else np.vstack([self._matrix, matrix])
+
+    def add(self, row_id: int, vector: np.ndarray) -> None:
+        with self._lock:
+            if not self._loaded:
+                return  # loaded in full on first search
+            if len(self._ids) and row_id <= self._ids[-1]:
+                self._loaded = False  # out of order (another writer): reload on next search
+                return
+            self._append(
+                np.asarray([row_id], dtype=np.int64), np.asarray(vector, np.float32)[None, :]
+            )
+
+    def remove(self, row_ids: list[int]) -> None:
+        with self._lock:
+            if not self._loaded or not row_ids:
+                return
+            keep = ~np.isin(self._ids, np.asarray(row_ids, dtype=np.int64))
+            self._ids = self._ids[keep]
+            if self._matrix is not None:
+                self._matrix = self._matrix[keep]
+                if not len(self._ids):
+                    self._matrix = None
+
+    def update(self, row_id: int, vector: np.ndarray) -> None:
+        with self._lock:
+            if not self._loaded or self._matrix is None:
+                return
+            where = np.nonzero(self._ids == row_id)[0]
+            if len(where):
+                self._matrix[where[0]] = vector
+
+    def reset(self) -> None:
+        with self._lock:
+            self._loaded = False
+            self._ids = np.zeros(0, dtype=np.int64)
+            self._matrix = None
+
+    def search(
+        self, query: np.ndarray, k: int, allowed: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """Top-k (id, cosine) by exact inner product (rows are unit length)."""
+        self.sync()
+        with self._lock:
+            if self._matrix is None or not len(self._ids):
+                return []
+            scores = self._matrix @ np.asarray(query, dtype=np.float32)
+            ids = self._ids
+            if allowed is not None:
+                mask = np.isin(ids, allowed)
+                scores, ids = scores[mask], ids[mask]
+            if not len(ids):
+                return []
+            k = min(k, len(ids))
+            top = np.argpartition(-scores, k - 1)[:k]
+            top = top[np.argsort(-scores[top])]
+            return [(int(ids[i]), float(scores[i])) for i in top]
+
+    def __len__(self) -> int:
+        self.sync()
+        return len(self._ids)

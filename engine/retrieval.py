@@ -1,0 +1,191 @@
+"""Retrieval from all three tiers for one query: dense + BM25 + segments + time, fused, budgeted.
+
+Holds no SQL: it composes the vault's searches and the in-memory vector mirrors.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.memory import keywords, mid_term, when
+from engine.records import (
+    ASSISTANT_KNOWLEDGE,
+    SHORT_TERM,
+    SUPERSEDED,
+    USER_FACT,
+    Page,
+    Retrieval,
+    ScoredFact,
+    ScoredPage,
+)
+from engine.vault.store import page_from_row
+
+RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.)
+
+
+@dataclass(frozen=True)
+class Weights:
+    dense: float = 1.0
+    keyword: float = 1.0
+    segment: float = 0.5
+    time: float = 1.0
+
+
+def _fuse(
+    rankings: dict[str, tuple[float, list[int]]],
+) -> tuple[dict[int, float], dict[int, list[str]]]:
+    scores: dict[int, float] = defaultdict(float)
+    sources: dict[int, list[str]] = defaultdict(list)
+    for name, (weight, ids) in rankings.items():
+        for rank, item in enumerate(ids):
+            scores[item] += weight / (RRF_K + rank + 1)
+            sources[item].append(name)
+    return scores, sources
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def retrieve(
+    memory,
+    query: str,
+    *,
+    max_pages: int | None = None,
+    now: float | None = None,
+    query_vector: np.ndarray | None = None,
+    weights: Weights = Weights(),
+) -> tuple[Retrieval, set[int]]:
+    """Everything relevant to `query`; also returns the segment ids to count as visited."""
+    started = time.perf_counter()
+    now = time.time() if now is None else now
+    settings, vault = memory.settings, memory.vault
+    k = max_pages or settings.top_pages
+    pool = max(50, 5 * k)
+    vector = (
+        query_vector if query_vector is not None else memory.embedder.embed_one(query, kind="query")
+    )
+    short = [page_from_row(r) for r in vault.pages_in_tier(SHORT_TERM)]
+
+    dense = memory.page_mirror.search(vector, pool)
+    match = keywords.fts_query(query)
+    lexical = vault.keyword_search("pages_fts", match, pool) if match else []
+    segments = _top_segments(memory, vector, query, now)
+    segment_pages: list[int] = []
+    if segments:
+        allowed = np.asarray(
+            [pid for s in segments for pid in vault.page_ids_of_segment(s.id)], dtype=np.int64
+        )
+        segment_pages = [pid for pid, _ in memory.page_mirror.search(vector, pool, allowed=allowed)]
+    timed: list[int] = []
+    window = when.time_window(query, now)
+    if window is not None:
+        in_window = np.asarray(
+            vault.page_ids_in_time_range(window[0], window[1], 5000), dtype=np.int64
+        )
+        if len(in_window):
+            timed = [pid for pid, _ in memory.page_mirror.search(vector, pool, allowed=in_window)]
+
+    scores, sources = _fuse(
+        {
+            "dense": (weights.dense, [pid for pid, _ in dense]),
+            "keyword": (weights.keyword, [pid for pid, _ in lexical]),
+            "segment": (weights.segment, segment_pages),
+            "time": (weights.time, timed),
+        }
+    )
+    ranked_ids = sorted(scores, key=lambda pid: -scores[pid])[: max(k, 1) * 2]
+    pages_by_id = {p.id: p for p in map(page_from_row, vault.page_rows(ranked_ids))}
+
+    facts, knowledge = _facts(memory, query, vector, settings)
+    profile = tuple(vault.slots(include_superseded=False)[:40])
+    budget = settings.context_budget_tokens
+    budget -= sum(estimate_tokens(f"{s.name}: {s.value}") for s in profile)
+    budget -= sum(estimate_tokens(f.fact.text) for f in facts + knowledge)
+    budget -= sum(estimate_tokens(p.text()) for p in short)
+    chosen: list[ScoredPage] = []
+    for pid in ranked_ids:
+        page = pages_by_id.get(pid)
+        if page is None:
+            continue
+        cost = estimate_tokens(page.text())
+        if chosen and cost > budget:
+            continue
+        chosen.append(ScoredPage(page=page, score=scores[pid], sources=tuple(sources[pid])))
+        budget -= cost
+        if len(chosen) >= k:
+            break
+    chains = _chain_summaries([c.page for c in chosen] + short)
+    visited = {s.id for s in segments} | {c.page.segment_id for c in chosen if c.page.segment_id}
+    result = Retrieval(
+        query=query,
+        short_term=tuple(short),
+        pages=tuple(chosen),
+        segments=tuple(segments),
+        profile=profile,
+        facts=tuple(facts),
+        knowledge=tuple(knowledge),
+        chain_summaries=chains,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+    return result, visited
+
+
+def _top_segments(memory, vector: np.ndarray, query: str, now: float):
+    settings, vault = memory.settings, memory.vault
+    ids, matrix = vault.segment_vectors()
+    if matrix is None:
+        return []
+    rows = {
+        row[0]: mid_term.segment_from_row(row, now, settings) for row in vault.segment_rows(ids=ids)
+    }
+    query_words = keywords.content_words(query)
+    cosines = matrix @ vector
+    scored = []
+    for index, seg_id in enumerate(ids):
+        segment = rows.get(seg_id)
+        if segment is None:
+            continue
+        score = float(cosines[index]) + keywords.overlap(query_words, list(segment.keywords))
+        scored.append((score, segment))
+    scored.sort(key=lambda item: -item[0])
+    return [segment for _, segment in scored[: settings.top_segments]]
+
+
+def _facts(
+    memory, query: str, vector: np.ndarray, settings
+) -> tuple[list[ScoredFact], list[ScoredFact]]:
+    vault = memory.vault
+    pool = 4 * (settings.top_facts + settings.top_knowledge) + 20
+    dense = memory.fact_mirror.search(vector, pool)
+    match = keywords.fts_query(query)
+    lexical = vault.keyword_search("facts_fts", match, pool) if match else []
+    scores, _ = _fuse(
+        {"dense": (1.0, [i for i, _ in dense]), "keyword": (1.0, [i for i, _ in lexical])}
+    )
+    ranked = sorted(scores, key=lambda i: -scores[i])
+    by_id = {f.id: f for f in vault.facts(None, include_superseded=False, ids=ranked)}
+    facts, knowledge = [], []
+    for fact_id in ranked:
+        fact = by_id.get(fact_id)
+        if fact is None or fact.status == SUPERSEDED:
+            continue
+        if fact.kind == USER_FACT and len(facts) < settings.top_facts:
+            facts.append(ScoredFact(fact, scores[fact_id]))
+        elif fact.kind == ASSISTANT_KNOWLEDGE and len(knowledge) < settings.top_knowledge:
+            knowledge.append(ScoredFact(fact, scores[fact_id]))
+    return facts, knowledge
+
+
+def _chain_summaries(pages: list[Page], limit: int = 3) -> tuple[str, ...]:
+    out: list[str] = []
+    for page in pages:
+        if page.chain_summary and page.chain_summary not in out:
+            out.append(page.chain_summary)
+        if len(out) >= limit:
+            break
+    return tuple(out)

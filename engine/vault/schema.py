@@ -1,0 +1,140 @@
+"""Schema migrations: named steps, each applied in one transaction together with its record."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from engine import errors
+from engine.vault.connection import APPLICATION_ID
+
+SCHEMA_VERSION = 1
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+def _initial(conn, dimension: int) -> None:
+    conn.execute(
+        f"""
+        PRAGMA application_id={APPLICATION_ID};
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE conversations(
+            id TEXT PRIMARY KEY, title TEXT NOT NULL DEFAULT '', created REAL NOT NULL);
+        CREATE TABLE segments(
+            id INTEGER PRIMARY KEY,
+            summary TEXT NOT NULL DEFAULT '',
+            keywords TEXT NOT NULL DEFAULT '[]',
+            created REAL NOT NULL,
+            last_access REAL NOT NULL,
+            visit_count INTEGER NOT NULL DEFAULT 0,
+            length INTEGER NOT NULL DEFAULT 0,
+            archived INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE pages(
+            id INTEGER PRIMARY KEY,
+            conversation_id TEXT NOT NULL,
+            user_input TEXT NOT NULL,
+            agent_response TEXT NOT NULL,
+            ts REAL NOT NULL,
+            created REAL NOT NULL,
+            meta TEXT NOT NULL DEFAULT '{{}}',
+            tier TEXT NOT NULL DEFAULT 'short',
+            segment_id INTEGER REFERENCES segments(id) ON DELETE SET NULL,
+            chain_prev_id INTEGER,
+            chain_summary TEXT NOT NULL DEFAULT '',
+            keywords TEXT NOT NULL DEFAULT '[]',
+            analysed INTEGER NOT NULL DEFAULT 0);
+        CREATE INDEX pages_tier ON pages(tier, ts, id);
+        CREATE INDEX pages_segment ON pages(segment_id);
+        CREATE INDEX pages_conversation ON pages(conversation_id, ts);
+        CREATE INDEX pages_ts ON pages(ts);
+        CREATE VIRTUAL TABLE pages_fts USING fts5(body, tokenize='{FTS_TOKENIZER}');
+        INSERT INTO pages_fts(pages_fts, rank) VALUES('secure-delete', 1);
+        CREATE VIRTUAL TABLE pages_vec USING vec0(embedding float[{dimension}]);
+        CREATE VIRTUAL TABLE segments_vec USING vec0(embedding float[{dimension}]);
+        CREATE TABLE facts(
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            norm TEXT NOT NULL,
+            status TEXT NOT NULL,
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            origin TEXT NOT NULL,
+            superseded_by INTEGER);
+        CREATE INDEX facts_norm ON facts(kind, norm);
+        CREATE TABLE fact_sources(
+            fact_id INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+            page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+            PRIMARY KEY(fact_id, page_id)) WITHOUT ROWID;
+        CREATE INDEX fact_sources_page ON fact_sources(page_id);
+        CREATE VIRTUAL TABLE facts_fts USING fts5(text, tokenize='{FTS_TOKENIZER}');
+        INSERT INTO facts_fts(facts_fts, rank) VALUES('secure-delete', 1);
+        CREATE VIRTUAL TABLE facts_vec USING vec0(embedding float[{dimension}]);
+        CREATE TABLE profile(
+            id INTEGER PRIMARY KEY,
+            category TEXT NOT NULL,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,
+            status TEXT NOT NULL,
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            origin TEXT NOT NULL,
+            superseded_by INTEGER);
+        CREATE INDEX profile_slot ON profile(category, name, status);
+        CREATE TABLE profile_evidence(
+            slot_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+            page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+            PRIMARY KEY(slot_id, page_id)) WITHOUT ROWID;
+        CREATE INDEX profile_evidence_page ON profile_evidence(page_id);
+        CREATE TABLE jobs(
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL DEFAULT '{{}}',
+            state TEXT NOT NULL DEFAULT 'pending',
+            attempts INTEGER NOT NULL DEFAULT 0,
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            error TEXT);
+        CREATE INDEX jobs_state ON jobs(state, id);
+        """
+    )
+
+
+# Named steps in order. Append new ones; never edit an applied step.
+MIGRATIONS: list[tuple[str, Callable]] = [("0001_initial", _initial)]
+
+
+def applied(conn) -> list[str]:
+    has_table = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='migrations'"
+    ).fetchall()
+    if not has_table:
+        return []
+    return [row[0] for row in conn.execute("SELECT name FROM migrations ORDER BY name")]
+
+
+def migrate(conn, path: Path, dimension: int) -> None:
+    """Bring the schema up to date; refuse a vault written by a newer program."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, applied REAL NOT NULL)"
+    )
+    done = set(applied(conn))
+    known = {name for name, _ in MIGRATIONS}
+    unknown = done - known
+    if unknown:
+        raise errors.VaultTooNewError(
+            f"this vault was written by a newer MemoryOS (steps {sorted(unknown)}): "
+            "update the program to open it"
+        )
+    pending = [(name, step) for name, step in MIGRATIONS if name not in done]
+    if not pending:
+        return
+    if done:  # an existing vault: keep a copy of the (encrypted) file before changing it
+        conn.wal_checkpoint(mode=3)  # TRUNCATE: the main file holds everything
+        backup = Path(f"{path}.backup-{int(time.time())}")
+        shutil.copy2(path, backup)
+    for name, step in pending:
+        with conn:
+            step(conn, dimension)
+            conn.execute("INSERT INTO migrations(name, applied) VALUES(?, ?)", (name, time.time()))
