@@ -259,7 +259,7 @@ class Consolidator:
         count = short_term.overflow_count(vault.count_pages("short"), settings)
         pages = [page_from_row(r) for r in short_term.oldest_rows(vault, count)] if count else []
         vectors = vault.page_vectors([p.id for p in pages])
-        page_keywords = {p.id: keywords.extract(p.text(), 8) for p in pages}
+        page_keywords = {p.id: keywords.extract(f"{p.user_input}\n{p.agent_response}", 8) for p in pages}
         now = time.time()
         touched: dict[int, int] = {}
         with vault.transaction():

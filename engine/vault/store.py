@@ -59,6 +59,7 @@ class Vault:
         self.path = path
         self.key_location = key_location
         self._lock = threading.RLock()
+        self._depth = 0  # nesting of transaction() blocks (inner ones join the outer)
 
     # ---- opening -------------------------------------------------------------------------
 
@@ -134,8 +135,28 @@ class Vault:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """One logical write: everything inside commits together or not at all."""
-        with self._lock, mapped_errors(), self.conn:
-            yield
+        with self._lock, mapped_errors():
+            outermost = self._depth == 0
+            if outermost:
+                # IMMEDIATE takes the write lock now, so two processes never deadlock upgrading
+                self.conn.execute("BEGIN IMMEDIATE")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                # SQLite may already have rolled back by itself (disk full, I/O error)
+                if outermost and not self.conn.getautocommit():
+                    self.conn.execute("ROLLBACK")
+                raise
+            self._depth -= 1
+            if outermost:
+                try:
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    if not self.conn.getautocommit():
+                        self.conn.execute("ROLLBACK")
+                    raise
 
     # ---- meta ----------------------------------------------------------------------------
 

@@ -1,0 +1,118 @@
+"""`memoryos` in a terminal: chat, import, facts, export, forget, status, doctor, mcp, eval, bench."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine import errors
+
+DESCRIPTION = """\
+MemoryOS Desktop: a private assistant that remembers you. Everything it learns stays in one
+encrypted file on this computer. Run `memoryos` with no command to open the desktop app.
+"""
+EPILOG = """\
+examples:
+  memoryos chat                      talk in the terminal (bundled offline model)
+  memoryos import chat.json          add a conversation transcript to the memory
+  memoryos facts list                what the assistant has learned about you
+  memoryos facts delete 12 13        forget two facts
+  memoryos export memory.json        everything, as JSON
+  memoryos doctor                    check keyring, encryption, models and the vault
+"""
+
+
+def _vault_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--vault", metavar="NAME", help="the vault (person) to use (default: default)")
+    group.add_argument("--vault-path", metavar="PATH", help="a vault file anywhere")
+    parser.add_argument("--embedder", choices=("default", "fake"), default="default", help=argparse.SUPPRESS)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memoryos", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    chat = commands.add_parser("chat", help="chat in the terminal")
+    _vault_options(chat)
+    chat.add_argument("--model", default=None,
+                      help="bundled | gguf:PATH | url:BASE_URL (default: the app's setting, else bundled)")
+    chat.add_argument("--url-model", default="", help="model name on an OpenAI-compatible server")
+    chat.add_argument("--temporary", action="store_true", help="remember nothing from this chat")
+    chat.add_argument("--max-tokens", type=int, default=512)
+
+    imp = commands.add_parser("import", help="add a conversation transcript (JSON) to the memory")
+    _vault_options(imp)
+    imp.add_argument("file", help="JSON: a list of {user, assistant, timestamp?} or of chat messages "
+                     "{role, content, timestamp?}, or a LoCoMo-shaped file")
+    imp.add_argument("--no-consolidate", action="store_true", help="do not wait for consolidation")
+
+    facts = commands.add_parser("facts", help="list, add or delete what was learned about you")
+    _vault_options(facts)
+    facts_cmd = facts.add_subparsers(dest="action", metavar="ACTION")
+    listing = facts_cmd.add_parser("list", help="list facts and profile slots")
+    listing.add_argument("--search", default=None)
+    listing.add_argument("--all", action="store_true", help="include superseded facts")
+    listing.add_argument("--json", action="store_true")
+    delete = facts_cmd.add_parser("delete", help="delete facts by id")
+    delete.add_argument("ids", nargs="+", type=int)
+    add = facts_cmd.add_parser("add", help="tell the assistant a fact")
+    add.add_argument("text")
+
+    export = commands.add_parser("export", help="export everything to JSON")
+    _vault_options(export)
+    export.add_argument("file", help="output file, or - for standard output")
+
+    forget = commands.add_parser("forget", help="delete a page, segment, conversation, or everything")
+    _vault_options(forget)
+    forget.add_argument("what", choices=("page", "segment", "conversation", "everything"))
+    forget.add_argument("id", nargs="?", default=None)
+    forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+
+    status = commands.add_parser("status", help="vault and consolidation status")
+    _vault_options(status)
+
+    doctor = commands.add_parser("doctor", help="check keyring, encryption, sqlite-vec, models, vault")
+    _vault_options(doctor)
+
+    for name, text in (("mcp", "serve the memory to other agents (Model Context Protocol)"),
+                       ("eval", "evaluate on LoCoMo (memoryos eval locomo --help)"),
+                       ("bench", "latency, throughput and size benchmarks")):
+        commands.add_parser(name, help=text, add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    passthrough = {"mcp": ("engine.mcp_server", "main"), "eval": ("engine.eval.cli", "eval_main"),
+                   "bench": ("engine.eval.cli", "bench_main")}
+    if argv and argv[0] in passthrough:
+        import importlib
+
+        module, function = passthrough[argv[0]]
+        return getattr(importlib.import_module(module), function)(argv[1:]) or 0
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 0
+    try:
+        from engine import commands
+
+        return getattr(commands, f"run_{args.command}")(args) or 0
+    except errors.InvalidInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except errors.MemoryOSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

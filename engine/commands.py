@@ -1,0 +1,271 @@
+"""What each `memoryos` terminal command does (argument parsing lives in cli.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from engine import errors, paths
+from engine.unlock import choose_vault, make_embedder, open_memory
+
+
+def _open(args, *, create: bool = False, chat=None, background: bool = True):
+    path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
+    return open_memory(path, create=create, embedder=make_embedder(args.embedder), chat=chat,
+                       background=background)
+
+
+def _saved_model_choice() -> tuple[str, str]:
+    """The model picked in the desktop app's settings, as a --model value and a server model."""
+    try:
+        data = json.loads(paths.settings_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "bundled", ""
+    source = data.get("model_source", "bundled")
+    if source == "gguf" and data.get("gguf_path"):
+        return f"gguf:{data['gguf_path']}", ""
+    if source in ("openai", "url") and data.get("server_url"):
+        return f"url:{data['server_url']}", str(data.get("server_model", ""))
+    return "bundled", ""
+
+
+def make_chat(model: str | None, url_model: str = ""):
+    """A chat backend from `bundled`, `gguf:PATH` or `url:BASE_URL` (not loaded yet)."""
+    from models.catalogue import ModelConfig
+    from models.catalogue import make_chat as build
+
+    if model is None:
+        model, url_model = _saved_model_choice()
+    if model == "bundled":
+        return build(ModelConfig(source="bundled"))
+    if model.startswith("gguf:"):
+        return build(ModelConfig(source="gguf", gguf_path=model[5:]))
+    if model.startswith("url:"):
+        return build(ModelConfig(source="url", url=model[4:], url_model=url_model))
+    raise errors.InvalidInputError(f"unknown model {model!r}: use bundled, gguf:PATH or url:BASE_URL")
+
+
+# ---- chat -------------------------------------------------------------------------------
+
+CHAT_HELP = "Commands: /new (new conversation), /facts, /status, /quit. Ctrl+C stops an answer."
+
+
+def run_chat(args) -> int:
+    chat = make_chat(args.model, args.url_model)
+    memory = _open(args, create=True, chat=chat)
+    try:
+        print(f"MemoryOS — vault {memory.path.name} ({memory.info().key_location}), model {chat.model_id}",
+              file=sys.stderr)
+        if args.temporary:
+            print("Temporary chat: nothing from this conversation is written to disk.", file=sys.stderr)
+        print(CHAT_HELP, file=sys.stderr)
+        stdin = sys.stdin
+        if hasattr(stdin, "reconfigure"):
+            stdin.reconfigure(errors="surrogateescape")  # bad bytes become a clear error, not a crash
+        while True:
+            try:
+                line = input("you> ") if stdin.isatty() else stdin.readline()
+            except EOFError:
+                break
+            if not stdin.isatty() and line == "":
+                break
+            line = line.rstrip("\n")
+            if not line.strip():
+                continue
+            if line.strip() in ("/quit", "/exit"):
+                break
+            if line.strip() == "/new":
+                memory.new_conversation()
+                print("(new conversation)", file=sys.stderr)
+                continue
+            if line.strip() == "/facts":
+                _print_facts(memory, None, False)
+                continue
+            if line.strip() == "/status":
+                print(memory.consolidation_status(), file=sys.stderr)
+                continue
+            try:
+                stream = memory.get_response(line, max_tokens=args.max_tokens, temporary=args.temporary)
+            except errors.InvalidInputError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                continue
+            print("assistant> ", end="", flush=True)
+            try:
+                for chunk in stream:
+                    print(chunk, end="", flush=True)
+            except KeyboardInterrupt:
+                stream.cancel()
+                for _ in stream:
+                    pass
+                print(" [stopped]", end="")
+            except errors.BackendError as exc:
+                print(f"\nerror: {exc} (nothing was stored)", file=sys.stderr)
+            print()
+    finally:
+        memory.close()
+    return 0
+
+
+# ---- import -----------------------------------------------------------------------------
+
+def run_import(args) -> int:
+    from tqdm import tqdm
+
+    from engine import transcripts
+
+    exchanges = transcripts.read(args.file)
+    memory = _open(args, create=True, background=False)
+    try:
+        conversations: dict[str | None, str] = {}
+        added = 0
+        for exchange in tqdm(exchanges, desc="Importing", unit="exchange", file=sys.stderr):
+            if exchange.conversation not in conversations:
+                conversations[exchange.conversation] = memory.new_conversation()
+            memory.add_memory(exchange.user_input, exchange.agent_response, exchange.timestamp,
+                              exchange.meta, conversation_id=conversations[exchange.conversation])
+            added += 1
+        print(f"Imported {added} exchanges into {memory.path.name}.", file=sys.stderr)
+        if not args.no_consolidate:
+            _consolidate_with_progress(memory)
+    finally:
+        memory.close()
+    return 0
+
+
+def _consolidate_with_progress(memory) -> None:
+    from tqdm import tqdm
+
+    total = memory.consolidation_status().pending_jobs
+    with tqdm(total=total, desc="Organising memory", unit="job", file=sys.stderr) as bar:
+        while True:
+            ran = memory.run_consolidation(max_jobs=16)
+            if not ran:
+                break
+            pending = memory.consolidation_status().pending_jobs
+            bar.total = max(bar.total, bar.n + ran + pending)
+            bar.update(ran)
+    status = memory.consolidation_status()
+    print(f"Memory: {status.short_term_pages} recent pages, {status.mid_term_pages} in "
+          f"{status.segments} topics, {status.facts} facts.", file=sys.stderr)
+
+
+# ---- facts ------------------------------------------------------------------------------
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _print_facts(memory, search: str | None, include_all: bool) -> None:
+    slots = memory.profile(include_superseded=include_all)
+    facts = memory.facts(include_superseded=include_all, search=search)
+    if search:
+        slots = [s for s in slots if search.lower() in f"{s.name} {s.value}".lower()]
+    if not slots and not facts:
+        print("Nothing learned yet.")
+        return
+    for slot in slots:
+        mark = "" if slot.status == "active" else f" [{slot.status}]"
+        print(f"profile {slot.id:>5}  {slot.category}/{slot.name}: {slot.value}{mark}  "
+              f"(from pages {', '.join(map(str, slot.evidence_page_ids)) or '-'})")
+    for fact in facts:
+        mark = "" if fact.status == "active" else f" [{fact.status}]"
+        label = "knows  " if fact.kind == "assistant_knowledge" else "fact   "
+        print(f"{label} {fact.id:>5}  {fact.text}{mark}  ({_when(fact.updated)}, from pages "
+              f"{', '.join(map(str, fact.source_page_ids)) or '-'})")
+
+
+def run_facts(args) -> int:
+    memory = _open(args, background=False)
+    try:
+        action = args.action or "list"
+        if action == "list":
+            if getattr(args, "json", False):
+                data = {"profile": [s.__dict__ for s in memory.profile(args.all)],
+                        "facts": [f.__dict__ for f in memory.facts(include_superseded=args.all, search=args.search)]}
+                print(json.dumps(data, indent=1, ensure_ascii=False))
+            else:
+                _print_facts(memory, getattr(args, "search", None), getattr(args, "all", False))
+        elif action == "delete":
+            memory.delete_facts(args.ids)
+            print(f"Deleted {len(args.ids)} fact(s).")
+        elif action == "add":
+            fact = memory.add_fact(args.text)
+            print(f"Added fact {fact.id}.")
+    finally:
+        memory.close()
+    return 0
+
+
+# ---- export, forget, status -------------------------------------------------------------
+
+def run_export(args) -> int:
+    memory = _open(args, background=False)
+    try:
+        if args.file == "-":
+            json.dump(memory.export_json(), sys.stdout, ensure_ascii=False, indent=1)
+            print()
+        else:
+            data = memory.export_json(args.file)
+            print(f"Exported {len(data['pages'])} pages and {len(data['facts'])} facts to {args.file}.",
+                  file=sys.stderr)
+    finally:
+        memory.close()
+    return 0
+
+
+def run_forget(args) -> int:
+    if args.what != "everything" and args.id is None:
+        raise errors.InvalidInputError(f"say which {args.what}: memoryos forget {args.what} ID")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise errors.InvalidInputError("add --yes to confirm (no terminal to ask)")
+        target = "EVERYTHING in the vault" if args.what == "everything" else f"{args.what} {args.id}"
+        if input(f"Forget {target}? This cannot be undone. [y/N] ").strip().lower() not in ("y", "yes"):
+            print("Nothing was deleted.")
+            return 1
+    memory = _open(args, background=False)
+    try:
+        if args.what == "page":
+            memory.forget_page(_int(args.id))
+        elif args.what == "segment":
+            memory.forget_segment(_int(args.id))
+        elif args.what == "conversation":
+            memory.forget_conversation(args.id)
+        else:
+            memory.forget_everything()
+        print("Forgotten.")
+    finally:
+        memory.close()
+    return 0
+
+
+def _int(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise errors.InvalidInputError(f"{value!r} is not a number") from None
+
+
+def run_status(args) -> int:
+    memory = _open(args, background=False)
+    try:
+        info, status = memory.info(), memory.consolidation_status()
+        print(f"vault      {info.path}\nkey        {info.key_location}\nembedder   {info.embedder_id} "
+              f"({info.embedder_dimension} d)\nsize       {info.size_bytes / 1e6:.1f} MB\n"
+              f"pages      {info.pages} ({status.short_term_pages} short-term, {status.mid_term_pages} "
+              f"mid-term)\nsegments   {status.segments}\nfacts      {status.facts}\n"
+              f"jobs       {status.pending_jobs} pending, {status.failed_jobs} failed")
+        if status.last_error:
+            print(f"last error {status.last_error}")
+    finally:
+        memory.close()
+    return 0
+
+
+def run_doctor(args) -> int:
+    from engine.doctor import run_checks
+
+    return run_checks(choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None)),
+                      make_embedder(args.embedder))
+

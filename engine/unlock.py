@@ -1,0 +1,77 @@
+"""Choosing and unlocking a vault from a terminal (CLI, MCP server): keyring, env or prompt."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from engine import errors, paths
+from engine.vault import keyring_status
+
+PASSPHRASE_ENV = "MEMORYOS_PASSPHRASE"
+VAULT_ENV = "MEMORYOS_VAULT"
+DEFAULT_VAULT = "default"
+
+
+def choose_vault(name: str | None = None, path: str | None = None) -> Path:
+    """The vault file from a path, a name, $MEMORYOS_VAULT, or the default vault."""
+    if path:
+        return Path(path).expanduser()
+    name = name or os.environ.get(VAULT_ENV) or DEFAULT_VAULT
+    if os.sep in name or name.endswith(".memoryos"):
+        return Path(name).expanduser()
+    return paths.vault_path(name)
+
+
+def make_embedder(kind: str = "default"):
+    """The bundled MiniLM, or (tests, benchmarks) the deterministic hash embedder."""
+    if kind == "fake":
+        from engine.backends.fake import HashEmbedder
+
+        return HashEmbedder(384)
+    from engine.backends.embedder import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder()
+
+
+def _ask(prompt: str) -> str:
+    if not sys.stdin or not sys.stdin.isatty():
+        raise errors.KeyUnavailableError(
+            f"the vault needs a passphrase: set ${PASSPHRASE_ENV}, or run this in a terminal"
+        )
+    return getpass.getpass(prompt, stream=sys.stderr)
+
+
+def open_memory(path: Path, *, create: bool = False, embedder=None, chat=None, background: bool = True,
+                interactive: bool = True):
+    """Open a vault: keyring first; else $MEMORYOS_PASSPHRASE; else ask (twice when creating)."""
+    from engine.api import MemoryOS
+
+    embedder = embedder or make_embedder()
+    exists = path.exists() and path.stat().st_size > 0
+    if not exists and not create:
+        raise errors.VaultError(f"no vault at {path}: run `memoryos chat` once to create it")
+    passphrase = os.environ.get(PASSPHRASE_ENV) or None
+    if passphrase is None and keyring_status().usable:
+        try:
+            return MemoryOS.open(path, create=create, embedder=embedder, chat=chat, background=background)
+        except errors.KeyUnavailableError:
+            pass  # a passphrase vault on a machine that has a keyring
+    if passphrase is None:
+        if not interactive:
+            raise errors.KeyUnavailableError(f"the vault needs a passphrase: set ${PASSPHRASE_ENV}")
+        if not exists:
+            print(f"No usable keyring here ({keyring_status().reason}).\n"
+                  "Choose a passphrase for your new vault. It is never stored: without it the "
+                  "vault cannot be opened.", file=sys.stderr)
+            passphrase = _ask("New passphrase: ")
+            if len(passphrase) < 8:
+                raise errors.InvalidInputError("the passphrase needs at least 8 characters")
+            if _ask("Repeat passphrase: ") != passphrase:
+                raise errors.InvalidInputError("the two passphrases differ")
+        else:
+            passphrase = _ask(f"Passphrase for {path.name}: ")
+    return MemoryOS.open(path, create=create, passphrase=passphrase, embedder=embedder, chat=chat,
+                         background=background)

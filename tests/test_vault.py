@@ -1,0 +1,162 @@
+"""The encrypted vault: keys, passphrases, no plaintext on disk, typed errors that modify nothing."""
+
+from __future__ import annotations
+
+import hashlib
+
+import apsw
+import pytest
+
+from engine import errors
+from engine.api import MemoryOS
+from engine.backends.fake import HashEmbedder
+from tests.helpers import raw_bytes
+
+SECRET = "Zanzibar-turquoise-pelican says my bank PIN is 4711"
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_keyring_vault_round_trip(tmp_path, memory_keyring, embedder):
+    path = tmp_path / "v.memoryos"
+    with MemoryOS.open(path, create=True, embedder=embedder, background=False) as mem:
+        page = mem.add_memory("I grow tomatoes", "Lovely")
+        assert "keyring" in mem.info().key_location
+    assert len(memory_keyring.secrets) == 1  # the random key, nowhere else
+    key = next(iter(memory_keyring.secrets.values()))
+    assert len(key) == 64 and key.encode() not in path.read_bytes()
+    with MemoryOS.open(path, embedder=embedder, background=False) as mem:
+        assert mem.page(page.id).user_input == "I grow tomatoes"
+
+
+def test_no_plaintext_on_disk_while_open_and_after_close(tmp_path, memory_keyring, embedder):
+    path = tmp_path / "v.memoryos"
+    mem = MemoryOS.open(path, create=True, embedder=embedder, background=False)
+    mem.add_memory(SECRET, "I will remember the turquoise pelican")
+    mem.add_fact("Zanzibar-turquoise-pelican is a secret phrase")
+    mem.run_consolidation()
+    data = raw_bytes(path)
+    assert b"Zanzibar" not in data and b"pelican" not in data and b"4711" not in data
+    mem.close()
+    data = raw_bytes(path)
+    assert data and b"Zanzibar" not in data and b"pelican" not in data
+    assert not data.startswith(b"SQLite format 3")
+
+
+def test_passphrase_needed_without_keyring(tmp_path, fail_keyring, embedder):
+    path = tmp_path / "v.memoryos"
+    with pytest.raises(errors.KeyUnavailableError, match="passphrase"):
+        MemoryOS.open(path, create=True, embedder=embedder, background=False)
+    with MemoryOS.open(path, create=True, passphrase="open sesame", embedder=embedder, background=False) as mem:
+        mem.add_memory("hello", "hi")
+        assert mem.info().key_location == "passphrase"
+    with MemoryOS.open(path, passphrase="open sesame", embedder=embedder, background=False) as mem:
+        assert mem.info().pages == 1
+
+
+def test_wrong_passphrase_is_clear_and_changes_nothing(tmp_path, fail_keyring, embedder):
+    path = tmp_path / "v.memoryos"
+    with MemoryOS.open(path, create=True, passphrase="right one", embedder=embedder, background=False) as mem:
+        mem.add_memory("hello", "hi")
+    before = digest(path)
+    listing = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(errors.WrongKeyError, match="wrong key or passphrase"):
+        MemoryOS.open(path, passphrase="wrong one", embedder=embedder, background=False)
+    assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == listing
+
+
+def test_wrong_keyring_key(tmp_path, memory_keyring, embedder):
+    path = tmp_path / "v.memoryos"
+    MemoryOS.open(path, create=True, embedder=embedder, background=False).close()
+    before = digest(path)
+    for name in list(memory_keyring.secrets):
+        memory_keyring.secrets[name] = "00" * 32
+    with pytest.raises(errors.WrongKeyError):
+        MemoryOS.open(path, embedder=embedder, background=False)
+    assert digest(path) == before
+
+
+def test_not_a_vault(tmp_path, fail_keyring, embedder):
+    plain = tmp_path / "plain.db"
+    conn = apsw.Connection(str(plain))
+    conn.execute("CREATE TABLE t(x)")
+    conn.close()
+    with pytest.raises(errors.NotAVaultError, match="unencrypted"):
+        MemoryOS.open(plain, passphrase="x", embedder=embedder, background=False)
+    junk = tmp_path / "junk.memoryos"
+    junk.write_bytes(b"\x01\x02 not a database at all")
+    with pytest.raises(errors.NotAVaultError):
+        MemoryOS.open(junk, passphrase="x", embedder=embedder, background=False)
+    assert junk.read_bytes() == b"\x01\x02 not a database at all"
+
+
+def test_missing_vault_is_not_created(tmp_path, fail_keyring, embedder):
+    path = tmp_path / "nothing.memoryos"
+    with pytest.raises(errors.VaultError, match="no vault"):
+        MemoryOS.open(path, passphrase="x", embedder=embedder, background=False)
+    assert not path.exists()
+
+
+def test_vault_from_newer_version_is_refused(tmp_path, fail_keyring, embedder):
+    path = tmp_path / "v.memoryos"
+    with MemoryOS.open(path, create=True, passphrase="pw", embedder=embedder, background=False) as mem:
+        with mem.vault.transaction():
+            mem.vault.conn.execute("INSERT INTO migrations(name, applied) VALUES('9999_future', 0)")
+    with pytest.raises(errors.VaultTooNewError, match="newer"):
+        MemoryOS.open(path, passphrase="pw", embedder=embedder, background=False)
+
+
+def test_embedder_mismatch_names_the_fix(tmp_path, fail_keyring):
+    path = tmp_path / "v.memoryos"
+    MemoryOS.open(path, create=True, passphrase="pw", embedder=HashEmbedder(64), background=False).close()
+    with pytest.raises(errors.EmbedderMismatchError, match="reembed"):
+        MemoryOS.open(path, passphrase="pw", embedder=HashEmbedder(32), background=False)
+
+
+def test_locked_by_another_process_is_a_clear_error(tmp_path, fail_keyring, embedder):
+    path = tmp_path / "v.memoryos"
+    mem = MemoryOS.open(path, create=True, passphrase="pw", embedder=embedder, background=False)
+    other = apsw.Connection(str(path))
+    other.execute("PRAGMA key='pw'")
+    other.execute("BEGIN IMMEDIATE")  # holds the write lock
+    mem.vault.conn.set_busy_timeout(50)
+    try:
+        with pytest.raises(errors.VaultLockedError, match="busy"):
+            mem.add_memory("blocked", "write")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    mem.add_memory("now it works", "yes")
+    assert [p.user_input for p in mem.short_term()] == ["now it works"]
+    mem.close()
+
+
+def test_disk_full_rolls_back(tmp_path, memory, monkeypatch):
+    memory.add_memory("before", "ok")
+    pages = memory.vault.conn.execute("PRAGMA page_count").fetchall()[0][0]
+    memory.vault.conn.execute(f"PRAGMA max_page_count={pages + 1}")
+    with pytest.raises(errors.DiskFullError, match="disk is full"):
+        memory.add_memory("x" * 200_000, "y")
+    memory.vault.conn.execute("PRAGMA max_page_count=1073741823")
+    assert [p.user_input for p in memory.short_term()] == ["before"]
+    assert memory.vault.integrity_check() == "ok"
+
+
+def test_missing_sqlite_vec_is_a_clear_error(tmp_path, fail_keyring, embedder, monkeypatch):
+    import sqlite_vec
+
+    monkeypatch.setattr(sqlite_vec, "loadable_path", lambda: str(tmp_path / "no-such-vec0"))
+    with pytest.raises(errors.ExtensionMissingError, match="sqlite-vec"):
+        MemoryOS.open(tmp_path / "v.memoryos", create=True, passphrase="pw", embedder=embedder,
+                      background=False)
+
+
+def test_wal_secure_delete_and_migrations_recorded(memory):
+    conn = memory.vault.conn
+    assert conn.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
+    assert conn.execute("PRAGMA secure_delete").fetchall()[0][0] == 1
+    assert memory.vault.schema_steps() == ["0001_initial"]
+    assert memory.info().schema_version == 1
