@@ -73,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="vault and consolidation status")
     _vault_options(status)
 
+    reembed = commands.add_parser("reembed", help="move a vault to another embedding model (resumable)")
+    _vault_options(reembed)
+    reembed.add_argument("--to", choices=("default", "fake"), default="default",
+                         help="the new embedder (default: the bundled all-MiniLM-L6-v2)")
+
     doctor = commands.add_parser("doctor", help="check keyring, encryption, sqlite-vec, models, vault")
     _vault_options(doctor)
 

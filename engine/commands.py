@@ -263,6 +263,29 @@ def run_status(args) -> int:
     return 0
 
 
+def run_reembed(args) -> int:
+    from tqdm import tqdm
+
+    from engine.unlock import open_vault_only
+    from engine.vault.reembed import reembed
+
+    path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
+    embedder = make_embedder(args.to)
+    vault = open_vault_only(path)
+    try:
+        with tqdm(desc="Re-embedding", unit="text", file=sys.stderr) as bar:
+            def progress(done: int, total: int) -> None:
+                bar.total = total
+                bar.n = done
+                bar.refresh()
+
+            reembed(vault, embedder, progress)
+        print(f"The vault now uses {embedder.model_id} ({embedder.dimension} dimensions).", file=sys.stderr)
+    finally:
+        vault.close()
+    return 0
+
+
 def run_doctor(args) -> int:
     from engine.doctor import run_checks
 

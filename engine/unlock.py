@@ -44,6 +44,22 @@ def _ask(prompt: str) -> str:
     return getpass.getpass(prompt, stream=sys.stderr)
 
 
+def open_vault_only(path: Path):
+    """The bare vault, whatever embedder it records (for re-embedding)."""
+    from engine.vault import Vault
+
+    if not path.exists():
+        raise errors.VaultError(f"no vault at {path}")
+    passphrase = os.environ.get(PASSPHRASE_ENV) or None
+    if passphrase is None and keyring_status().usable:
+        try:
+            return Vault.open(path, embedder_id=None, dimension=0)
+        except errors.KeyUnavailableError:
+            pass
+    passphrase = passphrase or _ask(f"Passphrase for {path.name}: ")
+    return Vault.open(path, passphrase=passphrase, embedder_id=None, dimension=0)
+
+
 def open_memory(path: Path, *, create: bool = False, embedder=None, chat=None, background: bool = True,
                 interactive: bool = True):
     """Open a vault: keyring first; else $MEMORYOS_PASSPHRASE; else ask (twice when creating)."""

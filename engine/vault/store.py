@@ -70,7 +70,7 @@ class Vault:
         *,
         passphrase: str | None = None,
         create: bool = False,
-        embedder_id: str,
+        embedder_id: str | None,
         dimension: int,
     ) -> Vault:
         path = Path(path)
@@ -101,7 +101,8 @@ class Vault:
         try:
             with mapped_errors():
                 migrate(conn, path, dimension)
-                vault._check_embedder(embedder_id, dimension, is_new)
+                if embedder_id is not None:  # None: re-embedding, which handles the mismatch itself
+                    vault._check_embedder(embedder_id, dimension, is_new)
                 conn.execute("UPDATE jobs SET state='pending' WHERE state='running'")
         except BaseException:
             conn.close()
@@ -348,7 +349,7 @@ class Vault:
     @_locked
     def all_vectors(self, table: str, after_id: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(ids, matrix) of a vec0 table, rows with rowid > after_id, in rowid order."""
-        assert table in ("pages_vec", "facts_vec", "segments_vec")
+        assert table in ("pages_vec", "facts_vec", "segments_vec", "pages_vec_next", "facts_vec_next")
         ids, rows = [], []
         for row_id, blob in self.conn.execute(
             f"SELECT rowid, embedding FROM {table} WHERE rowid > ? ORDER BY rowid", (after_id,)

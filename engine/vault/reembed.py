@@ -1,0 +1,106 @@
+"""Moving a vault to another embedding model: resumable, batch by batch, swapped in one step."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import numpy as np
+
+from engine.vault.store import Vault, _blob
+
+TABLES = ("pages", "facts", "segments")
+
+
+def _next(table: str) -> str:
+    return f"{table}_vec_next"
+
+
+def prepare(vault: Vault, model_id: str, dimension: int) -> None:
+    """Create the staging tables for the new model (or keep them, if the same move was interrupted)."""
+    target = json.dumps({"model": model_id, "dimension": dimension})
+    with vault.transaction():
+        if vault.get_meta("reembed_target") != target:
+            for table in TABLES:
+                vault.conn.execute(f"DROP TABLE IF EXISTS {_next(table)}")
+                vault.conn.execute(f"CREATE VIRTUAL TABLE {_next(table)} USING vec0(embedding float[{dimension}])")
+            vault.set_meta("reembed_target", target)
+            vault.conn.execute("DELETE FROM meta WHERE key LIKE 'reembed_last_%'")
+
+
+def pending_texts(vault: Vault, table: str, limit: int) -> list[tuple[int, str]]:
+    """Rows of pages or facts not yet embedded with the new model."""
+    last = int(vault.get_meta(f"reembed_last_{table}") or 0)
+    if table == "pages":
+        sql = "SELECT id, user_input, agent_response, meta FROM pages WHERE id > ? ORDER BY id LIMIT ?"
+        rows = vault.conn.execute(sql, (last, limit)).fetchall()
+        return [(row[0], _page_text(row[1], row[2], json.loads(row[3]))) for row in rows]
+    sql = "SELECT id, text FROM facts WHERE id > ? ORDER BY id LIMIT ?"
+    return [(row[0], row[1]) for row in vault.conn.execute(sql, (last, limit))]
+
+
+def _page_text(user_input: str, agent_response: str, meta: dict) -> str:
+    from engine.records import Page
+
+    return Page(0, user_input, agent_response, 0.0, "", "short", meta=meta).text()
+
+
+def count(vault: Vault, table: str) -> tuple[int, int]:
+    """(done, total) rows for pages or facts."""
+    total = vault.conn.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+    last = int(vault.get_meta(f"reembed_last_{table}") or 0)
+    done = vault.conn.execute(f"SELECT count(*) FROM {table} WHERE id <= ?", (last,)).fetchall()[0][0]
+    return done, total
+
+
+def store(vault: Vault, table: str, rows: list[tuple[int, np.ndarray]]) -> None:
+    with vault.transaction():
+        for row_id, vector in rows:
+            vault.conn.execute(f"INSERT INTO {_next(table)}(rowid, embedding) VALUES(?, ?)", (row_id, _blob(vector)))
+        vault.set_meta(f"reembed_last_{table}", str(max(row_id for row_id, _ in rows)))
+
+
+def finish(vault: Vault, model_id: str, dimension: int) -> None:
+    """Segment centroids from the new page vectors, then swap the tables and the model record."""
+    with vault.transaction():
+        segments = [row[0] for row in vault.conn.execute("SELECT id FROM segments")]
+        for segment_id in segments:
+            blobs = [row[0] for row in vault.conn.execute(
+                f"SELECT v.embedding FROM {_next('pages')} v JOIN pages p ON p.id = v.rowid WHERE p.segment_id=?",
+                (segment_id,))]
+            if blobs:
+                mean = np.mean([np.frombuffer(b, dtype=np.float32) for b in blobs], axis=0)
+                mean /= max(float(np.linalg.norm(mean)), 1e-12)
+            else:
+                mean = np.zeros(dimension, dtype=np.float32)
+            vault.conn.execute(f"INSERT INTO {_next('segments')}(rowid, embedding) VALUES(?, ?)",
+                               (segment_id, _blob(mean)))
+        for table in TABLES:
+            vault.conn.execute(f"DROP TABLE {table}_vec")
+            vault.conn.execute(f"CREATE VIRTUAL TABLE {table}_vec USING vec0(embedding float[{dimension}])")
+            vault.conn.execute(f"INSERT INTO {table}_vec(rowid, embedding) SELECT rowid, embedding FROM {_next(table)}")
+            vault.conn.execute(f"DROP TABLE {_next(table)}")
+        vault.set_meta("embedder_id", model_id)
+        vault.set_meta("embedder_dimension", str(dimension))
+        vault.conn.execute("DELETE FROM meta WHERE key='reembed_target' OR key LIKE 'reembed_last_%'")
+
+
+def reembed(vault: Vault, embedder, progress: Callable[[int, int], None] | None = None,
+            batch: int = 64) -> None:
+    """Re-embed every page and fact with `embedder`. Safe to interrupt and run again."""
+    embedder.load()
+    prepare(vault, embedder.model_id, embedder.dimension)
+    totals = {t: count(vault, t) for t in ("pages", "facts")}
+    overall = sum(total for _, total in totals.values())
+    done = sum(d for d, _ in totals.values())
+    for table in ("pages", "facts"):
+        while True:
+            rows = pending_texts(vault, table, batch)
+            if not rows:
+                break
+            vectors = embedder.embed([text for _, text in rows])
+            store(vault, table, [(row_id, vector) for (row_id, _), vector in zip(rows, vectors, strict=True)])
+            done += len(rows)
+            if progress:
+                progress(done, overall)
+    finish(vault, embedder.model_id, embedder.dimension)
