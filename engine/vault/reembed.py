@@ -23,7 +23,9 @@ def prepare(vault: Vault, model_id: str, dimension: int) -> None:
         if vault.get_meta("reembed_target") != target:
             for table in TABLES:
                 vault.conn.execute(f"DROP TABLE IF EXISTS {_next(table)}")
-                vault.conn.execute(f"CREATE VIRTUAL TABLE {_next(table)} USING vec0(embedding float[{dimension}])")
+                vault.conn.execute(
+                    f"CREATE VIRTUAL TABLE {_next(table)} USING vec0(embedding float[{dimension}])"
+                )
             vault.set_meta("reembed_target", target)
             vault.conn.execute("DELETE FROM meta WHERE key LIKE 'reembed_last_%'")
 
@@ -49,14 +51,19 @@ def count(vault: Vault, table: str) -> tuple[int, int]:
     """(done, total) rows for pages or facts."""
     total = vault.conn.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
     last = int(vault.get_meta(f"reembed_last_{table}") or 0)
-    done = vault.conn.execute(f"SELECT count(*) FROM {table} WHERE id <= ?", (last,)).fetchall()[0][0]
+    done = vault.conn.execute(f"SELECT count(*) FROM {table} WHERE id <= ?", (last,)).fetchall()[0][
+        0
+    ]
     return done, total
 
 
 def store(vault: Vault, table: str, rows: list[tuple[int, np.ndarray]]) -> None:
     with vault.transaction():
         for row_id, vector in rows:
-            vault.conn.execute(f"INSERT INTO {_next(table)}(rowid, embedding) VALUES(?, ?)", (row_id, _blob(vector)))
+            vault.conn.execute(
+                f"INSERT INTO {_next(table)}(rowid, embedding) VALUES(?, ?)",
+                (row_id, _blob(vector)),
+            )
         vault.set_meta(f"reembed_last_{table}", str(max(row_id for row_id, _ in rows)))
 
 
@@ -65,28 +72,41 @@ def finish(vault: Vault, model_id: str, dimension: int) -> None:
     with vault.transaction():
         segments = [row[0] for row in vault.conn.execute("SELECT id FROM segments")]
         for segment_id in segments:
-            blobs = [row[0] for row in vault.conn.execute(
-                f"SELECT v.embedding FROM {_next('pages')} v JOIN pages p ON p.id = v.rowid WHERE p.segment_id=?",
-                (segment_id,))]
+            blobs = [
+                row[0]
+                for row in vault.conn.execute(
+                    f"SELECT v.embedding FROM {_next('pages')} v JOIN pages p ON p.id = v.rowid WHERE p.segment_id=?",
+                    (segment_id,),
+                )
+            ]
             if blobs:
                 mean = np.mean([np.frombuffer(b, dtype=np.float32) for b in blobs], axis=0)
                 mean /= max(float(np.linalg.norm(mean)), 1e-12)
             else:
                 mean = np.zeros(dimension, dtype=np.float32)
-            vault.conn.execute(f"INSERT INTO {_next('segments')}(rowid, embedding) VALUES(?, ?)",
-                               (segment_id, _blob(mean)))
+            vault.conn.execute(
+                f"INSERT INTO {_next('segments')}(rowid, embedding) VALUES(?, ?)",
+                (segment_id, _blob(mean)),
+            )
         for table in TABLES:
             vault.conn.execute(f"DROP TABLE {table}_vec")
-            vault.conn.execute(f"CREATE VIRTUAL TABLE {table}_vec USING vec0(embedding float[{dimension}])")
-            vault.conn.execute(f"INSERT INTO {table}_vec(rowid, embedding) SELECT rowid, embedding FROM {_next(table)}")
+            vault.conn.execute(
+                f"CREATE VIRTUAL TABLE {table}_vec USING vec0(embedding float[{dimension}])"
+            )
+            vault.conn.execute(
+                f"INSERT INTO {table}_vec(rowid, embedding) SELECT rowid, embedding FROM {_next(table)}"
+            )
             vault.conn.execute(f"DROP TABLE {_next(table)}")
         vault.set_meta("embedder_id", model_id)
         vault.set_meta("embedder_dimension", str(dimension))
-        vault.conn.execute("DELETE FROM meta WHERE key='reembed_target' OR key LIKE 'reembed_last_%'")
+        vault.conn.execute(
+            "DELETE FROM meta WHERE key='reembed_target' OR key LIKE 'reembed_last_%'"
+        )
 
 
-def reembed(vault: Vault, embedder, progress: Callable[[int, int], None] | None = None,
-            batch: int = 64) -> None:
+def reembed(
+    vault: Vault, embedder, progress: Callable[[int, int], None] | None = None, batch: int = 64
+) -> None:
     """Re-embed every page and fact with `embedder`. Safe to interrupt and run again."""
     embedder.load()
     prepare(vault, embedder.model_id, embedder.dimension)
@@ -99,7 +119,11 @@ def reembed(vault: Vault, embedder, progress: Callable[[int, int], None] | None 
             if not rows:
                 break
             vectors = embedder.embed([text for _, text in rows])
-            store(vault, table, [(row_id, vector) for (row_id, _), vector in zip(rows, vectors, strict=True)])
+            store(
+                vault,
+                table,
+                [(row_id, vector) for (row_id, _), vector in zip(rows, vectors, strict=True)],
+            )
             done += len(rows)
             if progress:
                 progress(done, overall)

@@ -1,0 +1,415 @@
+"""Vault tables of the STM and MTM tiers: pages (with FTS and vectors), segments, conversations."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from engine.records import (
+    ARCHIVED,
+    MID_TERM,
+    SHORT_TERM,
+    Page,
+)
+from engine.vault.sql import blob as _blob
+from engine.vault.sql import locked as _locked
+from engine.vault.sql import placeholders as _placeholders
+
+PAGE_COLUMNS = (
+    "id, user_input, agent_response, ts, conversation_id, tier, segment_id, meta, "
+    "chain_prev_id, chain_summary, keywords"
+)
+
+
+class PagesMixin:
+    """Pages and segments. Methods expect to run inside Vault (self.conn, self._lock)."""
+
+    # ---- pages ---------------------------------------------------------------------------
+
+    @_locked
+    def insert_page(
+        self,
+        *,
+        conversation_id: str,
+        user_input: str,
+        agent_response: str,
+        ts: float,
+        meta: dict,
+        body: str,
+        vector: np.ndarray,
+        now: float,
+    ) -> int:
+        cursor = self.conn.execute(
+            "INSERT INTO pages(conversation_id, user_input, agent_response, ts, created, meta, tier) "
+            "VALUES(?, ?, ?, ?, ?, ?, ?)",
+            (conversation_id, user_input, agent_response, ts, now, json.dumps(meta), SHORT_TERM),
+        )
+        page_id = self.conn.last_insert_rowid()
+        del cursor
+        self.conn.execute("INSERT INTO pages_fts(rowid, body) VALUES(?, ?)", (page_id, body))
+        self.conn.execute(
+            "INSERT INTO pages_vec(rowid, embedding) VALUES(?, ?)", (page_id, _blob(vector))
+        )
+        return page_id
+
+    @_locked
+    def page_rows(self, ids: Iterable[int]) -> list[tuple]:
+        ids = list(ids)
+        if not ids:
+            return []
+        rows = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows += self.conn.execute(
+                f"SELECT {PAGE_COLUMNS} FROM pages WHERE id IN ({_placeholders(chunk)})", chunk
+            ).fetchall()
+        return rows
+
+    @_locked
+    def pages_in_tier(self, tier: str, limit: int = -1, oldest_first: bool = True) -> list[tuple]:
+        order = "ASC" if oldest_first else "DESC"
+        return self.conn.execute(
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE tier=? ORDER BY ts {order}, id {order} LIMIT ?",
+            (tier, limit),
+        ).fetchall()
+
+    @_locked
+    def count_pages(self, tier: str | None = None) -> int:
+        if tier is None:
+            return self.conn.execute("SELECT count(*) FROM pages").fetchall()[0][0]
+        return self.conn.execute("SELECT count(*) FROM pages WHERE tier=?", (tier,)).fetchall()[0][
+            0
+        ]
+
+    @_locked
+    def list_pages(self, conversation_id: str | None, limit: int, offset: int) -> list[tuple]:
+        if conversation_id is None:
+            return self.conn.execute(
+                f"SELECT {PAGE_COLUMNS} FROM pages ORDER BY ts, id LIMIT ? OFFSET ?",
+                (limit, offset),
+            ).fetchall()
+        return self.conn.execute(
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? ORDER BY ts, id "
+            "LIMIT ? OFFSET ?",
+            (conversation_id, limit, offset),
+        ).fetchall()
+
+    @_locked
+    def segment_page_rows(self, segment_id: int) -> list[tuple]:
+        return self.conn.execute(
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE segment_id=? ORDER BY ts, id", (segment_id,)
+        ).fetchall()
+
+    @_locked
+    def previous_page_row(self, conversation_id: str, ts: float, page_id: int) -> tuple | None:
+        rows = self.conn.execute(
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? AND (ts < ? OR (ts = ? AND id < ?)) "
+            "ORDER BY ts DESC, id DESC LIMIT 1",
+            (conversation_id, ts, ts, page_id),
+        ).fetchall()
+        return rows[0] if rows else None
+
+    @_locked
+    def page_ids_in_time_range(self, start: float, end: float, limit: int) -> list[int]:
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT id FROM pages WHERE ts >= ? AND ts < ? ORDER BY ts LIMIT ?",
+                (start, end, limit),
+            )
+        ]
+
+    @_locked
+    def move_page_to_segment(
+        self,
+        page_id: int,
+        segment_id: int,
+        chain_prev_id: int | None,
+        chain_summary: str,
+        keywords: list[str],
+    ) -> None:
+        self.conn.execute(
+            "UPDATE pages SET tier=?, segment_id=?, chain_prev_id=?, chain_summary=?, keywords=? "
+            "WHERE id=?",
+            (MID_TERM, segment_id, chain_prev_id, chain_summary, json.dumps(keywords), page_id),
+        )
+
+    @_locked
+    def unanalysed_page_ids(self, segment_id: int) -> list[int]:
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT id FROM pages WHERE segment_id=? AND analysed=0 ORDER BY ts, id",
+                (segment_id,),
+            )
+        ]
+
+    @_locked
+    def mark_analysed(self, page_ids: list[int]) -> None:
+        self.conn.execute(
+            f"UPDATE pages SET analysed=1 WHERE id IN ({_placeholders(page_ids)})", page_ids
+        )
+
+    @_locked
+    def page_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        out: dict[int, np.ndarray] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            for row_id, blob in self.conn.execute(
+                f"SELECT rowid, embedding FROM pages_vec WHERE rowid IN ({_placeholders(chunk)})",
+                chunk,
+            ):
+                out[row_id] = np.frombuffer(blob, dtype=np.float32).copy()
+        return out
+
+    @_locked
+    def all_vectors(self, table: str, after_id: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, matrix) of a vec0 table, rows with rowid > after_id, in rowid order."""
+        assert table in (
+            "pages_vec",
+            "facts_vec",
+            "segments_vec",
+            "pages_vec_next",
+            "facts_vec_next",
+        )
+        ids, rows = [], []
+        for row_id, blob in self.conn.execute(
+            f"SELECT rowid, embedding FROM {table} WHERE rowid > ? ORDER BY rowid", (after_id,)
+        ):
+            ids.append(row_id)
+            rows.append(np.frombuffer(blob, dtype=np.float32))
+        if not rows:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        return np.asarray(ids, dtype=np.int64), np.vstack(rows)
+
+    @_locked
+    def count_rows(self, table: str) -> int:
+        assert table in ("pages_vec", "facts_vec", "segments_vec", "pages", "facts")
+        return self.conn.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+
+    @_locked
+    def keyword_search(self, table: str, match: str, limit: int) -> list[tuple[int, float]]:
+        """BM25 search in an FTS5 table; higher score is better."""
+        assert table in ("pages_fts", "facts_fts")
+        if not match:
+            return []
+        return [
+            (row_id, -score)
+            for row_id, score in self.conn.execute(
+                f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? "
+                "ORDER BY rank LIMIT ?",
+                (match, limit),
+            )
+        ]
+
+    def _erase_vectors(self, table: str, ids: list[int], dimension: int) -> None:
+        # Overwrite before deleting: vec0 keeps deleted rows' bytes in its chunks otherwise.
+        zero = _blob(np.zeros(dimension, dtype=np.float32))
+        for row_id in ids:
+            self.conn.execute(f"UPDATE {table} SET embedding=? WHERE rowid=?", (zero, row_id))
+            self.conn.execute(f"DELETE FROM {table} WHERE rowid=?", (row_id,))
+
+    @_locked
+    def delete_pages(self, page_ids: list[int], dimension: int) -> dict[str, list[int]]:
+        """Delete pages everywhere, plus facts and slots whose only evidence they were.
+
+        Must run inside a transaction. Returns the ids removed, by kind.
+        """
+        if not page_ids:
+            return {"pages": [], "facts": [], "slots": []}
+        marks = _placeholders(page_ids)
+        derived_facts = [
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT fact_id FROM fact_sources WHERE page_id IN ({marks}) AND fact_id NOT IN "
+                f"(SELECT fact_id FROM fact_sources WHERE page_id NOT IN ({marks}))",
+                page_ids + page_ids,
+            )
+        ]
+        derived_slots = [
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT slot_id FROM profile_evidence WHERE page_id IN ({marks}) AND slot_id NOT IN "
+                f"(SELECT slot_id FROM profile_evidence WHERE page_id NOT IN ({marks}))",
+                page_ids + page_ids,
+            )
+        ]
+        self.delete_facts(derived_facts, dimension)
+        self.delete_slots(derived_slots)
+        segments = [
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT DISTINCT segment_id FROM pages WHERE id IN ({marks}) AND segment_id IS NOT NULL",
+                page_ids,
+            )
+        ]
+        for page_id in page_ids:
+            self.conn.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
+        self._erase_vectors("pages_vec", page_ids, dimension)
+        self.conn.execute(
+            f"UPDATE pages SET chain_prev_id=NULL WHERE chain_prev_id IN ({marks})", page_ids
+        )
+        self.conn.execute(f"DELETE FROM pages WHERE id IN ({marks})", page_ids)
+        for segment_id in segments:
+            remaining = self.conn.execute(
+                "SELECT count(*) FROM pages WHERE segment_id=?", (segment_id,)
+            ).fetchall()[0][0]
+            if remaining == 0:
+                self.delete_segment_row(segment_id, dimension)
+            else:
+                self.conn.execute(
+                    "UPDATE segments SET length=min(length, ?) WHERE id=?", (remaining, segment_id)
+                )
+        self.conn.execute(
+            "DELETE FROM conversations WHERE id NOT IN (SELECT DISTINCT conversation_id FROM pages)"
+        )
+        return {"pages": list(page_ids), "facts": derived_facts, "slots": derived_slots}
+
+    @_locked
+    def page_ids_of_conversation(self, conversation_id: str) -> list[int]:
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT id FROM pages WHERE conversation_id=?", (conversation_id,)
+            )
+        ]
+
+    # ---- segments ------------------------------------------------------------------------
+
+    SEGMENT_COLUMNS = (
+        "s.id, s.summary, s.keywords, s.created, s.last_access, s.visit_count, s.length, "
+        "s.archived, (SELECT count(*) FROM pages p WHERE p.segment_id = s.id)"
+    )
+
+    @_locked
+    def insert_segment(
+        self, summary: str, keywords: list[str], vector: np.ndarray, now: float
+    ) -> int:
+        self.conn.execute(
+            "INSERT INTO segments(summary, keywords, created, last_access) VALUES(?, ?, ?, ?)",
+            (summary, json.dumps(keywords), now, now),
+        )
+        segment_id = self.conn.last_insert_rowid()
+        self.conn.execute(
+            "INSERT INTO segments_vec(rowid, embedding) VALUES(?, ?)", (segment_id, _blob(vector))
+        )
+        return segment_id
+
+    @_locked
+    def update_segment(
+        self,
+        segment_id: int,
+        *,
+        summary: str,
+        keywords: list[str],
+        vector: np.ndarray,
+        length_delta: int,
+        now: float,
+    ) -> None:
+        self.conn.execute(
+            "UPDATE segments SET summary=?, keywords=?, length=length+?, last_access=? WHERE id=?",
+            (summary, json.dumps(keywords), length_delta, now, segment_id),
+        )
+        self.conn.execute(
+            "UPDATE segments_vec SET embedding=? WHERE rowid=?", (_blob(vector), segment_id)
+        )
+
+    @_locked
+    def set_segment_text(self, segment_id: int, summary: str, keywords: list[str]) -> None:
+        self.conn.execute(
+            "UPDATE segments SET summary=?, keywords=? WHERE id=?",
+            (summary, json.dumps(keywords), segment_id),
+        )
+
+    @_locked
+    def segment_rows(
+        self, include_archived: bool = False, ids: list[int] | None = None
+    ) -> list[tuple]:
+        where = [] if include_archived else ["s.archived=0"]
+        params: list[Any] = []
+        if ids is not None:
+            if not ids:
+                return []
+            where.append(f"s.id IN ({_placeholders(ids)})")
+            params += ids
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        return self.conn.execute(
+            f"SELECT {self.SEGMENT_COLUMNS} FROM segments s {clause}", params
+        ).fetchall()
+
+    @_locked
+    def segment_vectors(
+        self, include_archived: bool = False
+    ) -> tuple[list[int], np.ndarray | None]:
+        clause = (
+            "" if include_archived else "WHERE rowid IN (SELECT id FROM segments WHERE archived=0)"
+        )
+        ids, rows = [], []
+        for row_id, blob in self.conn.execute(
+            f"SELECT rowid, embedding FROM segments_vec {clause}"
+        ):
+            ids.append(row_id)
+            rows.append(np.frombuffer(blob, dtype=np.float32))
+        return ids, (np.vstack(rows) if rows else None)
+
+    @_locked
+    def record_visits(self, visits: dict[int, int], now: float) -> None:
+        for segment_id, count in visits.items():
+            self.conn.execute(
+                "UPDATE segments SET visit_count=visit_count+?, last_access=? WHERE id=?",
+                (count, now, segment_id),
+            )
+
+    @_locked
+    def archive_segment(self, segment_id: int) -> None:
+        self.conn.execute("UPDATE segments SET archived=1 WHERE id=?", (segment_id,))
+        self.conn.execute("UPDATE pages SET tier=? WHERE segment_id=?", (ARCHIVED, segment_id))
+
+    @_locked
+    def reset_segment_counters(self, segment_id: int) -> None:
+        self.conn.execute("UPDATE segments SET visit_count=0, length=0 WHERE id=?", (segment_id,))
+
+    @_locked
+    def delete_segment_row(self, segment_id: int, dimension: int) -> None:
+        self._erase_vectors("segments_vec", [segment_id], dimension)
+        self.conn.execute("DELETE FROM segments WHERE id=?", (segment_id,))
+
+    @_locked
+    def page_ids_of_segment(self, segment_id: int) -> list[int]:
+        return [
+            row[0]
+            for row in self.conn.execute("SELECT id FROM pages WHERE segment_id=?", (segment_id,))
+        ]
+
+
+def page_from_row(row: tuple) -> Page:
+    """A Page record from a row selected with PAGE_COLUMNS."""
+    (
+        page_id,
+        user_input,
+        agent_response,
+        ts,
+        conversation_id,
+        tier,
+        segment_id,
+        meta,
+        chain_prev_id,
+        chain_summary,
+        kws,
+    ) = row
+    return Page(
+        id=page_id,
+        user_input=user_input,
+        agent_response=agent_response,
+        timestamp=ts,
+        conversation_id=conversation_id,
+        tier=tier,
+        segment_id=segment_id,
+        meta=json.loads(meta),
+        chain_prev_id=chain_prev_id,
+        chain_summary=chain_summary,
+        keywords=tuple(json.loads(kws)),
+    )
