@@ -17,6 +17,7 @@ from engine.backends.base import CancelToken, ChatBackend, Embedder
 from engine.consolidation import PAGE_ADDED, Consolidator
 from engine.memory.long_term import Persona, normalise_text
 from engine.memory.mid_term import segment_from_row
+from engine.memory.segment_index import SegmentIndex
 from engine.memory.vectors import VectorMirror
 from engine.prompt import build_messages
 from engine.records import (
@@ -84,6 +85,7 @@ class MemoryOS:
         self.page_mirror = VectorMirror(vault, "pages_vec")
         self.fact_mirror = VectorMirror(vault, "facts_vec")
         self.persona = Persona(vault, embedder, self.fact_mirror, self.dimension)
+        self.segment_index = SegmentIndex(vault)
         self._subscribers: list[Callable[[str], None]] = []
         self._visits: Counter[int] = Counter()
         self._visits_lock = threading.Lock()
@@ -176,6 +178,8 @@ class MemoryOS:
             self._subscribers.remove(callback)
 
     def _notify(self, event: str) -> None:
+        if event == "segments":
+            self.segment_index.invalidate()
         for callback in list(self._subscribers):
             try:
                 callback(event)
@@ -282,6 +286,7 @@ class MemoryOS:
         if visits:
             with self.vault.transaction():
                 self.vault.record_visits(visits, time.time())
+            self.segment_index.invalidate()
 
     def get_response(
         self,

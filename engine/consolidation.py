@@ -13,9 +13,8 @@ import threading
 import time
 from collections.abc import Callable
 
-import numpy as np
-
 from engine.memory import chains, keywords, long_term, mid_term, short_term
+from engine.memory.heat import heat
 from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, CANDIDATE, USER_FACT, Page
 from engine.vault.store import page_from_row
 
@@ -25,6 +24,7 @@ PAGE_ADDED = "page_added"
 STM_OVERFLOW = "stm_overflow"
 ANALYSE_SEGMENT = "analyse_segment"
 MAX_ATTEMPTS = 3
+CHUNK = 32  # pages moved from STM to MTM per transaction
 
 BATCH_SCHEMA = {
     "type": "object",
@@ -255,22 +255,32 @@ class Consolidator:
     # ---- STM overflow: pages leave the queue in a batch and join segments ----------------
 
     def _stm_overflow(self, job_id: int) -> None:
+        """Move the oldest STM pages into segments, a chunk per transaction (an import of
+        thousands of pages never holds the write lock for long); the job ends with the last."""
         vault, settings = self.memory.vault, self.memory.settings
-        count = short_term.overflow_count(vault.count_pages("short"), settings)
-        pages = [page_from_row(r) for r in short_term.oldest_rows(vault, count)] if count else []
+        while True:
+            count = short_term.overflow_count(vault.count_pages("short"), settings)
+            pages = [page_from_row(r) for r in short_term.oldest_rows(vault, min(count, CHUNK))]
+            last = count <= CHUNK
+            touched = self._move_to_segments(pages, job_id if last else None)
+            self.notify("pages")
+            self.notify("segments")
+            if touched:
+                self._llm_refresh(pages, list(touched))
+            if last or not pages:
+                return
+
+    def _move_to_segments(self, pages: list[Page], finish_job: int | None) -> dict[int, int]:
+        vault, settings = self.memory.vault, self.memory.settings
         vectors = vault.page_vectors([p.id for p in pages])
         page_keywords = {p.id: keywords.extract(f"{p.user_input}\n{p.agent_response}", 8) for p in pages}
         now = time.time()
         touched: dict[int, int] = {}
         with vault.transaction():
-            seg_rows = vault.segment_rows()
-            seg_keywords = {
-                row[0]: list(mid_term.segment_from_row(row, now, settings).keywords)
-                for row in seg_rows
-            }
-            seg_ids, seg_matrix = vault.segment_vectors()
+            table = mid_term.SegmentTable.load(vault)
             for page in pages:
                 vector = vectors[page.id]
+                words = page_keywords[page.id]
                 prev_row = vault.previous_page_row(page.conversation_id, page.timestamp, page.id)
                 prev = page_from_row(prev_row) if prev_row else None
                 prev_vector = None
@@ -279,79 +289,52 @@ class Consolidator:
                     if prev_vector is None:
                         prev_vector = vault.page_vectors([prev.id]).get(prev.id)
                 linked = chains.continues(prev, prev_vector, page, vector, settings)
-                summary = chains.running_summary(prev, linked, page_keywords[page.id])
-                seg_id, _ = mid_term.best_segment(
-                    vector,
-                    page_keywords[page.id],
-                    seg_ids,
-                    seg_matrix,
-                    seg_keywords,
-                    settings.segment_threshold,
-                )
+                summary = chains.running_summary(prev, linked, words)
+                seg_id, _ = table.best(vector, words, settings.segment_threshold)
                 if seg_id is None:
-                    seg_id = vault.insert_segment("", page_keywords[page.id], vector, now)
-                    seg_ids = seg_ids + [seg_id]
-                    row = np.array(vector, dtype=np.float32)[None, :]
-                    seg_matrix = row if seg_matrix is None else np.vstack([seg_matrix, row])
-                    seg_keywords[seg_id] = page_keywords[page.id]
-                vault.move_page_to_segment(
-                    page.id, seg_id, prev.id if linked else None, summary, page_keywords[page.id]
-                )
+                    self._make_room(now, table)  # evict before the new segment takes its place
+                    seg_id = vault.insert_segment("", words, vector, now)
+                    table.add(seg_id, vector, words)
+                vault.move_page_to_segment(page.id, seg_id, prev.id if linked else None, summary, words)
                 touched[seg_id] = touched.get(seg_id, 0) + 1
-                # keep the in-transaction view of the segment current for the next page
-                seg_keywords[seg_id] = self._refresh_segment(seg_id, 0, now, seg_ids, seg_matrix)
-            for seg_id, added in touched.items():
-                self._refresh_segment(seg_id, added, now, seg_ids, seg_matrix, write=True)
-            self._evict_over_capacity(now)
+                self._refresh_segment(seg_id, 1, now, table)
             self._enqueue_hot(now)
-            vault.finish_job(job_id)
-        self.notify("pages")
-        self.notify("segments")
-        if touched:
-            self._llm_refresh(pages, list(touched))
+            if finish_job is not None:
+                vault.finish_job(finish_job)
+        return touched
 
-    def _refresh_segment(
-        self,
-        seg_id: int,
-        added: int,
-        now: float,
-        seg_ids: list[int],
-        seg_matrix,
-        write: bool = False,
-    ) -> list[str]:
+    def _refresh_segment(self, seg_id: int, added: int, now: float, table) -> None:
+        """Recompute a segment's centroid, keywords and extractive summary after a page joined."""
         vault, settings = self.memory.vault, self.memory.settings
         members = [page_from_row(r) for r in vault.segment_page_rows(seg_id)]
         vectors_by_id = vault.page_vectors([p.id for p in members])
         vectors = [vectors_by_id[p.id] for p in members]
         words = mid_term.merged_keywords(members, settings.segment_keywords)
         centre = mid_term.centroid(vectors)
-        if seg_id in seg_ids and seg_matrix is not None:
-            seg_matrix[seg_ids.index(seg_id)] = centre
-        if write:
-            summary = mid_term.extractive_summary(members, vectors, words)
-            vault.update_segment(
-                seg_id, summary=summary, keywords=words, vector=centre, length_delta=added, now=now
-            )
-        return words
+        table.update(seg_id, centre, words)
+        summary = mid_term.extractive_summary(members, vectors, words)
+        vault.update_segment(seg_id, summary=summary, keywords=words, vector=centre,
+                             length_delta=added, now=now)
 
-    def _evict_over_capacity(self, now: float) -> None:
+    def _make_room(self, now: float, table) -> None:
+        """At MTM capacity, archive the lowest-heat segment(s) until one more fits."""
         vault, settings = self.memory.vault, self.memory.settings
-        segments = [mid_term.segment_from_row(r, now, settings) for r in vault.segment_rows()]
-        while len(segments) > settings.mtm_capacity:
-            victim = mid_term.coldest(segments)
-            vault.archive_segment(victim.id)  # leaves MTM; its pages stay searchable
-            segments = [s for s in segments if s.id != victim.id]
+        if len(table.ids) < settings.mtm_capacity:
+            return
+        # row: id, summary, keywords, created, last_access, visits, length, archived, pages
+        heats = {row[0]: heat(row[5], row[6], row[4], now, settings).heat for row in vault.segment_rows()}
+        for seg_id in sorted(heats, key=heats.get)[: len(heats) - settings.mtm_capacity + 1]:
+            vault.archive_segment(seg_id)  # leaves MTM; its pages stay searchable
+            table.remove(seg_id)
 
     def _enqueue_hot(self, now: float) -> None:
         vault, settings = self.memory.vault, self.memory.settings
         for row in vault.segment_rows():
-            segment = mid_term.segment_from_row(row, now, settings)
-            payload = {"segment_id": segment.id}
-            if segment.heat.heat >= settings.heat_threshold and not vault.has_pending(
-                ANALYSE_SEGMENT, payload
-            ):
-                if vault.unanalysed_page_ids(segment.id):
-                    vault.enqueue(ANALYSE_SEGMENT, payload, now)
+            if heat(row[5], row[6], row[4], now, settings).heat < settings.heat_threshold:
+                continue
+            payload = {"segment_id": row[0]}
+            if not vault.has_pending(ANALYSE_SEGMENT, payload) and vault.unanalysed_page_ids(row[0]):
+                vault.enqueue(ANALYSE_SEGMENT, payload, now)
 
     def _llm_refresh(self, pages: list[Page], segment_ids: list[int]) -> None:
         """One structured call per evicted batch: better keywords and segment summaries."""

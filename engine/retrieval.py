@@ -136,24 +136,8 @@ def retrieve(
 
 
 def _top_segments(memory, vector: np.ndarray, query: str, now: float):
-    settings, vault = memory.settings, memory.vault
-    ids, matrix = vault.segment_vectors()
-    if matrix is None:
-        return []
-    rows = {
-        row[0]: mid_term.segment_from_row(row, now, settings) for row in vault.segment_rows(ids=ids)
-    }
-    query_words = keywords.content_words(query)
-    cosines = matrix @ vector
-    scored = []
-    for index, seg_id in enumerate(ids):
-        segment = rows.get(seg_id)
-        if segment is None:
-            continue
-        score = float(cosines[index]) + keywords.overlap(query_words, list(segment.keywords))
-        scored.append((score, segment))
-    scored.sort(key=lambda item: -item[0])
-    return [segment for _, segment in scored[: settings.top_segments]]
+    ranked = memory.segment_index.rank(vector, query, memory.settings.top_segments)
+    return [mid_term.segment_from_row(row, now, memory.settings) for _, row in ranked]
 
 
 def _facts(

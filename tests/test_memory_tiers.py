@@ -88,8 +88,9 @@ def test_lowest_heat_segment_is_archived_not_lost(memory):
     assert len(active) == 2
     archived = [s for s in memory.segments(include_archived=True) if s.archived]
     assert len(archived) == 1
-    assert archived[0].heat.heat <= min(s.heat.heat for s in active)
+    # when the guitar topic arrived, baking (2 pages) was colder than hiking (3 pages)
     pages = memory.segment_pages(archived[0].id)
+    assert {p.user_input.split()[1] for p in pages} == {"baked"}
     assert pages and all(p.tier == ARCHIVED for p in pages)
     found = memory.retrieve(pages[0].user_input).page_ids()
     assert pages[0].id in found  # archived pages stay searchable

@@ -30,14 +30,16 @@ STOPWORDS = frozenset(
 
 @lru_cache(maxsize=1)
 def _stemmer():
-    from nltk.stem import PorterStemmer
+    # snowballstemmer imports in milliseconds; nltk takes seconds (it is used for the LoCoMo
+    # metric only, where the official Porter variant matters).
+    import snowballstemmer
 
-    return PorterStemmer()
+    return snowballstemmer.stemmer("english")
 
 
-@lru_cache(maxsize=50_000)
+@lru_cache(maxsize=100_000)
 def stem(word: str) -> str:
-    return _stemmer().stem(word.lower())
+    return _stemmer().stemWord(word.lower())
 
 
 def tokens(text: str) -> list[str]:

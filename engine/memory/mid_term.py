@@ -31,26 +31,60 @@ def segment_from_row(row: tuple, now: float, settings: MemorySettings) -> Segmen
     )
 
 
-def best_segment(
-    vector: np.ndarray,
-    page_keywords: list[str],
-    segment_ids: list[int],
-    matrix: np.ndarray | None,
-    segment_keywords: dict[int, list[str]],
-    threshold: float,
-) -> tuple[int | None, float]:
-    """The segment a page joins: highest cos + Jaccard, if it reaches the threshold."""
-    if matrix is None or not segment_ids:
-        return None, 0.0
-    cosines = matrix @ vector
-    best_id, best_score = None, -1.0
-    for index, seg_id in enumerate(segment_ids):
-        score = float(cosines[index]) + keywords.overlap(
-            page_keywords, segment_keywords.get(seg_id, [])
-        )
-        if score > best_score:
-            best_id, best_score = seg_id, score
-    return (best_id, best_score) if best_score >= threshold else (None, best_score)
+class SegmentTable:
+    """The active segments while pages are being placed: vectors in a growable matrix and
+    keyword stem sets, so placing a page is one matrix product plus set overlaps."""
+
+    def __init__(self, dimension: int) -> None:
+        self.ids: list[int] = []
+        self._matrix = np.zeros((64, dimension), dtype=np.float32)
+        self.stems: dict[int, set[str]] = {}
+
+    @classmethod
+    def load(cls, vault) -> SegmentTable:
+        ids, matrix = vault.segment_vectors()
+        rows = {row[0]: row for row in vault.segment_rows(ids=ids)}
+        dimension = matrix.shape[1] if matrix is not None else int(vault.get_meta("embedder_dimension") or 1)
+        table = cls(dimension)
+        for index, seg_id in enumerate(ids):
+            table.add(seg_id, matrix[index], json.loads(rows[seg_id][2]) if seg_id in rows else [])
+        return table
+
+    def add(self, seg_id: int, vector: np.ndarray, words: list[str]) -> None:
+        if len(self.ids) == len(self._matrix):
+            self._matrix = np.vstack([self._matrix, np.zeros_like(self._matrix)])
+        self._matrix[len(self.ids)] = vector
+        self.ids.append(seg_id)
+        self.stems[seg_id] = keywords.normalise(list(words))
+
+    def update(self, seg_id: int, vector: np.ndarray, words: list[str]) -> None:
+        self._matrix[self.ids.index(seg_id)] = vector
+        self.stems[seg_id] = keywords.normalise(list(words))
+
+    def remove(self, seg_id: int) -> None:
+        index = self.ids.index(seg_id)
+        count = len(self.ids)
+        self._matrix[index : count - 1] = self._matrix[index + 1 : count]
+        self.ids.pop(index)
+        self.stems.pop(seg_id, None)
+
+    def best(self, vector: np.ndarray, page_words: list[str], threshold: float) -> tuple[int | None, float]:
+        """The segment a page joins: highest cos + Jaccard(stems), if it reaches the threshold."""
+        if not self.ids:
+            return None, 0.0
+        cosines = self._matrix[: len(self.ids)] @ vector
+        page_stems = keywords.normalise(list(page_words))
+        order = np.argsort(-cosines)
+        best_id, best_score = None, -2.0
+        for index in order:
+            cosine = float(cosines[index])
+            if cosine + 1.0 < best_score:
+                break  # sorted by cosine and Jaccard <= 1: nobody further down can win
+            seg_id = self.ids[index]
+            score = cosine + keywords.jaccard(page_stems, self.stems[seg_id])
+            if score > best_score:
+                best_id, best_score = seg_id, score
+        return (best_id, best_score) if best_score >= threshold else (None, best_score)
 
 
 def merged_keywords(pages: list[Page], limit: int) -> list[str]:
