@@ -84,6 +84,7 @@ class MemoryOS:
         self.dimension = embedder.dimension
         self.page_mirror = VectorMirror(vault, "pages_vec")
         self.fact_mirror = VectorMirror(vault, "facts_vec")
+        self.turn_mirror = VectorMirror(vault, "turns_vec")
         self.persona = Persona(vault, embedder, self.fact_mirror, self.dimension)
         self.segment_index = SegmentIndex(vault)
         self._subscribers: list[Callable[[str], None]] = []
@@ -228,7 +229,12 @@ class MemoryOS:
             meta=meta,
         )
         body = draft.text()
-        vector = self.embedder.embed_one(body)
+        sides = {
+            side: text for side, text in ((0, user_input), (1, agent_response)) if text.strip()
+        }
+        vectors = self.embedder.embed([body, *sides.values()])  # one batch: page and its turns
+        vector = vectors[0]
+        turn_vectors = dict(zip(sides, vectors[1:], strict=True))
         with self.vault.transaction():
             self.vault.ensure_conversation(
                 conversation, now, title=_title(user_input or agent_response)
@@ -242,9 +248,12 @@ class MemoryOS:
                 body=body,
                 vector=vector,
                 now=now,
+                turn_vectors=turn_vectors,
             )
             self.vault.enqueue(PAGE_ADDED, {"page_id": page_id}, now)
         self.page_mirror.add(page_id, vector)
+        for side, turn in turn_vectors.items():
+            self.turn_mirror.add(page_id * 2 + side, turn)
         self.consolidator.wake()
         self._notify("pages")
         return Page(
@@ -419,6 +428,7 @@ class MemoryOS:
         with self.vault.transaction():
             removed = self.vault.delete_pages(page_ids, self.dimension)
         self.page_mirror.remove(removed["pages"])
+        self.turn_mirror.remove([pid * 2 + side for pid in removed["pages"] for side in (0, 1)])
         self.fact_mirror.remove(removed["facts"])
         for event in ("pages", "segments", "facts"):
             self._notify(event)
@@ -443,6 +453,7 @@ class MemoryOS:
             self.vault.wipe(self.dimension)
         self.page_mirror.reset()
         self.fact_mirror.reset()
+        self.turn_mirror.reset()
         for event in ("pages", "segments", "facts", "jobs"):
             self._notify(event)
 

@@ -24,28 +24,42 @@ examples:
 
 def _vault_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--vault", metavar="NAME", help="the vault (person) to use (default: default)")
+    group.add_argument(
+        "--vault", metavar="NAME", help="the vault (person) to use (default: default)"
+    )
     group.add_argument("--vault-path", metavar="PATH", help="a vault file anywhere")
-    parser.add_argument("--embedder", choices=("default", "fake"), default="default", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--embedder", choices=("default", "fake"), default="default", help=argparse.SUPPRESS
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memoryos", description=DESCRIPTION, epilog=EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="memoryos",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     chat = commands.add_parser("chat", help="chat in the terminal")
     _vault_options(chat)
-    chat.add_argument("--model", default=None,
-                      help="bundled | gguf:PATH | url:BASE_URL (default: the app's setting, else bundled)")
+    chat.add_argument(
+        "--model",
+        default=None,
+        help="bundled | gguf:PATH | url:BASE_URL (default: the app's setting, else bundled)",
+    )
     chat.add_argument("--url-model", default="", help="model name on an OpenAI-compatible server")
     chat.add_argument("--temporary", action="store_true", help="remember nothing from this chat")
     chat.add_argument("--max-tokens", type=int, default=512)
 
     imp = commands.add_parser("import", help="add a conversation transcript (JSON) to the memory")
     _vault_options(imp)
-    imp.add_argument("file", help="JSON: a list of {user, assistant, timestamp?} or of chat messages "
-                     "{role, content, timestamp?}, or a LoCoMo-shaped file")
+    imp.add_argument(
+        "file",
+        help="JSON: a list of {user, assistant, timestamp?} or of chat messages "
+        "{role, content, timestamp?}, or a LoCoMo-shaped file",
+    )
     imp.add_argument("--no-consolidate", action="store_true", help="do not wait for consolidation")
 
     facts = commands.add_parser("facts", help="list, add or delete what was learned about you")
@@ -64,7 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     _vault_options(export)
     export.add_argument("file", help="output file, or - for standard output")
 
-    forget = commands.add_parser("forget", help="delete a page, segment, conversation, or everything")
+    forget = commands.add_parser(
+        "forget", help="delete a page, segment, conversation, or everything"
+    )
     _vault_options(forget)
     forget.add_argument("what", choices=("page", "segment", "conversation", "everything"))
     forget.add_argument("id", nargs="?", default=None)
@@ -73,25 +89,38 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="vault and consolidation status")
     _vault_options(status)
 
-    reembed = commands.add_parser("reembed", help="move a vault to another embedding model (resumable)")
+    reembed = commands.add_parser(
+        "reembed", help="move a vault to another embedding model (resumable)"
+    )
     _vault_options(reembed)
-    reembed.add_argument("--to", choices=("default", "fake"), default="default",
-                         help="the new embedder (default: the bundled all-MiniLM-L6-v2)")
+    reembed.add_argument(
+        "--to",
+        choices=("default", "fake"),
+        default="default",
+        help="the new embedder (default: the bundled all-MiniLM-L6-v2)",
+    )
 
-    doctor = commands.add_parser("doctor", help="check keyring, encryption, sqlite-vec, models, vault")
+    doctor = commands.add_parser(
+        "doctor", help="check keyring, encryption, sqlite-vec, models, vault"
+    )
     _vault_options(doctor)
 
-    for name, text in (("mcp", "serve the memory to other agents (Model Context Protocol)"),
-                       ("eval", "evaluate on LoCoMo (memoryos eval locomo --help)"),
-                       ("bench", "latency, throughput and size benchmarks")):
+    for name, text in (
+        ("mcp", "serve the memory to other agents (Model Context Protocol)"),
+        ("eval", "evaluate on LoCoMo (memoryos eval locomo --help)"),
+        ("bench", "latency, throughput and size benchmarks"),
+    ):
         commands.add_parser(name, help=text, add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    passthrough = {"mcp": ("engine.mcp_server", "main"), "eval": ("engine.eval.cli", "eval_main"),
-                   "bench": ("engine.eval.cli", "bench_main")}
+    passthrough = {
+        "mcp": ("engine.mcp_server", "main"),
+        "eval": ("engine.eval.cli", "eval_main"),
+        "bench": ("engine.eval.cli", "bench_main"),
+    }
     if argv and argv[0] in passthrough:
         import importlib
 

@@ -12,8 +12,9 @@ from engine.unlock import choose_vault, make_embedder, open_memory
 
 def _open(args, *, create: bool = False, chat=None, background: bool = True):
     path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
-    return open_memory(path, create=create, embedder=make_embedder(args.embedder), chat=chat,
-                       background=background)
+    return open_memory(
+        path, create=create, embedder=make_embedder(args.embedder), chat=chat, background=background
+    )
 
 
 def _saved_model_choice() -> tuple[str, str]:
@@ -43,7 +44,9 @@ def make_chat(model: str | None, url_model: str = ""):
         return build(ModelConfig(source="gguf", gguf_path=model[5:]))
     if model.startswith("url:"):
         return build(ModelConfig(source="url", url=model[4:], url_model=url_model))
-    raise errors.InvalidInputError(f"unknown model {model!r}: use bundled, gguf:PATH or url:BASE_URL")
+    raise errors.InvalidInputError(
+        f"unknown model {model!r}: use bundled, gguf:PATH or url:BASE_URL"
+    )
 
 
 # ---- chat -------------------------------------------------------------------------------
@@ -55,14 +58,21 @@ def run_chat(args) -> int:
     chat = make_chat(args.model, args.url_model)
     memory = _open(args, create=True, chat=chat)
     try:
-        print(f"MemoryOS — vault {memory.path.name} ({memory.info().key_location}), model {chat.model_id}",
-              file=sys.stderr)
+        print(
+            f"MemoryOS — vault {memory.path.name} ({memory.info().key_location}), model {chat.model_id}",
+            file=sys.stderr,
+        )
         if args.temporary:
-            print("Temporary chat: nothing from this conversation is written to disk.", file=sys.stderr)
+            print(
+                "Temporary chat: nothing from this conversation is written to disk.",
+                file=sys.stderr,
+            )
         print(CHAT_HELP, file=sys.stderr)
         stdin = sys.stdin
         if hasattr(stdin, "reconfigure"):
-            stdin.reconfigure(errors="surrogateescape")  # bad bytes become a clear error, not a crash
+            stdin.reconfigure(
+                errors="surrogateescape"
+            )  # bad bytes become a clear error, not a crash
         while True:
             try:
                 line = input("you> ") if stdin.isatty() else stdin.readline()
@@ -86,7 +96,9 @@ def run_chat(args) -> int:
                 print(memory.consolidation_status(), file=sys.stderr)
                 continue
             try:
-                stream = memory.get_response(line, max_tokens=args.max_tokens, temporary=args.temporary)
+                stream = memory.get_response(
+                    line, max_tokens=args.max_tokens, temporary=args.temporary
+                )
             except errors.InvalidInputError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 continue
@@ -109,6 +121,7 @@ def run_chat(args) -> int:
 
 # ---- import -----------------------------------------------------------------------------
 
+
 def run_import(args) -> int:
     from tqdm import tqdm
 
@@ -122,8 +135,13 @@ def run_import(args) -> int:
         for exchange in tqdm(exchanges, desc="Importing", unit="exchange", file=sys.stderr):
             if exchange.conversation not in conversations:
                 conversations[exchange.conversation] = memory.new_conversation()
-            memory.add_memory(exchange.user_input, exchange.agent_response, exchange.timestamp,
-                              exchange.meta, conversation_id=conversations[exchange.conversation])
+            memory.add_memory(
+                exchange.user_input,
+                exchange.agent_response,
+                exchange.timestamp,
+                exchange.meta,
+                conversation_id=conversations[exchange.conversation],
+            )
             added += 1
         print(f"Imported {added} exchanges into {memory.path.name}.", file=sys.stderr)
         if not args.no_consolidate:
@@ -146,11 +164,15 @@ def _consolidate_with_progress(memory) -> None:
             bar.total = max(bar.total, bar.n + ran + pending)
             bar.update(ran)
     status = memory.consolidation_status()
-    print(f"Memory: {status.short_term_pages} recent pages, {status.mid_term_pages} in "
-          f"{status.segments} topics, {status.facts} facts.", file=sys.stderr)
+    print(
+        f"Memory: {status.short_term_pages} recent pages, {status.mid_term_pages} in "
+        f"{status.segments} topics, {status.facts} facts.",
+        file=sys.stderr,
+    )
 
 
 # ---- facts ------------------------------------------------------------------------------
+
 
 def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
@@ -166,13 +188,17 @@ def _print_facts(memory, search: str | None, include_all: bool) -> None:
         return
     for slot in slots:
         mark = "" if slot.status == "active" else f" [{slot.status}]"
-        print(f"profile {slot.id:>5}  {slot.category}/{slot.name}: {slot.value}{mark}  "
-              f"(from pages {', '.join(map(str, slot.evidence_page_ids)) or '-'})")
+        print(
+            f"profile {slot.id:>5}  {slot.category}/{slot.name}: {slot.value}{mark}  "
+            f"(from pages {', '.join(map(str, slot.evidence_page_ids)) or '-'})"
+        )
     for fact in facts:
         mark = "" if fact.status == "active" else f" [{fact.status}]"
         label = "knows  " if fact.kind == "assistant_knowledge" else "fact   "
-        print(f"{label} {fact.id:>5}  {fact.text}{mark}  ({_when(fact.updated)}, from pages "
-              f"{', '.join(map(str, fact.source_page_ids)) or '-'})")
+        print(
+            f"{label} {fact.id:>5}  {fact.text}{mark}  ({_when(fact.updated)}, from pages "
+            f"{', '.join(map(str, fact.source_page_ids)) or '-'})"
+        )
 
 
 def run_facts(args) -> int:
@@ -181,8 +207,13 @@ def run_facts(args) -> int:
         action = args.action or "list"
         if action == "list":
             if getattr(args, "json", False):
-                data = {"profile": [s.__dict__ for s in memory.profile(args.all)],
-                        "facts": [f.__dict__ for f in memory.facts(include_superseded=args.all, search=args.search)]}
+                data = {
+                    "profile": [s.__dict__ for s in memory.profile(args.all)],
+                    "facts": [
+                        f.__dict__
+                        for f in memory.facts(include_superseded=args.all, search=args.search)
+                    ],
+                }
                 print(json.dumps(data, indent=1, ensure_ascii=False))
             else:
                 _print_facts(memory, getattr(args, "search", None), getattr(args, "all", False))
@@ -199,6 +230,7 @@ def run_facts(args) -> int:
 
 # ---- export, forget, status -------------------------------------------------------------
 
+
 def run_export(args) -> int:
     memory = _open(args, background=False)
     try:
@@ -207,8 +239,10 @@ def run_export(args) -> int:
             print()
         else:
             data = memory.export_json(args.file)
-            print(f"Exported {len(data['pages'])} pages and {len(data['facts'])} facts to {args.file}.",
-                  file=sys.stderr)
+            print(
+                f"Exported {len(data['pages'])} pages and {len(data['facts'])} facts to {args.file}.",
+                file=sys.stderr,
+            )
     finally:
         memory.close()
     return 0
@@ -220,8 +254,13 @@ def run_forget(args) -> int:
     if not args.yes:
         if not sys.stdin.isatty():
             raise errors.InvalidInputError("add --yes to confirm (no terminal to ask)")
-        target = "EVERYTHING in the vault" if args.what == "everything" else f"{args.what} {args.id}"
-        if input(f"Forget {target}? This cannot be undone. [y/N] ").strip().lower() not in ("y", "yes"):
+        target = (
+            "EVERYTHING in the vault" if args.what == "everything" else f"{args.what} {args.id}"
+        )
+        if input(f"Forget {target}? This cannot be undone. [y/N] ").strip().lower() not in (
+            "y",
+            "yes",
+        ):
             print("Nothing was deleted.")
             return 1
     memory = _open(args, background=False)
@@ -251,11 +290,13 @@ def run_status(args) -> int:
     memory = _open(args, background=False)
     try:
         info, status = memory.info(), memory.consolidation_status()
-        print(f"vault      {info.path}\nkey        {info.key_location}\nembedder   {info.embedder_id} "
-              f"({info.embedder_dimension} d)\nsize       {info.size_bytes / 1e6:.1f} MB\n"
-              f"pages      {info.pages} ({status.short_term_pages} short-term, {status.mid_term_pages} "
-              f"mid-term)\nsegments   {status.segments}\nfacts      {status.facts}\n"
-              f"jobs       {status.pending_jobs} pending, {status.failed_jobs} failed")
+        print(
+            f"vault      {info.path}\nkey        {info.key_location}\nembedder   {info.embedder_id} "
+            f"({info.embedder_dimension} d)\nsize       {info.size_bytes / 1e6:.1f} MB\n"
+            f"pages      {info.pages} ({status.short_term_pages} short-term, {status.mid_term_pages} "
+            f"mid-term)\nsegments   {status.segments}\nfacts      {status.facts}\n"
+            f"jobs       {status.pending_jobs} pending, {status.failed_jobs} failed"
+        )
         if status.last_error:
             print(f"last error {status.last_error}")
     finally:
@@ -274,13 +315,17 @@ def run_reembed(args) -> int:
     vault = open_vault_only(path)
     try:
         with tqdm(desc="Re-embedding", unit="text", file=sys.stderr) as bar:
+
             def progress(done: int, total: int) -> None:
                 bar.total = total
                 bar.n = done
                 bar.refresh()
 
             reembed(vault, embedder, progress)
-        print(f"The vault now uses {embedder.model_id} ({embedder.dimension} dimensions).", file=sys.stderr)
+        print(
+            f"The vault now uses {embedder.model_id} ({embedder.dimension} dimensions).",
+            file=sys.stderr,
+        )
     finally:
         vault.close()
     return 0
@@ -289,6 +334,7 @@ def run_reembed(args) -> int:
 def run_doctor(args) -> int:
     from engine.doctor import run_checks
 
-    return run_checks(choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None)),
-                      make_embedder(args.embedder))
-
+    return run_checks(
+        choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None)),
+        make_embedder(args.embedder),
+    )

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 PAGE_ADDED = "page_added"
 STM_OVERFLOW = "stm_overflow"
 ANALYSE_SEGMENT = "analyse_segment"
+EMBED_TURNS = "embed_turns"
 MAX_ATTEMPTS = 3
 CHUNK = 32  # pages moved from STM to MTM per transaction
 
@@ -173,6 +174,8 @@ class Consolidator:
             self._stm_overflow(job_id)
         elif kind == ANALYSE_SEGMENT:
             self._analyse_segment(job_id, int(payload["segment_id"]))
+        elif kind == EMBED_TURNS:
+            self._embed_turns(job_id, int(payload["upto"]))
         else:
             with self.memory.vault.transaction():
                 self.memory.vault.fail_job(job_id, f"unknown job kind {kind}", True, time.time())
@@ -273,7 +276,9 @@ class Consolidator:
     def _move_to_segments(self, pages: list[Page], finish_job: int | None) -> dict[int, int]:
         vault, settings = self.memory.vault, self.memory.settings
         vectors = vault.page_vectors([p.id for p in pages])
-        page_keywords = {p.id: keywords.extract(f"{p.user_input}\n{p.agent_response}", 8) for p in pages}
+        page_keywords = {
+            p.id: keywords.extract(f"{p.user_input}\n{p.agent_response}", 8) for p in pages
+        }
         now = time.time()
         touched: dict[int, int] = {}
         with vault.transaction():
@@ -295,7 +300,9 @@ class Consolidator:
                     self._make_room(now, table)  # evict before the new segment takes its place
                     seg_id = vault.insert_segment("", words, vector, now)
                     table.add(seg_id, vector, words)
-                vault.move_page_to_segment(page.id, seg_id, prev.id if linked else None, summary, words)
+                vault.move_page_to_segment(
+                    page.id, seg_id, prev.id if linked else None, summary, words
+                )
                 touched[seg_id] = touched.get(seg_id, 0) + 1
                 self._refresh_segment(seg_id, 1, now, table)
             self._enqueue_hot(now)
@@ -313,8 +320,9 @@ class Consolidator:
         centre = mid_term.centroid(vectors)
         table.update(seg_id, centre, words)
         summary = mid_term.extractive_summary(members, vectors, words)
-        vault.update_segment(seg_id, summary=summary, keywords=words, vector=centre,
-                             length_delta=added, now=now)
+        vault.update_segment(
+            seg_id, summary=summary, keywords=words, vector=centre, length_delta=added, now=now
+        )
 
     def _make_room(self, now: float, table) -> None:
         """At MTM capacity, archive the lowest-heat segment(s) until one more fits."""
@@ -322,7 +330,9 @@ class Consolidator:
         if len(table.ids) < settings.mtm_capacity:
             return
         # row: id, summary, keywords, created, last_access, visits, length, archived, pages
-        heats = {row[0]: heat(row[5], row[6], row[4], now, settings).heat for row in vault.segment_rows()}
+        heats = {
+            row[0]: heat(row[5], row[6], row[4], now, settings).heat for row in vault.segment_rows()
+        }
         for seg_id in sorted(heats, key=heats.get)[: len(heats) - settings.mtm_capacity + 1]:
             vault.archive_segment(seg_id)  # leaves MTM; its pages stay searchable
             table.remove(seg_id)
@@ -333,7 +343,9 @@ class Consolidator:
             if heat(row[5], row[6], row[4], now, settings).heat < settings.heat_threshold:
                 continue
             payload = {"segment_id": row[0]}
-            if not vault.has_pending(ANALYSE_SEGMENT, payload) and vault.unanalysed_page_ids(row[0]):
+            if not vault.has_pending(ANALYSE_SEGMENT, payload) and vault.unanalysed_page_ids(
+                row[0]
+            ):
                 vault.enqueue(ANALYSE_SEGMENT, payload, now)
 
     def _llm_refresh(self, pages: list[Page], segment_ids: list[int]) -> None:
@@ -368,6 +380,29 @@ class Consolidator:
                     ]
                     vault.set_segment_text(int(seg["id"]), summary[:1000], words)
         self.notify("segments")
+
+    # ---- migration backfill: one vector per turn for pages stored before schema step 0002 ----
+
+    def _embed_turns(self, job_id: int, upto: int) -> None:
+        vault, embedder = self.memory.vault, self.memory.embedder
+        while True:
+            done = int(vault.get_meta("turns_embedded_upto") or 0)
+            pages = [page_from_row(r) for r in vault.pages_after(done, upto, CHUNK)]
+            items = [
+                (p.id, side, text)
+                for p in pages
+                for side, text in ((0, p.user_input), (1, p.agent_response))
+                if text.strip()
+            ]
+            vectors = embedder.embed([text for _, _, text in items]) if items else []
+            with vault.transaction():
+                for (page_id, side, _), vector in zip(items, vectors, strict=True):
+                    vault.insert_turn_vectors(page_id, {side: vector})
+                if pages:
+                    vault.set_meta("turns_embedded_upto", str(pages[-1].id))
+                else:
+                    vault.finish_job(job_id)
+                    return
 
     # ---- hot segment: persona analysis ---------------------------------------------------
 

@@ -69,7 +69,9 @@ def _bundled_embedder() -> str:
 
 def _llama() -> str:
     if importlib.util.find_spec("llama_cpp") is None:
-        raise ImportError('llama-cpp-python is not installed: CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python')
+        raise ImportError(
+            'llama-cpp-python is not installed: CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python'
+        )
     import llama_cpp
 
     gpu = llama_cpp.llama_supports_gpu_offload()
@@ -88,8 +90,10 @@ def _vault(path: Path, embedder) -> Callable[[], str]:
             status = memory.consolidation_status()
             if health != "ok":
                 raise RuntimeError(f"integrity check: {health}")
-            return (f"{path}: integrity ok, {memory.info().pages} pages, {status.pending_jobs} jobs pending, "
-                    f"{status.failed_jobs} failed; key in {memory.info().key_location}")
+            return (
+                f"{path}: integrity ok, {memory.info().pages} pages, {status.pending_jobs} jobs pending, "
+                f"{status.failed_jobs} failed; key in {memory.info().key_location}"
+            )
         finally:
             memory.close()
 

@@ -24,14 +24,21 @@ from engine.records import (
 )
 from engine.vault.store import page_from_row
 
-RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.)
+RRF_K = 20  # reciprocal-rank fusion constant (60 in Cormack et al.; 20 measured better here)
 
 
 @dataclass(frozen=True)
 class Weights:
+    """How much each ranked list counts in the fusion.
+
+    Measured on the LoCoMo development conversations (evidence recall@10, categories 1-4):
+    ranking pages by their segment's relevance as a third list lowered recall (0.739 -> 0.706),
+    because it repeats the dense signal at a coarser grain; segments still reach the prompt
+    through their summaries and drive heat, eviction and persona analysis."""
+
     dense: float = 1.0
-    keyword: float = 1.0
-    segment: float = 0.5
+    keyword: float = 1.25
+    segment: float = 0.0
     time: float = 1.0
 
 
@@ -71,12 +78,12 @@ def retrieve(
     )
     short = [page_from_row(r) for r in vault.pages_in_tier(SHORT_TERM)]
 
-    dense = memory.page_mirror.search(vector, pool)
-    match = keywords.fts_query(query)
+    dense = _dense(memory, vector, pool, query)
+    match = _keyword_match(vault, "pages_fts", query)
     lexical = vault.keyword_search("pages_fts", match, pool) if match else []
     segments = _top_segments(memory, vector, query, now)
     segment_pages: list[int] = []
-    if segments:
+    if segments and weights.segment:
         allowed = np.asarray(
             [pid for s in segments for pid in vault.page_ids_of_segment(s.id)], dtype=np.int64
         )
@@ -135,6 +142,55 @@ def retrieve(
     return result, visited
 
 
+COMMON_TERM_SHARE = 0.2  # a term in more than 1 row in 5 says little about any row
+
+
+def _keyword_match(vault, table: str, query: str) -> str:
+    """The FTS query without terms that occur in most rows (like the names of the two people
+    of a transcript, present on every page): they drown the rare terms that matter."""
+    words = keywords.content_words(query)
+    if not words:
+        return ""
+    rows = vault.count_rows("pages" if table == "pages_fts" else "facts")
+    frequency = vault.document_frequency(table, [keywords.fts_term(w) for w in words])
+    common = {
+        w
+        for w in words
+        if rows >= 20 and frequency.get(keywords.fts_term(w), 0) > COMMON_TERM_SHARE * rows
+    }
+    if common == set(words):
+        common = set()
+    return keywords.fts_query(query, skip=common)
+
+
+SPEAKER_BONUS = 0.1  # a turn spoken by someone the question names
+
+
+def _dense(memory, vector: np.ndarray, pool: int, query: str = "") -> list[tuple[int, float]]:
+    """Pages by the best of their page vector and their two turn vectors; a turn whose speaker
+    the question names ("What did Caroline research?") counts a little more."""
+    best: dict[int, float] = {}
+    for page_id, score in memory.page_mirror.search(vector, pool):
+        best[page_id] = score
+    turns = memory.turn_mirror.search(vector, 2 * pool)
+    named = {w.lower() for w in keywords.tokens(query)}
+    speakers: dict[int, dict] = {}
+    if named and SPEAKER_BONUS:
+        speakers = {
+            p.id: p.meta
+            for p in map(page_from_row, memory.vault.page_rows({r // 2 for r, _ in turns}))
+        }
+    for row_id, score in turns:
+        page_id, side = divmod(row_id, 2)
+        meta = speakers.get(page_id, {})
+        speaker = str(meta.get("user_speaker" if side == 0 else "agent_speaker") or "").lower()
+        if speaker and speaker in named:
+            score += SPEAKER_BONUS
+        if score > best.get(page_id, -2.0):
+            best[page_id] = score
+    return sorted(best.items(), key=lambda item: -item[1])[:pool]
+
+
 def _top_segments(memory, vector: np.ndarray, query: str, now: float):
     ranked = memory.segment_index.rank(vector, query, memory.settings.top_segments)
     return [mid_term.segment_from_row(row, now, memory.settings) for _, row in ranked]
@@ -146,7 +202,7 @@ def _facts(
     vault = memory.vault
     pool = 4 * (settings.top_facts + settings.top_knowledge) + 20
     dense = memory.fact_mirror.search(vector, pool)
-    match = keywords.fts_query(query)
+    match = _keyword_match(vault, "facts_fts", query)
     lexical = vault.keyword_search("facts_fts", match, pool) if match else []
     scores, _ = _fuse(
         {"dense": (1.0, [i for i, _ in dense]), "keyword": (1.0, [i for i, _ in lexical])}

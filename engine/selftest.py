@@ -49,7 +49,7 @@ class Report:
             ok = True
         except Exception as exc:  # a self-test reports every failure, whatever its type
             ok = False
-            detail = f"{type(exc).__name__}: {exc}".replace("\n", " ")[:400]
+            detail = describe_error(exc)
             if os.environ.get("MEMORYOS_SELFTEST_TRACEBACK"):
                 traceback.print_exc()
         result = CheckResult(name, ok, time.perf_counter() - start, detail)
@@ -68,6 +68,21 @@ class Report:
         if failed:
             return f"SELF-TEST FAILED: {len(failed)} of {len(self.results)} checks failed ({', '.join(failed)})"
         return f"SELF-TEST PASSED: {len(self.results)} checks in {total:.1f} s"
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line: the error and, when it wraps another (numpy's long ImportError), the root cause."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = f"{type(exc).__name__}: {lines[0] if lines else ''}"[:200]
+    root = exc
+    for _ in range(10):  # follow the chain to the first error (bounded: chains can be odd)
+        inner = root.__cause__ or root.__context__
+        if inner is None:
+            break
+        root = inner
+    if root is not exc:
+        text += f" <- {type(root).__name__}: {' '.join(str(root).split())}"[:300]
+    return text
 
 
 def frozen_root() -> Path | None:
@@ -105,7 +120,10 @@ def check_llama(report: Report) -> str:
     path = bundled_gguf()
     import llama_cpp
 
-    model = llama_cpp.Llama(model_path=str(path), n_ctx=256, n_threads=2, verbose=False)
+    # one thread: ggml threads spin-wait, which is slow when the cores are busy with other work
+    model = llama_cpp.Llama(
+        model_path=str(path), n_ctx=256, n_threads=1, n_threads_batch=1, verbose=False
+    )
     try:
         out = model.create_completion("The capital of France is", max_tokens=8, temperature=0.0)
     finally:
@@ -208,12 +226,43 @@ def check_vault(report: Report) -> str:
     return f"created, reopened, page round-trips, wrong key refused, no plaintext ({size} bytes)"
 
 
+SYSTEM_LIBRARY_DIRS = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/")
+
+
+def check_self_contained(report: Report) -> str:
+    """Frozen app only: every Python module and native library came from the bundle or the OS."""
+    root = frozen_root()
+    if root is None:
+        return "skipped: not a frozen build"
+    inside = str(root.resolve())
+    strays = sorted(
+        f"{name} ({path})"
+        for name, module in list(sys.modules.items())
+        # shiboken's embedded support modules carry relative pseudo-paths: not files
+        if (path := getattr(module, "__file__", None))
+        and Path(path).is_absolute()
+        and not str(Path(path).resolve()).startswith(inside)
+    )
+    maps = Path("/proc/self/maps")
+    libraries = set()
+    if maps.exists():
+        for line in maps.read_text().splitlines():
+            path = line.split()[-1] if len(line.split()) >= 6 else ""
+            if ".so" in path and not path.startswith((inside, *SYSTEM_LIBRARY_DIRS)):
+                libraries.add(path)
+    if strays or libraries:
+        raise RuntimeError(f"loaded from outside the bundle: {strays[:5] + sorted(libraries)[:5]}")
+    count = sum(1 for m in list(sys.modules.values()) if getattr(m, "__file__", None))
+    return f"{count} modules with files, all inside {root}; native libraries: bundle or OS"
+
+
 # key (for --only), name shown in the report, check
 HEADLESS_CHECKS: list[tuple[str, str, Callable[[Report], str]]] = [
     ("llama", "llama.cpp generation", check_llama),
     ("sqlite-vec", "sqlite-vec extension", check_sqlite_vec),
     ("embedder", "MiniLM embedding", check_embedder),
     ("vault", "encrypted vault", check_vault),
+    ("bundle", "self-contained bundle", check_self_contained),  # last: sees all that loaded
 ]
 
 

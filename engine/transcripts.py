@@ -32,7 +32,9 @@ def read(path: str | Path) -> list[Exchange]:
     except UnicodeDecodeError:
         raise InvalidInputError(f"{path} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        raise InvalidInputError(
+            f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})"
+        ) from None
     return list(parse(data))
 
 
@@ -63,8 +65,13 @@ def _pairs(items: list) -> Iterator[Exchange]:
         if not isinstance(user, str) or not isinstance(agent, str):
             raise InvalidInputError(f"item {index}: 'user' and 'assistant' must be text")
         meta = item.get("meta") or {}
-        yield Exchange(user, agent, item.get("timestamp"), meta if isinstance(meta, dict) else {},
-                       item.get("conversation"))
+        yield Exchange(
+            user,
+            agent,
+            item.get("timestamp"),
+            meta if isinstance(meta, dict) else {},
+            item.get("conversation"),
+        )
 
 
 def _messages(items: list) -> Iterator[Exchange]:

@@ -60,8 +60,15 @@ def open_vault_only(path: Path):
     return Vault.open(path, passphrase=passphrase, embedder_id=None, dimension=0)
 
 
-def open_memory(path: Path, *, create: bool = False, embedder=None, chat=None, background: bool = True,
-                interactive: bool = True):
+def open_memory(
+    path: Path,
+    *,
+    create: bool = False,
+    embedder=None,
+    chat=None,
+    background: bool = True,
+    interactive: bool = True,
+):
     """Open a vault: keyring first; else $MEMORYOS_PASSPHRASE; else ask (twice when creating)."""
     from engine.api import MemoryOS
 
@@ -72,16 +79,21 @@ def open_memory(path: Path, *, create: bool = False, embedder=None, chat=None, b
     passphrase = os.environ.get(PASSPHRASE_ENV) or None
     if passphrase is None and keyring_status().usable:
         try:
-            return MemoryOS.open(path, create=create, embedder=embedder, chat=chat, background=background)
+            return MemoryOS.open(
+                path, create=create, embedder=embedder, chat=chat, background=background
+            )
         except errors.KeyUnavailableError:
             pass  # a passphrase vault on a machine that has a keyring
     if passphrase is None:
         if not interactive:
             raise errors.KeyUnavailableError(f"the vault needs a passphrase: set ${PASSPHRASE_ENV}")
         if not exists:
-            print(f"No usable keyring here ({keyring_status().reason}).\n"
-                  "Choose a passphrase for your new vault. It is never stored: without it the "
-                  "vault cannot be opened.", file=sys.stderr)
+            print(
+                f"No usable keyring here ({keyring_status().reason}).\n"
+                "Choose a passphrase for your new vault. It is never stored: without it the "
+                "vault cannot be opened.",
+                file=sys.stderr,
+            )
             passphrase = _ask("New passphrase: ")
             if len(passphrase) < 8:
                 raise errors.InvalidInputError("the passphrase needs at least 8 characters")
@@ -89,5 +101,11 @@ def open_memory(path: Path, *, create: bool = False, embedder=None, chat=None, b
                 raise errors.InvalidInputError("the two passphrases differ")
         else:
             passphrase = _ask(f"Passphrase for {path.name}: ")
-    return MemoryOS.open(path, create=create, passphrase=passphrase, embedder=embedder, chat=chat,
-                         background=background)
+    return MemoryOS.open(
+        path,
+        create=create,
+        passphrase=passphrase,
+        embedder=embedder,
+        chat=chat,
+        background=background,
+    )

@@ -34,6 +34,7 @@ def _eval_parser() -> argparse.ArgumentParser:
 def eval_main(argv: list[str]) -> int:
     """`memoryos eval locomo`: run (or resume) the evaluation; prints the report."""
     args = _eval_parser().parse_args(argv)
+    from engine.errors import MemoryOSError
     from engine.eval.run import EvalConfig, run_eval
 
     config = EvalConfig(
@@ -52,7 +53,7 @@ def eval_main(argv: list[str]) -> int:
     )
     try:
         run_eval(config, restart=args.restart)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, MemoryOSError) as exc:
         print(f"memoryos eval: {exc}", file=sys.stderr)
         return 2
     from pathlib import Path

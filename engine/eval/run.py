@@ -8,7 +8,7 @@ import re
 import secrets
 import shutil
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +92,7 @@ def make_judge(url: str | None, model: str | None) -> Any:
         return None
     from engine.backends.openai_compat import OpenAIChat
 
-    return OpenAIChat(url=url, model=model or "")
+    return OpenAIChat(url, model or "")
 
 
 def usage_snapshot(chat: Any) -> dict[str, int]:
@@ -205,6 +205,8 @@ def run_eval(
     summary["embedder"] = getattr(embedder, "model_id", config.embedder)
     summary["llm"] = config.llm if chat is None else f"{config.llm} ({chat.model_id})"
     summary["data_sha256"] = identity["data_sha256"]
+    if judge is not None:
+        summary["judge_url"] = config.judge_url or getattr(judge, "model_id", "judge")
     summary["full_context_note"] = _full_context_note(infos, chat)
     results = build_results(summary, infos, records)
     write_all(results, out)
@@ -338,7 +340,7 @@ def answer_question(
 ) -> dict[str, Any]:
     """Retrieve (and answer, with an LLM) one question with our memory and the baselines."""
     start = time.perf_counter()
-    retrieval = mem.retrieve(question.question, max_pages=MAX_K, record_visits=False)
+    retrieval = ranked_retrieval(mem, question.question, conversation_end(conversation))
     retrieval_ms = (time.perf_counter() - start) * 1000
     ranks = turn_index.rank(question.question, MAX_K)
     record: dict[str, Any] = {
@@ -370,6 +372,25 @@ def answer_question(
         for name, text in record["answers"].items():
             record["judge"][name] = judge_answer(judge, question, text)
     return record
+
+
+def conversation_end(conversation: Conversation) -> float:
+    """'Now' for the questions: one hour after the last turn (they are asked after the talk)."""
+    return max((t.timestamp for t in conversation.turns), default=0.0) + 3600.0
+
+
+def ranked_retrieval(mem: Any, query: str, now: float) -> Any:
+    """Our top MAX_K pages for recall@k, the context token budget lifted so k pages fit.
+
+    The app's default budget (settings.context_budget_tokens) cuts the list earlier; the
+    pages get_response actually hands the model are counted separately (context_pages).
+    """
+    saved = mem.settings
+    mem.settings = replace(saved, context_budget_tokens=max(saved.context_budget_tokens, 10**6))
+    try:
+        return mem.retrieve(query, max_pages=MAX_K, record_visits=False, now=now)
+    finally:
+        mem.settings = saved
 
 
 def _answer_ours(mem: Any, question: Question, chat: Any, config: EvalConfig) -> dict[str, Any]:

@@ -1,1 +1,1 @@
-"""The MCP server's parts: tools (engine/mcp/tools.py) and JSON conversion (engine/mcp/convert.py)."""
+"""The MCP server's parts: the tools, JSON conversion of records, and the HTTP transport."""

@@ -1,4 +1,4 @@
-"""Streamable HTTP on 127.0.0.1 only, behind a bearer token (other local users cannot read memory)."""
+"""Streamable HTTP on 127.0.0.1 only, behind a bearer token, so other local users cannot read it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The MCP tools: one vault's memory exposed to other agents, with JSON results and clear errors."""
 
 import inspect
-import json
 import threading
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -18,7 +17,6 @@ from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT
 # Limits on what a caller may send: generous for real use, small enough to refuse a runaway.
 MAX_TEXT_CHARS = 1_000_000
 MAX_QUERY_CHARS = 10_000
-MAX_METADATA_BYTES = 64_000
 MAX_RESULTS = 100
 
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
@@ -88,12 +86,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         Fast: no model runs here. The page enters short-term memory at once; topic segments,
         the profile and facts are updated by background consolidation.
         """
-        if not user_input.strip() and not agent_response.strip():
-            raise ToolError("user_input and agent_response are both empty: nothing to remember")
-        meta = dict(metadata or {})
-        if len(json.dumps(meta, ensure_ascii=False)) > MAX_METADATA_BYTES:
-            raise ToolError(f"metadata is larger than {MAX_METADATA_BYTES} bytes of JSON")
-        meta.setdefault("source", "mcp")
+        meta = {"source": "mcp", **(metadata or {})}  # the engine checks size and emptiness
         page = engine_call(
             lambda: memory.add_memory(
                 user_input,
@@ -150,16 +143,26 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         include_knowledge: Annotated[
             bool, Field(description="Also return what the assistant did or promised.")
         ] = False,
+        max_facts: Annotated[
+            int, Field(ge=1, le=1000, description="Most facts (and knowledge) to return.")
+        ] = 50,
     ) -> dict[str, Any]:
-        """The person's profile (traits, preferences, values) and their active user facts."""
+        """The person's profile (traits, preferences, values) and their user facts, newest first.
+
+        `facts_total` counts them all; page through them with list_facts.
+        """
 
         def read() -> dict[str, Any]:
+            facts = memory.facts(kind=USER_FACT)
             result = {
                 "profile": [slot_json(s) for s in memory.profile()],
-                "facts": [fact_json(f) for f in memory.facts(kind=USER_FACT)],
+                "facts": [fact_json(f) for f in facts[:max_facts]],
+                "facts_total": len(facts),
             }
             if include_knowledge:
-                result["knowledge"] = [fact_json(f) for f in memory.facts(kind=ASSISTANT_KNOWLEDGE)]
+                knowledge = memory.facts(kind=ASSISTANT_KNOWLEDGE)
+                result["knowledge"] = [fact_json(f) for f in knowledge[:max_facts]]
+                result["knowledge_total"] = len(knowledge)
             return result
 
         return engine_call(read)
@@ -175,8 +178,10 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
             bool, Field(description="Also facts replaced by newer ones (kept for history).")
         ] = False,
         limit: Annotated[int, Field(ge=1, le=1000, description="Most facts to return.")] = 100,
+        offset: Annotated[int, Field(ge=0, description="Skip this many (paging).")] = 0,
     ) -> dict[str, Any]:
-        """List user facts and assistant knowledge with ids, status, dates and source pages.
+        """List user facts and assistant knowledge, newest first, with ids, status, dates and
+        the ids of the pages they came from.
 
         Status `candidate` marks the person's own statements kept verbatim until a capable
         model rewrites them; `active` facts are confirmed; `superseded` ones were replaced.
@@ -186,7 +191,8 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
                 kind=kind, include_superseded=include_superseded, search=search or None
             )
         )
-        return {"total": len(facts), "facts": [fact_json(f) for f in facts[:limit]]}
+        chosen = facts[offset : offset + limit]
+        return {"total": len(facts), "facts": [fact_json(f) for f in chosen]}
 
     @_tool(server, WRITE)
     def add_fact(

@@ -86,10 +86,26 @@ def jaccard(
     return len(sa & sb) / len(sa | sb)
 
 
-def fts_query(text: str, limit: int = 12) -> str:
-    """An FTS5 MATCH expression: the query's content words OR-ed, each quoted (no syntax errors)."""
+@lru_cache(maxsize=1)
+def _porter():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("porter")  # the algorithm of FTS5's porter tokenizer
+
+
+def fts_term(word: str) -> str:
+    """A word as FTS5's porter tokenizer stores it."""
+    return _porter().stemWord(word.lower())
+
+
+def fts_query(text: str, limit: int = 12, skip: set[str] | frozenset[str] = frozenset()) -> str:
+    """An FTS5 MATCH expression: the query's content words OR-ed, each quoted (no syntax errors).
+
+    Words in `skip` (e.g. terms that occur in most rows) are left out."""
     seen: list[str] = []
     for word in content_words(text):
+        if word in skip:
+            continue
         word = word.replace('"', "")
         if word and word not in seen:
             seen.append(word)

@@ -50,14 +50,40 @@ _NOT_NAMES = {
 _PLACE = r"([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)"
 _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
     ("identity", "name", re.compile(r"(?i:\b(?:my name is|call me|i'm|i am))\s+([A-Z][a-z]+)\b")),
-    ("identity", "occupation", re.compile(r"\bi (?:work|am working|'m working) as (?:an? )?([^,.;!?]+?)(?= in [A-Z]| at [A-Z]| for [A-Z]|[,.;!?]|$)", re.I)),
+    (
+        "identity",
+        "occupation",
+        re.compile(
+            r"\bi (?:work|am working|'m working) as (?:an? )?([^,.;!?]+?)(?= in [A-Z]| at [A-Z]| for [A-Z]|[,.;!?]|$)",
+            re.I,
+        ),
+    ),
     ("identity", "employer", re.compile(r"(?i:\bi work (?:at|for)) " + _PLACE)),
-    ("identity", "location", re.compile(r"(?i:\bi (?:live|am living|'m living|moved|relocated) (?:in|to)) " + _PLACE)),
+    (
+        "identity",
+        "location",
+        re.compile(r"(?i:\bi (?:live|am living|'m living|moved|relocated) (?:in|to)) " + _PLACE),
+    ),
     ("identity", "location", re.compile(r"(?i:\bi work [^,.;!?]*? in) " + _PLACE)),
     ("identity", "origin", re.compile(r"(?i:\bi(?:'m| am) (?:originally )?from) " + _PLACE)),
-    ("preference", "likes", re.compile(r"\bi (?:really |absolutely )?(?:love|like|enjoy|adore) ([^,.;!?]+)", re.I)),
-    ("preference", "dislikes", re.compile(r"\bi (?:really )?(?:hate|dislike|can't stand) ([^,.;!?]+)", re.I)),
-    ("value", "values", re.compile(r"\b(?:i care (?:a lot )?about|what matters (?:most )?to me is|i believe in) ([^,.;!?]+)", re.I)),
+    (
+        "preference",
+        "likes",
+        re.compile(r"\bi (?:really |absolutely )?(?:love|like|enjoy|adore) ([^,.;!?]+)", re.I),
+    ),
+    (
+        "preference",
+        "dislikes",
+        re.compile(r"\bi (?:really )?(?:hate|dislike|can't stand) ([^,.;!?]+)", re.I),
+    ),
+    (
+        "value",
+        "values",
+        re.compile(
+            r"\b(?:i care (?:a lot )?about|what matters (?:most )?to me is|i believe in) ([^,.;!?]+)",
+            re.I,
+        ),
+    ),
 ]
 
 

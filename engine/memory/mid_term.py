@@ -44,7 +44,11 @@ class SegmentTable:
     def load(cls, vault) -> SegmentTable:
         ids, matrix = vault.segment_vectors()
         rows = {row[0]: row for row in vault.segment_rows(ids=ids)}
-        dimension = matrix.shape[1] if matrix is not None else int(vault.get_meta("embedder_dimension") or 1)
+        dimension = (
+            matrix.shape[1]
+            if matrix is not None
+            else int(vault.get_meta("embedder_dimension") or 1)
+        )
         table = cls(dimension)
         for index, seg_id in enumerate(ids):
             table.add(seg_id, matrix[index], json.loads(rows[seg_id][2]) if seg_id in rows else [])
@@ -68,7 +72,9 @@ class SegmentTable:
         self.ids.pop(index)
         self.stems.pop(seg_id, None)
 
-    def best(self, vector: np.ndarray, page_words: list[str], threshold: float) -> tuple[int | None, float]:
+    def best(
+        self, vector: np.ndarray, page_words: list[str], threshold: float
+    ) -> tuple[int | None, float]:
         """The segment a page joins: highest cos + Jaccard(stems), if it reaches the threshold."""
         if not self.ids:
             return None, 0.0

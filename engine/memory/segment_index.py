@@ -35,7 +35,11 @@ class SegmentIndex:
                 ids, matrix = self.vault.segment_vectors()
                 self.rows = {row[0]: row for row in self.vault.segment_rows(ids=ids)}
                 self.ids = [i for i in ids if i in self.rows]
-                self.matrix = matrix[[ids.index(i) for i in self.ids]] if matrix is not None and self.ids else None
+                self.matrix = (
+                    matrix[[ids.index(i) for i in self.ids]]
+                    if matrix is not None and self.ids
+                    else None
+                )
                 self.stems = {i: keywords.normalise(json.loads(self.rows[i][2])) for i in self.ids}
                 self._key = key
             return self
@@ -47,7 +51,12 @@ class SegmentIndex:
             return []
         query_stems = keywords.normalise(keywords.content_words(query))
         cosines = self.matrix @ vector
-        scored = [(float(cosines[i]) + keywords.jaccard(query_stems, self.stems[seg_id]), self.rows[seg_id])
-                  for i, seg_id in enumerate(self.ids)]
+        scored = [
+            (
+                float(cosines[i]) + keywords.jaccard(query_stems, self.stems[seg_id]),
+                self.rows[seg_id],
+            )
+            for i, seg_id in enumerate(self.ids)
+        ]
         scored.sort(key=lambda item: -item[0])
         return scored[:limit]

@@ -40,7 +40,7 @@ class VectorMirror:
         self._matrix: np.ndarray | None = None
         self._loaded = False
         self._data_version = -1
-        self._base = {"pages_vec": "pages", "facts_vec": "facts"}[table]
+        self._base = {"pages_vec": "pages", "facts_vec": "facts", "turns_vec": "turns_vec"}[table]
 
     def _load_all(self) -> None:
         _single_threaded_blas()

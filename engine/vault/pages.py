@@ -41,6 +41,7 @@ class PagesMixin:
         body: str,
         vector: np.ndarray,
         now: float,
+        turn_vectors: dict[int, np.ndarray] | None = None,
     ) -> int:
         cursor = self.conn.execute(
             "INSERT INTO pages(conversation_id, user_input, agent_response, ts, created, meta, tier) "
@@ -53,7 +54,17 @@ class PagesMixin:
         self.conn.execute(
             "INSERT INTO pages_vec(rowid, embedding) VALUES(?, ?)", (page_id, _blob(vector))
         )
+        self.insert_turn_vectors(page_id, turn_vectors or {})
         return page_id
+
+    @_locked
+    def insert_turn_vectors(self, page_id: int, vectors: dict[int, np.ndarray]) -> None:
+        """side 0: what the user said, side 1: the answer."""
+        for side, turn in vectors.items():
+            self.conn.execute(
+                "INSERT INTO turns_vec(rowid, embedding) VALUES(?, ?)",
+                (page_id * 2 + side, _blob(turn)),
+            )
 
     @_locked
     def page_rows(self, ids: Iterable[int]) -> list[tuple]:
@@ -138,6 +149,13 @@ class PagesMixin:
         )
 
     @_locked
+    def pages_after(self, after_id: int, upto: int, limit: int) -> list[tuple]:
+        return self.conn.execute(
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+            (after_id, upto, limit),
+        ).fetchall()
+
+    @_locked
     def unanalysed_page_ids(self, segment_id: int) -> list[int]:
         return [
             row[0]
@@ -174,6 +192,7 @@ class PagesMixin:
             "segments_vec",
             "pages_vec_next",
             "facts_vec_next",
+            "turns_vec",
         )
         ids, rows = [], []
         for row_id, blob in self.conn.execute(
@@ -187,8 +206,22 @@ class PagesMixin:
 
     @_locked
     def count_rows(self, table: str) -> int:
-        assert table in ("pages_vec", "facts_vec", "segments_vec", "pages", "facts")
+        assert table in ("pages_vec", "facts_vec", "segments_vec", "turns_vec", "pages", "facts")
         return self.conn.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+
+    @_locked
+    def document_frequency(self, table: str, terms: list[str]) -> dict[str, int]:
+        """How many rows of an FTS5 table contain each (already stemmed) term."""
+        assert table in ("pages_fts", "facts_fts")
+        vocab = f"temp.{table}_terms"
+        self.conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, {table}, 'row')"
+        )
+        out = {}
+        for term in terms:
+            rows = self.conn.execute(f"SELECT doc FROM {vocab} WHERE term=?", (term,)).fetchall()
+            out[term] = rows[0][0] if rows else 0
+        return out
 
     @_locked
     def keyword_search(self, table: str, match: str, limit: int) -> list[tuple[int, float]]:
@@ -249,6 +282,9 @@ class PagesMixin:
         for page_id in page_ids:
             self.conn.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
         self._erase_vectors("pages_vec", page_ids, dimension)
+        self._erase_vectors(
+            "turns_vec", [pid * 2 + side for pid in page_ids for side in (0, 1)], dimension
+        )
         self.conn.execute(
             f"UPDATE pages SET chain_prev_id=NULL WHERE chain_prev_id IN ({marks})", page_ids
         )

@@ -9,7 +9,7 @@ import numpy as np
 
 from engine.vault.store import Vault, _blob
 
-TABLES = ("pages", "facts", "segments")
+TABLES = ("pages", "facts", "segments", "turns")
 
 
 def _next(table: str) -> str:
@@ -36,9 +36,21 @@ def pending_texts(vault: Vault, table: str, limit: int) -> list[tuple[int, str]]
     if table == "pages":
         sql = "SELECT id, user_input, agent_response, meta FROM pages WHERE id > ? ORDER BY id LIMIT ?"
         rows = vault.conn.execute(sql, (last, limit)).fetchall()
-        return [(row[0], _page_text(row[1], row[2], json.loads(row[3]))) for row in rows]
+        return [
+            (row[0], _page_text(row[1], row[2], json.loads(row[3])), row[1], row[2]) for row in rows
+        ]
     sql = "SELECT id, text FROM facts WHERE id > ? ORDER BY id LIMIT ?"
     return [(row[0], row[1]) for row in vault.conn.execute(sql, (last, limit))]
+
+
+def _turn_rows(rows: list[tuple]) -> list[tuple[int, str]]:
+    """(turn rowid, text) for the pages in `rows` (rowid = page id * 2 + side)."""
+    return [
+        (row[0] * 2 + side, text)
+        for row in rows
+        for side, text in ((0, row[2]), (1, row[3]))
+        if text.strip()
+    ]
 
 
 def _page_text(user_input: str, agent_response: str, meta: dict) -> str:
@@ -57,8 +69,18 @@ def count(vault: Vault, table: str) -> tuple[int, int]:
     return done, total
 
 
-def store(vault: Vault, table: str, rows: list[tuple[int, np.ndarray]]) -> None:
+def store(
+    vault: Vault,
+    table: str,
+    rows: list[tuple[int, np.ndarray]],
+    turns: list[tuple[int, np.ndarray]] = (),
+) -> None:
     with vault.transaction():
+        for row_id, vector in turns:
+            vault.conn.execute(
+                f"INSERT INTO {_next('turns')}(rowid, embedding) VALUES(?, ?)",
+                (row_id, _blob(vector)),
+            )
         for row_id, vector in rows:
             vault.conn.execute(
                 f"INSERT INTO {_next(table)}(rowid, embedding) VALUES(?, ?)",
@@ -118,12 +140,16 @@ def reembed(
             rows = pending_texts(vault, table, batch)
             if not rows:
                 break
-            vectors = embedder.embed([text for _, text in rows])
-            store(
-                vault,
-                table,
-                [(row_id, vector) for (row_id, _), vector in zip(rows, vectors, strict=True)],
-            )
+            turns = _turn_rows(rows) if table == "pages" else []
+            vectors = embedder.embed([row[1] for row in rows] + [text for _, text in turns])
+            staged = [
+                (row[0], vector) for row, vector in zip(rows, vectors[: len(rows)], strict=True)
+            ]
+            extra = [
+                (row_id, vector)
+                for (row_id, _), vector in zip(turns, vectors[len(rows) :], strict=True)
+            ]
+            store(vault, table, staged, extra)
             done += len(rows)
             if progress:
                 progress(done, overall)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections.abc import Callable
@@ -10,7 +11,6 @@ from pathlib import Path
 from engine import errors
 from engine.vault.connection import APPLICATION_ID
 
-SCHEMA_VERSION = 1
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 
@@ -101,8 +101,23 @@ def _initial(conn, dimension: int) -> None:
     )
 
 
+def _turn_vectors(conn, dimension: int) -> None:
+    """One vector per utterance (rowid = page id * 2 + side): a page's evidence is often one
+    of its two turns, and the page vector blurs it with the other."""
+    conn.execute(f"CREATE VIRTUAL TABLE turns_vec USING vec0(embedding float[{dimension}])")
+    last = conn.execute("SELECT max(id) FROM pages").fetchall()[0][0]
+    if last:  # existing pages get their turn vectors from a background job
+        conn.execute(
+            "INSERT INTO jobs(kind, payload, created, updated) VALUES('embed_turns', ?, ?, ?)",
+            (json.dumps({"upto": last}), time.time(), time.time()),
+        )
+
+
 # Named steps in order. Append new ones; never edit an applied step.
-MIGRATIONS: list[tuple[str, Callable]] = [("0001_initial", _initial)]
+MIGRATIONS: list[tuple[str, Callable]] = [
+    ("0001_initial", _initial),
+    ("0002_turn_vectors", _turn_vectors),
+]
 
 
 def applied(conn) -> list[str]:

@@ -1,0 +1,418 @@
+"""Chat with any OpenAI-compatible server (Ollama, LM Studio, vLLM, llama.cpp, cloud APIs)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import ssl
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from engine.backends.base import ChatBackend, Message, Progress
+from engine.backends.fit import fit_to_budget
+from engine.errors import ServerError
+
+_RETRY_STATUS = {429, 500, 502, 503, 504}
+_MAX_WAIT = 10.0  # seconds: the longest single back-off, whatever Retry-After says
+_MAX_BODY = 65_536  # bytes of an error body we read
+# Structured-output request styles, most precise first; the first one a server accepts sticks.
+_MODES = ("json_schema", "json_object_schema", "json_object", "plain")
+
+
+def normalise_url(url: str) -> str:
+    """ "localhost:11434" -> "http://localhost:11434/v1"; no trailing slash."""
+    url = (url or "").strip()
+    if not url:
+        raise ServerError("No server URL given (e.g. http://localhost:11434/v1)")
+    if "://" not in url:
+        url = "http://" + url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServerError(f"Not a server URL: {url!r} (e.g. http://localhost:11434/v1)")
+    path = parts.path.rstrip("/")
+    return f"{parts.scheme}://{parts.netloc}{path or '/v1'}"
+
+
+class _HTTPError(Exception):
+    def __init__(self, status: int, message: str, retry_after: float | None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.retry_after = status, message, retry_after
+
+
+class OpenAIChat(ChatBackend):
+    """A model behind an OpenAI-compatible /v1/chat/completions endpoint."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+        connect_timeout: float = 5.0,
+        retries: int = 2,
+        backoff: float = 0.5,
+        context_window: int = 8192,
+        extraction_capable: bool = True,
+        model_id: str | None = None,
+    ) -> None:
+        super().__init__(
+            model_id=model_id or model,
+            context_window=context_window,
+            extraction_capable=extraction_capable,
+        )
+        self.base_url = normalise_url(base_url)
+        self.model = model
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.retries = max(0, retries)
+        self.backoff = backoff
+        self.available_models: list[str] = []
+        self._api_key = api_key or None  # never logged, never in an error message
+        self._checked = False
+        self._mode: str | None = None
+        self._stream_usage = True
+
+    # -- checks ----------------------------------------------------------------------------
+
+    def load(self, progress: Progress | None = None) -> None:
+        """Check the server answers and accepts the key (GET /models); idempotent."""
+        if self._checked:
+            return
+        report = progress or (lambda fraction, label: None)
+        report(0.0, "contacting the server")
+        try:
+            listing = self._call("GET", "/models", None)
+        except _HTTPError as exc:
+            if exc.status in (401, 403):
+                raise self._error(exc) from None
+            listing = {}  # no model list here: the first chat request will tell
+        self.available_models = [
+            str(item.get("id")) for item in listing.get("data") or [] if isinstance(item, dict)
+        ]
+        self._checked = True
+        report(1.0, "ready")
+
+    def close(self) -> None:
+        self._checked = False
+
+    # -- generation ------------------------------------------------------------------------
+
+    def _stream(
+        self, messages: list[Message], *, max_tokens: int, temperature: float
+    ) -> Iterator[str]:
+        fitted, max_tokens = self._prepare(messages, max_tokens)
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": fitted,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "stream": True,
+        }
+        if self._stream_usage:
+            body["stream_options"] = {"include_usage": True}
+        try:
+            connection, response = self._open("POST", "/chat/completions", body)
+        except _HTTPError as exc:
+            if not (
+                self._stream_usage and exc.status in (400, 422) and "stream_options" in exc.message
+            ):
+                raise self._error(exc) from None
+            self._stream_usage = False  # an older server: count tokens ourselves
+            body.pop("stream_options")
+            try:
+                connection, response = self._open("POST", "/chat/completions", body)
+            except _HTTPError as retry_exc:
+                raise self._error(retry_exc) from None
+        parts: list[str] = []
+        usage: dict = {}
+        finished = False
+        try:
+            for data in _sse_events(response):
+                if data == "[DONE]":
+                    finished = True
+                    break
+                event = json.loads(data)
+                if isinstance(event.get("error"), dict | str):
+                    raise ServerError(
+                        f"The server at {self.base_url} failed mid-answer: "
+                        f"{self._scrub(_error_text(event))}"
+                    )
+                usage = event.get("usage") or usage
+                for choice in event.get("choices") or []:
+                    text = (choice.get("delta") or {}).get("content")
+                    if text:
+                        parts.append(text)
+                        yield text
+                    finished = finished or bool(choice.get("finish_reason"))
+            if not finished:
+                raise ServerError(self._broken_text())
+        except TimeoutError:
+            raise ServerError(self._timeout_text()) from None
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            raise ServerError(self._broken_text()) from exc
+        finally:
+            connection.close()
+            self._record(usage, len(parts))  # without usage: one chunk is about one token
+
+    def _complete_json(self, messages: list[Message], schema: dict, *, max_tokens: int) -> str:
+        fitted, max_tokens = self._prepare(messages, max_tokens)
+        modes = [self._mode] if self._mode else list(_MODES)
+        for mode in modes:
+            body: dict[str, Any] = {
+                "model": self.model,
+                "messages": fitted if mode == "json_schema" else _with_schema_hint(fitted, schema),
+                "max_tokens": max_tokens,
+                "temperature": 0.0,
+            }
+            if mode == "json_schema":
+                body["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "schema": schema},
+                }
+            elif mode == "json_object_schema":
+                body["response_format"] = {"type": "json_object", "schema": schema}
+            elif mode == "json_object":
+                body["response_format"] = {"type": "json_object"}
+            try:
+                result = self._call("POST", "/chat/completions", body)
+            except _HTTPError as exc:
+                if _rejects_format(exc) and mode != modes[-1]:
+                    continue  # this server does not take that response_format: try the next
+                raise self._error(exc) from None
+            self._mode = mode
+            choices = result.get("choices") or [{}]
+            text = str((choices[0].get("message") or {}).get("content") or "")
+            self._record(result.get("usage") or {}, max(1, len(text) // 4) if text else 0)
+            return text
+        return ""
+
+    def _record(self, usage: dict, estimated_completion: int) -> None:
+        """Use the server's token counts when it sends them, else our estimates."""
+        prompt = int(usage.get("prompt_tokens") or 0)
+        if prompt:  # replace the estimate _prepare() recorded
+            self.usage.prompt_tokens += prompt - self.usage.last_prompt_tokens
+            self.usage.last_prompt_tokens = prompt
+        done = int(usage.get("completion_tokens") or estimated_completion)
+        self.usage.last_completion_tokens = done
+        self.usage.completion_tokens += done
+
+    def _prepare(self, messages: list[Message], max_tokens: int) -> tuple[list[Message], int]:
+        max_tokens = max(1, min(max_tokens, self.context_window // 2))
+        fitted = fit_to_budget(messages, self.context_window - max_tokens, _estimate)
+        prompt = _estimate(fitted)
+        self.usage.last_prompt_tokens = prompt
+        self.usage.prompt_tokens += prompt
+        self.usage.last_completion_tokens = 0
+        return fitted, max_tokens
+
+    # -- HTTP ------------------------------------------------------------------------------
+
+    def _call(self, method: str, path: str, body: dict | None) -> dict:
+        """One request with a JSON answer (retried like `_open`)."""
+        connection, response = self._open(method, path, body)
+        try:
+            raw = response.read()
+        except TimeoutError:
+            raise ServerError(self._timeout_text()) from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise ServerError(self._broken_text()) from exc
+        finally:
+            connection.close()
+        try:
+            value = json.loads(raw or b"{}")
+        except ValueError:
+            raise ServerError(
+                f"The server at {self.base_url} did not answer with JSON: is this an "
+                "OpenAI-compatible URL?"
+            ) from None
+        return value if isinstance(value, dict) else {}
+
+    def _open(
+        self, method: str, path: str, body: dict | None
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+        """Send a request; retry connection failures, 429 and 5xx with back-off (bounded)."""
+        for attempt in range(self.retries + 1):
+            last = attempt == self.retries
+            try:
+                return self._send(method, path, body)
+            except _HTTPError as exc:
+                if exc.status not in _RETRY_STATUS or last or _rejects_format(exc):
+                    raise
+                wait = exc.retry_after if exc.retry_after is not None else self._delay(attempt)
+            except TimeoutError:
+                raise ServerError(self._timeout_text()) from None
+            except (OSError, http.client.HTTPException) as exc:
+                if last:
+                    raise ServerError(self._unreachable_text(exc)) from None
+                wait = self._delay(attempt)
+            time.sleep(min(wait, _MAX_WAIT))
+        raise AssertionError("unreachable")
+
+    def _delay(self, attempt: int) -> float:
+        return self.backoff * (2**attempt)
+
+    def _send(
+        self, method: str, path: str, body: dict | None
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+        parts = urlsplit(self.base_url)
+        if parts.scheme == "https":
+            connection: http.client.HTTPConnection = http.client.HTTPSConnection(
+                parts.netloc, timeout=self.connect_timeout, context=ssl.create_default_context()
+            )
+        else:
+            connection = http.client.HTTPConnection(parts.netloc, timeout=self.connect_timeout)
+        headers = {"Accept": "application/json, text/event-stream", "User-Agent": "MemoryOS"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        try:
+            try:
+                connection.connect()
+            except TimeoutError:
+                raise ConnectionError(f"no answer within {self.connect_timeout:g} s") from None
+            connection.sock.settimeout(self.timeout)  # from now on: the wait between chunks
+            connection.request(method, parts.path + path, body=data, headers=headers)
+            response = connection.getresponse()
+        except BaseException:
+            connection.close()
+            raise
+        if response.status >= 400:
+            try:
+                raw = response.read(_MAX_BODY)
+            except (OSError, http.client.HTTPException):
+                raw = b""
+            finally:
+                connection.close()
+            raise _HTTPError(response.status, self._scrub(_error_text(raw)), _retry_after(response))
+        return connection, response
+
+    # -- messages --------------------------------------------------------------------------
+
+    def _error(self, exc: _HTTPError) -> ServerError:
+        url, status, detail = self.base_url, exc.status, exc.message
+        if status in (401, 403) and not self._api_key:
+            return ServerError(
+                f"The server at {url} needs an API key (HTTP {status}): set it in the model "
+                "settings."
+            )
+        if status in (401, 403):
+            return ServerError(
+                f"The server at {url} refused the API key (HTTP {status}): check the key in "
+                "the model settings."
+            )
+        lowered = detail.lower()
+        unknown_model = "model" in lowered and (
+            status == 404 or "not found" in lowered or "does not exist" in lowered
+        )
+        if status in (400, 404) and unknown_model:
+            known = ", ".join(self.available_models[:8])
+            offer = f" It offers: {known}." if known else ""
+            return ServerError(f"The server at {url} has no model '{self.model}'.{offer}")
+        if status == 404:
+            return ServerError(
+                f"Nothing found at {url}/chat/completions (HTTP 404): check the server URL "
+                "(it usually ends in /v1)."
+            )
+        if status == 429:
+            return ServerError(
+                f"The server at {url} is rate-limiting requests (HTTP 429), still after "
+                f"{self.retries} retries: wait a little and try again."
+            )
+        if status >= 500:
+            return ServerError(f"The server at {url} failed (HTTP {status}): {detail}")
+        return ServerError(f"The server at {url} refused the request (HTTP {status}): {detail}")
+
+    def _unreachable_text(self, exc: BaseException) -> str:
+        reason = "connection refused" if isinstance(exc, ConnectionRefusedError) else str(exc)
+        if isinstance(exc, socket.gaierror):
+            reason = "unknown host name"
+        return f"Cannot reach the server at {self.base_url} ({reason}): is it running?"
+
+    def _timeout_text(self) -> str:
+        return (
+            f"The server at {self.base_url} sent nothing for {self.timeout:g} s: it may be "
+            "overloaded or stuck. Try again, or raise the timeout."
+        )
+
+    def _broken_text(self) -> str:
+        return f"The connection to {self.base_url} broke in the middle of the answer."
+
+    def _scrub(self, text: str) -> str:
+        if self._api_key and self._api_key in text:
+            text = text.replace(self._api_key, "***")
+        return text[:300]
+
+
+def _sse_events(response: http.client.HTTPResponse) -> Iterator[str]:
+    """The `data:` payloads of a server-sent event stream."""
+    data: list[str] = []
+    while True:
+        raw = response.readline(_MAX_BODY)
+        if not raw:
+            if data:
+                yield "\n".join(data)
+            return
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip(" "))
+        # other fields ("event:", "id:", ": ping" comments) carry nothing we use
+
+
+def _error_text(raw: bytes | dict) -> str:
+    """The human part of an error body: {"error": {"message": ...}}, {"detail": ...}, text."""
+    value: Any = raw
+    if isinstance(raw, bytes):
+        try:
+            value = json.loads(raw.decode("utf-8", errors="replace"))
+        except ValueError:
+            return raw.decode("utf-8", errors="replace").strip()[:300] or "no details"
+    if isinstance(value, dict):
+        error = value.get("error", value.get("detail", value.get("message")))
+        if isinstance(error, dict):
+            error = error.get("message") or error.get("msg") or json.dumps(error)
+        if isinstance(error, list) and error:
+            error = "; ".join(
+                str(item.get("msg", item)) for item in error if isinstance(item, dict)
+            )
+        return str(error or value)[:300]
+    return str(value)[:300]
+
+
+def _rejects_format(exc: _HTTPError) -> bool:
+    """The server refused our response_format (some answer 500 to a request they cannot parse)."""
+    return exc.status in (400, 422) or "response_format" in exc.message
+
+
+def _retry_after(response: http.client.HTTPResponse) -> float | None:
+    value = response.getheader("Retry-After")
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        return None
+
+
+def _with_schema_hint(messages: list[Message], schema: dict) -> list[Message]:
+    """Tell the model the schema in words (JSON mode needs the word JSON in the prompt)."""
+    hint = "Answer with only one JSON object matching this JSON schema:\n" + json.dumps(schema)
+    out = [dict(message) for message in messages]
+    if out and out[0].get("role") == "system":
+        out[0]["content"] = f"{out[0].get('content') or ''}\n\n{hint}".strip()
+    else:
+        out.insert(0, {"role": "system", "content": hint})
+    return out
+
+
+def _estimate(messages: list[Message]) -> int:
+    """Prompt tokens without the server's tokenizer: a generous 3 characters a token."""
+    return sum(len(message.get("content") or "") // 3 + 6 for message in messages) + 3

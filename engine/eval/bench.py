@@ -1,0 +1,359 @@
+"""`memoryos bench`: add_memory and retrieval latency, consolidation throughput, RSS, vault size."""
+
+from __future__ import annotations
+
+import random
+import resource
+import secrets
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.eval.metrics import percentile
+
+NAMES = ["Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Grace", "Hugo", "Iris", "Jonas"]
+VERBS = [
+    "visited",
+    "cooked",
+    "painted",
+    "repaired",
+    "booked",
+    "read about",
+    "bought",
+    "planned",
+    "photographed",
+    "learned about",
+    "argued about",
+    "finished",
+]
+THINGS = [
+    "a sourdough loaf",
+    "the old bicycle",
+    "a trip to Lisbon",
+    "the garden shed",
+    "a jazz concert",
+    "the tax forms",
+    "a pottery class",
+    "a used camera",
+    "the kitchen tap",
+    "a marathon plan",
+    "a birthday present",
+    "the violin lessons",
+    "a chess opening",
+    "the roof tiles",
+    "a hiking route",
+    "a podcast about whales",
+    "the budget sheet",
+]
+WHEN = [
+    "yesterday",
+    "last weekend",
+    "on Tuesday",
+    "this morning",
+    "two weeks ago",
+    "in March",
+    "after work",
+    "before the holidays",
+]
+FEELINGS = [
+    "It was fun.",
+    "That took longer than planned.",
+    "I want to do it again.",
+    "Not sure it was worth it.",
+    "The kids loved it.",
+    "I am still tired.",
+    "",
+]
+
+
+def synthetic_exchange(rng: random.Random) -> tuple[str, str]:
+    """A varied, plausible exchange (so FTS and vectors are not degenerate)."""
+    who = rng.choice(NAMES)
+    user = (
+        f"{rng.choice(WHEN).capitalize()} {who} and I {rng.choice(VERBS)} "
+        f"{rng.choice(THINGS)}. {rng.choice(FEELINGS)}"
+    ).strip()
+    agent = (
+        f"How did {rng.choice(THINGS)} compare with {rng.choice(THINGS)}? "
+        f"You mentioned {rng.choice(NAMES)} {rng.choice(VERBS)} it {rng.choice(WHEN)}."
+    )
+    return user, agent
+
+
+@dataclass
+class BenchConfig:
+    sizes: list[int] = field(default_factory=lambda: [1000, 10000, 100000])
+    embedder: str = "bundled"  # embedder for the add_memory and consolidation measures
+    chat: str = "bundled"  # none | fake | bundled (fake is always measured too)
+    queries: int = 200
+    adds: int = 300
+    consolidation_pages: int = 200
+    folder: str | None = None  # where the throwaway vaults go (a temp folder by default)
+    seed: int = 7
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, in MiB."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def _open(folder: Path, name: str, embedder: Any, chat: Any = None) -> Any:
+    from engine.api import MemoryOS
+
+    return MemoryOS.open(
+        folder / f"{name}.memoryos",
+        create=True,
+        passphrase=secrets.token_urlsafe(24),
+        embedder=embedder,
+        chat=chat,
+        background=False,
+    )
+
+
+def _ms(samples: list[float]) -> dict[str, float | None]:
+    ms = [s * 1000 for s in samples]
+    return {"p50_ms": percentile(ms, 50), "p95_ms": percentile(ms, 95), "n": len(ms)}
+
+
+def _embedder(name: str) -> Any:
+    if name == "fake":
+        from engine.backends.fake import HashEmbedder
+
+        return HashEmbedder(384)
+    from engine.backends.embedder import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    embedder.load()  # model load is not part of any measure
+    embedder.embed(["warm up"])
+    return embedder
+
+
+def bench_add(folder: Path, embedder: Any, count: int, rng: random.Random) -> dict[str, Any]:
+    """add_memory latency (one embedding + one transaction), consolidation not running."""
+    mem = _open(folder, f"add-{embedder.model_id.replace('/', '_')}", embedder)
+    samples = []
+    try:
+        for _ in range(count):
+            user, agent = synthetic_exchange(rng)
+            start = time.perf_counter()
+            mem.add_memory(user, agent)
+            samples.append(time.perf_counter() - start)
+    finally:
+        mem.close()
+    return {"embedder": embedder.model_id, **_ms(samples)}
+
+
+def build_vault(
+    mem: Any, pages: int, rng: random.Random, *, batch: int = 2000, pages_per_segment: int = 50
+) -> None:
+    """Fill a vault fast with consolidated-looking pages (mid-term, in segments).
+
+    Goes below add_memory on purpose (one transaction per batch, vectors embedded in batches,
+    no jobs queued): only the search cost at this size is being measured.
+    """
+    import numpy as np
+
+    from engine.memory import keywords
+
+    vault, embedder = mem.vault, mem.embedder
+    start_ts = time.time() - pages * 600.0
+    done = 0
+    while done < pages:
+        n = min(batch, pages - done)
+        rows = [synthetic_exchange(rng) for _ in range(n)]
+        bodies = [f"User: {u}\nAssistant: {a}" for u, a in rows]
+        vectors = embedder.embed(bodies)
+        with vault.transaction():
+            segment_id = None
+            for i, ((user, agent), body) in enumerate(zip(rows, bodies, strict=True)):
+                index = done + i
+                conversation = f"bench-{index // pages_per_segment}"
+                if index % pages_per_segment == 0 or segment_id is None:
+                    vault.ensure_conversation(conversation, start_ts, title=user[:40])
+                    segment_id = vault.insert_segment(
+                        body[:200], keywords.extract(body), vectors[i], start_ts
+                    )
+                page_id = vault.insert_page(
+                    conversation_id=conversation,
+                    user_input=user,
+                    agent_response=agent,
+                    ts=start_ts + index * 600.0,
+                    meta={},
+                    body=body,
+                    vector=np.asarray(vectors[i], dtype=np.float32),
+                    now=start_ts,
+                )
+                vault.move_page_to_segment(page_id, segment_id, None, "", keywords.extract(body))
+        done += n
+
+
+def bench_retrieval(folder: Path, size: int, queries: int, rng: random.Random) -> dict[str, Any]:
+    """Retrieval latency at `size` pages, query embedding excluded (vectors given)."""
+    from engine.backends.fake import HashEmbedder
+
+    embedder = HashEmbedder(384)
+    mem = _open(folder, f"retrieve-{size}", embedder)
+    try:
+        start = time.perf_counter()
+        build_vault(mem, size, rng)
+        build_s = time.perf_counter() - start
+        texts = [synthetic_exchange(rng)[0] for _ in range(queries)]
+        vectors = embedder.embed(texts, kind="query")
+        start = time.perf_counter()
+        mem.retrieve(texts[0], query_vector=vectors[0], record_visits=False)
+        cold_ms = (time.perf_counter() - start) * 1000
+        samples = []
+        for text, vector in zip(texts, vectors, strict=True):
+            start = time.perf_counter()
+            mem.retrieve(text, query_vector=vector, record_visits=False)
+            samples.append(time.perf_counter() - start)
+        path = mem.path
+    finally:
+        mem.close()
+    size_bytes = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+    return {
+        "pages": size,
+        "build_s": build_s,
+        "cold_first_ms": cold_ms,
+        **_ms(samples),
+        "vault_mb": size_bytes / 2**20,
+        "vault_mb_per_1k_pages": size_bytes / 2**20 / size * 1000,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def _chat(name: str) -> Any:
+    if name == "fake":
+        from engine.backends.fake import FakeChat
+
+        return FakeChat()
+    from models.catalogue import ModelConfig, make_chat
+
+    chat = make_chat(ModelConfig(source="bundled"))
+    chat.load()  # model load excluded
+    return chat
+
+
+def bench_consolidation(
+    folder: Path, embedder: Any, chat_name: str, pages: int, rng: random.Random
+) -> dict[str, Any]:
+    """Pages per second through consolidation (STM overflow, segments, persona)."""
+    chat = None if chat_name == "none" else _chat(chat_name)
+    mem = _open(folder, f"consolidate-{chat_name}", embedder, chat)
+    try:
+        for _ in range(pages):
+            mem.add_memory(*synthetic_exchange(rng))
+        before = chat.usage.calls if chat is not None else 0
+        start = time.perf_counter()
+        jobs = 0
+        while True:
+            ran = mem.run_consolidation()
+            jobs += ran
+            if not ran or mem.consolidation_status().pending_jobs == 0:
+                break
+        seconds = time.perf_counter() - start
+        status = mem.consolidation_status()
+    finally:
+        mem.close()
+        if chat is not None:
+            chat.close()
+    return {
+        "chat": getattr(chat, "model_id", "none"),
+        "embedder": embedder.model_id,
+        "pages": pages,
+        "seconds": seconds,
+        "pages_per_s": pages / seconds if seconds else None,
+        "jobs": jobs,
+        "llm_calls": (chat.usage.calls - before) if chat is not None else 0,
+        "segments": status.segments,
+        "failed_jobs": status.failed_jobs,
+    }
+
+
+def run_bench(config: BenchConfig, log: Any = print) -> dict[str, Any]:
+    """Every measure; failures of one part (e.g. a missing model) are reported, not fatal."""
+    rng = random.Random(config.seed)
+    results: dict[str, Any] = {
+        "config": vars(config).copy(),
+        "add_memory": [],
+        "retrieval": [],
+        "consolidation": [],
+        "errors": [],
+    }
+    results["notes"] = (
+        "Retrieval vaults are filled with synthetic varied text and embedded with the fake "
+        "HashEmbedder(384): only the search cost matters there, and query embedding is "
+        "excluded (vectors passed in). Model load times are excluded everywhere."
+    )
+    with tempfile.TemporaryDirectory(dir=config.folder) as tmp:
+        folder = Path(tmp)
+        embedder_names = ["fake"] + (["bundled"] if config.embedder == "bundled" else [])
+        embedders = {}
+        for name in embedder_names:
+            log(f"add_memory with the {name} embedder ...")
+            try:
+                embedders[name] = _embedder(name)
+                results["add_memory"].append(bench_add(folder, embedders[name], config.adds, rng))
+            except Exception as exc:  # a missing model must not hide the other numbers
+                results["errors"].append(f"add_memory/{name}: {type(exc).__name__}: {exc}")
+        for size in config.sizes:
+            log(f"retrieval at {size} pages ...")
+            results["retrieval"].append(bench_retrieval(folder, size, config.queries, rng))
+        embedder = embedders.get(config.embedder) or embedders.get("fake") or _embedder("fake")
+        chats = ["none", "fake"] + (["bundled"] if config.chat == "bundled" else [])
+        for chat_name in chats:
+            log(f"consolidation with chat={chat_name} ...")
+            try:
+                results["consolidation"].append(
+                    bench_consolidation(
+                        folder, embedder, chat_name, config.consolidation_pages, rng
+                    )
+                )
+            except Exception as exc:
+                results["errors"].append(f"consolidation/{chat_name}: {type(exc).__name__}: {exc}")
+    results["peak_rss_mb"] = peak_rss_mb()
+    return results
+
+
+def _f(value: Any, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def format_table(results: dict[str, Any]) -> str:
+    """The numbers as plain-text tables."""
+    lines = [
+        "add_memory (one embedding + one transaction; model load excluded)",
+        f"  {'embedder':44} {'p50 ms':>8} {'p95 ms':>8}",
+    ]
+    for row in results["add_memory"]:
+        lines.append(f"  {row['embedder']:44} {_f(row['p50_ms'], 2):>8} {_f(row['p95_ms'], 2):>8}")
+    lines += [
+        "",
+        "retrieval (query embedding excluded; fake 384-d vectors)",
+        f"  {'pages':>8} {'p50 ms':>8} {'p95 ms':>8} {'cold ms':>8} {'build s':>8} "
+        f"{'MB':>8} {'MB/1k':>7} {'RSS MB':>7}",
+    ]
+    for row in results["retrieval"]:
+        lines.append(
+            f"  {row['pages']:>8} {_f(row['p50_ms'], 2):>8} {_f(row['p95_ms'], 2):>8} "
+            f"{_f(row['cold_first_ms']):>8} {_f(row['build_s']):>8} "
+            f"{_f(row['vault_mb']):>8} {_f(row['vault_mb_per_1k_pages'], 2):>7} "
+            f"{_f(row['peak_rss_mb'], 0):>7}"
+        )
+    lines += [
+        "",
+        "consolidation throughput",
+        f"  {'chat':36} {'embedder':40} {'pages':>6} {'pages/s':>8} {'LLM calls':>9}",
+    ]
+    for row in results["consolidation"]:
+        lines.append(
+            f"  {row['chat']:36} {row['embedder']:40} {row['pages']:>6} "
+            f"{_f(row['pages_per_s']):>8} {row['llm_calls']:>9}"
+        )
+    lines += ["", f"peak RSS: {_f(results['peak_rss_mb'], 0)} MiB", results["notes"]]
+    lines += [f"error: {e}" for e in results["errors"]]
+    return "\n".join(lines)
