@@ -1,0 +1,210 @@
+"""Read a GGUF file's header (metadata and tensor shapes) without loading its weights."""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from engine.errors import ModelLoadError
+
+GGUF_MAGIC = b"GGUF"
+
+# llama.cpp's LLAMA_FTYPE enum (general.file_type): the file's main quantisation.
+FILE_TYPES = {
+    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
+    11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+    17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS",
+    23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S",
+    29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0", 37: "TQ2_0",
+    38: "MXFP4_MOE",
+}  # fmt: skip
+
+# GGUF value types: (struct format, size) for the fixed-size ones.
+_SCALARS = {
+    0: ("<B", 1), 1: ("<b", 1), 2: ("<H", 2), 3: ("<h", 2), 4: ("<I", 4), 5: ("<i", 4),
+    6: ("<f", 4), 7: ("<?", 1), 10: ("<Q", 8), 11: ("<q", 8), 12: ("<d", 8),
+}  # fmt: skip
+_STRING, _ARRAY = 8, 9
+_MAX_KEPT_ARRAY = 64  # long arrays (the vocabulary) are skipped, only their length is kept
+
+
+@dataclass(frozen=True)
+class GGUFInfo:
+    """What the settings dialog shows about a GGUF file, read from its header."""
+
+    path: str
+    size_bytes: int
+    architecture: str
+    name: str
+    quantisation: str
+    context_length: int | None
+    chat_template: str | None
+    parameters: int  # counted from the tensor shapes
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def is_gguf(path: str | Path) -> bool:
+    """True when the file starts with the GGUF magic bytes."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == GGUF_MAGIC
+    except OSError:
+        return False
+
+
+def check_gguf_file(path: str | Path) -> Path:
+    """Raise ModelLoadError unless `path` is an existing, readable GGUF file."""
+    file = Path(path).expanduser()
+    if not file.exists():
+        raise ModelLoadError(f"Model file not found: {file}. Pick the .gguf file again.")
+    if not file.is_file():
+        raise ModelLoadError(f"{file} is a folder, not a model file: pick a .gguf file.")
+    try:
+        with open(file, "rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise ModelLoadError(f"Cannot read the model file {file}: {exc.strerror}.") from exc
+    if magic != GGUF_MAGIC:
+        raise ModelLoadError(
+            f"{file.name} is not a GGUF model file (llama.cpp needs .gguf files; convert or "
+            "download the GGUF version of the model)."
+        )
+    return file
+
+
+def read_header(path: str | Path) -> tuple[dict[str, Any], int]:
+    """Return (metadata key -> value, parameter count). Arrays longer than 64 become lengths."""
+    file = check_gguf_file(path)
+    try:
+        with open(file, "rb", buffering=1 << 20) as handle:
+            return _parse(handle)
+    except (struct.error, UnicodeDecodeError, ValueError, MemoryError) as exc:
+        raise ModelLoadError(f"{file.name} is a damaged or truncated GGUF file ({exc}).") from exc
+
+
+def gguf_info(path: str | Path) -> GGUFInfo:
+    """Size, architecture, quantisation, context length and chat template of a GGUF file."""
+    metadata, parameters = read_header(path)
+    return info_from_header(path, metadata, parameters)
+
+
+def info_from_header(path: str | Path, metadata: dict[str, Any], parameters: int) -> GGUFInfo:
+    file = Path(path).expanduser()
+    arch = str(metadata.get("general.architecture", "unknown"))
+    file_type = metadata.get("general.file_type")
+    quantisation = FILE_TYPES.get(file_type, f"type {file_type}") if file_type is not None else ""
+    context = metadata.get(f"{arch}.context_length")
+    template = metadata.get("tokenizer.chat_template")
+    return GGUFInfo(
+        path=str(file.resolve()),
+        size_bytes=file.stat().st_size,
+        architecture=arch,
+        name=str(metadata.get("general.name") or file.stem),
+        quantisation=quantisation or _quantisation_from_name(file.name),
+        context_length=int(context) if isinstance(context, int) else None,
+        chat_template=template if isinstance(template, str) else None,
+        parameters=parameters or size_label_parameters(str(metadata.get("general.size_label", ""))),
+    )
+
+
+def size_label_parameters(label: str) -> int:
+    """Parameters from a size label such as "135M", "1.5B" or "8x7B" (0 when unreadable)."""
+    match = re.fullmatch(r"\s*(?:(\d+)x)?([\d.]+)\s*([KMBT])\s*", label, re.I)
+    if not match:
+        return 0
+    experts = int(match.group(1) or 1)
+    scale = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[match.group(3).upper()]
+    return int(experts * float(match.group(2)) * scale)
+
+
+def kv_cache_bytes(metadata: dict[str, Any], n_ctx: int) -> int:
+    """Approximate f16 KV cache size for `n_ctx` tokens (0 when the header lacks the sizes)."""
+    arch = metadata.get("general.architecture", "")
+    layers = metadata.get(f"{arch}.block_count")
+    width = metadata.get(f"{arch}.embedding_length")
+    heads = metadata.get(f"{arch}.attention.head_count")
+    kv_heads = metadata.get(f"{arch}.attention.head_count_kv", heads)
+    if not all(isinstance(value, int) and value > 0 for value in (layers, width, heads, kv_heads)):
+        return 0
+    head_dim = metadata.get(f"{arch}.attention.key_length") or width // heads
+    return 2 * 2 * layers * n_ctx * kv_heads * int(head_dim)
+
+
+def _quantisation_from_name(filename: str) -> str:
+    upper = filename.upper()
+    for name in sorted(FILE_TYPES.values(), key=len, reverse=True):
+        if name in upper:
+            return name
+    return "unknown"
+
+
+def _parse(handle: BinaryIO) -> tuple[dict[str, Any], int]:
+    handle.read(4)  # magic, checked by the caller
+    (version,) = struct.unpack("<I", _read(handle, 4))
+    if version == 1:
+        raise ValueError("GGUF version 1 is obsolete; get a newer conversion of the model")
+    if version > 3:
+        raise ValueError(f"GGUF version {version} is newer than this reader")
+    tensor_count, kv_count = struct.unpack("<QQ", _read(handle, 16))
+    if tensor_count > 1_000_000 or kv_count > 1_000_000:
+        raise ValueError("implausible tensor or key count")
+    metadata: dict[str, Any] = {}
+    for _ in range(kv_count):
+        key = _read_string(handle)
+        (kind,) = struct.unpack("<I", _read(handle, 4))
+        metadata[key] = _read_value(handle, kind)
+    parameters = 0
+    for _ in range(tensor_count):
+        _read_string(handle)  # tensor name
+        (n_dims,) = struct.unpack("<I", _read(handle, 4))
+        if n_dims > 8:
+            raise ValueError("implausible tensor rank")
+        dims = struct.unpack(f"<{n_dims}Q", _read(handle, 8 * n_dims))
+        _read(handle, 12)  # ggml type (u32) and data offset (u64)
+        count = 1
+        for dim in dims:
+            count *= dim
+        parameters += count
+    return metadata, parameters
+
+
+def _read(handle: BinaryIO, size: int) -> bytes:
+    data = handle.read(size)
+    if len(data) != size:
+        raise ValueError("unexpected end of file")
+    return data
+
+
+def _read_string(handle: BinaryIO) -> str:
+    (length,) = struct.unpack("<Q", _read(handle, 8))
+    if length > 1 << 28:
+        raise ValueError("implausible string length")
+    return _read(handle, length).decode("utf-8", errors="replace")
+
+
+def _read_value(handle: BinaryIO, kind: int) -> Any:
+    if kind in _SCALARS:
+        fmt, size = _SCALARS[kind]
+        return struct.unpack(fmt, _read(handle, size))[0]
+    if kind == _STRING:
+        return _read_string(handle)
+    if kind == _ARRAY:
+        item_kind, count = struct.unpack("<IQ", _read(handle, 12))
+        if count > _MAX_KEPT_ARRAY:
+            _skip_array(handle, item_kind, count)
+            return count
+        return [_read_value(handle, item_kind) for _ in range(count)]
+    raise ValueError(f"unknown GGUF value type {kind}")
+
+
+def _skip_array(handle: BinaryIO, item_kind: int, count: int) -> None:
+    if item_kind in _SCALARS:
+        handle.seek(_SCALARS[item_kind][1] * count, 1)
+        return
+    for _ in range(count):
+        _read_value(handle, item_kind)

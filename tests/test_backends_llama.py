@@ -1,0 +1,179 @@
+"""LlamaChat: the real bundled GGUF through llama.cpp, plus clear errors for bad model files."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import jsonschema
+import pytest
+
+from engine.backends.base import CancelToken
+from engine.backends.llama import LlamaChat, bounded_schema, gpu_offload_supported
+from engine.errors import GenerationCancelled, ModelLoadError
+from models.catalogue import bundled_gguf_path
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"summary": {"type": "string"}, "keywords": {"type": "array", "items": {"type": "string"}}},
+    "required": ["summary", "keywords"],
+}  # fmt: skip
+
+
+def write_gguf(path, architecture="llama", tensors=(), context_length=None):
+    """A header-only GGUF file: metadata and tensor shapes, no weights."""
+
+    def text(value: str) -> bytes:
+        raw = value.encode()
+        return struct.pack("<Q", len(raw)) + raw
+
+    keys = [(b"general.architecture", 8, text(architecture)), (b"general.name", 8, text("Test"))]
+    if context_length:
+        keys.append(
+            (f"{architecture}.context_length".encode(), 4, struct.pack("<I", context_length))
+        )
+    data = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(keys))
+    for key, kind, value in keys:
+        data += struct.pack("<Q", len(key)) + key + struct.pack("<I", kind) + value
+    for index, shape in enumerate(tensors):
+        data += text(f"t{index}") + struct.pack("<I", len(shape))
+        data += struct.pack(f"<{len(shape)}Q", *shape) + struct.pack("<IQ", 0, 0)
+    path.write_bytes(data)
+    return path
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    chat = LlamaChat(bundled_gguf_path(), n_ctx=2048)
+    yield chat
+    chat.close()
+
+
+def ask(text: str) -> list[dict]:
+    return [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": text}]
+
+
+@pytest.mark.real_models
+def test_streams_text_and_counts_usage(bundled):
+    steps = []
+    bundled.load(lambda fraction, label: steps.append(fraction))
+    assert steps == [] or steps[-1] == 1.0  # a second load is a no-op
+    messages = ask("Name a colour.")
+    chunks = list(bundled.stream(messages, max_tokens=12, temperature=0.0))
+    assert "".join(chunks).strip()
+    usage = bundled.usage
+    assert usage.generate_calls >= 1
+    assert usage.last_prompt_tokens == bundled.prompt_tokens(messages)
+    assert 0 < usage.last_completion_tokens <= 12 + 1
+    assert bundled.count_tokens("data scientist") < len("data scientist") // 2  # the real tokenizer
+
+
+@pytest.mark.real_models
+def test_cancel_stops_between_chunks(bundled):
+    cancel = CancelToken()
+    seen = []
+    with pytest.raises(GenerationCancelled):
+        for chunk in bundled.stream(ask("Count from one to fifty."), max_tokens=200, cancel=cancel):
+            seen.append(chunk)
+            if len(seen) == 3:
+                cancel.cancel()
+    assert len(seen) == 3
+    # The model is free again at once (the lock was released).
+    assert list(bundled.stream(ask("Say yes."), max_tokens=2))
+
+
+@pytest.mark.real_models
+def test_tiny_context_is_cut_never_overflows():
+    chat = LlamaChat(bundled_gguf_path(), n_ctx=160)
+    memories = " ".join(f"On day {i} the user mentioned detail number {i}." for i in range(400))
+    messages = [
+        {
+            "role": "system",
+            "content": "INSTRUCTIONS FIRST. Memories: " + memories + " LAST MEMORY.",
+        },
+        {"role": "user", "content": "old question " * 40},
+        {"role": "assistant", "content": "old answer " * 40},
+        {"role": "user", "content": "What is my name?"},
+    ]
+    chunks = list(chat.stream(messages, max_tokens=100, temperature=0.0))
+    assert chunks
+    fitted = chat.fit_messages(messages, 80)
+    assert chat.prompt_tokens(fitted) + 80 <= 160
+    assert fitted[-1]["content"] == "What is my name?"
+    assert fitted[0]["content"].startswith("INSTRUCTIONS FIRST.")
+    assert chat.usage.last_prompt_tokens + chat.usage.last_completion_tokens <= 160
+    chat.close()
+
+
+@pytest.mark.real_models
+def test_json_constrained_call_returns_parseable_json(bundled):
+    text = bundled.complete_json(
+        [{"role": "user", "content": "Summarise: I'm Tom, a data scientist in San Francisco."}],
+        SCHEMA,
+        max_tokens=256,
+    )
+    value = json.loads(text)
+    jsonschema.validate(value, SCHEMA)
+    assert bundled.usage.structured_calls >= 1
+
+
+def test_bundled_model_is_not_extraction_capable():
+    chat = LlamaChat(bundled_gguf_path())  # reads the header only
+    assert not chat.loaded
+    assert chat.extraction_capable is False
+    assert chat.context_window == 4096
+    assert chat.model_id == "SmolLM2-135M-Instruct.Q4_1"
+
+
+def test_a_big_model_is_extraction_capable_from_its_tensor_shapes(tmp_path):
+    path = write_gguf(tmp_path / "big.gguf", tensors=[(50_000, 40_000)], context_length=2048)
+    chat = LlamaChat(path, n_ctx=8192)
+    assert chat.extraction_capable is True
+    assert chat.context_window == 2048  # never past the training context
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    chat = LlamaChat(tmp_path / "nowhere.gguf")
+    with pytest.raises(ModelLoadError, match="not found"):
+        chat.load()
+
+
+def test_not_a_gguf_is_a_clear_error(tmp_path):
+    path = tmp_path / "weights.gguf"
+    path.write_bytes(b"PK\x03\x04 this is a zip, not a model" * 10)
+    with pytest.raises(ModelLoadError, match="not a GGUF"):
+        LlamaChat(path).load()
+
+
+def test_unsupported_architecture_is_a_clear_error(tmp_path):
+    path = write_gguf(tmp_path / "odd.gguf", architecture="nosucharch")
+    with pytest.raises(ModelLoadError, match="architecture 'nosucharch'"):
+        LlamaChat(path).load()
+
+
+def test_too_big_for_memory_is_refused_before_loading(monkeypatch):
+    from engine.backends import llama
+
+    monkeypatch.setattr(llama, "physical_memory", lambda: 50 * 2**20)  # a 50 MiB machine
+    chat = LlamaChat(bundled_gguf_path())
+    with pytest.raises(ModelLoadError, match="Not enough memory"):
+        chat.load()
+    assert not chat.loaded
+
+
+def test_llama_cpp_allocation_failure_reads_as_out_of_memory(tmp_path):
+    chat = LlamaChat(write_gguf(tmp_path / "m.gguf"))
+    log = "ggml_aligned_malloc: insufficient memory (attempted to allocate 219729.38 MB)\n"
+    assert "Not enough memory" in str(chat._load_error(log))
+
+
+def test_grammar_caps_strings_and_arrays_without_changing_the_schema():
+    bounded = bounded_schema(SCHEMA)
+    summary, keywords = bounded["properties"]["summary"], bounded["properties"]["keywords"]
+    assert keywords["maxItems"] > 0
+    assert 0 < keywords["items"]["maxLength"] < summary["maxLength"]
+    assert "maxLength" not in SCHEMA["properties"]["summary"]
+
+
+def test_gpu_offload_support_is_reported():
+    assert gpu_offload_supported() in (True, False)
