@@ -34,6 +34,9 @@ _STRICT_CHAR = (
 )
 
 
+REPEAT_PENALTY = 1.1
+
+
 class LlamaChat(ChatBackend):
     """A GGUF model run in-process by llama.cpp. Loads lazily; one inference at a time."""
 
@@ -196,8 +199,10 @@ class LlamaChat(ChatBackend):
         fitted, max_tokens = self._prepare(messages, max_tokens)
         parts: list[str] = []
         try:
+            # a mild repeat penalty: small models otherwise loop on one sentence
             chunks = self._llama.create_chat_completion(
-                fitted, max_tokens=max_tokens, temperature=temperature, stream=True
+                fitted, max_tokens=max_tokens, temperature=temperature, stream=True,
+                repeat_penalty=REPEAT_PENALTY,
             )
             for chunk in chunks:
                 text = chunk["choices"][0]["delta"].get("content")
