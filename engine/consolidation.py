@@ -8,10 +8,14 @@ completion.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import threading
 import time
 from collections.abc import Callable
+
+import numpy as np
 
 from engine.memory import chains, keywords, long_term, mid_term, short_term
 from engine.memory.heat import heat
@@ -26,6 +30,7 @@ ANALYSE_SEGMENT = "analyse_segment"
 EMBED_TURNS = "embed_turns"
 MAX_ATTEMPTS = 3
 CHUNK = 32  # pages moved from STM to MTM per transaction
+FULL_REFRESH = 32  # segments up to this size are recomputed from all their pages
 
 BATCH_SCHEMA = {
     "type": "object",
@@ -153,17 +158,26 @@ class Consolidator:
         return done
 
     def _guard(self, jobs: list[tuple], action: Callable[[list[tuple]], None]) -> None:
+        claimed = set(self.memory.vault.claim_jobs([job[0] for job in jobs], time.time()))
+        jobs = [job for job in jobs if job[0] in claimed]
+        if not jobs:
+            return  # another process took them
         try:
             action(jobs)
+            self.last_error = None
         except Exception as exc:
             from engine import errors
 
+            now = time.time()
             if isinstance(exc, (errors.VaultLockedError, errors.DiskFullError)):
-                raise  # the environment: retry the same job later, do not count it as failed
+                # the environment, not the job: hand it back untouched and retry later
+                with contextlib.suppress(Exception), self.memory.vault.transaction():
+                    for job in jobs:
+                        self.memory.vault.release_job(job[0], str(exc), now)
+                raise
             message = f"{jobs[0][1]} failed: {type(exc).__name__}: {exc}"
             self.last_error = message
             log.exception("consolidation job failed")
-            now = time.time()
             with self.memory.vault.transaction():
                 for job_id, _kind, _payload, attempts in jobs:
                     self.memory.vault.fail_job(job_id, message, attempts + 1 >= MAX_ATTEMPTS, now)
@@ -304,24 +318,44 @@ class Consolidator:
                     page.id, seg_id, prev.id if linked else None, summary, words
                 )
                 touched[seg_id] = touched.get(seg_id, 0) + 1
-                self._refresh_segment(seg_id, 1, now, table)
+                self._refresh_segment(seg_id, 1, now, table, vector, words)
             self._enqueue_hot(now)
             if finish_job is not None:
                 vault.finish_job(finish_job)
         return touched
 
-    def _refresh_segment(self, seg_id: int, added: int, now: float, table) -> None:
-        """Recompute a segment's centroid, keywords and extractive summary after a page joined."""
+    def _refresh_segment(
+        self,
+        seg_id: int,
+        added: int,
+        now: float,
+        table,
+        vector: np.ndarray,
+        words: list[str],
+    ) -> None:
+        """Update a segment after a page joined: from all its pages while it is small, then
+        incrementally (running centroid, merged keywords), with a full refresh every
+        FULL_REFRESH pages, so a long import stays linear."""
         vault, settings = self.memory.vault, self.memory.settings
-        members = [page_from_row(r) for r in vault.segment_page_rows(seg_id)]
-        vectors_by_id = vault.page_vectors([p.id for p in members])
-        vectors = [vectors_by_id[p.id] for p in members]
-        words = mid_term.merged_keywords(members, settings.segment_keywords)
-        centre = mid_term.centroid(vectors)
-        table.update(seg_id, centre, words)
-        summary = mid_term.extractive_summary(members, vectors, words)
+        row = vault.segment_rows(include_archived=True, ids=[seg_id])[0]
+        count = row[8]  # pages in the segment, this one included
+        if count <= FULL_REFRESH or count % FULL_REFRESH == 0:
+            members = [page_from_row(r) for r in vault.segment_page_rows(seg_id)]
+            vectors_by_id = vault.page_vectors([p.id for p in members])
+            vectors = [vectors_by_id[p.id] for p in members]
+            merged = mid_term.merged_keywords(members, settings.segment_keywords)
+            centre = mid_term.centroid(vectors)
+            summary = mid_term.extractive_summary(members, vectors, merged)
+        else:
+            old = table.vector(seg_id)
+            centre = mid_term.centroid([old * (count - 1), vector])
+            merged = mid_term.merge_keyword_lists(
+                json.loads(row[2]), words, settings.segment_keywords
+            )
+            summary = row[1]
+        table.update(seg_id, centre, merged)
         vault.update_segment(
-            seg_id, summary=summary, keywords=words, vector=centre, length_delta=added, now=now
+            seg_id, summary=summary, keywords=merged, vector=centre, length_delta=added, now=now
         )
 
     def _make_room(self, now: float, table) -> None:

@@ -158,8 +158,8 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
     conn = memory.vault.conn
     assert conn.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
     assert conn.execute("PRAGMA secure_delete").fetchall()[0][0] == 1
-    assert memory.vault.schema_steps() == ["0001_initial", "0002_turn_vectors"]
-    assert memory.info().schema_version == 2
+    assert memory.vault.schema_steps() == ["0001_initial", "0002_turn_vectors", "0003_job_owner"]
+    assert memory.info().schema_version == 3
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
@@ -168,10 +168,11 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
         page = mem.add_memory("I restore old pianos", "Wonderful craft")
         with mem.vault.transaction():  # turn it into a vault of schema version 1
             mem.vault.conn.execute("DROP TABLE turns_vec")
-            mem.vault.conn.execute("DELETE FROM migrations WHERE name='0002_turn_vectors'")
+            mem.vault.conn.execute("ALTER TABLE jobs DROP COLUMN owner")
+            mem.vault.conn.execute("DELETE FROM migrations WHERE name!='0001_initial'")
         assert mem.vault.schema_steps() == ["0001_initial"]
     with MemoryOS.open(path, passphrase="pw", embedder=embedder, background=False) as mem:
-        assert mem.vault.schema_steps() == ["0001_initial", "0002_turn_vectors"]
+        assert mem.vault.schema_steps() == ["0001_initial", "0002_turn_vectors", "0003_job_owner"]
         assert list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
         mem.run_consolidation()
         assert mem.consolidation_status().failed_jobs == 0

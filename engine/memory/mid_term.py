@@ -61,6 +61,9 @@ class SegmentTable:
         self.ids.append(seg_id)
         self.stems[seg_id] = keywords.normalise(list(words))
 
+    def vector(self, seg_id: int) -> np.ndarray:
+        return self._matrix[self.ids.index(seg_id)].copy()
+
     def update(self, seg_id: int, vector: np.ndarray, words: list[str]) -> None:
         self._matrix[self.ids.index(seg_id)] = vector
         self.stems[seg_id] = keywords.normalise(list(words))
@@ -102,6 +105,22 @@ def merged_keywords(pages: list[Page], limit: int) -> list[str]:
             counts[key] += 1
             surface.setdefault(key, word)
     return [surface[key] for key, _ in counts.most_common(limit)]
+
+
+def merge_keyword_lists(current: list[str], new: list[str], limit: int) -> list[str]:
+    """A segment's keywords after a page joined: its ranked keywords weighted by rank, plus
+    the page's keywords; counted by stem."""
+    weights: Counter[str] = Counter()
+    surface: dict[str, str] = {}
+    for rank, word in enumerate(current):
+        key = keywords.stem(word)
+        weights[key] += len(current) - rank
+        surface.setdefault(key, word)
+    for word in new:
+        key = keywords.stem(word)
+        weights[key] += 1
+        surface.setdefault(key, word)
+    return [surface[key] for key, _ in weights.most_common(limit)]
 
 
 def centroid(vectors: list[np.ndarray]) -> np.ndarray:

@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 
 from engine.vault.sql import locked as _locked
+from engine.vault.sql import placeholders as _placeholders
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 class JobsMixin:
@@ -40,14 +52,62 @@ class JobsMixin:
         ]
 
     @_locked
+    def claim_jobs(self, job_ids: list[int], now: float) -> list[int]:
+        """Mark pending jobs as ours (this process); returns the ids we got. Another process
+        sharing the vault (the app and the MCP server) never runs the same job twice."""
+        if not job_ids:
+            return []
+        with self.transaction():
+            marks = _placeholders(job_ids)
+            self.conn.execute(
+                f"UPDATE jobs SET state='running', owner=?, updated=? WHERE state='pending' AND id IN ({marks})",
+                [os.getpid(), now, *job_ids],
+            )
+            return [
+                row[0]
+                for row in self.conn.execute(
+                    f"SELECT id FROM jobs WHERE state='running' AND owner=? AND id IN ({marks})",
+                    [os.getpid(), *job_ids],
+                )
+            ]
+
+    @_locked
+    def release_orphaned_jobs(self) -> int:
+        """Jobs claimed by a process that no longer runs (a crash, a kill) become pending again."""
+        owners = [
+            row[0]
+            for row in self.conn.execute("SELECT DISTINCT owner FROM jobs WHERE state='running'")
+        ]
+        dead = [o for o in owners if o is None or o == os.getpid() or not _alive(int(o))]
+        for owner in dead:
+            if owner is None:
+                self.conn.execute(
+                    "UPDATE jobs SET state='pending' WHERE state='running' AND owner IS NULL"
+                )
+            else:
+                self.conn.execute(
+                    "UPDATE jobs SET state='pending', owner=NULL WHERE state='running' AND owner=?",
+                    (owner,),
+                )
+        return len(dead)
+
+    @_locked
     def finish_job(self, job_id: int) -> None:
         self.conn.execute("DELETE FROM jobs WHERE id=?", (job_id,))
 
     @_locked
     def fail_job(self, job_id: int, error: str, give_up: bool, now: float) -> None:
         self.conn.execute(
-            "UPDATE jobs SET attempts=attempts+1, error=?, updated=?, state=? WHERE id=?",
+            "UPDATE jobs SET attempts=attempts+1, error=?, updated=?, state=?, owner=NULL WHERE id=?",
             (error[:500], now, "failed" if give_up else "pending", job_id),
+        )
+
+    @_locked
+    def release_job(self, job_id: int, error: str, now: float) -> None:
+        """Hand a claimed job back without counting an attempt (the disk or a lock failed)."""
+        self.conn.execute(
+            "UPDATE jobs SET state='pending', owner=NULL, error=?, updated=? WHERE id=?",
+            (error[:500], now, job_id),
         )
 
     @_locked

@@ -113,10 +113,17 @@ def _turn_vectors(conn, dimension: int) -> None:
         )
 
 
+def _job_owner(conn, dimension: int) -> None:
+    """Which process claimed a running job (two processes may share a vault)."""
+    conn.execute("ALTER TABLE jobs ADD COLUMN owner INTEGER")
+    conn.execute("UPDATE jobs SET state='pending' WHERE state='running'")
+
+
 # Named steps in order. Append new ones; never edit an applied step.
 MIGRATIONS: list[tuple[str, Callable]] = [
     ("0001_initial", _initial),
     ("0002_turn_vectors", _turn_vectors),
+    ("0003_job_owner", _job_owner),
 ]
 
 

@@ -72,7 +72,7 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin):
                 migrate(conn, path, dimension)
                 if embedder_id is not None:  # None: re-embedding, which handles the mismatch itself
                     vault._check_embedder(embedder_id, dimension, is_new)
-                conn.execute("UPDATE jobs SET state='pending' WHERE state='running'")
+                vault.release_orphaned_jobs()
         except BaseException:
             conn.close()
             raise
