@@ -1,0 +1,1 @@
+"""The MemoryOS desktop program (PySide6): windows, dialogs and workers over the engine facade."""

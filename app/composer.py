@@ -1,0 +1,111 @@
+"""The message box under the conversation: Enter sends, Shift+Enter starts a new line, Stop cancels."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.icons import icon
+
+MAX_LINES = 8
+
+
+class MessageInput(QPlainTextEdit):
+    """A plain-text box that grows with its text; Enter submits, Shift+Enter inserts a newline."""
+
+    submitted = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageInput")
+        self.setTabChangesFocus(True)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.document().contentsChanged.connect(self._fit)
+        self._fit()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            event.accept()
+            self.submitted.emit()
+            return
+        super().keyPressEvent(event)
+
+    def _fit(self) -> None:
+        lines = max(1, min(MAX_LINES, int(self.document().size().height())))
+        height = self.fontMetrics().lineSpacing() * lines + 20
+        self.setFixedHeight(max(44, height))
+
+
+class Composer(QFrame):
+    """Input box, Send and Stop; the window decides what sending means."""
+
+    send_requested = Signal(str)
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.input = MessageInput()
+        self.input.setPlaceholderText("Message MemoryOS")
+        self.input.submitted.connect(self._submit)
+        self.send_button = QPushButton(icon("send", "#FFFFFF", "#FFFFFF"), " Send", objectName="sendButton")
+        self.send_button.setIconSize(QSize(16, 16))
+        self.send_button.setToolTip("Send (Enter)")
+        self.send_button.clicked.connect(self._submit)
+        self.stop_button = QPushButton(icon("stop", "#B42318"), " Stop", objectName="stopButton")
+        self.stop_button.setIconSize(QSize(14, 14))
+        self.stop_button.setToolTip("Stop the answer (Esc)")
+        self.stop_button.setShortcut(Qt.Key.Key_Escape)
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.stop_button.hide()
+        self.hint = QLabel(objectName="hint")
+        self.hint.setText("Enter to send · Shift+Enter for a new line")
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        row.addWidget(self.input, 1)
+        row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignBottom)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 12, 20, 8)
+        layout.setSpacing(4)
+        layout.addLayout(row)
+        layout.addWidget(self.hint)
+        self._busy = False
+        self._ready = True
+        self._update()
+
+    def set_busy(self, busy: bool) -> None:
+        """While an answer streams, Send becomes Stop (one inference at a time)."""
+        self._busy = busy
+        self._update()
+
+    def set_ready(self, ready: bool, why: str = "") -> None:
+        """Whether a message can be sent at all (vault open, model loaded)."""
+        self._ready = ready
+        self.send_button.setToolTip("Send (Enter)" if ready else why)
+        self._update()
+
+    def set_hint(self, text: str) -> None:
+        self.hint.setText(text)
+
+    def _update(self) -> None:
+        self.send_button.setVisible(not self._busy)
+        self.stop_button.setVisible(self._busy)
+        self.send_button.setEnabled(self._ready and not self._busy)
+
+    def _submit(self) -> None:
+        text = self.input.toPlainText().strip()
+        if not text or self._busy or not self._ready:
+            return
+        self.input.clear()
+        self.send_requested.emit(text)

@@ -1,0 +1,313 @@
+"""The conversation: dated, speaker-labelled messages in a document view; answers stream in."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFrameFormat,
+)
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget
+
+from app import theme
+
+FLUSH_MS = 40  # streamed chunks are drawn in batches, not one repaint per token
+THINKING = "Thinking…"
+
+
+def day_label(when: dt.datetime, today: dt.date | None = None) -> str:
+    """'Today', 'Yesterday' or a full date, for the separators between days."""
+    today = today or dt.date.today()
+    day = when.date()
+    if day == today:
+        return "Today"
+    if day == today - dt.timedelta(days=1):
+        return "Yesterday"
+    return f"{when:%A}, {day.day} {when:%B %Y}"
+
+
+def _local(timestamp: float | None) -> dt.datetime:
+    return dt.datetime.fromtimestamp(timestamp) if timestamp else dt.datetime.now()
+
+
+def _format(color: str, *, bold: bool = False, italic: bool = False, size: float = 0) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QBrush(QColor(color)))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.DemiBold)
+    fmt.setFontItalic(italic)
+    if size:
+        fmt.setFontPointSize(size)
+    return fmt
+
+
+class EmptyState(QWidget):
+    """What an empty conversation shows: what the app does and where to look."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("emptyState")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        from app.icons import pixmap
+
+        logo = QLabel()
+        logo.setPixmap(pixmap("memoryos", 64, ratio=2.0))
+        logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title = QLabel(objectName="emptyTitle", alignment=Qt.AlignmentFlag.AlignCenter)
+        # Lines are broken by hand: a word-wrapped label in a centred layout gets a wrong height.
+        self.hint = QLabel(objectName="emptyHint", alignment=Qt.AlignmentFlag.AlignCenter)
+        self.tips = QLabel(objectName="emptyTips")
+        self.tips.setTextFormat(Qt.TextFormat.RichText)
+        layout = QVBoxLayout(self)
+        layout.addStretch(3)
+        layout.addWidget(logo)
+        layout.addSpacing(12)
+        layout.addWidget(self.title)
+        layout.addSpacing(4)
+        layout.addWidget(self.hint)
+        layout.addSpacing(18)
+        layout.addWidget(self.tips, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addStretch(4)
+
+    def show_text(self, title: str, hint: str, tips: str) -> None:
+        self.title.setText(title)
+        self.hint.setText(hint)
+        self.tips.setText(tips)
+        self.tips.setVisible(bool(tips))
+
+
+class ConversationView(QStackedWidget):
+    """Messages of the current conversation; `append_chunk` buffers, a timer draws the batch."""
+
+    flushed = Signal()  # a batch of streamed text reached the document (tests wait on it)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.empty = EmptyState()
+        self.browser = QTextBrowser(objectName="conversation")
+        self.browser.setOpenExternalLinks(True)
+        self.browser.setFrameShape(QTextBrowser.Shape.NoFrame)
+        self.browser.document().setDocumentMargin(20)
+        self.addWidget(self.empty)
+        self.addWidget(self.browser)
+        self._timer = QTimer(self)
+        self._timer.setInterval(FLUSH_MS)
+        self._timer.timeout.connect(self.flush)
+        self._pending: list[str] = []
+        self._answer: QTextCursor | None = None
+        self._answer_start = 0
+        self._answer_chunks: list[str] = []
+        self._thinking = False
+        self._last_day: dt.date | None = None
+        self._messages = 0
+        self.set_empty_text(*self.default_empty_text())
+
+    # --- content -------------------------------------------------------------------------
+    @staticmethod
+    def default_empty_text() -> tuple[str, str, str]:
+        return (
+            "What's on your mind?",
+            "MemoryOS remembers what you tell it, in an encrypted file on this computer.\n"
+            "You can see, correct and erase everything it keeps.",
+            "<b>Ctrl+I</b>&nbsp; what it remembers &nbsp;·&nbsp; <b>Ctrl+P</b>&nbsp; privacy "
+            "&nbsp;·&nbsp; <b>Ctrl+T</b>&nbsp; temporary chat",
+        )
+
+    def set_empty_text(self, title: str, hint: str, tips: str = "") -> None:
+        self.empty.show_text(title, hint, tips)
+
+    @property
+    def message_count(self) -> int:
+        return self._messages
+
+    def clear(self) -> None:
+        self._timer.stop()
+        self._pending.clear()
+        self._answer = None
+        self._answer_chunks = []
+        self._last_day = None
+        self._messages = 0
+        self.browser.clear()
+        self.setCurrentWidget(self.empty)
+
+    def add_user_message(self, text: str, timestamp: float | None = None) -> None:
+        self._add_message("You", text, timestamp, user=True)
+
+    def add_assistant_message(
+        self, text: str, timestamp: float | None = None, note: str = "", speaker: str = "MemoryOS"
+    ) -> None:
+        cursor = self._add_message(speaker, "", timestamp, user=False)
+        self._insert_markdown(cursor, text)
+        if note:
+            self._insert_note(cursor, note)
+        self._scroll_to_end()
+
+    def add_exchange(self, page: object) -> None:
+        """Show a stored page (a Page record) as the two messages it holds."""
+        from app.widgets import speakers
+
+        user, agent = speakers(page)
+        timestamp = getattr(page, "timestamp", None)
+        meta = getattr(page, "meta", {}) or {}
+        if getattr(page, "user_input", ""):
+            self._add_message(user, page.user_input, timestamp, user=True)  # type: ignore[attr-defined]
+        note = "Stopped" if meta.get("stopped") else ""
+        self.add_assistant_message(getattr(page, "agent_response", ""), timestamp, note, agent)
+
+    # --- streaming -----------------------------------------------------------------------
+    def begin_answer(self, timestamp: float | None = None) -> None:
+        self.flush()
+        self._answer = self._add_message("MemoryOS", "", timestamp, user=False)
+        self._answer_start = self._answer.position()
+        self._answer_chunks = []
+        self._answer.insertText(THINKING, _format(theme.MUTED, italic=True))
+        self._thinking = True
+        self._scroll_to_end()
+
+    def append_chunk(self, chunk: str) -> None:
+        if self._answer is None:
+            return
+        self._pending.append(chunk)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def flush(self) -> None:
+        """Draw every buffered chunk at once."""
+        if not self._pending or self._answer is None:
+            self._timer.stop()
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        follow = self._at_end()
+        if self._thinking:
+            self._clear_answer_body()
+            self._thinking = False
+        self._answer.insertText(text, _format(theme.TEXT))
+        self._answer_chunks.append(text)
+        if follow:
+            self._scroll_to_end()
+        self.flushed.emit()
+
+    def end_answer(self, note: str = "") -> str:
+        """Finish the streamed answer: render it as Markdown, add a note; return its text."""
+        self.flush()
+        self._timer.stop()
+        if self._answer is None:
+            return ""
+        text = "".join(self._answer_chunks)
+        follow = self._at_end()
+        self._clear_answer_body()
+        self._thinking = False
+        self._insert_markdown(self._answer, text)
+        if note:
+            self._insert_note(self._answer, note)
+        self._answer = None
+        if follow:
+            self._scroll_to_end()
+        return text
+
+    def answer_text(self) -> str:
+        """The streamed text drawn so far (the answer in progress)."""
+        return "".join(self._answer_chunks)
+
+    def plain_text(self) -> str:
+        return self.browser.toPlainText()
+
+    # --- helpers -------------------------------------------------------------------------
+    def _add_message(self, speaker: str, text: str, timestamp: float | None, *, user: bool) -> QTextCursor:
+        self.setCurrentWidget(self.browser)
+        when = _local(timestamp)
+        document = self.browser.document()
+        cursor = QTextCursor(document)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        if self._last_day != when.date():
+            self._insert_day(cursor, when)
+        else:
+            self._shrink_gap(cursor)
+        frame_format = QTextFrameFormat()
+        frame_format.setPadding(12)
+        frame_format.setTopMargin(4)
+        frame_format.setBottomMargin(8)
+        frame_format.setLeftMargin(96 if user else 4)
+        frame_format.setRightMargin(4 if user else 96)
+        frame_format.setBorder(0)
+        if user:
+            frame_format.setBackground(QBrush(QColor(theme.USER_TINT)))
+        cursor.insertFrame(frame_format)
+        header = QTextBlockFormat()
+        header.setBottomMargin(4)
+        cursor.setBlockFormat(header)
+        color = "#374151" if user else theme.ACCENT
+        cursor.insertText(speaker, _format(color, bold=True))
+        cursor.insertText(f"   {when:%H:%M}", _format("#9CA3AF", size=8.5))
+        cursor.insertBlock(QTextBlockFormat(), _format(theme.TEXT))
+        if text:
+            cursor.insertText(text, _format(theme.TEXT))
+        self._messages += 1
+        self._scroll_to_end()
+        return cursor
+
+    @staticmethod
+    def _shrink_gap(cursor: QTextCursor) -> None:
+        """The empty block a document keeps between two frames: make it 2 px high."""
+        gap = QTextBlockFormat()
+        gap.setLineHeight(2, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
+        cursor.setBlockFormat(gap)
+        tiny = QTextCharFormat()
+        tiny.setFontPointSize(1)
+        cursor.setBlockCharFormat(tiny)
+
+    def _insert_day(self, cursor: QTextCursor, when: dt.datetime) -> None:
+        block = QTextBlockFormat()
+        block.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        block.setTopMargin(10 if self._last_day else 0)
+        block.setBottomMargin(6)
+        if cursor.block().text() or cursor.position() > 0:
+            cursor.insertBlock(block)
+        else:
+            cursor.setBlockFormat(block)
+        cursor.insertText(day_label(when), _format("#9CA3AF", bold=True, size=8.5))
+        self._last_day = when.date()
+
+    def _clear_answer_body(self) -> None:
+        if self._answer is None:
+            return
+        self._answer.setPosition(self._answer_start)
+        frame = self._answer.currentFrame()
+        self._answer.setPosition(frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+        self._answer.removeSelectedText()
+
+    def _insert_markdown(self, cursor: QTextCursor, text: str) -> None:
+        if not text.strip():
+            cursor.insertText("(no answer)", _format(theme.MUTED, italic=True))
+            return
+        features = (
+            QTextDocument.MarkdownFeature.MarkdownDialectGitHub
+            | QTextDocument.MarkdownFeature.MarkdownNoHTML
+        )
+        cursor.setCharFormat(_format(theme.TEXT))
+        cursor.insertMarkdown(text.strip(), features)
+
+    def _insert_note(self, cursor: QTextCursor, note: str) -> None:
+        cursor.insertBlock(QTextBlockFormat(), _format(theme.MUTED, italic=True, size=9))
+        cursor.insertText(note, _format(theme.MUTED, italic=True, size=9))
+
+    def _at_end(self) -> bool:
+        bar = self.browser.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 24
+
+    def _scroll_to_end(self) -> None:
+        self._scroll_now()
+        QTimer.singleShot(0, self, self._scroll_now)  # again once the layout has caught up
+
+    def _scroll_now(self) -> None:
+        bar = self.browser.verticalScrollBar()
+        bar.setValue(bar.maximum())

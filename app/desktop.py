@@ -1,0 +1,63 @@
+"""Start the desktop app: show the window at once, then unlock the vault and load the model."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+
+def tune_runtime() -> None:
+    """Hand the GIL to the GUI thread sooner: workers (model, consolidation) are Python threads,
+    and the default 5 ms switch interval adds up to 5 ms of wait per hand-over."""
+    sys.setswitchinterval(0.001)
+
+
+def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) -> tuple[Any, Any]:
+    """The main window and the vault opener wired together (the app, the self-test, tests).
+
+    Once the vault is open the window gets a Session, the model loads in the background and
+    the embedder warms up; after "erase everything" the opener starts the first run again.
+    """
+    from app.main_window import MainWindow
+    from app.session import Session
+    from app.settings_store import load_settings
+    from app.vault_opener import VaultOpener, open_default
+    from engine.paths import vault_path
+
+    window = MainWindow(settings or load_settings())
+    opener = VaultOpener(vault_path(window.settings.vault_name), open_vault or open_default,
+                         window.pool, window)
+
+    def attach(mem: Any) -> None:
+        if window.closing:  # the person quit while the vault was opening
+            mem.close()
+            return
+        session = Session(mem, window.pool, window.settings, parent=window)
+        window.attach(session)
+        if mem.chat is None:
+            session.load_model()
+        session.warm_up()
+
+    opener.opened.connect(attach)
+    opener.cancelled.connect(window.close)
+    window.vault_erased.connect(opener.start)
+    return window, opener
+
+
+def run(argv: list[str] | None = None, *, on_ready: Callable[[Any], None] | None = None) -> int:
+    """Run the app until it quits; `on_ready(window)` is called once the window is up (bench)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from app import theme
+
+    tune_runtime()
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    theme.apply(app)  # type: ignore[arg-type]
+    window, opener = build()
+    window.show()
+    QTimer.singleShot(0, opener.start)
+    if on_ready is not None:
+        QTimer.singleShot(0, lambda: on_ready(window))
+    return app.exec()

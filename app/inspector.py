@@ -1,0 +1,263 @@
+"""The memory inspector: the STM queue, MTM segments by heat with their pages, and the LPM persona."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.errors import describe
+from app.status_bar import memory_text
+from app.widgets import WithPlaceholder, make_tree, one_line, speakers, when
+
+REFRESH_MS = 250  # engine events come in bursts while consolidation runs
+
+
+def snapshot(mem: Any) -> dict[str, Any]:
+    """Everything the inspector shows, read in a worker."""
+    return {
+        "short": mem.short_term(),
+        "segments": mem.segments(),
+        "profile": mem.profile(),
+        "facts": mem.facts(),
+        "status": mem.consolidation_status(),
+        "settings": mem.settings,
+    }
+
+
+def heat_html(segment: Any, settings: Any) -> str:
+    """The heat formula with this segment's numbers: H = α·N_visit + β·L + γ·exp(-Δt/μ)."""
+    parts = segment.heat
+    return (
+        f"<p><b>Heat {parts.heat:.2f}</b> = {settings.heat_alpha:g} × {parts.visits} visits "
+        f"+ {settings.heat_beta:g} × {parts.length} pages since last analysis "
+        f"+ {settings.heat_gamma:g} × {parts.recency:.3f} recency</p>"
+        f"<p style='color:#6B7280'>Persona analysis runs when heat passes "
+        f"{settings.heat_threshold:g}. Last used {escape(when(segment.last_access))}.</p>"
+    )
+
+
+class MemoryInspector(QDialog):
+    """Live view of the three memory tiers; refreshes as consolidation changes them."""
+
+    refreshed = Signal()  # a snapshot was drawn (tests wait on it)
+
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.data: dict[str, Any] = {}
+        self.selected_segment: int | None = None
+        self.setWindowTitle("Memory inspector")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
+        self.resize(980, 640)
+        title = QLabel("What MemoryOS remembers", objectName="title")
+        self.status = QLabel(objectName="pill")
+        header = QHBoxLayout()
+        header.addWidget(title)
+        header.addStretch(1)
+        header.addWidget(self.status)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._short_tab(), "Short-term")
+        self.tabs.addTab(self._mid_tab(), "Mid-term")
+        self.tabs.addTab(self._long_tab(), "Long-term")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 16, 20, 16)
+        layout.setSpacing(12)
+        layout.addLayout(header)
+        layout.addWidget(self.tabs, 1)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
+        session.memory_changed.connect(self._timer.start)
+        self.refresh()
+
+    # --- tabs --------------------------------------------------------------------------
+    def _short_tab(self) -> QWidget:
+        self.short_tree = make_tree(["When", "You said", "MemoryOS answered"], stretch=1)
+        self.short_tree.header().setSectionResizeMode(2, self.short_tree.header().ResizeMode.Stretch)
+        self.short_hint = QLabel(objectName="hint")
+        self.short_hint.setWordWrap(True)
+        self.short_box = WithPlaceholder(
+            self.short_tree, "Nothing in short-term memory yet. Your latest exchanges appear here."
+        )
+        return _page(self.short_hint, self.short_box)
+
+    def _mid_tab(self) -> QWidget:
+        self.segment_tree = make_tree(["Heat", "Topic", "Pages", "Visits"], stretch=1)
+        self.segment_tree.itemSelectionChanged.connect(self._segment_selected)
+        self.segment_box = WithPlaceholder(
+            self.segment_tree,
+            "No topics yet. When short-term memory fills up, the oldest exchanges are grouped "
+            "into topics here, hottest first.",
+        )
+        self.segment_detail = QTextBrowser(objectName="detail")
+        self.segment_detail.setOpenLinks(False)
+        self.segment_detail.setHtml("<p style='color:#6B7280'>Select a topic to see its pages.</p>")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.segment_box)
+        splitter.addWidget(self.segment_detail)
+        splitter.setSizes([520, 420])
+        hint = QLabel(
+            "Topics (segments) ranked by heat: how often they are recalled, how much they hold "
+            "and how recently they were used. The coldest topic leaves when memory is full.",
+            objectName="hint",
+        )
+        hint.setWordWrap(True)
+        return _page(hint, splitter)
+
+    def _long_tab(self) -> QWidget:
+        self.profile_tree = make_tree(["Category", "Name", "Value", "Updated"], stretch=2)
+        self.fact_tree = make_tree(["Kind", "Fact", "Status", "Learned"], stretch=1)
+        self.profile_box = WithPlaceholder(
+            self.profile_tree, "No profile yet: it grows as hot topics are analysed."
+        )
+        self.fact_box = WithPlaceholder(
+            self.fact_tree,
+            "No facts yet. Things you say about yourself (\"I work as…\", \"I like…\") show "
+            "up here after consolidation.",
+        )
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(14, 14, 14, 14)
+        layout.setSpacing(8)
+        layout.addWidget(QLabel("Profile", objectName="sectionTitle"))
+        layout.addWidget(self.profile_box, 2)
+        layout.addSpacing(6)
+        layout.addWidget(QLabel("Facts and assistant knowledge", objectName="sectionTitle"))
+        layout.addWidget(self.fact_box, 3)
+        return page
+
+    # --- data --------------------------------------------------------------------------
+    def refresh(self) -> None:
+        self.session.run(snapshot, self.session.mem, on_result=self._draw, on_error=self._failed)
+
+    def _failed(self, error: Exception) -> None:
+        self.status.setText(describe(error))
+
+    def _draw(self, data: dict[str, Any]) -> None:
+        self.data = data
+        settings = data["settings"]
+        self.status.setText(memory_text(data["status"]))
+        self._draw_short(data["short"], settings)
+        self._draw_segments(data["segments"])
+        self._draw_long(data["profile"], data["facts"])
+        self.tabs.setTabText(0, f"Short-term ({len(data['short'])}/{settings.stm_capacity})")
+        self.tabs.setTabText(1, f"Mid-term ({len(data['segments'])})")
+        self.tabs.setTabText(2, f"Long-term ({len(data['profile']) + len(data['facts'])})")
+        self.refreshed.emit()
+
+    def _draw_short(self, pages: list, settings: Any) -> None:
+        self.short_hint.setText(
+            f"The {settings.stm_capacity} most recent exchanges, word for word. When the queue "
+            f"is full, the oldest {settings.stm_evict_batch} move to mid-term memory together."
+        )
+        self.short_tree.clear()
+        for page in sorted(pages, key=lambda p: p.timestamp, reverse=True):
+            item = QTreeWidgetItem([when(page.timestamp), one_line(page.user_input),
+                                    one_line(page.agent_response)])
+            item.setToolTip(1, page.user_input[:2000])
+            item.setToolTip(2, page.agent_response[:2000])
+            self.short_tree.addTopLevelItem(item)
+        self.short_box.set_empty(not pages)
+
+    def _draw_segments(self, segments: list) -> None:
+        self.segment_tree.blockSignals(True)
+        self.segment_tree.clear()
+        chosen = None
+        for segment in segments:
+            item = QTreeWidgetItem([f"{segment.heat.heat:.2f}", one_line(segment.summary or
+                                    ", ".join(segment.keywords[:6]) or "(untitled topic)"),
+                                    str(segment.page_count), str(segment.visit_count)])
+            item.setData(0, Qt.ItemDataRole.UserRole, segment.id)
+            item.setToolTip(1, segment.summary)
+            for column in (0, 2, 3):
+                item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.segment_tree.addTopLevelItem(item)
+            if segment.id == self.selected_segment:
+                chosen = item
+        self.segment_tree.blockSignals(False)
+        self.segment_box.set_empty(not segments)
+        if chosen is not None:
+            chosen.setSelected(True)
+            self._show_segment(self.selected_segment)
+        elif segments and self.selected_segment is None:
+            self.segment_tree.topLevelItem(0).setSelected(True)
+
+    def _draw_long(self, profile: list, facts: list) -> None:
+        self.profile_tree.clear()
+        for slot in profile:
+            item = QTreeWidgetItem([slot.category, slot.name, one_line(slot.value), when(slot.updated)])
+            item.setToolTip(2, slot.value)
+            self.profile_tree.addTopLevelItem(item)
+        self.profile_box.set_empty(not profile)
+        self.fact_tree.clear()
+        for fact in facts:
+            kind = "About you" if fact.kind == "user_fact" else "Assistant"
+            item = QTreeWidgetItem([kind, one_line(fact.text), fact.status, when(fact.created)])
+            item.setToolTip(1, fact.text)
+            self.fact_tree.addTopLevelItem(item)
+        self.fact_box.set_empty(not facts)
+
+    # --- one segment -------------------------------------------------------------------
+    def _segment_selected(self) -> None:
+        items = self.segment_tree.selectedItems()
+        if items:
+            self.selected_segment = items[0].data(0, Qt.ItemDataRole.UserRole)
+            self._show_segment(self.selected_segment)
+
+    def _show_segment(self, segment_id: int | None) -> None:
+        if segment_id is None:
+            return
+        self.session.run(self.session.mem.segment_pages, segment_id,
+                         on_result=self._draw_segment, on_error=self._failed)
+
+    def _draw_segment(self, pages: list) -> None:
+        segment_id = self.selected_segment
+        if pages and pages[0].segment_id != segment_id:
+            return  # an older selection's answer arrived late
+        segment = next((s for s in self.data.get("segments", []) if s.id == segment_id), None)
+        if segment is None:
+            return
+        keywords = " ".join(
+            f"<span style='background:#EEF0FD; color:#2F3BB5'>&nbsp;{escape(k)}&nbsp;</span>"
+            for k in segment.keywords
+        )
+        html = [
+            f"<h3 style='margin:0'>{escape(segment.summary or '(no summary yet)')}</h3>",
+            f"<p>{keywords or '<i>no keywords</i>'}</p>",
+            heat_html(segment, self.data["settings"]),
+            f"<p><b>{len(pages)} page{'s' if len(pages) != 1 else ''}</b></p>",
+        ]
+        for page in sorted(pages, key=lambda p: p.timestamp):
+            user, agent = speakers(page)
+            html.append(
+                f"<p style='margin-bottom:8px'><span style='color:#6B7280'>"
+                f"{escape(when(page.timestamp))}</span><br><b>{escape(user)}:</b> "
+                f"{escape(one_line(page.user_input, 400))}<br><b>{escape(agent)}:</b> "
+                f"{escape(one_line(page.agent_response, 400))}</p>"
+            )
+        self.segment_detail.setHtml("".join(html))
+
+
+def _page(hint: QWidget, body: QWidget) -> QWidget:
+    page = QWidget()
+    layout = QVBoxLayout(page)
+    layout.setContentsMargins(14, 14, 14, 14)
+    layout.setSpacing(10)
+    layout.addWidget(hint)
+    layout.addWidget(body, 1)
+    return page

@@ -1,0 +1,420 @@
+"""The main window: the conversation, the message box, menus, toolbar and status line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.composer import Composer
+from app.conversation_view import ConversationView
+from app.errors import describe, show_message
+from app.icons import icon, pixmap
+from app.session import FAILED, LOADING, READY, Answer, Session
+from app.settings_store import AppSettings, load_settings, save_settings
+from app.status_bar import StatusLine
+from app.workers import WorkerPool
+
+
+def _banner(name: str, icon_name: str, color: str, text: str) -> tuple[QFrame, QLabel, QHBoxLayout]:
+    frame = QFrame(objectName=name)
+    row = QHBoxLayout(frame)
+    row.setContentsMargins(20, 8, 20, 8)
+    mark = QLabel()
+    mark.setPixmap(pixmap(icon_name, 16, color))
+    label = QLabel(text)
+    label.setWordWrap(True)
+    row.addWidget(mark)
+    row.addWidget(label, 1)
+    frame.hide()
+    return frame, label, row
+
+
+class MainWindow(QMainWindow):
+    """Chat with the assistant; everything slow goes through the Session's workers."""
+
+    answer_finished = Signal(object)  # an Answer, or the exception that ended the generation
+    session_attached = Signal()
+    vault_erased = Signal()  # the vault is gone: the launcher goes back to the first-run dialog
+
+    def __init__(self, settings: AppSettings | None = None, pool: WorkerPool | None = None) -> None:
+        super().__init__()
+        self.settings = settings or load_settings()
+        self.pool = pool or WorkerPool(parent=self)
+        self.session: Session | None = None
+        self.temporary = False
+        self.closing = False  # set once the window starts quitting: late results are dropped
+        self._new_after_answer = False
+        self.panels: dict[str, QWidget] = {}
+        self.setWindowTitle("MemoryOS")
+        self.resize(980, 720)
+        self.setMinimumSize(560, 420)
+        if self.settings.window_geometry:
+            self.restoreGeometry(QByteArray.fromHex(self.settings.window_geometry.encode()))
+        self.view = ConversationView()
+        self.composer = Composer()
+        self.composer.send_requested.connect(self.send)
+        self.composer.stop_requested.connect(self.stop)
+        self.temporary_banner, _, _ = _banner(
+            "banner", "temporary", "#7A5300",
+            "Temporary chat: nothing from this conversation is saved, and MemoryOS won't learn "
+            "from it. It can still use what it already remembers.",
+        )
+        self.notice, self.notice_text, notice_row = _banner("notice", "model", "#8A1F1F", "")
+        fix = QPushButton("Model settings…")
+        fix.clicked.connect(self.open_settings)
+        notice_row.addWidget(fix)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.temporary_banner)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.composer)
+        self.setCentralWidget(central)
+        self.status = StatusLine()
+        self.setStatusBar(self.status)
+        self._make_actions()
+        self._make_menus()
+        self._make_toolbar()
+        self._show_locked("Opening your memory…", "Unlocking the encrypted vault.")
+
+    @classmethod
+    def for_memory(
+        cls, mem: Any, chat: Any = None, settings: AppSettings | None = None,
+        chat_factory: Any = None,
+    ) -> MainWindow:
+        """A window on an already-open MemoryOS (tests, screenshots): no dialogs, no model load."""
+        window = cls(settings or AppSettings())
+        window.attach(Session(mem, window.pool, window.settings, chat=chat, parent=window,
+                              chat_factory=chat_factory))
+        return window
+
+    # --- building ----------------------------------------------------------------------
+    def _action(self, text: str, slot: Any, shortcut: str = "", icon_name: str = "", tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if icon_name:
+            action.setIcon(icon(icon_name))
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setStatusTip(tip)
+        action.setToolTip(f"{tip or text.replace('…', '')} ({shortcut})" if shortcut else tip or text)
+        action.triggered.connect(slot)
+        return action
+
+    def _make_actions(self) -> None:
+        self.new_action = self._action("&New conversation", self.new_conversation, "Ctrl+N", "new",
+                                       "Start a new conversation")
+        self.temporary_action = self._action("&Temporary chat", self.set_temporary, "Ctrl+T",
+                                             "temporary", "Chat without saving anything")
+        self.temporary_action.setCheckable(True)
+        self.import_action = self._action("&Import conversations…", self.import_conversations, "",
+                                          "", "Add conversation transcripts (JSON) to memory")
+        self.export_action = self._action("&Export memory…", self.export_memory, "Ctrl+E", "export",
+                                          "Save everything MemoryOS remembers to a JSON file")
+        self.quit_action = self._action("&Quit", self.close, "Ctrl+Q")
+        self.settings_action = self._action("&Settings…", self.open_settings, "Ctrl+,", "settings",
+                                            "Model and memory settings")
+        self.inspector_action = self._action("Memory &inspector", self.open_inspector, "Ctrl+I",
+                                             "inspector", "See the memory tiers")
+        self.privacy_action = self._action("&Privacy…", self.open_privacy, "Ctrl+P", "privacy",
+                                           "See, correct and erase what MemoryOS knows about you")
+        self.about_action = self._action("&About MemoryOS", self.about)
+        self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
+                              self.import_action,
+                              self.inspector_action, self.privacy_action]
+
+    def _make_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addActions([self.new_action, self.temporary_action])
+        file_menu.addSeparator()
+        file_menu.addAction(self.import_action)
+        file_menu.addAction(self.export_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        memory_menu = bar.addMenu("&Memory")
+        memory_menu.addActions([self.inspector_action, self.privacy_action])
+        tools = bar.addMenu("&Tools")
+        tools.addAction(self.settings_action)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.about_action)
+
+    def _make_toolbar(self) -> None:
+        bar = QToolBar("Main")
+        bar.setMovable(False)
+        bar.setIconSize(QSize(18, 18))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        bar.addActions([self.new_action, self.temporary_action])
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        bar.addWidget(spacer)
+        bar.addActions([self.inspector_action, self.privacy_action, self.settings_action])
+        self.addToolBar(bar)
+        self.toolbar = bar
+
+    # --- the session -------------------------------------------------------------------
+    def attach(self, session: Session) -> None:
+        """Show an open vault: its last conversation, model state and memory activity."""
+        self.session = session
+        session.model_state.connect(self._on_model_state)
+        session.model_progress.connect(self.status.set_progress)
+        session.status_changed.connect(self.status.set_memory)
+        for action in self.vault_actions:
+            action.setEnabled(True)
+        self.view.clear()
+        self.view.set_empty_text(*self.view.default_empty_text())
+        self._on_model_state(session.state, session.state_text)
+        session.refresh_status()
+        session.run(_vault_summary, session.mem, on_result=self._show_history,
+                    on_error=self._show_error)
+        self.session_attached.emit()
+
+    def detach(self) -> None:
+        """Close the session's vault (waits for running work) and go back to the locked look."""
+        for panel in list(self.panels.values()):
+            panel.close()
+        self.panels.clear()
+        if self.session is not None:
+            session, self.session = self.session, None
+            session.close()
+            session.deleteLater()
+        self._show_locked("MemoryOS is locked", "")
+
+    def _show_locked(self, title: str, hint: str) -> None:
+        self.view.clear()
+        self.view.set_empty_text(title, hint)
+        self.composer.set_busy(False)
+        self.composer.set_ready(False, "The vault is not open yet")
+        self.status.vault.setText("Vault locked")
+        for action in self.vault_actions:
+            action.setEnabled(False)
+
+    def _show_history(self, summary: dict) -> None:
+        info = summary["info"]
+        self.status.set_vault(self.settings.vault_name, info.key_location)
+        if self.view.message_count == 0 and not self.temporary:
+            for page in summary["pages"]:
+                self.view.add_exchange(page)
+
+    def _on_model_state(self, state: str, text: str) -> None:
+        self.status.set_model(state, text)
+        self.notice.setVisible(state == FAILED)
+        self.notice_text.setText(f"The model could not be loaded. {text}")
+        ready = state == READY
+        why = {LOADING: "The model is still loading", FAILED: "No model is loaded"}.get(state, "")
+        self.composer.set_ready(ready, why)
+        if state == LOADING:
+            self.composer.set_hint("The model is loading in the background; you can start typing.")
+        else:
+            self.composer.set_hint("Enter to send · Shift+Enter for a new line")
+
+    # --- chatting ----------------------------------------------------------------------
+    def send(self, text: str) -> None:
+        session = self.session
+        if session is None or not session.can_answer:
+            self.composer.input.setPlainText(text)
+            return
+        self.view.add_user_message(text)
+        self.view.begin_answer()
+        worker = session.ask(
+            text, temporary=self.temporary, on_chunk=self.view.append_chunk,
+            on_done=self._answer_done, on_error=self._answer_failed,
+        )
+        if worker is None:
+            self.view.end_answer("Could not start the answer.")
+            return
+        self.composer.set_busy(True)
+        self.temporary_action.setEnabled(False)
+
+    def stop(self) -> None:
+        if self.session is not None:
+            self.session.stop()
+
+    def _answer_done(self, answer: Answer) -> None:
+        note = "Stopped" if answer.stopped else ""
+        if self.temporary:
+            note = f"{note} · not saved" if note else "Not saved (temporary chat)"
+        self.view.end_answer(note)
+        self._answer_ended()
+        self.answer_finished.emit(answer)
+
+    def _answer_failed(self, error: Exception) -> None:
+        self.view.end_answer(f"⚠ {describe(error)}")
+        self._answer_ended()
+        self.answer_finished.emit(error)
+
+    def _answer_ended(self) -> None:
+        self.composer.set_busy(False)
+        self.temporary_action.setEnabled(True)
+        self.composer.input.setFocus()
+        if self._new_after_answer:
+            self._new_after_answer = False
+            self.new_conversation()
+
+    def new_conversation(self) -> None:
+        if self.session is None:
+            return
+        if self.session.generating:  # stop first; the stopped answer belongs to this conversation
+            self._new_after_answer = True
+            self.stop()
+            return
+        self.view.clear()
+        if not self.temporary:
+            self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
+        self.composer.input.setFocus()
+
+    def set_temporary(self, on: bool) -> None:
+        """Temporary chat: answers use memory but nothing is written (get_response temporary)."""
+        if self.session is not None and self.session.generating:
+            self.temporary_action.setChecked(self.temporary)
+            return
+        self.temporary = bool(on)
+        self.temporary_action.setChecked(self.temporary)
+        self.temporary_banner.setVisible(self.temporary)
+        self.view.clear()
+        if self.temporary:
+            self.view.set_empty_text(
+                "Temporary chat",
+                "Nothing you say here is saved, and MemoryOS won't learn from it.\n"
+                "Press Ctrl+T to go back to your normal conversation.",
+            )
+            self.composer.input.setPlaceholderText("Message MemoryOS (temporary: not saved)")
+        else:
+            self.view.set_empty_text(*self.view.default_empty_text())
+            self.composer.input.setPlaceholderText("Message MemoryOS")
+            if self.session is not None:
+                self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
+
+    # --- panels and dialogs ------------------------------------------------------------
+    def _panel(self, name: str, make: Any) -> QWidget | None:
+        if self.session is None:
+            return None
+        panel = self.panels.get(name)
+        if panel is None:
+            panel = make(self.session, self)
+            panel.destroyed.connect(lambda *_: self.panels.pop(name, None))
+            self.panels[name] = panel
+            panel.show()
+        elif QGuiApplication.platformName() != "offscreen":  # offscreen warns on raise()
+            panel.raise_()
+            panel.activateWindow()
+        return panel
+
+    def open_inspector(self) -> QWidget | None:
+        from app.inspector import MemoryInspector
+
+        return self._panel("inspector", MemoryInspector)
+
+    def open_privacy(self) -> QWidget | None:
+        from app.privacy import PrivacyPanel
+
+        fresh = "privacy" not in self.panels
+        panel = self._panel("privacy", PrivacyPanel)
+        if panel is not None and fresh:
+            panel.erase_requested.connect(self.erase_everything)
+        return panel
+
+    def open_settings(self) -> Any:
+        from app.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.settings, self.session, self)
+        dialog.applied.connect(self._settings_applied)
+        dialog.open()
+        self.panels["settings"] = dialog
+        dialog.finished.connect(lambda *_: self.panels.pop("settings", None))
+        return dialog
+
+    def _settings_applied(self, settings: AppSettings, model_changed: bool) -> None:
+        self.settings = settings
+        self._save_settings()
+        if self.session is not None:
+            self.session.settings = settings
+            if model_changed:
+                self.stop()
+                self.session.load_model(settings)
+
+    def export_memory(self) -> None:
+        from app.export import export_memory
+
+        if self.session is not None:
+            export_memory(self, self.session)
+
+    def import_conversations(self) -> None:
+        from app.importer import import_transcript
+
+        if self.session is not None:
+            import_transcript(self, self.session)
+
+    def erase_everything(self, confirmed: bool = False) -> None:
+        """Delete the vault file and its key after the person typed the confirmation word."""
+        from app.export import confirm_erase, erase_vault_file
+
+        if self.session is None:
+            return
+        if not confirmed and not confirm_erase(self, self.settings.vault_name):
+            return
+        path = self.session.mem.path
+        self.detach()
+        self._show_locked("Erasing…", "Removing the vault file and its key.")
+        self.pool.run(erase_vault_file, path, on_result=self._erased, on_error=self._show_error)
+
+    def _erased(self, _result: object) -> None:
+        self._show_locked("Everything was erased", "The vault file and its key are gone.")
+        self.vault_erased.emit()
+
+    def about(self) -> None:
+        QMessageBox.about(
+            self, "About MemoryOS",
+            "<b>MemoryOS Desktop</b><br>A private assistant that remembers you, following the "
+            "MemoryOS memory architecture (Kang et al., EMNLP 2025): short-term pages, mid-term "
+            "topics ranked by heat and a long-term persona, all in one encrypted file.",
+        )
+
+    def _show_error(self, error: Exception) -> None:
+        show_message(self, "MemoryOS", describe(error), warning=True)
+
+    # --- quitting ----------------------------------------------------------------------
+    def _save_settings(self) -> None:
+        try:
+            save_settings(self.settings)
+        except OSError as error:
+            self._show_error(error)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        """Stop the answer, let consolidation finish its step, close the vault, then quit."""
+        self.closing = True
+        self.settings.window_geometry = bytes(self.saveGeometry().toHex()).decode()
+        try:
+            save_settings(self.settings)
+        except OSError:
+            pass  # losing the window size is not worth blocking the quit
+        self.hide()
+        self.detach()
+        self.pool.wait(15000)
+        event.accept()
+
+
+def _vault_summary(mem: Any) -> dict:
+    """Read in a worker: vault info and the pages of the most recent conversation."""
+    info = mem.info()
+    pages: list = []
+    conversations = mem.conversations()
+    if conversations:
+        latest = max(conversations, key=lambda c: c.last_ts or 0)
+        pages = sorted(mem.pages(conversation_id=latest.id, limit=200), key=lambda p: p.timestamp)
+    return {"info": info, "pages": pages}

@@ -1,0 +1,145 @@
+"""The memory parameters form, declared as data over the MemorySettings dataclass fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QSpinBox,
+    QWidget,
+)
+
+
+@dataclass(frozen=True)
+class Field:
+    """How one MemorySettings field is shown: label, help, range and group."""
+
+    group: str
+    label: str
+    help: str = ""
+    minimum: float = 0
+    maximum: float = 1_000_000
+    step: float = 1
+    decimals: int = 2
+    suffix: str = ""
+    choices: tuple[str, ...] = ()
+
+
+FIELDS: dict[str, Field] = {
+    "stm_capacity": Field("Short-term memory", "Capacity", "Recent exchanges kept word for word", 1, 200),
+    "stm_evict_batch": Field("Short-term memory", "Move out in batches of",
+                             "Exchanges that leave together for mid-term memory", 1, 100),
+    "chain_similarity": Field("Dialogue chains", "Continuity similarity",
+                              "How similar two exchanges must be to continue a thread", 0, 1, 0.05),
+    "chain_max_gap_seconds": Field("Dialogue chains", "Longest pause", "A longer pause starts a "
+                                   "new thread", 0, 30 * 86400, 600, 0, " s"),
+    "segment_threshold": Field("Mid-term memory", "Topic join threshold",
+                               "cosine + keyword overlap needed to join a topic (paper: 0.6)",
+                               0, 2, 0.05),
+    "mtm_capacity": Field("Mid-term memory", "Capacity", "Topics kept (paper: 200); the coldest "
+                          "leaves first", 1, 100_000),
+    "segment_keywords": Field("Mid-term memory", "Keywords per topic", "", 1, 100),
+    "heat_alpha": Field("Heat", "α (visits)", "Weight of how often a topic is recalled", 0, 100, 0.1),
+    "heat_beta": Field("Heat", "β (length)", "Weight of how many exchanges a topic holds", 0, 100, 0.1),
+    "heat_gamma": Field("Heat", "γ (recency)", "Weight of how recently a topic was used", 0, 100, 0.1),
+    "heat_mu_seconds": Field("Heat", "μ (recency scale)", "Paper: 10⁷ s (about 116 days)",
+                             1, 1e10, 100_000, 0, " s"),
+    "heat_threshold": Field("Heat", "Analysis threshold", "A topic hotter than this updates the "
+                            "profile and facts (paper: 5)", 0, 1000, 0.5),
+    "top_segments": Field("Retrieval", "Topics per answer", "", 0, 100),
+    "top_pages": Field("Retrieval", "Exchanges per answer", "", 0, 200),
+    "top_facts": Field("Retrieval", "Facts per answer", "", 0, 200),
+    "top_knowledge": Field("Retrieval", "Knowledge per answer", "", 0, 200),
+    "context_budget_tokens": Field("Retrieval", "Memory budget", "Tokens of memory given to the "
+                                   "model with each question", 100, 200_000, 100, 0, " tokens"),
+    "llm_consolidation": Field("Consolidation", "Model consolidation",
+                               "auto: only a model capable enough; never: rules only; always: any "
+                               "model", choices=("auto", "never", "always")),
+}
+
+
+def field_for(name: str, default: Any) -> Field:
+    """The declared field, or a plain one for a setting added to the dataclass later."""
+    if name in FIELDS:
+        return FIELDS[name]
+    return Field("Other", name.replace("_", " ").capitalize(), decimals=3 if isinstance(default, float) else 0)
+
+
+class MemoryForm(QWidget):
+    """One input per MemorySettings field, grouped; reads and writes MemorySettings objects."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        from engine.settings import MemorySettings
+
+        self.settings_class = MemorySettings
+        defaults = MemorySettings()
+        self.inputs: dict[str, QWidget] = {}
+        groups: dict[str, QFormLayout] = {}
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(10)
+        for item in fields(MemorySettings):
+            default = getattr(defaults, item.name)
+            spec = field_for(item.name, default)
+            if spec.group not in groups:
+                box = QGroupBox(spec.group)
+                form = QFormLayout(box)
+                form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+                form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+                groups[spec.group] = form
+                index = len(groups) - 1
+                grid.addWidget(box, index // 2, index % 2)
+            widget = _input(spec, default)
+            widget.setToolTip(f"{spec.help}\nDefault: {default}" if spec.help else f"Default: {default}")
+            widget.setObjectName(item.name)
+            widget.setFixedWidth(130)
+            self.inputs[item.name] = widget
+            groups[spec.group].addRow(spec.label, widget)
+        grid.setRowStretch(grid.rowCount(), 1)
+
+    def set_settings(self, settings: Any) -> None:
+        for name, widget in self.inputs.items():
+            value = getattr(settings, name)
+            if isinstance(widget, QComboBox):
+                widget.setCurrentIndex(max(0, widget.findText(str(value))))
+            else:
+                widget.setValue(value)  # type: ignore[attr-defined]
+
+    def settings(self) -> Any:
+        """A MemorySettings from the inputs (validate() is the caller's)."""
+        values: dict[str, Any] = {}
+        for name, widget in self.inputs.items():
+            values[name] = widget.currentText() if isinstance(widget, QComboBox) else widget.value()  # type: ignore[attr-defined]
+        return self.settings_class.from_dict(values)
+
+    def reset(self) -> None:
+        """Back to the paper's defaults."""
+        self.set_settings(self.settings_class())
+
+
+def _input(spec: Field, default: Any) -> QWidget:
+    if spec.choices or isinstance(default, str):
+        combo = QComboBox()
+        combo.addItems(list(spec.choices) or [str(default)])
+        return combo
+    if isinstance(default, int):
+        spin = QSpinBox()
+        spin.setRange(int(spec.minimum), int(min(spec.maximum, 2**31 - 1)))
+        spin.setSingleStep(int(spec.step) or 1)
+        spin.setSuffix(spec.suffix)
+        return spin
+    double = QDoubleSpinBox()
+    double.setDecimals(spec.decimals)
+    double.setRange(spec.minimum, spec.maximum)
+    double.setSingleStep(spec.step)
+    double.setSuffix(spec.suffix)
+    return double

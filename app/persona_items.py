@@ -1,0 +1,124 @@
+"""Persona items for the privacy panel: facts, knowledge and profile slots in one list, with sources."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+USER_FACT = "user_fact"
+KNOWLEDGE = "assistant_knowledge"
+PROFILE = "profile"
+KIND_LABELS = {USER_FACT: "About you", PROFILE: "Profile", KNOWLEDGE: "Assistant knowledge"}
+
+
+@dataclass(frozen=True)
+class PersonaItem:
+    """One thing MemoryOS knows, whatever its table, with where it came from."""
+
+    kind: str  # USER_FACT | KNOWLEDGE | PROFILE
+    id: int
+    text: str
+    status: str
+    learned: float
+    updated: float
+    sources: tuple[int, ...]
+    origin: str
+    conversation_id: str = ""
+    conversation_title: str = ""
+    segment_id: int | None = None  # the topic the first source page belongs to, if any
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.kind, self.id)
+
+    @property
+    def kind_label(self) -> str:
+        return KIND_LABELS.get(self.kind, self.kind)
+
+
+def origin_text(origin: str) -> str:
+    """How an item was learned, in words."""
+    if origin == "verbatim":
+        return "Kept word for word from what you said"
+    if origin == "pattern":
+        return "Recognised in what you said"
+    if origin == "user":
+        return "Written or corrected by you"
+    if origin.startswith("llm:"):
+        return f"Extracted by the model {origin[4:]}"
+    return origin or "Unknown"
+
+
+def load_items(mem: Any, include_superseded: bool = False) -> dict[str, Any]:
+    """Read every persona item and conversation (in a worker), resolving each first source page."""
+    from engine.errors import NotFoundError
+
+    conversations = mem.conversations()
+    titles = {c.id: c.title for c in conversations}
+    pages: dict[int, Any] = {}
+
+    def first_page(ids: tuple[int, ...]) -> Any:
+        for page_id in ids:
+            if page_id not in pages:
+                try:
+                    pages[page_id] = mem.page(page_id)
+                except NotFoundError:
+                    pages[page_id] = None
+            if pages[page_id] is not None:
+                return pages[page_id]
+        return None
+
+    items: list[PersonaItem] = []
+    for fact in mem.facts(include_superseded=include_superseded):
+        items.append(_item(fact.kind, fact.id, fact.text, fact.status, fact.created, fact.updated,
+                           fact.source_page_ids, fact.origin, first_page(fact.source_page_ids),
+                           titles))
+    for slot in mem.profile(include_superseded=include_superseded):
+        text = f"{slot.name.replace('_', ' ')}: {slot.value}"
+        items.append(_item(PROFILE, slot.id, text, slot.status, slot.created, slot.updated,
+                           slot.evidence_page_ids, slot.origin, first_page(slot.evidence_page_ids),
+                           titles))
+    items.sort(key=lambda item: item.learned, reverse=True)
+    return {"items": items, "conversations": conversations}
+
+
+def _item(kind: str, item_id: int, text: str, status: str, learned: float, updated: float,
+          sources: tuple[int, ...], origin: str, page: Any, titles: dict[str, str]) -> PersonaItem:
+    return PersonaItem(
+        kind=kind, id=item_id, text=text, status=status, learned=learned, updated=updated,
+        sources=tuple(sources), origin=origin,
+        conversation_id=page.conversation_id if page else "",
+        conversation_title=titles.get(page.conversation_id, "") if page else "",
+        segment_id=page.segment_id if page else None,
+    )
+
+
+def delete_items(mem: Any, items: list[PersonaItem]) -> int:
+    """Delete facts in one call and profile slots one by one; returns how many went."""
+    fact_ids = [item.id for item in items if item.kind != PROFILE]
+    if fact_ids:
+        mem.delete_facts(fact_ids)
+    for item in items:
+        if item.kind == PROFILE:
+            mem.delete_profile_slot(item.id)
+    return len(items)
+
+
+def edit_item(mem: Any, item: PersonaItem, text: str) -> Any:
+    if item.kind == PROFILE:
+        value = text.split(":", 1)[1] if ":" in text else text
+        return mem.edit_profile_slot(item.id, value.strip())
+    return mem.edit_fact(item.id, text)
+
+
+def source_pages(mem: Any, page_ids: tuple[int, ...]) -> list[Any]:
+    """The exchanges an item came from (pages deleted since are skipped)."""
+    from engine.errors import NotFoundError
+
+    found = []
+    for page_id in page_ids:
+        try:
+            found.append(mem.page(page_id))
+        except NotFoundError:
+            continue
+    return found

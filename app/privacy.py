@@ -1,0 +1,356 @@
+"""The privacy panel: every persona item with its source; search, edit, delete, forget, export, erase."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.errors import describe, show_message
+from app.icons import icon
+from app.persona_items import (
+    KIND_LABELS,
+    PersonaItem,
+    delete_items,
+    edit_item,
+    load_items,
+    origin_text,
+    source_pages,
+)
+from app.widgets import WithPlaceholder, make_tree, no_default_buttons, one_line, speakers, when
+
+ROLE = Qt.ItemDataRole.UserRole
+
+
+def _ask(parent: QWidget, title: str, text: str, action: str) -> bool:
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Cancel, parent)
+    box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
+    box.exec()
+    return box.buttonRole(box.clickedButton()) == QMessageBox.ButtonRole.DestructiveRole
+
+
+class PrivacyPanel(QDialog):
+    """See, correct and erase what MemoryOS knows about the person."""
+
+    refreshed = Signal()
+    changed = Signal()  # an edit, delete or forget finished
+    erase_requested = Signal()
+
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.items: list[PersonaItem] = []
+        self.setWindowTitle("Privacy")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
+        self.resize(1000, 680)
+        title = QLabel("What MemoryOS knows about you", objectName="title")
+        subtitle = QLabel(
+            "Everything below was learned from your conversations. Select an item to see where "
+            "it came from; double-click to correct it. Deleted items are gone from memory and "
+            "from every future answer.", objectName="subtitle")
+        subtitle.setWordWrap(True)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._items_tab(), "Facts and profile")
+        self.tabs.addTab(self._conversations_tab(), "Conversations")
+        export = QPushButton(icon("export"), " Export everything…")
+        export.clicked.connect(self.export)
+        erase = QPushButton(icon("erase", "#B42318"), " Erase everything…", objectName="danger")
+        erase.clicked.connect(self.erase_requested)
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        bottom = QHBoxLayout()
+        bottom.addWidget(export)
+        bottom.addWidget(erase)
+        bottom.addStretch(1)
+        bottom.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 16, 20, 16)
+        layout.setSpacing(10)
+        layout.addWidget(title)
+        layout.addWidget(subtitle)
+        layout.addWidget(self.tabs, 1)
+        layout.addLayout(bottom)
+        no_default_buttons(self)
+        self._update_buttons()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(250)
+        self._timer.timeout.connect(self.refresh)
+        session.memory_changed.connect(self._on_event)
+        self.refresh()
+
+    # --- layout ------------------------------------------------------------------------
+    def _items_tab(self) -> QWidget:
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search what it knows")
+        self.search.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.apply_filter)
+        self.kind = QComboBox()
+        self.kind.addItem("All kinds", "")
+        for kind, label in KIND_LABELS.items():
+            self.kind.addItem(label, kind)
+        self.kind.currentIndexChanged.connect(self.apply_filter)
+        self.superseded = QCheckBox("Show replaced items")
+        self.superseded.toggled.connect(self.refresh)
+        filters = QHBoxLayout()
+        filters.addWidget(self.search, 1)
+        filters.addWidget(self.kind)
+        filters.addWidget(self.superseded)
+        self.tree = make_tree(["Kind", "What it knows", "Learned", "From conversation"], multi=True)
+        self.tree.header().setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        self.tree.header().resizeSection(3, 230)
+        self.tree.itemSelectionChanged.connect(self._selected)
+        self.tree.itemChanged.connect(self._edited)
+        self.tree_box = WithPlaceholder(self.tree, "")
+        self.source = QTextBrowser(objectName="detail")
+        self.source.setHtml("<p style='color:#6B7280'>Select an item to see the exchange it "
+                            "was learned from.</p>")
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.tree_box)
+        splitter.addWidget(self.source)
+        splitter.setSizes([380, 180])
+        self.edit_button = QPushButton(icon("edit"), " Edit")
+        self.edit_button.clicked.connect(self.edit_selected)
+        self.delete_button = QPushButton(icon("erase", "#B42318"), " Delete", objectName="danger")
+        self.delete_button.clicked.connect(lambda: self.delete_selected())
+        self.forget_conversation_button = QPushButton("Forget its conversation…")
+        self.forget_conversation_button.clicked.connect(lambda: self.forget_source_conversation())
+        self.forget_segment_button = QPushButton("Forget its topic…")
+        self.forget_segment_button.clicked.connect(lambda: self.forget_source_segment())
+        actions = QHBoxLayout()
+        actions.addWidget(self.edit_button)
+        actions.addWidget(self.delete_button)
+        actions.addStretch(1)
+        actions.addWidget(self.forget_conversation_button)
+        actions.addWidget(self.forget_segment_button)
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.setContentsMargins(14, 14, 14, 14)
+        column.setSpacing(10)
+        column.addLayout(filters)
+        column.addWidget(splitter, 1)
+        column.addLayout(actions)
+        return page
+
+    def _conversations_tab(self) -> QWidget:
+        self.conversation_tree = make_tree(["Conversation", "Started", "Last message", "Exchanges"],
+                                           stretch=0, multi=True)
+        self.conversation_tree.itemSelectionChanged.connect(self._update_buttons)
+        self.conversation_box = WithPlaceholder(self.conversation_tree, "No saved conversations.")
+        self.forget_conversations_button = QPushButton(icon("erase", "#B42318"),
+                                                       " Forget conversation", objectName="danger")
+        self.forget_conversations_button.clicked.connect(lambda: self.forget_conversations())
+        hint = QLabel("Forgetting a conversation removes its exchanges everywhere, and the facts "
+                      "and profile entries learned only from it.", objectName="hint")
+        hint.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(hint, 1)
+        row.addWidget(self.forget_conversations_button)
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.setContentsMargins(14, 14, 14, 14)
+        column.addWidget(self.conversation_box, 1)
+        column.addLayout(row)
+        return page
+
+    # --- loading -----------------------------------------------------------------------
+    def _on_event(self, event: str) -> None:
+        if event in ("facts", "pages", "segments"):
+            self._timer.start()
+
+    def refresh(self) -> None:
+        self.session.run(load_items, self.session.mem, self.superseded.isChecked(),
+                         on_result=self._draw, on_error=self._failed)
+
+    def _failed(self, error: Exception) -> None:
+        show_message(self, "Privacy", describe(error), warning=True)
+
+    def _draw(self, data: dict[str, Any]) -> None:
+        selected = {item.key for item in self.selected_items()}
+        self.items = data["items"]
+        self.tree.blockSignals(True)
+        self.tree.clear()
+        for item in self.items:
+            row = QTreeWidgetItem([item.kind_label, item.text, when(item.learned),
+                                   one_line(item.conversation_title, 48) or "—"])
+            row.setData(0, ROLE, item)
+            row.setToolTip(1, item.text)
+            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsEditable)
+            if item.status == "superseded":
+                row.setText(0, f"{item.kind_label} (replaced)")
+                for column in range(4):
+                    row.setForeground(column, Qt.GlobalColor.gray)
+            elif item.status == "candidate":
+                row.setToolTip(0, "Kept as you said it; a capable model may rewrite it later.")
+            self.tree.addTopLevelItem(row)
+            row.setSelected(item.key in selected)
+        self.tree.blockSignals(False)
+        self._draw_conversations(data["conversations"])
+        self.apply_filter()
+        self._selected()
+        self.refreshed.emit()
+
+    def _draw_conversations(self, conversations: list) -> None:
+        self.conversation_tree.clear()
+        for conversation in sorted(conversations, key=lambda c: c.last_ts or 0, reverse=True):
+            row = QTreeWidgetItem([one_line(conversation.title, 80) or conversation.id,
+                                   when(conversation.first_ts), when(conversation.last_ts),
+                                   str(conversation.pages)])
+            row.setData(0, ROLE, conversation.id)
+            self.conversation_tree.addTopLevelItem(row)
+        self.conversation_box.set_empty(not conversations)
+
+    def apply_filter(self) -> None:
+        needle = self.search.text().strip().lower()
+        kind = self.kind.currentData()
+        visible = 0
+        for index in range(self.tree.topLevelItemCount()):
+            row = self.tree.topLevelItem(index)
+            item: PersonaItem = row.data(0, ROLE)
+            show = (not kind or item.kind == kind) and (
+                not needle or needle in item.text.lower() or needle in item.conversation_title.lower()
+            )
+            row.setHidden(not show)
+            visible += show
+        if not self.items:
+            text = ("MemoryOS has not learned anything about you yet. Facts appear here after "
+                    "you talk about yourself and memory consolidation runs.")
+        else:
+            text = "Nothing matches this search."
+        self.tree_box.set_empty(visible == 0, text)
+
+    def visible_items(self) -> list[PersonaItem]:
+        rows = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [row.data(0, ROLE) for row in rows if not row.isHidden()]
+
+    def selected_items(self) -> list[PersonaItem]:
+        return [row.data(0, ROLE) for row in self.tree.selectedItems() if not row.isHidden()]
+
+    # --- the source of an item ---------------------------------------------------------
+    def _selected(self) -> None:
+        self._update_buttons()
+        chosen = self.selected_items()
+        if len(chosen) != 1:
+            return
+        item = chosen[0]
+        self.session.run(source_pages, self.session.mem, item.sources,
+                         on_result=self._draw_source, on_error=self._failed)
+
+    def _draw_source(self, pages: list) -> None:
+        chosen = self.selected_items()
+        if len(chosen) != 1:
+            return
+        item = chosen[0]
+        html = [f"<p><b>{escape(item.text)}</b><br><span style='color:#6B7280'>"
+                f"{escape(item.kind_label)} · {escape(origin_text(item.origin))} · learned "
+                f"{escape(when(item.learned))}</span></p>"]
+        if not pages:
+            html.append("<p style='color:#6B7280'>No source exchange: it was added by hand, or "
+                        "its conversation was forgotten.</p>")
+        for page in pages:
+            user, agent = speakers(page)
+            html.append(
+                f"<p style='margin-top:8px'><span style='color:#6B7280'>{escape(when(page.timestamp))}"
+                f" · {escape(item.conversation_title or page.conversation_id)}</span><br>"
+                f"<b>{escape(user)}:</b> {escape(page.user_input)}<br>"
+                f"<b>{escape(agent)}:</b> {escape(one_line(page.agent_response, 600))}</p>"
+            )
+        self.source.setHtml("".join(html))
+
+    def _update_buttons(self) -> None:
+        chosen = self.selected_items()
+        one = len(chosen) == 1
+        self.edit_button.setEnabled(one)
+        self.delete_button.setEnabled(bool(chosen))
+        self.delete_button.setText(f" Delete ({len(chosen)})" if len(chosen) > 1 else " Delete")
+        self.forget_conversation_button.setEnabled(one and bool(chosen[0].conversation_id))
+        self.forget_segment_button.setEnabled(one and chosen[0].segment_id is not None)
+        self.forget_segment_button.setToolTip(
+            "" if not one or chosen[0].segment_id is not None
+            else "Its exchange is still in short-term memory, not yet in a topic."
+        )
+        self.forget_conversations_button.setEnabled(bool(self.conversation_tree.selectedItems()))
+
+    # --- changes -----------------------------------------------------------------------
+    def _write(self, fn: Any, *args: Any) -> None:
+        self.session.run(fn, *args, on_result=self._written, on_error=self._failed)
+
+    def _written(self, _result: object) -> None:
+        self.refresh()
+        self.changed.emit()
+
+    def edit_selected(self) -> None:
+        rows = [row for row in self.tree.selectedItems() if not row.isHidden()]
+        if len(rows) == 1:
+            self.tree.editItem(rows[0], 1)
+
+    def _edited(self, row: QTreeWidgetItem, column: int) -> None:
+        item: PersonaItem = row.data(0, ROLE)
+        text = row.text(1).strip()
+        if column != 1 or text == item.text:
+            return
+        if not text:
+            row.setText(1, item.text)
+            return
+        self._write(edit_item, self.session.mem, item, text)
+
+    def delete_selected(self, confirm: bool = True) -> None:
+        chosen = self.selected_items()
+        if not chosen:
+            return
+        what = "this item" if len(chosen) == 1 else f"these {len(chosen)} items"
+        if confirm and not _ask(self, "Delete", f"Delete {what}? MemoryOS will no longer know "
+                                "or use it.", "Delete"):
+            return
+        self._write(delete_items, self.session.mem, chosen)
+
+    def forget_source_conversation(self, confirm: bool = True) -> None:
+        chosen = self.selected_items()
+        if len(chosen) == 1 and chosen[0].conversation_id:
+            self._forget("forget_conversation", [chosen[0].conversation_id], confirm,
+                         f"Forget the conversation “{chosen[0].conversation_title}”")
+
+    def forget_source_segment(self, confirm: bool = True) -> None:
+        chosen = self.selected_items()
+        if len(chosen) == 1 and chosen[0].segment_id is not None:
+            self._forget("forget_segment", [chosen[0].segment_id], confirm,
+                         "Forget the whole topic this item came from")
+
+    def forget_conversations(self, confirm: bool = True) -> None:
+        ids = [row.data(0, ROLE) for row in self.conversation_tree.selectedItems()]
+        if ids:
+            what = "this conversation" if len(ids) == 1 else f"these {len(ids)} conversations"
+            self._forget("forget_conversation", ids, confirm, f"Forget {what}")
+
+    def _forget(self, method: str, ids: list, confirm: bool, question: str) -> None:
+        text = (f"{question}? Its exchanges are removed everywhere, with the facts and profile "
+                "entries learned only from them. This cannot be undone.")
+        if confirm and not _ask(self, "Forget", text, "Forget"):
+            return
+        forget = getattr(self.session.mem, method)
+        self._write(lambda: [forget(i) for i in ids])
+
+    def export(self) -> None:
+        from app.export import export_memory
+
+        export_memory(self, self.session)

@@ -1,0 +1,190 @@
+"""Write PNG screenshots of the main window, inspector, privacy panel and settings (offscreen).
+
+Run: python -m app.screenshots [output folder]   (default: resources/screenshots/)
+Uses a temporary vault, an in-memory keyring and the fake backends, so it needs no model.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+CONVERSATION = [
+    ("Hi! I'm Tom. I work as a data scientist at a climate startup in San Francisco.",
+     "Nice to meet you, Tom! Climate data science sounds rewarding. What are you working on?"),
+    ("Mostly forecasting solar output. I love hiking on weekends, usually in Marin.",
+     "Solar forecasting and Marin trails: a good balance. Any favourite hike?"),
+    ("The Dipsea trail. My sister Anna is getting married in Lisbon in June.",
+     "Congratulations to Anna! Lisbon in June will be lovely."),
+    ("I'm learning Portuguese for the wedding, 20 minutes a day.",
+     "Great plan. I can quiz you on wedding vocabulary whenever you like."),
+    ("I'm allergic to peanuts, so I worry about the food at the reception.",
+     "Worth telling the caterer early; I'll remind you to ask about peanut-free dishes."),
+    ("My favourite food is spicy ramen, by the way.",
+     "Noted: spicy ramen. There are good ramen places in Lisbon too."),
+]
+QUESTION = "What should I remember to do before the wedding?"
+ANSWER = (
+    "Here is what I have from our conversations:\n\n"
+    "- **Tell the caterer about your peanut allergy** and ask for peanut-free dishes.\n"
+    "- Keep up your Portuguese practice, 20 minutes a day.\n"
+    "- Book Lisbon travel for June; Anna's wedding is the reason for the trip.\n\n"
+    "Want me to quiz you on some Portuguese wedding vocabulary?"
+)
+
+
+def _keyring() -> None:
+    """Vault keys go to a keyring that lives in this process only."""
+    import keyring
+    import keyring.backend
+
+    class MemoryKeyring(keyring.backend.KeyringBackend):
+        priority = 1  # type: ignore[assignment]
+        secrets: dict = {}
+
+        def get_password(self, service: str, username: str) -> str | None:
+            return self.secrets.get((service, username))
+
+        def set_password(self, service: str, username: str, password: str) -> None:
+            self.secrets[(service, username)] = password
+
+        def delete_password(self, service: str, username: str) -> None:
+            self.secrets.pop((service, username), None)
+
+    keyring.set_keyring(MemoryKeyring())
+
+
+def wait_for(signal: Any, timeout_ms: int = 10_000) -> None:
+    """Run the event loop until `signal` fires (or the timeout passes)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    signal.connect(loop.quit)
+    QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+
+
+def settle(ms: int = 150) -> None:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def build_memory(folder: Path) -> tuple[Any, Any]:
+    """A vault holding a short life story, consolidated, with the fake backends."""
+    from engine.api import MemoryOS
+    from engine.backends.fake import FakeChat, HashEmbedder
+    from engine.records import ASSISTANT_KNOWLEDGE
+    from engine.settings import MemorySettings
+
+    chat = FakeChat(model_id="demo (scripted replies)", extraction_capable=False, chunk_delay=0.005)
+    settings = MemorySettings(stm_capacity=4, stm_evict_batch=2, heat_threshold=2.5)
+    mem = MemoryOS.open(folder / "default.memoryos", create=True, embedder=HashEmbedder(),
+                        chat=chat, settings=settings, background=False)
+    start = time.time() - 3 * 86400
+    for index, (said, answered) in enumerate(CONVERSATION):
+        mem.add_memory(said, answered, timestamp=start + index * 3600)
+    mem.new_conversation()
+    for _ in range(3):
+        mem.retrieve("wedding in Lisbon peanut allergy")
+    mem.run_consolidation()
+    mem.add_fact("Promised to remind Tom to ask the caterer about peanut-free dishes",
+                 kind=ASSISTANT_KNOWLEDGE)
+    mem.run_consolidation()
+    return mem, chat
+
+
+def shoot(out: Path) -> list[Path]:
+    """Build the scene and write the PNGs; returns their paths."""
+    from PySide6.QtWidgets import QApplication
+
+    from app import theme
+    from app.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    theme.apply(app)  # type: ignore[arg-type]
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    mem, chat = build_memory(Path(os.environ["MEMORYOS_HOME"]))
+
+    def save(widget: Any, name: str) -> None:
+        settle()
+        path = out / f"{name}.png"
+        widget.grab().save(str(path))
+        written.append(path)
+
+    window = MainWindow.for_memory(mem, chat)
+    window.resize(1000, 720)
+    window.show()
+    settle(300)
+    chat.queue(ANSWER)
+    window.composer.input.setPlainText(QUESTION)
+    window.composer.send_requested.emit(QUESTION)
+    window.composer.input.clear()
+    wait_for(window.answer_finished)
+    save(window, "main-window")
+
+    inspector = window.open_inspector()
+    inspector.resize(1000, 640)
+    wait_for(inspector.refreshed)
+    inspector.tabs.setCurrentIndex(1)
+    settle(300)
+    save(inspector, "inspector")
+    inspector.tabs.setCurrentIndex(2)
+    save(inspector, "inspector-long-term")
+    inspector.close()
+
+    privacy = window.open_privacy()
+    privacy.resize(1000, 680)
+    wait_for(privacy.refreshed)
+    for index in range(privacy.tree.topLevelItemCount()):
+        row = privacy.tree.topLevelItem(index)
+        if "peanuts" in row.text(1):
+            row.setSelected(True)
+            break
+    settle(300)
+    save(privacy, "privacy")
+    privacy.close()
+
+    dialog = window.open_settings()
+    dialog.resize(760, 640)
+    wait_for(dialog.loaded, 5000)
+    save(dialog, "settings")
+    dialog.tabs.setCurrentIndex(1)
+    save(dialog, "settings-memory")
+    dialog.reject()
+
+    from app.vault_dialogs import FirstRunDialog
+    from engine.api import keyring_status
+
+    first = FirstRunDialog(Path(os.environ["MEMORYOS_HOME"]) / "vaults/default.memoryos",
+                           keyring_status(), lambda *a: None, window.pool)
+    first.show()
+    save(first, "first-run")
+    first.close()
+    window.close()
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from engine.paths import resources_dir
+
+    out = Path(args[0]) if args else resources_dir() / "screenshots"
+    with tempfile.TemporaryDirectory(prefix="memoryos-shots-") as home:
+        os.environ["MEMORYOS_HOME"] = home
+        _keyring()
+        for path in shoot(out):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

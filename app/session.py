@@ -1,0 +1,242 @@
+"""One open vault and its chat model: generation, model loading and reads run in workers."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.settings_store import AppSettings
+from app.workers import Worker, WorkerPool
+
+log = logging.getLogger("memoryos.app")
+
+# Model states shown in the status bar.
+NO_MODEL, LOADING, READY, FAILED = "none", "loading", "ready", "error"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How a generation ended: the text, the stored page (None if temporary) and why it ended."""
+
+    text: str
+    page: Any
+    stopped: bool
+
+
+def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tokens: int) -> Iterator[str]:
+    """Stream one answer; the engine stores the exchange (or the stopped part) at the end."""
+    from engine.errors import GenerationCancelled
+
+    stream = mem.get_response(question, cancel=cancel, max_tokens=max_tokens, temporary=temporary)
+    try:
+        yield from stream
+    except GenerationCancelled:
+        pass
+    return Answer(text=stream.text, page=stream.page, stopped=cancel.cancelled)
+
+
+class Session(QObject):
+    """Owns the MemoryOS facade and the chat model behind one window."""
+
+    model_state = Signal(str, str)  # NO_MODEL | LOADING | READY | FAILED, a label or message
+    model_progress = Signal(float, str)
+    memory_changed = Signal(str)  # engine events ("pages", "segments", "facts", "jobs", ...)
+    status_changed = Signal(object)  # ConsolidationStatus
+
+    def __init__(
+        self,
+        mem: Any,
+        pool: WorkerPool,
+        settings: AppSettings | None = None,
+        chat: Any = None,
+        parent: QObject | None = None,
+        chat_factory: Callable[..., Any] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        from app.model_choice import load_chat
+
+        # (settings, progress) -> a loaded ChatBackend; tests inject fakes here
+        self.chat_factory = chat_factory or load_chat
+        self.mem = mem
+        self.pool = pool
+        self.settings = settings or AppSettings()
+        self.state = NO_MODEL
+        self.state_text = ""
+        self.status: Any = None
+        self.generation: Worker | None = None
+        self._loader: Worker | None = None
+        self._closed = False
+        self._status_timer = QTimer(self)
+        self._status_timer.setSingleShot(True)
+        self._status_timer.setInterval(150)  # events come in bursts: one status read per burst
+        self._status_timer.timeout.connect(self.refresh_status)
+        self.memory_changed.connect(self._on_memory_changed)
+        mem.subscribe(self._on_engine_event)
+        if chat is not None:
+            if mem.chat is not chat:
+                mem.set_chat(chat)
+            self._set_state(READY, chat.model_id)
+        elif mem.chat is not None:
+            self._set_state(READY, mem.chat.model_id)
+
+    # --- engine events (any thread) -> Qt signal (GUI thread) --------------------------
+    def _on_engine_event(self, event: str) -> None:
+        if self._closed:
+            return
+        try:
+            self.memory_changed.emit(str(event))
+        except RuntimeError:  # the Qt side is gone (quitting); nothing to tell
+            pass
+
+    def _on_memory_changed(self, event: str) -> None:
+        self._status_timer.start()
+
+    def refresh_status(self) -> None:
+        if not self._closed:
+            self.run(self.mem.consolidation_status, on_result=self._got_status)
+
+    def _got_status(self, status: Any) -> None:
+        self.status = status
+        self.status_changed.emit(status)
+
+    # --- generic work ------------------------------------------------------------------
+    def run(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        on_result: Callable[[Any], None] | None = None,
+        on_error: Callable[[Exception], None] | None = None,
+        **kwargs: Any,
+    ) -> Worker:
+        """Run a facade call in the pool (reads and writes alike: the GUI thread never waits)."""
+        return self.pool.run(fn, *args, on_result=on_result, on_error=on_error, **kwargs)
+
+    def warm_up(self) -> Worker:
+        """Load the embedder in the background now, so the first answer does not wait for it."""
+        return self.run(self.mem.embedder.load)
+
+    # --- the chat model ----------------------------------------------------------------
+    @property
+    def generating(self) -> bool:
+        return self.generation is not None
+
+    @property
+    def can_answer(self) -> bool:
+        return self.state == READY and not self.generating and not self._closed
+
+    def _set_state(self, state: str, text: str) -> None:
+        self.state, self.state_text = state, text
+        self.model_state.emit(state, text)
+
+    def load_model(self, settings: AppSettings | None = None) -> Worker | None:
+        """Load the model the settings name, in the background; swap it in when ready."""
+        from app.model_choice import model_label
+
+        if settings is not None:
+            self.settings = settings
+        if self.generating or self._closed:
+            return None
+        if self._loader is not None:
+            self._loader.cancel()
+        self._set_state(LOADING, model_label(self.settings))
+        worker = Worker(self.chat_factory, self.settings, progress=True)
+        worker.signals.progress.connect(self.model_progress)
+        worker.signals.returned.connect(partial(self._model_loaded, id(worker)))
+        worker.signals.errored.connect(partial(self._model_failed, id(worker)))
+        self._loader = worker
+        return self.pool.start(worker)
+
+    def _model_loaded(self, key: int, chat: Any) -> None:
+        current = self._loader is not None and id(self._loader) == key
+        if current:
+            self._loader = None
+        if self._closed or not current:  # quitting, or a newer choice replaced this one
+            if not self._closed:
+                self.run(chat.close)
+            return
+        previous = self.mem.chat
+        self.mem.set_chat(chat)
+        if previous is not None and previous is not chat:
+            self.run(previous.close)
+        self._set_state(READY, chat.model_id)
+
+    def _model_failed(self, key: int, error: Exception) -> None:
+        from app.errors import describe
+
+        if self._loader is None or id(self._loader) != key:
+            return
+        self._loader = None
+        self._set_state(FAILED, describe(error))
+
+    # --- answers -------------------------------------------------------------------------
+    def ask(
+        self,
+        question: str,
+        *,
+        temporary: bool = False,
+        on_chunk: Callable[[str], None] | None = None,
+        on_done: Callable[[Answer], None] | None = None,
+        on_error: Callable[[Exception], None] | None = None,
+    ) -> Worker | None:
+        """Start one answer (one inference at a time); None if busy or no model is ready."""
+        from engine.backends.base import CancelToken
+
+        if not self.can_answer:
+            return None
+        token = CancelToken()
+        worker = Worker(
+            answer_chunks, self.mem, question, token, temporary, self.settings.max_tokens,
+            stop_on_cancel=False,  # the stream stops itself and stores what was said so far
+        )
+        worker.on_cancel(token.cancel)
+        # Connected first, so the model is free again before the window hears of the end.
+        worker.signals.returned.connect(self._generation_finished)
+        worker.signals.errored.connect(self._generation_finished)
+        if on_chunk is not None:
+            worker.signals.yielded.connect(on_chunk)
+        if on_done is not None:
+            worker.signals.returned.connect(on_done)
+        if on_error is not None:
+            worker.signals.errored.connect(on_error)
+        self.generation = worker
+        return self.pool.start(worker)
+
+    def stop(self) -> None:
+        if self.generation is not None:
+            self.generation.cancel()
+
+    def _generation_finished(self, _result: object = None) -> None:
+        self.generation = None
+
+    # --- shutdown ------------------------------------------------------------------------
+    def close(self, timeout: float = 15.0) -> None:
+        """Cancel what runs, wait for it, close the vault (stops consolidation) and the model."""
+        if self._closed:
+            return
+        self._closed = True
+        self._status_timer.stop()
+        unsubscribe = getattr(self.mem, "unsubscribe", None)
+        if unsubscribe is not None:
+            unsubscribe(self._on_engine_event)
+        self.pool.cancel_all()
+        abort = getattr(self.mem.embedder, "abort_start", None)
+        if abort is not None:
+            abort()  # a helper still loading its model is not worth waiting for
+        if not self.pool.wait(int(timeout * 1000)):
+            log.warning("workers did not stop within %.0f s", timeout)
+        chat, embedder = self.mem.chat, self.mem.embedder
+        try:
+            self.mem.close()
+        finally:
+            for backend in (chat, embedder):
+                try:
+                    close = getattr(backend, "close", None)
+                    if close is not None:
+                        close()
+                except Exception:  # closing must never stop the app from quitting
+                    log.exception("closing a model failed")

@@ -1,0 +1,86 @@
+"""The desktop app's own settings (model choice, window): one JSON file, written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+BUNDLED = "bundled"
+GGUF = "gguf"
+SERVER = "openai"
+MODEL_SOURCES = (BUNDLED, GGUF, SERVER)
+
+
+@dataclass
+class AppSettings:
+    """What the person chose in Settings; memory parameters live in the vault instead."""
+
+    vault_name: str = "default"
+    model_source: str = BUNDLED
+    gguf_path: str = ""
+    server_url: str = "http://127.0.0.1:8080/v1"
+    server_model: str = ""
+    gpu_layers: int = 0
+    context_size: int = 4096
+    threads: int = 0  # 0 = let llama.cpp decide
+    max_tokens: int = 512
+    window_geometry: str = ""  # hex of QWidget.saveGeometry()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AppSettings:
+        """Build from a dict, ignoring unknown keys and values of the wrong type."""
+        base = cls()
+        values: dict[str, Any] = {}
+        for field in fields(cls):
+            if field.name not in data:
+                continue
+            default = getattr(base, field.name)
+            try:
+                values[field.name] = type(default)(data[field.name])
+            except (TypeError, ValueError):
+                continue
+        settings = cls(**values)
+        if settings.model_source not in MODEL_SOURCES:
+            settings.model_source = BUNDLED
+        return settings
+
+
+def settings_path() -> Path:
+    from engine.paths import settings_file
+
+    return settings_file()
+
+
+def load_settings(path: Path | None = None) -> AppSettings:
+    """Read the settings file; a missing or damaged file gives the defaults."""
+    path = path or settings_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return AppSettings()
+    return AppSettings.from_dict(data if isinstance(data, dict) else {})
+
+
+def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
+    """Write the settings atomically (temp file in the same folder, fsync, rename)."""
+    path = path or settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(settings.to_dict(), indent=2, sort_keys=True)
+    handle, temp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return path

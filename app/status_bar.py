@@ -1,0 +1,91 @@
+"""The status line: which model and whether it is loaded, which vault, what consolidation is doing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
+
+from app.icons import pixmap
+from app.session import FAILED, LOADING, NO_MODEL, READY
+
+DOTS = {READY: "#12B76A", LOADING: "#F79009", FAILED: "#D92D20", NO_MODEL: "#98A2B3"}
+
+
+def _dot(color: str) -> str:
+    return f"<span style='color:{color}; font-size:11pt'>●</span>"
+
+
+def memory_text(status: Any) -> str:
+    """'12 recent · 3 topics · 5 facts · consolidating (2 jobs)' from a ConsolidationStatus."""
+    parts = [
+        f"{status.short_term_pages} recent",
+        f"{status.segments} topic{'s' if status.segments != 1 else ''}",
+        f"{status.facts} fact{'s' if status.facts != 1 else ''}",
+    ]
+    jobs = f"{status.pending_jobs} job{'s' if status.pending_jobs != 1 else ''}"
+    if status.running:
+        parts.append(f"consolidating ({jobs} left)")
+    elif status.pending_jobs:
+        parts.append(f"{jobs} queued")
+    else:
+        parts.append("up to date")
+    if status.failed_jobs:
+        parts.append(f"{status.failed_jobs} failed")
+    return " · ".join(parts)
+
+
+class StatusLine(QStatusBar):
+    """Model (with load progress), vault and memory activity, left to right."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizeGripEnabled(False)
+        self.model = QLabel()
+        self.model.setTextFormat(Qt.TextFormat.RichText)
+        self.progress = QProgressBar()
+        self.progress.setFixedWidth(120)
+        self.progress.setRange(0, 100)
+        self.progress.hide()
+        self.vault_icon = QLabel()
+        self.vault_icon.setPixmap(pixmap("lock", 14, "#6B7280"))
+        self.vault = QLabel()
+        self.memory = QLabel()
+        self.memory.setTextFormat(Qt.TextFormat.RichText)
+        self.addWidget(self.model)
+        self.addWidget(self.progress)
+        self.addPermanentWidget(self.memory)
+        self.addPermanentWidget(self.vault_icon)
+        self.addPermanentWidget(self.vault)
+        self.set_model(NO_MODEL, "")
+        self.vault.setText("Vault locked")
+        self.memory.setText("")
+
+    def set_model(self, state: str, text: str) -> None:
+        label = {
+            READY: text or "Model ready",
+            LOADING: f"Loading {text}…" if text else "Loading the model…",
+            FAILED: "Model not loaded",
+            NO_MODEL: "No model",
+        }[state]
+        self.model.setText(f"{_dot(DOTS[state])}&nbsp; {label}")
+        self.model.setToolTip(text if state == FAILED else "")
+        self.progress.setVisible(state == LOADING)
+        if state == LOADING:
+            self.progress.setRange(0, 0)  # busy until the backend reports a fraction
+
+    def set_progress(self, fraction: float, label: str) -> None:
+        self.progress.setRange(0, 100)
+        self.progress.setValue(int(fraction * 100))
+        self.progress.setToolTip(label)
+
+    def set_vault(self, name: str, key_location: str) -> None:
+        where = "passphrase" if "passphrase" in key_location else "keyring"
+        self.vault.setText(f"{name} · {where}")
+        self.vault.setToolTip(f"Encrypted vault; key: {key_location}")
+
+    def set_memory(self, status: Any) -> None:
+        busy = status.running
+        self.memory.setText(f"{_dot('#4F5FE8' if busy else '#98A2B3')}&nbsp; {memory_text(status)}")
+        self.memory.setToolTip(f"Last error: {status.last_error}" if status.last_error else "")

@@ -1,0 +1,245 @@
+"""First run (create the vault, say honestly where its key lives) and unlock with a passphrase."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.errors import describe
+from app.icons import pixmap
+from app.workers import Worker, WorkerPool
+
+OpenVault = Callable[[Path, bool, "str | None"], Any]  # (path, create, passphrase) -> MemoryOS
+MIN_PASSPHRASE = 8
+
+
+def _header(icon_name: str, title: str, subtitle: str) -> QHBoxLayout:
+    row = QHBoxLayout()
+    row.setSpacing(14)
+    logo = QLabel()
+    logo.setPixmap(pixmap(icon_name, 44, "#4F5FE8" if icon_name != "memoryos" else None))
+    texts = QVBoxLayout()
+    texts.setSpacing(2)
+    texts.addWidget(QLabel(title, objectName="title"))
+    sub = QLabel(subtitle, objectName="subtitle")
+    sub.setWordWrap(len(subtitle) > 70)  # short lines unwrapped: a wrapped label gets a wrong height
+    texts.addWidget(sub)
+    row.addWidget(logo, 0, Qt.AlignmentFlag.AlignTop)
+    row.addLayout(texts, 1)
+    return row
+
+
+def _password_field(placeholder: str) -> QLineEdit:
+    field = QLineEdit()
+    field.setEchoMode(QLineEdit.EchoMode.Password)
+    field.setPlaceholderText(placeholder)
+    return field
+
+
+class VaultDialog(QDialog):
+    """Common parts: a busy bar, an error line, and opening the vault in a worker."""
+
+    opened = Signal(object)  # the open MemoryOS
+
+    def __init__(self, path: Path, open_vault: OpenVault, pool: WorkerPool, parent: QWidget | None) -> None:
+        super().__init__(parent)
+        self.path = Path(path)
+        self.open_vault = open_vault
+        self.pool = pool
+        self.worker: Worker | None = None
+        self.setModal(True)
+        self.setMinimumWidth(500)
+        self.error = QLabel(objectName="error")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.hide()
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(28, 24, 28, 20)
+        self.layout_.setSpacing(12)
+
+    def show_error(self, text: str) -> None:
+        grow = bool(text) and not self.error.isVisible()
+        self.error.setText(text)
+        self.error.setVisible(bool(text))
+        if grow:
+            self.adjustSize()  # make room for the message instead of squeezing the rest
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy.setVisible(busy)
+        for widget in self.findChildren(QLineEdit) + self.findChildren(QPushButton):
+            widget.setEnabled(not busy)
+
+    def _open(self, create: bool, passphrase: str | None) -> None:
+        self.show_error("")
+        self._set_busy(True)
+        worker = Worker(self.open_vault, self.path, create, passphrase)
+        worker.signals.returned.connect(self._opened)
+        worker.signals.errored.connect(self._failed)
+        self.worker = self.pool.start(worker)
+
+    def _opened(self, mem: Any) -> None:
+        self.worker = None
+        self._set_busy(False)
+        self.opened.emit(mem)
+        self.accept()
+
+    def _failed(self, error: Exception) -> None:
+        self.worker = None
+        self._set_busy(False)
+        self.show_error(describe(error))
+
+
+class FirstRunDialog(VaultDialog):
+    """Create the vault: key in the keyring when one is usable, else a passphrase typed twice."""
+
+    def __init__(
+        self, path: Path, keyring: Any, open_vault: OpenVault, pool: WorkerPool,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(path, open_vault, pool, parent)
+        self.keyring_usable = bool(keyring.usable)
+        self.setWindowTitle("Welcome to MemoryOS")
+        self.layout_.addLayout(_header(
+            "memoryos", "Welcome to MemoryOS",
+            "A private assistant that remembers you. What it learns stays in one encrypted "
+            "file on this computer, and you can see, correct or erase all of it.",
+        ))
+        where = QLabel(f"Your memory vault will be created at<br><code>{self.path}</code>",
+                       objectName="muted")
+        where.setWordWrap(True)
+        where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.layout_.addWidget(where)
+        if self.keyring_usable:
+            note = QLabel(
+                f"<b>The encryption key goes to your system keyring</b> ({keyring.backend}). "
+                "MemoryOS will unlock by itself when you are logged in to this account; anyone "
+                "who can use your unlocked session can open it too.", objectName="keyNote")
+        else:
+            note = QLabel(
+                "<b>No system keyring is available here</b>"
+                f"{f': {keyring.reason}' if keyring.reason else ''}. Choose a passphrase: "
+                "you will type it each time MemoryOS starts. If you forget it, nobody can "
+                "recover your memory.", objectName="warnNote")
+        note.setWordWrap(True)
+        self.layout_.addWidget(note)
+        self.use_passphrase = QCheckBox("Protect the vault with a passphrase instead")
+        self.use_passphrase.setVisible(self.keyring_usable)
+        self.use_passphrase.toggled.connect(self._update)
+        self.layout_.addWidget(self.use_passphrase)
+        self.passphrase = _password_field(f"Passphrase (at least {MIN_PASSPHRASE} characters)")
+        self.confirm = _password_field("The same passphrase again")
+        self.passphrase.textChanged.connect(self._update)
+        self.confirm.textChanged.connect(self._update)
+        self.confirm.returnPressed.connect(self.create)
+        self.layout_.addWidget(self.passphrase)
+        self.layout_.addWidget(self.confirm)
+        self.layout_.addWidget(self.error)
+        self.layout_.addWidget(self.busy)
+        buttons = QHBoxLayout()
+        self.quit_button = QPushButton("Quit")
+        self.quit_button.clicked.connect(self.reject)
+        self.create_button = QPushButton("Create my vault", objectName="primary")
+        self.create_button.setDefault(True)
+        self.create_button.clicked.connect(self.create)
+        buttons.addStretch(1)
+        buttons.addWidget(self.quit_button)
+        buttons.addWidget(self.create_button)
+        self.layout_.addLayout(buttons)
+        self._update()
+
+    @property
+    def needs_passphrase(self) -> bool:
+        return not self.keyring_usable or self.use_passphrase.isChecked()
+
+    def problem(self) -> str:
+        """Why the passphrase cannot be used yet ('' when it can)."""
+        if not self.needs_passphrase:
+            return ""
+        first, second = self.passphrase.text(), self.confirm.text()
+        if len(first) < MIN_PASSPHRASE:
+            return f"The passphrase needs at least {MIN_PASSPHRASE} characters."
+        if first != second:
+            return "The two passphrases are not the same."
+        return ""
+
+    def _update(self) -> None:
+        self.passphrase.setVisible(self.needs_passphrase)
+        self.confirm.setVisible(self.needs_passphrase)
+        problem = self.problem()
+        self.create_button.setEnabled(not problem)
+        typed = bool(self.confirm.text())
+        self.show_error(problem if problem and typed else "")
+        self.adjustSize()
+
+    def create(self) -> None:
+        if self.problem() or self.worker is not None:
+            return
+        self._open(True, self.passphrase.text() if self.needs_passphrase else None)
+
+    def _set_busy(self, busy: bool) -> None:
+        super()._set_busy(busy)
+        self.use_passphrase.setEnabled(not busy)
+        if not busy:
+            self._update()
+
+
+class UnlockDialog(VaultDialog):
+    """Ask for the passphrase; a wrong one shows a message and lets the person retry."""
+
+    def __init__(
+        self, path: Path, open_vault: OpenVault, pool: WorkerPool, parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(path, open_vault, pool, parent)
+        self.attempts = 0
+        self.setWindowTitle("Unlock MemoryOS")
+        self.layout_.addLayout(_header(
+            "lock", "Unlock your memory",
+            f"The vault <b>{self.path.stem}</b> is protected by a passphrase.",
+        ))
+        self.passphrase = _password_field("Passphrase")
+        self.passphrase.returnPressed.connect(self.unlock)
+        self.layout_.addWidget(self.passphrase)
+        self.layout_.addWidget(self.error)
+        self.layout_.addWidget(self.busy)
+        buttons = QHBoxLayout()
+        self.quit_button = QPushButton("Quit")
+        self.quit_button.clicked.connect(self.reject)
+        self.unlock_button = QPushButton("Unlock", objectName="primary")
+        self.unlock_button.setDefault(True)
+        self.unlock_button.clicked.connect(self.unlock)
+        buttons.addStretch(1)
+        buttons.addWidget(self.quit_button)
+        buttons.addWidget(self.unlock_button)
+        self.layout_.addLayout(buttons)
+
+    def unlock(self) -> None:
+        if not self.passphrase.text() or self.worker is not None:
+            return
+        self.attempts += 1
+        self._open(False, self.passphrase.text())
+
+    def _failed(self, error: Exception) -> None:
+        super()._failed(error)
+        from engine.errors import WrongKeyError
+
+        if isinstance(error, WrongKeyError):
+            self.show_error("That passphrase does not unlock this vault. Nothing was changed; "
+                            "try again.")
+        self.passphrase.selectAll()
+        self.passphrase.setFocus()

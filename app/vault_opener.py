@@ -1,0 +1,90 @@
+"""Open the person's vault at start: first run, silent keyring unlock, or the passphrase dialog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
+
+from app.errors import describe
+from app.vault_dialogs import FirstRunDialog, OpenVault, UnlockDialog
+from app.workers import WorkerPool
+
+
+def open_default(path: Path, create: bool, passphrase: str | None) -> Any:
+    """The desktop app's vault: bundled embedder (in its helper process), background
+    consolidation; the chat model is loaded afterwards."""
+    from app.embedder_process import ProcessEmbedder
+    from engine.api import MemoryOS
+
+    return MemoryOS.open(path, create=create, passphrase=passphrase, embedder=ProcessEmbedder(),
+                         background=True)
+
+
+def keyring_check() -> Any:
+    from engine.api import keyring_status
+
+    return keyring_status()
+
+
+class VaultOpener(QObject):
+    """Drives the dialogs; emits `opened(mem)` once, or `cancelled` if the person quits."""
+
+    opened = Signal(object)
+    cancelled = Signal()
+    dialog_shown = Signal(object)  # the dialog now on screen (tests drive it)
+
+    def __init__(self, path: Path, open_vault: OpenVault, pool: WorkerPool, window: QWidget) -> None:
+        super().__init__(window)
+        self.path = Path(path)
+        self.open_vault = open_vault
+        self.pool = pool
+        self.window = window
+        self.dialog: QDialog | None = None
+
+    def start(self) -> None:
+        if self.path.exists():
+            self.pool.run(self.open_vault, self.path, False, None,
+                          on_result=self.opened.emit, on_error=self._silent_failed)
+        else:
+            self.pool.run(keyring_check, on_result=self._first_run, on_error=self._fatal)
+
+    def _first_run(self, keyring: Any) -> None:
+        if getattr(self.window, "closing", False):
+            return
+        self._show(FirstRunDialog(self.path, keyring, self.open_vault, self.pool, self.window))
+
+    def _silent_failed(self, error: Exception) -> None:
+        from engine.errors import KeyUnavailableError, WrongKeyError
+
+        if getattr(self.window, "closing", False):
+            return
+        if isinstance(error, (KeyUnavailableError, WrongKeyError)):
+            self._show(UnlockDialog(self.path, self.open_vault, self.pool, self.window))
+        else:
+            self._fatal(error)
+
+    def _show(self, dialog: QDialog) -> None:
+        self.dialog = dialog
+        dialog.opened.connect(self.opened)  # type: ignore[attr-defined]
+        dialog.rejected.connect(self.cancelled)
+        dialog.finished.connect(self._forget)
+        dialog.open()
+        self.dialog_shown.emit(dialog)
+
+    def _forget(self, _code: int) -> None:
+        if self.dialog is not None:
+            self.dialog.deleteLater()
+        self.dialog = None
+
+    def _fatal(self, error: Exception) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Critical, "MemoryOS cannot open your memory",
+            f"{describe(error)}\n\nVault: {self.path}", QMessageBox.StandardButton.Close,
+            self.window,
+        )
+        box.finished.connect(self.cancelled)
+        box.open()
+        self.dialog_shown.emit(box)

@@ -1,0 +1,93 @@
+"""Small shared widgets and formatting helpers for the panels."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QStackedWidget,
+    QTreeWidget,
+    QWidget,
+)
+
+
+def when(timestamp: float | None, *, seconds: bool = False) -> str:
+    """A local date and time a person reads at a glance: 'Today 14:02', '3 Mar 2025 09:15'."""
+    if not timestamp:
+        return ""
+    moment = dt.datetime.fromtimestamp(timestamp)
+    clock = f"{moment:%H:%M:%S}" if seconds else f"{moment:%H:%M}"
+    today = dt.date.today()
+    if moment.date() == today:
+        return f"Today {clock}"
+    if moment.date() == today - dt.timedelta(days=1):
+        return f"Yesterday {clock}"
+    return f"{moment.day} {moment:%b %Y} {clock}"
+
+
+def speakers(page: object) -> tuple[str, str]:
+    """Who spoke in a page, as the app names them: 'You' and 'MemoryOS' unless a transcript says."""
+    user = getattr(page, "user_speaker", "User")
+    agent = getattr(page, "agent_speaker", "Assistant")
+    return ("You" if user == "User" else user, "MemoryOS" if agent == "Assistant" else agent)
+
+
+def no_default_buttons(widget: QWidget) -> None:
+    """Panels are not forms: Enter must not press the first button (QDialog's autoDefault)."""
+    from PySide6.QtWidgets import QPushButton
+
+    for button in widget.findChildren(QPushButton):
+        button.setAutoDefault(False)
+        button.setDefault(False)
+
+
+def one_line(text: str, limit: int = 140) -> str:
+    line = " ".join((text or "").split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def make_tree(headers: Sequence[str], *, multi: bool = False, stretch: int = 1) -> QTreeWidget:
+    """A flat, sortable list with headers (a tree without branches)."""
+    tree = QTreeWidget()
+    tree.setHeaderLabels(list(headers))
+    tree.setRootIsDecorated(False)
+    tree.setUniformRowHeights(True)
+    tree.setAlternatingRowColors(True)
+    tree.setSortingEnabled(False)
+    tree.setWordWrap(False)
+    tree.setTextElideMode(Qt.TextElideMode.ElideRight)
+    tree.setSelectionMode(
+        QAbstractItemView.SelectionMode.ExtendedSelection
+        if multi
+        else QAbstractItemView.SelectionMode.SingleSelection
+    )
+    header = tree.header()
+    header.setStretchLastSection(False)
+    for column in range(len(headers)):
+        mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        header.setSectionResizeMode(column, mode)
+    return tree
+
+
+class WithPlaceholder(QStackedWidget):
+    """Shows `widget`, or a centred explanation when it has nothing to show."""
+
+    def __init__(self, widget: QWidget, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.widget = widget
+        self.placeholder = QLabel(text, objectName="placeholder")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setMargin(24)
+        self.addWidget(widget)
+        self.addWidget(self.placeholder)
+
+    def set_empty(self, empty: bool, text: str | None = None) -> None:
+        if text is not None:
+            self.placeholder.setText(text)
+        self.setCurrentWidget(self.placeholder if empty else self.widget)

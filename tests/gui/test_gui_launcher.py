@@ -1,0 +1,46 @@
+"""The `memoryos` command: no arguments start the app, others go to the CLI, quickly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+
+def test_importing_the_launcher_loads_neither_qt_nor_torch():
+    code = "import sys, app.launcher; print(sorted(m for m in ('PySide6', 'torch') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_arguments_go_to_the_terminal_cli(monkeypatch):
+    from app import launcher
+
+    seen: list = []
+    fake = types.ModuleType("engine.cli")
+    fake.main = lambda argv: seen.append(argv) or 3
+    monkeypatch.setitem(sys.modules, "engine.cli", fake)
+    assert launcher.main(["search", "ramen"]) == 3
+    assert seen == [["search", "ramen"]]
+
+
+def test_self_test_runs_the_packaged_check(monkeypatch):
+    import app
+    from app import launcher
+
+    fake = types.ModuleType("app.selftest")
+    fake.main = lambda: 0
+    monkeypatch.setitem(sys.modules, "app.selftest", fake)
+    monkeypatch.setattr(app, "selftest", fake, raising=False)
+    assert launcher.main(["--self-test"]) == 0
+
+
+def test_no_arguments_start_the_desktop_app(monkeypatch):
+    from app import desktop, launcher
+
+    monkeypatch.setattr(desktop, "run", lambda: 7)
+    assert launcher.main([]) == 7

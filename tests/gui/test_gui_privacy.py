@@ -1,0 +1,154 @@
+"""The privacy panel: facts with provenance, delete, forget, search, export, erase."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+JOB = "I work as a data scientist in San Francisco."
+
+
+def _row(panel, needle: str):
+    for index in range(panel.tree.topLevelItemCount()):
+        row = panel.tree.topLevelItem(index)
+        if needle in row.text(1):
+            return row
+    return None
+
+
+def _message(parent, title: str):
+    """The message box with this title the window shows, if any."""
+    from PySide6.QtWidgets import QMessageBox
+
+    boxes = [box for box in parent.findChildren(QMessageBox) if box.windowTitle() == title]
+    return boxes[-1] if boxes else None
+
+
+@pytest.fixture
+def panel(qtbot, window, memory):
+    """The privacy panel after Tom talked about his job and consolidation ran."""
+    memory.add_memory(JOB, "Nice, data science is a great field.")
+    memory.add_memory("My favourite food is spicy ramen.", "Noted!")
+    memory.run_consolidation()
+    privacy = window.open_privacy()
+    qtbot.waitUntil(lambda: _row(privacy, "data scientist") is not None)
+    return privacy
+
+
+def test_facts_show_where_they_came_from(qtbot, panel, memory):
+    row = _row(panel, "I work as a data scientist")
+    assert row.text(3).startswith("I work as a data scientist")  # the source conversation
+    row.setSelected(True)
+    qtbot.waitUntil(lambda: "Nice, data science is a great field." in panel.source.toPlainText())
+    assert JOB in panel.source.toPlainText()
+
+
+def test_deleting_a_fact_removes_it_from_the_panel_and_from_retrieval(qtbot, panel, memory):
+    before = [f.fact.text for f in memory.retrieve("What is my job?").facts]
+    assert any("data scientist" in text for text in before)
+    _row(panel, "I work as a data scientist").setSelected(True)
+
+    with qtbot.waitSignal(panel.changed):
+        panel.delete_selected(confirm=False)
+
+    qtbot.waitUntil(lambda: _row(panel, "I work as a data scientist") is None)
+    assert _row(panel, "spicy ramen") is not None
+    after = [f.fact.text for f in memory.retrieve("What is my job?").facts]
+    assert not any("data scientist" in text for text in after)
+    assert not any("data scientist" in f.text for f in memory.facts())
+
+
+def test_delete_many_at_once(qtbot, panel, memory):
+    panel.tree.selectAll()
+    count = len(panel.selected_items())
+    assert count >= 2 and panel.delete_button.text() == f" Delete ({count})"
+    with qtbot.waitSignal(panel.changed):
+        panel.delete_selected(confirm=False)
+    qtbot.waitUntil(lambda: panel.tree_box.currentWidget() is panel.tree_box.placeholder)
+    assert memory.facts() == [] and memory.profile() == []
+
+
+def test_search_and_kind_filter(qtbot, panel):
+    panel.search.setText("ramen")
+    visible = panel.visible_items()
+    assert visible and all("ramen" in item.text.lower() for item in visible)
+    panel.search.setText("no such thing at all")
+    assert panel.visible_items() == []
+    assert panel.tree_box.currentWidget() is panel.tree_box.placeholder
+    panel.search.clear()
+    panel.kind.setCurrentIndex(panel.kind.findData("profile"))
+    assert all(item.kind == "profile" for item in panel.visible_items())
+
+
+def test_editing_a_fact_rewrites_it(qtbot, panel, memory):
+    row = _row(panel, "spicy ramen")
+    with qtbot.waitSignal(panel.changed):
+        row.setText(1, "My favourite food is mild ramen.")
+    qtbot.waitUntil(lambda: _row(panel, "mild ramen") is not None)
+    assert any(f.text == "My favourite food is mild ramen." for f in memory.facts())
+
+
+def test_forgetting_a_conversation_removes_its_pages_and_facts(qtbot, panel, memory):
+    _row(panel, "I work as a data scientist").setSelected(True)
+    with qtbot.waitSignal(panel.changed):
+        panel.forget_source_conversation(confirm=False)
+    qtbot.waitUntil(lambda: panel.tree.topLevelItemCount() == 0)
+    assert memory.pages() == []
+    assert memory.retrieve("data scientist").facts == ()
+
+
+def test_export_writes_everything_to_json(qtbot, panel, memory, tmp_path):
+    from app.export import export_memory
+
+    target = tmp_path / "export.json"
+    export_memory(panel, panel.session, path=str(target))
+    qtbot.waitUntil(lambda: _message(panel, "Export") is not None)
+    assert str(target) in _message(panel, "Export").text()
+    data = json.loads(target.read_text(encoding="utf-8"))
+    assert any(JOB == page["user_input"] for page in data["pages"])
+    assert target.stat().st_mode & 0o077 == 0  # readable by its owner only
+
+
+def test_erase_everything_removes_the_vault_and_its_key(qtbot, window, memory, memory_keyring):
+    path = memory.path
+    assert path.exists() and memory_keyring.secrets
+    with qtbot.waitSignal(window.vault_erased):
+        window.erase_everything(confirmed=True)
+    assert not path.exists()
+    assert not memory_keyring.secrets
+    assert window.session is None
+    assert not window.composer.send_button.isEnabled()
+
+
+def test_importing_a_transcript_adds_its_exchanges(qtbot, window, memory, tmp_path):
+    from app.importer import import_transcript
+
+    transcript = tmp_path / "chat.json"
+    transcript.write_text(json.dumps([
+        {"user": "I moved to Porto last year.", "assistant": "How do you like it?"},
+        {"user": "I love the tiles everywhere.", "assistant": "Azulejos are beautiful."},
+    ]), encoding="utf-8")
+    current = memory.conversation_id
+
+    import_transcript(window, window.session, str(transcript))
+    qtbot.waitUntil(lambda: _message(window, "Import") is not None)
+
+    assert "Imported 2 exchanges" in _message(window, "Import").text()
+    texts = sorted(page.user_input for page in memory.pages())
+    assert texts == ["I love the tiles everywhere.", "I moved to Porto last year."]
+    assert memory.conversation_id == current  # the conversation on screen is untouched
+    assert len({page.conversation_id for page in memory.pages()}) == 1
+
+
+def test_a_broken_transcript_is_reported(qtbot, window, memory, tmp_path):
+    from app.importer import import_transcript
+
+    transcript = tmp_path / "broken.json"
+    transcript.write_text("{not json", encoding="utf-8")
+    import_transcript(window, window.session, str(transcript))
+    qtbot.waitUntil(lambda: _message(window, "Import failed") is not None)
+    assert "not valid JSON" in _message(window, "Import failed").text()
+    assert memory.pages() == []

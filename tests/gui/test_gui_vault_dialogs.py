@@ -1,0 +1,159 @@
+"""First run (keyring or passphrase), silent unlock, and a wrong passphrase that changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+
+pytestmark = pytest.mark.gui
+
+PASSPHRASE = "correct horse battery"
+
+
+def _open_fast(path, create, passphrase):
+    """Like the app's opener, with the fast fake embedder and no background thread."""
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+
+    return MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
+                         background=False)
+
+
+@pytest.fixture
+def opener(qtbot, home):
+    """A VaultOpener over a plain parent window; yields (opener, opened list); closes vaults."""
+    from app.vault_opener import VaultOpener
+    from app.workers import WorkerPool
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    pool = WorkerPool(parent=parent)
+    path = home / "vaults" / "default.memoryos"
+    opener = VaultOpener(path, _open_fast, pool, parent)
+    opened: list = []
+    opener.opened.connect(opened.append)
+    yield opener, opened
+    pool.wait()
+    for mem in opened:
+        mem.close()
+
+
+def _start(qtbot, opener):
+    with qtbot.waitSignal(opener.dialog_shown) as blocker:
+        opener.start()
+    return blocker.args[0]
+
+
+def test_first_run_with_a_keyring_keeps_the_key_there(qtbot, opener, memory_keyring):
+    from app.vault_dialogs import FirstRunDialog
+
+    opener, opened = opener
+    dialog = _start(qtbot, opener)
+    assert isinstance(dialog, FirstRunDialog)
+    assert "keyring" in dialog.findChild(type(dialog.error), "keyNote").text()
+    assert not dialog.passphrase.isVisible()
+    assert dialog.create_button.isEnabled()
+
+    with qtbot.waitSignal(opener.opened):
+        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+
+    (mem,) = opened
+    assert mem.path.exists()
+    assert "keyring" in mem.info().key_location
+    assert memory_keyring.secrets  # the key went to the keyring, nothing to type next time
+
+
+def test_first_run_without_a_keyring_asks_for_a_passphrase_twice(qtbot, opener, fail_keyring):
+    opener, opened = opener
+    dialog = _start(qtbot, opener)
+    assert "No system keyring" in dialog.findChild(type(dialog.error), "warnNote").text()
+    assert dialog.passphrase.isVisible() and dialog.confirm.isVisible()
+    assert not dialog.create_button.isEnabled()
+
+    qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
+    qtbot.keyClicks(dialog.confirm, PASSPHRASE + "x")
+    assert not dialog.create_button.isEnabled()
+    assert "not the same" in dialog.error.text()
+    qtbot.keyClick(dialog.confirm, Qt.Key.Key_Backspace)
+    assert dialog.create_button.isEnabled()
+
+    with qtbot.waitSignal(opener.opened):
+        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+    (mem,) = opened
+    assert mem.info().key_location == "passphrase"
+
+
+def test_later_starts_unlock_silently_with_the_keyring(qtbot, opener, memory_keyring):
+    opener, opened = opener
+    _open_fast(opener.path, True, None).close()
+    shown: list = []
+    opener.dialog_shown.connect(shown.append)
+    with qtbot.waitSignal(opener.opened):
+        opener.start()
+    assert shown == [] and len(opened) == 1
+
+
+def test_wrong_passphrase_shows_a_message_retries_and_changes_nothing(
+    qtbot, opener, fail_keyring, vault_bytes
+):
+    from app.vault_dialogs import UnlockDialog
+
+    opener, opened = opener
+    _open_fast(opener.path, True, PASSPHRASE).close()
+    before = vault_bytes(opener.path)
+    dialog = _start(qtbot, opener)
+    assert isinstance(dialog, UnlockDialog)
+
+    qtbot.keyClicks(dialog.passphrase, "not the passphrase")
+    qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.error.isVisible())
+    assert "does not unlock" in dialog.error.text()
+    assert dialog.isVisible() and opened == []
+    assert vault_bytes(opener.path) == before
+
+    dialog.passphrase.clear()
+    qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
+    with qtbot.waitSignal(opener.opened):
+        qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
+    assert dialog.attempts == 2
+    assert opened[0].info().key_location == "passphrase"
+
+
+def test_a_damaged_file_gives_a_message_not_a_crash(qtbot, opener, memory_keyring):
+    opener, opened = opener
+    _open_fast(opener.path, True, None).close()
+    opener.path.write_bytes(b"this is not a vault" * 100)  # damaged; its key is still there
+    box = _start(qtbot, opener)
+    assert "cannot open" in box.windowTitle()
+    assert "not a MemoryOS vault" in box.text()
+    assert opened == []
+
+
+def test_after_erasing_everything_the_app_is_back_at_the_first_run(qtbot, memory_keyring):
+    from app.desktop import build
+    from app.vault_dialogs import FirstRunDialog
+    from engine.backends.fake import FakeChat
+
+    def open_with_fake_chat(path, create, passphrase):
+        mem = _open_fast(path, create, passphrase)
+        mem.set_chat(FakeChat())
+        return mem
+
+    window, opener = build(open_with_fake_chat)
+    qtbot.addWidget(window)
+    window.show()
+    first = _start(qtbot, opener)
+    assert isinstance(first, FirstRunDialog)
+    with qtbot.waitSignal(window.session_attached):
+        qtbot.mouseClick(first.create_button, Qt.MouseButton.LeftButton)
+    assert window.session.state == "ready" and window.composer.send_button.isEnabled()
+    path = window.session.mem.path
+
+    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
+        window.erase_everything(confirmed=True)
+
+    assert isinstance(shown.args[0], FirstRunDialog)
+    assert not path.exists() and not memory_keyring.secrets
+    shown.args[0].reject()
+    window.close()
