@@ -201,7 +201,10 @@ class LlamaChat(ChatBackend):
         try:
             # a mild repeat penalty: small models otherwise loop on one sentence
             chunks = self._llama.create_chat_completion(
-                fitted, max_tokens=max_tokens, temperature=temperature, stream=True,
+                fitted,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stream=True,
                 repeat_penalty=REPEAT_PENALTY,
             )
             for chunk in chunks:
