@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             print("memoryos: the self-test is not part of this build", file=sys.stderr)
             return 2
-        return int(selftest.main() or 0)
+        return int(selftest.main(args[1:]) or 0)
     from engine.cli import main as cli_main
 
     return int(cli_main(args) or 0)

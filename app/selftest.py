@@ -8,14 +8,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.selftest import HEADLESS_CHECKS, Report, describe_environment, isolated_home, run_checks
+from engine.selftest import HEADLESS_CHECKS, Report, describe_environment, isolated_home
 
 IMPORTED_AT = time.monotonic()
 WINDOW_TIMEOUT_MS = 120_000
 # Platform plugins a desktop session needs, and the one the self-test itself runs on.
 QT_PLATFORMS = {"xcb": "libqxcb.so", "wayland": "libqwayland.so", "offscreen": "libqoffscreen.so"}
 USAGE = """usage: memoryos --self-test [--only CHECK[,CHECK...]]
-checks: window, qt, llama, sqlite-vec, embedder, vault, bundle (default: all)
+checks: window, qt, llama, sqlite-vec, embedder, vault, embedder-process, bundle (default: all)
 exit status 0 when every check passes, 1 otherwise"""
 
 
@@ -90,10 +90,42 @@ def check_qt_plugins(report: Report) -> str:
     return f"Qt {qVersion()}, platform plugins {', '.join(sorted(QT_PLATFORMS))} in {folder}"
 
 
+def check_embedder_process(report: Report) -> str:
+    """The app embeds in a helper process (`memoryos --embedder-process` when frozen): start it,
+    embed, compare with the in-process vectors, stop it."""
+    from app.embedder_process import ProcessEmbedder, helper_command
+
+    sentences = ["The cat sat on the mat.", "A kitten was lying on the rug."]
+    embedder = ProcessEmbedder()
+    try:
+        embedder.load()
+        rows = embedder.embed(sentences)
+    finally:
+        embedder.close()
+    local = report.shared.get("embedder")
+    if local is not None:
+        agreement = float(rows[0] @ local.embed(sentences[:1])[0])
+        if agreement < 0.999:
+            raise RuntimeError(f"helper and in-process vectors differ (cos {agreement:.4f})")
+        compared = f"same vectors as in-process (cos {agreement:.4f})"
+    else:
+        compared = f"cos related {float(rows[0] @ rows[1]):.2f}"
+    command = " ".join([Path(helper_command()[0]).name, *helper_command()[1:]])
+    return f"`{command}` answered: dim {rows.shape[1]}, {compared}"
+
+
 GUI_CHECKS = [
     ("window", "main window", check_window),
     ("qt", "Qt platform plugins", check_qt_plugins),
 ]
+
+
+def all_checks() -> list[tuple[str, str, Any]]:
+    """Window first (its time is the cold start), the bundle check last (it sees all that loaded)."""
+    headless = [check for check in HEADLESS_CHECKS if check[0] != "bundle"]
+    last = [check for check in HEADLESS_CHECKS if check[0] == "bundle"]
+    process = ("embedder-process", "embedder process", check_embedder_process)
+    return GUI_CHECKS + headless + [process] + last
 
 
 def parse_only(args: list[str]) -> set[str] | None:
@@ -104,7 +136,7 @@ def parse_only(args: list[str]) -> set[str] | None:
             names |= set(arg.split("=", 1)[1].split(","))
         elif arg == "--only" and index + 1 < len(args):
             names |= set(args[index + 1].split(","))
-    known = {key for key, _, _ in GUI_CHECKS + HEADLESS_CHECKS}
+    known = {key for key, _, _ in all_checks()}
     unknown = names - known
     if unknown:
         raise ValueError(f"unknown check(s): {', '.join(sorted(unknown))}")
@@ -112,7 +144,7 @@ def parse_only(args: list[str]) -> set[str] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run every check (the window first: its time is the cold start), print the report."""
+    """Run every check (or those named after --only), print the report, return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     if "-h" in args or "--help" in args:
         print(USAGE)
@@ -126,10 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     print(describe_environment(), flush=True)
     report = Report(echo=lambda line: print(line, flush=True))
     with isolated_home():
-        for key, name, check in GUI_CHECKS:
+        for key, name, check in all_checks():
             if only is None or key in only:
                 report.run(name, check)
-        run_checks(report, only)
     print(report.summary(), flush=True)
     return 0 if report.ok else 1
 

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Build the frozen Linux app, run its self-test and smoke start, pack the tar.gz, report sizes.
+# Usage: packaging/build.sh [--build-dir DIR] [--skip-build] [--no-archive]
+set -eu
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-/work/venv/bin/python}"
+[ -x "$PYTHON" ] || PYTHON="$(command -v python3)"
+exec nice -n 10 "$PYTHON" packaging/build.py "$@"
