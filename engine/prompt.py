@@ -19,7 +19,9 @@ def build_messages(
     retrieval: Retrieval, query: str, now: float | None = None
 ) -> list[dict[str, str]]:
     now = time.time() if now is None else now
-    sections = [SYSTEM, f"Current date: {when.describe(now)}."]
+    # Stable parts first, changing parts last: llama.cpp reuses the cached prefix of the
+    # previous prompt, so a date near the top would force the whole memory to be re-read.
+    sections = [SYSTEM]
     if retrieval.profile:
         sections.append(
             "What you know about the user:\n"
@@ -44,6 +46,7 @@ def build_messages(
             "Relevant past exchanges:\n"
             + "\n".join(f"[{when.describe(p.timestamp)}] {p.text()}" for p in older)
         )
+    sections.append(f"Today is {when.describe_day(now)}.")
     messages = [{"role": "system", "content": "\n\n".join(sections)}]
     for page in retrieval.short_term:
         if "agent_speaker" in page.meta:  # a transcript between two people: keep their names

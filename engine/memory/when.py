@@ -82,3 +82,9 @@ def describe(ts: float) -> str:
     """A date a model and a person read easily: '8 May 2023, 13:56'."""
     moment = datetime.fromtimestamp(ts, tz=timezone.utc)
     return f"{moment.day} {calendar.month_name[moment.month]} {moment.year}, {moment:%H:%M}"
+
+
+def describe_day(ts: float) -> str:
+    """The day only: '8 May 2023'."""
+    moment = datetime.fromtimestamp(ts, tz=timezone.utc)
+    return f"{moment.day} {calendar.month_name[moment.month]} {moment.year}"

@@ -1,0 +1,61 @@
+"""What the model is shown (persona, knowledge, dated pages, recent turns) and time awareness."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from engine.memory import when
+from engine.prompt import build_messages
+from engine.settings import MemorySettings
+
+
+def ts(text: str) -> float:
+    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+
+
+def test_prompt_holds_every_tier_and_alternates_roles(memory):
+    memory.update_settings(MemorySettings(stm_capacity=2, stm_evict_batch=1))
+    memory.add_memory("I'm Tom and I work as a data scientist.", "Noted, Tom.", timestamp="2024-03-01T09:00:00Z")
+    memory.add_memory("I'll need a reminder about the dentist.", "I'll remind you about the dentist on Friday.",
+                      timestamp="2024-03-02T09:00:00Z")
+    memory.add_memory("The weather is nice.", "Enjoy it!", timestamp="2024-03-03T09:00:00Z")
+    memory.add_memory("I finished a novel.", "Which one?", timestamp="2024-03-04T09:00:00Z")
+    memory.run_consolidation()
+    retrieval = memory.retrieve("What is my job as a data scientist?")
+    messages = build_messages(retrieval, "What is my job?", now=ts("2024-03-05T10:00:00"))
+    system = messages[0]["content"]
+    assert messages[0]["role"] == "system" and messages[-1] == {"role": "user", "content": "What is my job?"}
+    assert "occupation: data scientist" in system and "I work as a data scientist" in system
+    assert "I'll remind you about the dentist" in system  # assistant knowledge
+    assert "[1 March 2024, 09:00]" in system  # older pages carry their dates
+    assert system.rstrip().endswith("Today is 5 March 2024.")
+    roles = [m["role"] for m in messages[1:]]
+    assert roles == ["user", "assistant", "user", "assistant", "user"]  # the STM queue, then the question
+    assert messages[1]["content"] == "The weather is nice."
+
+
+def test_time_windows():
+    now = ts("2024-06-15T12:00:00")
+    start, end = when.time_window("What did I do yesterday?", now)
+    assert (start, end) == (ts("2024-06-14T00:00:00"), ts("2024-06-15T00:00:00"))
+    start, end = when.time_window("what happened in May 2023", now)
+    assert (start, end) == (ts("2023-05-01T00:00:00"), ts("2023-06-01T00:00:00"))
+    start, end = when.time_window("what did we discuss 2 weeks ago", now)
+    assert start < ts("2024-06-01T00:00:00") < end
+    assert when.time_window("what is my favourite food", now) is None
+    assert when.is_temporal("When did I move?") and not when.is_temporal("What is my name?")
+
+
+def test_time_window_finds_pages_of_that_period(memory):
+    now = datetime.now(timezone.utc).timestamp()
+    memory.update_settings(MemorySettings(stm_capacity=1, stm_evict_batch=1))
+    old = memory.add_memory("We talked about the garden fence.", "ok", timestamp=now - 40 * 86400)
+    for i in range(30):
+        memory.add_memory(f"The garden fence needs paint, note {i}.", "ok", timestamp=now - 200 * 86400 - i)
+    yesterday = memory.add_memory("Bought paint for the garden fence.", "Nice", timestamp=now - 86400 + 60)
+    memory.add_memory("unrelated", "ok", timestamp=now)
+    memory.run_consolidation()
+    result = memory.retrieve("What did I do about the garden fence yesterday?", max_pages=3)
+    assert result.page_ids()[0] == yesterday.id
+    assert "time" in result.pages[0].sources
+    assert old.id not in result.page_ids()[:1]
