@@ -167,6 +167,8 @@ def build_vault(
         rows = [synthetic_exchange(rng) for _ in range(n)]
         bodies = [f"User: {u}\nAssistant: {a}" for u, a in rows]
         vectors = embedder.embed(bodies)
+        # one vector per turn too, as add_memory stores them (the turn index is searched)
+        turn_vectors = embedder.embed([side for pair in rows for side in pair])
         with vault.transaction():
             segment_id = None
             for i, ((user, agent), body) in enumerate(zip(rows, bodies, strict=True)):
@@ -186,6 +188,7 @@ def build_vault(
                     body=body,
                     vector=np.asarray(vectors[i], dtype=np.float32),
                     now=start_ts,
+                    turn_vectors={0: turn_vectors[2 * i], 1: turn_vectors[2 * i + 1]},
                 )
                 vault.move_page_to_segment(page_id, segment_id, None, "", keywords.extract(body))
         done += n

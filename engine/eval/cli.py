@@ -17,7 +17,15 @@ def _eval_parser() -> argparse.ArgumentParser:
     locomo.add_argument("--llm-model", default=None, help="model name for --llm url:URL")
     locomo.add_argument("--judge-url", default=None, help="OpenAI-compatible URL of an LLM judge")
     locomo.add_argument("--judge-model", default=None, help="model name for the judge")
-    locomo.add_argument("--limit-questions", type=int, default=None, help="per conversation")
+    locomo.add_argument(
+        "--limit-questions", type=int, default=None, help="first N per conversation"
+    )
+    locomo.add_argument(
+        "--sample-questions",
+        type=int,
+        default=None,
+        help="N per conversation, spread evenly over all its questions (a quick mixed sample)",
+    )
     locomo.add_argument("--embedder", default="bundled", choices=["bundled", "fake"])
     locomo.add_argument(
         "--baseline-answers",
@@ -46,6 +54,7 @@ def eval_main(argv: list[str]) -> int:
         judge_url=args.judge_url,
         judge_model=args.judge_model,
         limit_questions=args.limit_questions,
+        sample_questions=args.sample_questions,
         embedder=args.embedder,
         baseline_answers=args.baseline_answers,
         max_answer_tokens=args.max_answer_tokens,

@@ -66,6 +66,14 @@ def _score_group(system: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 result[f"recall_turns@{k}"] = metrics.mean(
                     metrics.evidence_recall_turns(e, items, k) for e, items in ranked
                 )
+    if system == "ours":
+        shown = [r for r in rows if r.get("context_ids") is not None]
+        if shown:  # evidence among everything the answer prompt held (ranked + recent pages)
+            result["prompt_recall"] = metrics.mean(
+                metrics.evidence_recall(r["evidence"], r["context_ids"], len(r["context_ids"]))
+                for r in shown
+            )
+            result["prompt_pages"] = sum(len(r["context_ids"]) for r in shown) / len(shown)
     answered = [r for r in rows if r.get("answers", {}).get(system) is not None]
     if answered:
         result["answered"] = len(answered)
@@ -92,6 +100,7 @@ def cost_summary(
     ingest_usage = _sum_usage(c["usage"] for c in conversations)
     answer_usage = _sum_usage(r["usage"] for r in records if r.get("usage"))
     answer_ms = [r["answer_ms"] for r in records if r.get("answer_ms") is not None]
+    first_ms = [r["first_chunk_ms"] for r in records if r.get("first_chunk_ms") is not None]
     retrieval_ms = [r["retrieval_ms"] for r in records if r.get("retrieval_ms") is not None]
     questions = len(records)
     return {
@@ -114,6 +123,8 @@ def cost_summary(
             "completion_tokens_per_question": _per(answer_usage["completion_tokens"], questions),
             "answer_ms_p50": metrics.percentile(answer_ms, 50),
             "answer_ms_p95": metrics.percentile(answer_ms, 95),
+            "first_chunk_ms_p50": metrics.percentile(first_ms, 50),
+            "first_chunk_ms_p95": metrics.percentile(first_ms, 95),
             "retrieval_ms_p50": metrics.percentile(retrieval_ms, 50),
             "retrieval_ms_p95": metrics.percentile(retrieval_ms, 95),
         },
@@ -230,6 +241,7 @@ def render_markdown(results: dict[str, Any]) -> str:
         lines += ["## Answers", "", "Retrieval only (`--llm none`): no answers generated.", ""]
     if fits:
         lines += [f"Full-context baseline: {fits}", ""]
+    lines += _prompt_lines(scores.get("ours", {}), groups)
     lines += _cost_lines(results["cost"])
     lines += [
         "## Conversations",
@@ -243,6 +255,28 @@ def render_markdown(results: dict[str, Any]) -> str:
             f"{c['questions']} | {c.get('full_context', '-')} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _prompt_lines(ours: dict[str, dict[str, Any]], groups: list[str]) -> list[str]:
+    """What get_response actually showed the model (app settings: its token budget)."""
+    if "prompt_recall" not in ours.get(OVERALL, {}):
+        return []
+    lines = [
+        "## What the answer prompt held (ours, app settings)",
+        "",
+        "Evidence recall over every page in the get_response prompt (ranked pages plus the "
+        "short-term queue), and how many pages that was.",
+        "",
+        "| category | prompt recall | pages in prompt |",
+        "|---|---:|---:|",
+    ]
+    for group in groups:
+        row = ours[group]
+        lines.append(
+            f"| {_group_label(group)} | {_fmt(row.get('prompt_recall'))} | "
+            f"{_fmt(row.get('prompt_pages'), 1)} |"
+        )
+    return lines + [""]
 
 
 def _cost_lines(cost: dict[str, Any]) -> list[str]:
@@ -268,6 +302,8 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
         f"| retrieval p50 / p95 (ms) | {_fmt(answer['retrieval_ms_p50'], 1)} / "
         f"{_fmt(answer['retrieval_ms_p95'], 1)} |",
         f"| answer p50 / p95 (ms) | {_fmt(answer['answer_ms_p50'], 0)} / {_fmt(answer['answer_ms_p95'], 0)} |",
+        f"| first chunk p50 / p95 (ms) | {_fmt(answer['first_chunk_ms_p50'], 0)} / "
+        f"{_fmt(answer['first_chunk_ms_p95'], 0)} |",
         "",
     ]
 

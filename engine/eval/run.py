@@ -39,7 +39,8 @@ class EvalConfig:
     llm_model: str | None = None  # model name for url: backends
     judge_url: str | None = None
     judge_model: str | None = None
-    limit_questions: int | None = None  # per conversation
+    limit_questions: int | None = None  # per conversation: the first N questions
+    sample_questions: int | None = None  # per conversation: N questions spread evenly
     embedder: str = "bundled"  # bundled | fake
     baseline_answers: str = "fusion"  # none | fusion | all: which retrieval baselines answer
     max_answer_tokens: int = 64
@@ -53,6 +54,7 @@ class EvalConfig:
             "judge_url",
             "judge_model",
             "limit_questions",
+            "sample_questions",
             "embedder",
             "baseline_answers",
             "max_answer_tokens",
@@ -111,11 +113,16 @@ def usage_since(chat: Any, before: dict[str, int]) -> dict[str, int]:
     return {k: after[k] - before[k] for k in after}
 
 
-def _bar(total: int, desc: str, enabled: bool) -> Any:
+def _bar(total: int, desc: str, enabled: bool, unit: str) -> Any:
     from tqdm import tqdm
 
     return tqdm(
-        total=total, desc=desc, unit="", disable=not enabled, leave=False, dynamic_ncols=True
+        total=total,
+        desc=desc,
+        unit=f" {unit}",
+        disable=not enabled,
+        leave=False,
+        dynamic_ncols=True,
     )
 
 
@@ -220,6 +227,16 @@ def _full_context_note(infos: list[dict[str, Any]], chat: Any) -> str:
     return f"model context window {chat.context_window} tokens; " + "; ".join(parts)
 
 
+def select_questions(conversation: Conversation, config: EvalConfig) -> list[Question]:
+    """The questions to run: the first N, or N spread evenly (all categories, same order)."""
+    questions = list(conversation.questions[: config.limit_questions or None])
+    wanted = config.sample_questions
+    if wanted and wanted < len(questions):
+        picks = sorted({int(i * len(questions) / wanted) for i in range(wanted)})
+        questions = [questions[i] for i in picks]
+    return questions
+
+
 def run_conversation(
     conversation: Conversation,
     config: EvalConfig,
@@ -229,7 +246,7 @@ def run_conversation(
     judge: Any,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Ingest one conversation into a fresh vault and answer its questions (resuming)."""
-    questions = list(conversation.questions[: config.limit_questions or None])
+    questions = select_questions(conversation, config)
     done = checkpoints.questions(conversation.sample_id)
     info = checkpoints.conversation(conversation.sample_id)
     if info is not None and info.get("complete") and all(q.index in done for q in questions):
@@ -262,7 +279,9 @@ def run_conversation(
             if chat is not None
             else "not run"
         )
-        bar = _bar(len(questions), f"{conversation.sample_id} questions", config.progress)
+        bar = _bar(
+            len(questions), f"{conversation.sample_id} questions", config.progress, "question"
+        )
         bar.update(sum(1 for q in questions if q.index in done))
         for question in questions:
             if question.index in done:
@@ -291,7 +310,7 @@ def run_conversation(
 
 def _ingest(mem: Any, conversation: Conversation, chat: Any, config: EvalConfig) -> dict[str, Any]:
     before = usage_snapshot(chat)
-    bar = _bar(len(conversation.turns), f"{conversation.sample_id} ingest", config.progress)
+    bar = _bar(len(conversation.turns), f"{conversation.sample_id} ingest", config.progress, "turn")
     stats = ingest(mem, conversation, on_page=bar.update)
     bar.close()
     start = time.perf_counter()
@@ -315,7 +334,7 @@ def _ingest(mem: Any, conversation: Conversation, chat: Any, config: EvalConfig)
 def consolidate(mem: Any, progress: bool, label: str) -> int:
     """Run consolidation jobs until none is pending; returns the number of jobs run."""
     pending = mem.consolidation_status().pending_jobs
-    bar = _bar(pending, f"{label} consolidation", progress)
+    bar = _bar(pending, f"{label} consolidation", progress, "job")
     total = 0
     while True:
         ran = mem.run_consolidation(max_jobs=16)
@@ -399,7 +418,8 @@ def _answer_ours(mem: Any, question: Question, chat: Any, config: EvalConfig) ->
     first_ms = None
     parts: list[str] = []
     error = None
-    context_pages = None
+    context_pages = context_recent = None
+    context_ids: list[list[str]] | None = None
     try:
         stream = mem.get_response(
             question.question, max_tokens=config.max_answer_tokens, temporary=True
@@ -408,7 +428,10 @@ def _answer_ours(mem: Any, question: Question, chat: Any, config: EvalConfig) ->
             if first_ms is None:
                 first_ms = (time.perf_counter() - start) * 1000
             parts.append(chunk)
-        context_pages = len(stream.retrieval.ranked_pages()) if stream.retrieval else None
+        if stream.retrieval is not None:  # what the model was shown: ranked pages + recent
+            context_pages = len(stream.retrieval.pages)
+            context_recent = len(stream.retrieval.short_term)
+            context_ids = [list(p.external_ids) for p in stream.retrieval.ranked_pages()]
     except Exception as exc:  # one failed answer must not stop a long run; it scores 0
         error = f"{type(exc).__name__}: {exc}"
     return {
@@ -417,6 +440,8 @@ def _answer_ours(mem: Any, question: Question, chat: Any, config: EvalConfig) ->
         "first_chunk_ms": first_ms,
         "usage": usage_since(chat, before),
         "context_pages": context_pages,
+        "context_recent_pages": context_recent,
+        "context_ids": context_ids,
         "error": error,
     }
 
