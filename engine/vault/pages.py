@@ -156,6 +156,23 @@ class PagesMixin:
         ).fetchall()
 
     @_locked
+    def neighbour_ids(self, page_ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
+        """The exchanges just before and after each page in its conversation."""
+        out: dict[int, tuple[int | None, int | None]] = {}
+        for page_id in page_ids:
+            rows = self.conn.execute(
+                "SELECT (SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
+                "(q.ts < p.ts OR (q.ts = p.ts AND q.id < p.id)) ORDER BY q.ts DESC, q.id DESC LIMIT 1), "
+                "(SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
+                "(q.ts > p.ts OR (q.ts = p.ts AND q.id > p.id)) ORDER BY q.ts, q.id LIMIT 1) "
+                "FROM pages p WHERE p.id=?",
+                (page_id,),
+            ).fetchall()
+            if rows:
+                out[page_id] = (rows[0][0], rows[0][1])
+        return out
+
+    @_locked
     def unanalysed_page_ids(self, segment_id: int) -> list[int]:
         return [
             row[0]
