@@ -33,10 +33,12 @@ def test_self_test_runs_the_packaged_check(monkeypatch):
     from app import launcher
 
     fake = types.ModuleType("app.selftest")
-    fake.main = lambda: 0
+    received = []
+    fake.main = lambda argv: received.append(argv) or 0
     monkeypatch.setitem(sys.modules, "app.selftest", fake)
     monkeypatch.setattr(app, "selftest", fake, raising=False)
-    assert launcher.main(["--self-test"]) == 0
+    assert launcher.main(["--self-test", "--only", "window"]) == 0
+    assert received == [["--only", "window"]]
 
 
 def test_no_arguments_start_the_desktop_app(monkeypatch):
