@@ -227,37 +227,12 @@ class Consolidator:
         vault, memory = self.memory.vault, self.memory
         ids = [int(job[2]["page_id"]) for job in jobs]
         pages = {p.id: p for p in map(page_from_row, vault.page_rows(ids))}
-        prepared = []
-        for page in pages.values():
-            statements = long_term.statement_candidates(page)
-            vectors = memory.embedder.embed([t for _, t in statements]) if statements else []
-            prepared.append((page, statements, vectors, long_term.slot_candidates(page)))
+        prepared = [memory.persona.prepare(page) for page in pages.values()]
         now = time.time()
         touched_facts = False
         with vault.transaction():
-            for page, statements, vectors, slots in prepared:
-                for (kind, text), vector in zip(statements, vectors, strict=True):
-                    status = CANDIDATE if kind == USER_FACT else ACTIVE
-                    memory.persona.remember_fact(
-                        kind,
-                        text,
-                        status=status,
-                        origin="verbatim",
-                        sources=[page.id],
-                        now=now,
-                        vector=vector,
-                    )
-                    touched_facts = True
-                for slot in slots:
-                    memory.persona.set_slot(
-                        slot.category,
-                        slot.name,
-                        slot.value,
-                        origin="pattern",
-                        evidence=[page.id],
-                        now=now,
-                    )
-                    touched_facts = True
+            for learned in prepared:
+                touched_facts = memory.persona.learn(learned, now) > 0 or touched_facts
             for job in jobs:
                 vault.finish_job(job[0])
             queue = vault.count_pages("short")

@@ -234,26 +234,44 @@ class Persona:
             self.vault.supersede_slot(current.id, slot_id, now)
         return slot_id
 
-    def learn_from_page(self, page: Page, now: float | None = None) -> tuple[int, int]:
-        """The non-LLM path for one new page. Returns (facts touched, slots touched)."""
+    def prepare(self, page: Page) -> Learned:
+        """The non-LLM path for one new page, read and embedded (outside any transaction)."""
         statements = statement_candidates(page)
-        slots = slot_candidates(page)
         vectors = self.embedder.embed([text for _, text in statements]) if statements else []
-        for (kind, text), vector in zip(statements, vectors, strict=True):
+        return Learned(page.id, statements, list(vectors), slot_candidates(page))
+
+    def learn(self, learned: Learned, now: float | None = None) -> int:
+        """Write what `prepare` found (inside the caller's transaction). Returns items touched."""
+        for (kind, text), vector in zip(learned.statements, learned.vectors, strict=True):
             self.remember_fact(
                 kind,
                 text,
                 status=CANDIDATE if kind == USER_FACT else ACTIVE,
                 origin="verbatim",
-                sources=[page.id],
+                sources=[learned.page_id],
                 now=now,
                 vector=vector,
             )
-        for slot in slots:
+        for slot in learned.slots:
             self.set_slot(
-                slot.category, slot.name, slot.value, origin="pattern", evidence=[page.id], now=now
+                slot.category,
+                slot.name,
+                slot.value,
+                origin="pattern",
+                evidence=[learned.page_id],
+                now=now,
             )
-        return len(statements), len(slots)
+        return len(learned.statements) + len(learned.slots)
+
+
+@dataclass
+class Learned:
+    """What one page teaches without an LLM: verbatim statements (embedded) and profile slots."""
+
+    page_id: int
+    statements: list[tuple[str, str]]
+    vectors: list[np.ndarray]
+    slots: list[SlotCandidate]
 
 
 # JSON schema of the one structured call per hot-segment analysis (capable models only).
