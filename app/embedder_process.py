@@ -103,7 +103,7 @@ class ProcessEmbedder(Embedder):
             self._starting = None
         if status != "ready":
             self._failed = f"Cannot load the embedding model {self.model_id}: {value}"
-            process.kill()
+            _stop(process)
             raise ModelLoadError(self._failed)
         self.dimension = int(value) or self.dimension
         self._process = process
@@ -125,7 +125,7 @@ class ProcessEmbedder(Embedder):
             try:
                 status, value = self._ask(("embed", list(texts), kind))
             except (EOFError, OSError, pickle.UnpicklingError) as error:
-                self._process.kill()  # restarted by the next call
+                _stop(self._process)  # restarted by the next call
                 raise BackendError(f"the embedding process stopped: {error}") from error
         if status != "ok":
             raise BackendError(f"embedding failed: {value}")
@@ -142,14 +142,20 @@ class ProcessEmbedder(Embedder):
         seconds, so it is simply killed."""
         with self._lock:
             process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
+        if process is not None:
+            _stop(process)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Kill the helper and release its pipes (an open pipe outlives the process otherwise)."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    for pipe in (process.stdin, process.stdout):
         try:
-            process.stdin.close()
+            pipe.close()
         except OSError:
             pass
-        process.kill()
-        process.wait()
 
 
 if __name__ == "__main__":

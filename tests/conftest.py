@@ -45,6 +45,20 @@ def home(tmp_path, monkeypatch):
     return folder
 
 
+@pytest.fixture(autouse=True)
+def no_system_keyring(monkeypatch):
+    """No test reads or writes the real keyring of the machine it runs on, nor sees what another
+    test stored: the `fail` backend unless the test asks for `memory_keyring`. Child processes
+    get the same through the environment."""
+    from keyring.backends import fail
+
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    yield
+    keyring.set_keyring(previous)
+
+
 @pytest.fixture
 def memory_keyring():
     """Install an in-memory keyring for the test, restore the previous backend after."""

@@ -40,7 +40,7 @@ def test_import_list_delete_export(tmp_path, home):
     assert "greyhound called Biscuit" in text and "occupation: nurse" in text
     data = json.loads(run_cli("facts", *FAKE, "list", "--json", home=home).stdout)
     fact = next(f for f in data["facts"] if "Biscuit" in f["text"])
-    assert fact["source_page_ids"]
+    source = fact["source_page_ids"]
     deleted = run_cli("facts", *FAKE, "delete", str(fact["id"]), home=home)
     assert deleted.returncode == 0 and "Deleted 1" in deleted.stdout.decode()
     assert "Biscuit" not in run_cli("facts", *FAKE, "list", home=home).stdout.decode()
@@ -48,6 +48,9 @@ def test_import_list_delete_export(tmp_path, home):
     assert run_cli("export", *FAKE, str(export), home=home).returncode == 0
     exported = json.loads(export.read_text(encoding="utf-8"))
     assert len(exported["pages"]) == 3 and exported["pages"][0]["user_input"].startswith("Hi, I'm Maya")
+    # the fact's provenance is exactly the exchange that said it
+    said = [p["user_input"] for p in exported["pages"] if p["id"] in source]
+    assert said == ["I adopted a greyhound called Biscuit last week."]
     status = run_cli("status", *FAKE, home=home)
     assert "pages      3" in status.stdout.decode() and "passphrase" in status.stdout.decode()
 

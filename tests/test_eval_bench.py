@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from engine.eval.bench import BenchConfig, format_table, run_bench, synthetic_exchange
 from engine.eval.cli import bench_main
 
@@ -16,7 +18,7 @@ def test_synthetic_text_is_varied():
 
 def test_bench_measures_everything_with_fakes(tmp_path):
     config = BenchConfig(
-        sizes=[300],
+        sizes=[100, 300],
         embedder="fake",
         chat="fake",
         queries=5,
@@ -28,13 +30,24 @@ def test_bench_measures_everything_with_fakes(tmp_path):
     assert results["errors"] == []
     (add,) = results["add_memory"]
     assert add["n"] == 5 and 0 < add["p50_ms"] <= add["p95_ms"]
-    (row,) = results["retrieval"]
-    assert row["pages"] == 300 and row["p50_ms"] > 0 and row["vault_mb_per_1k_pages"] > 0
-    chats = [r["chat"] for r in results["consolidation"]]
-    assert chats == ["none", "fake/chat"]
-    assert all(r["pages_per_s"] > 0 and r["failed_jobs"] == 0 for r in results["consolidation"])
-    assert results["peak_rss_mb"] > 0
-    assert "retrieval" in format_table(results)
+    small, large = results["retrieval"]
+    assert (small["pages"], large["pages"]) == (100, 300)
+    for row in (small, large):
+        assert row["n"] == 5 and 0 < row["p50_ms"] <= row["p95_ms"]
+        # MiB and MiB per 1,000 pages describe the same file
+        assert row["vault_mb_per_1k_pages"] == pytest.approx(row["vault_mb"] / row["pages"] * 1000)
+    assert large["vault_mb"] > small["vault_mb"]  # three times the pages take more room
+    assert large["peak_rss_mb"] >= small["peak_rss_mb"]  # a peak never goes down
+    none, fake = results["consolidation"]
+    assert (none["chat"], fake["chat"]) == ("none", "fake/chat")
+    for row in (none, fake):
+        assert row["pages"] == 25 and row["failed_jobs"] == 0 and row["jobs"] >= 1
+        assert row["pages_per_s"] == pytest.approx(25 / row["seconds"])
+        assert row["segments"] >= 1  # 25 pages overflow a 10-page short-term queue
+    assert none["llm_calls"] == 0  # no model: the non-LLM paths did all the work
+    assert results["peak_rss_mb"] >= large["peak_rss_mb"]
+    table = format_table(results)
+    assert "retrieval" in table and "pages/s" in table
     assert list(tmp_path.iterdir()) == []  # throwaway vaults removed
 
 

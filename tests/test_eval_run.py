@@ -80,10 +80,13 @@ QUESTIONS = [
         "adversarial_answer": "red",
     },
 ]
+# Two replies are partly right, so the scores below come from the metric, not from a copy of
+# the gold answer: "Rexford beagle" against "Rexford" is P 1/2, R 1, F1 2/3; "Seabiscuit" against
+# the category-1 gold "Seabiscuit, Hvaler island" scores 1 and 0 on its two parts, 1/2.
 ANSWERS = {
-    "What is the name of Ann's beagle puppy?": "Rexford",
+    "What is the name of Ann's beagle puppy?": "Rexford beagle",
     "Where does Ann's sister Ingrid live?": "Trondheim",
-    "What is Bob's kayak called and where did he paddle?": "Seabiscuit, Hvaler island",
+    "What is Bob's kayak called and where did he paddle?": "Seabiscuit",
     "When did Ann adopt the puppy Rexford?": "30 April 2023",
     "What flowers grow in Ann's garden?": "sunflowers",
     "What colour is Bob's car?": "Not mentioned in the conversation.",
@@ -146,7 +149,8 @@ def test_retrieval_only_run_scores_and_writes_files(data_file, tmp_path):
     conv = results["conversations"][0]
     assert (conv["turns"], conv["pages"], conv["sessions"]) == (59, 30, 3)
     assert results["cost"]["ingest"]["llm_calls_per_turn"] == 0
-    assert results["cost"]["answer"]["retrieval_ms_p50"] > 0
+    answer_cost = results["cost"]["answer"]
+    assert 0 < answer_cost["retrieval_ms_p50"] <= answer_cost["retrieval_ms_p95"]
     assert "f1" not in ours["overall_1_4"]
     saved = json.loads((out / "results.json").read_text())
     assert saved["config"]["llm"] == "none" and len(saved["questions"]) == 6
@@ -161,13 +165,15 @@ def test_llm_run_answers_through_get_response_and_resumes(data_file, tmp_path):
     chat, judge = ScriptedChat(), FakeChat(default_reply="CORRECT")
     results = run_eval(config(data_file, out), embedder=HashEmbedder(384), chat=chat, judge=judge)
     ours = results["metrics"]["ours"]
-    assert ours["overall_1_4"]["f1"] == pytest.approx(1.0)
+    # micro-average over the five questions of categories 1-4: (2/3 + 1 + 1/2 + 1 + 1) / 5
+    assert ours["overall_1_4"]["f1"] == pytest.approx((2 / 3 + 1 + 0.5 + 1 + 1) / 5)
+    assert ours["4"]["f1"] == pytest.approx((2 / 3 + 1) / 2) and ours["1"]["f1"] == 0.5
     assert ours["5"]["f1"] == 1.0 and ours["3"]["bleu1"] == 1.0
     assert ours["overall_1_4"]["judge_accuracy"] == 1.0
     assert results["cost"]["answer"]["llm_calls_per_question"] == 1.0  # one generation
     assert set(results["questions"][0]["answers"]) == {"ours", "fusion", "full_context"}
     assert "fits" in results["conversations"][0]["full_context"]
-    assert results["metrics"]["full_context"]["4"]["f1"] == 1.0
+    assert results["metrics"]["full_context"]["4"]["f1"] == pytest.approx((2 / 3 + 1) / 2)
     assert results["questions"][0]["context_pages"] >= 1
     assert ours["overall_1_4"]["prompt_recall"] == 1.0
     assert "What the answer prompt held" in (out / "report.md").read_text()
@@ -182,7 +188,7 @@ def test_llm_run_answers_through_get_response_and_resumes(data_file, tmp_path):
     chat2 = ScriptedChat()
     again = run_eval(config(data_file, out), embedder=HashEmbedder(384), chat=chat2, judge=judge)
     assert chat2.usage.generate_calls == 2 * 3  # only the 2 missing questions, 3 answers each
-    assert again["metrics"]["ours"]["overall_1_4"]["f1"] == pytest.approx(1.0)
+    assert again["metrics"]["ours"]["overall_1_4"]["f1"] == pytest.approx(ours["overall_1_4"]["f1"])
     assert len(again["questions"]) == 6
 
     # A finished run resumes without any work; other settings are refused.

@@ -42,7 +42,10 @@ def test_similar_pages_share_a_segment_and_topics_split(memory):
     by_topic = {s.id: {p.user_input.split()[1] for p in memory.segment_pages(s.id)} for s in segments}
     assert sorted(map(sorted, by_topic.values())) == [["baked"], ["hiked"]]
     for segment in segments:
-        assert segment.summary and segment.keywords
+        topic = next(iter(by_topic[segment.id]))  # "hiked" or "baked"
+        # without a capable model the summary and keywords come from the segment's own words
+        assert topic in segment.keywords and topic in segment.summary
+        assert not {"baked", "hiked"} - {topic} & set(segment.keywords)
         assert segment.length == segment.page_count == 4
 
 
@@ -141,7 +144,8 @@ def test_small_model_is_not_asked_for_structured_output(tmp_path, memory_keyring
         mem.update_settings(MemorySettings(stm_capacity=2, stm_evict_batch=2, heat_threshold=1))
         fill(mem, HIKING, 8)
         mem.run_consolidation()
-        assert mem.segments() and small.usage.structured_calls == 0
+        assert len(mem.segments()) == 1  # eight pages on one topic: one segment
+        assert small.usage.structured_calls == 0
 
 
 def test_capable_model_one_call_per_batch_and_per_hot_segment(memory, chat):

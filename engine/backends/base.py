@@ -84,10 +84,16 @@ class ChatBackend(ABC):
         with self._lock:
             self.load()
             self.usage.generate_calls += 1
+            if cancel is not None and cancel.cancelled:
+                raise GenerationCancelled("generation stopped")
             for chunk in self._stream(messages, max_tokens=max_tokens, temperature=temperature):
                 if cancel is not None and cancel.cancelled:
                     raise GenerationCancelled("generation stopped")
                 yield chunk
+            # A stop asked for while the last chunk was being read still counts as a stop: the
+            # caller must not store a reply the person cancelled, whatever the model did next.
+            if cancel is not None and cancel.cancelled:
+                raise GenerationCancelled("generation stopped")
 
     def complete_json(self, messages: list[Message], schema: dict, *, max_tokens: int = 512) -> str:
         """One schema-constrained generation; returns the raw text (validated by the caller)."""

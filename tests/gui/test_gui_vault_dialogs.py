@@ -61,7 +61,10 @@ def test_first_run_with_a_keyring_keeps_the_key_there(qtbot, opener, memory_keyr
     (mem,) = opened
     assert mem.path.exists()
     assert "keyring" in mem.info().key_location
-    assert memory_keyring.secrets  # the key went to the keyring, nothing to type next time
+    # the key went to the keyring, nothing to type next time: one random 256-bit key
+    (((service, username), key),) = memory_keyring.secrets.items()
+    assert service == "memoryos-desktop" and username == f"vault:{mem.path.resolve()}"
+    assert len(bytes.fromhex(key)) == 32
 
 
 def test_first_run_without_a_keyring_asks_for_a_passphrase_twice(qtbot, opener, fail_keyring):
