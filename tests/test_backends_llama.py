@@ -114,6 +114,7 @@ def test_tiny_context_is_cut_never_overflows():
     chat.close()
 
 
+@pytest.mark.slow  # grammar-constrained decoding of a long JSON object
 @pytest.mark.real_models
 def test_json_constrained_call_returns_parseable_json(bundled):
     text = bundled.complete_json(

@@ -45,6 +45,7 @@ def run_program(path: Path, question: str, create: bool, home: Path) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # two processes, each loading both bundled models
 def test_tom_is_remembered_across_processes(tmp_path, home):
     vault = tmp_path / "tom.memoryos"
     first = run_program(vault, "I'm Tom, I work as a data scientist in San Francisco", True, home)

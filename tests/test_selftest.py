@@ -22,6 +22,7 @@ def run_self_test(*args: str, home: Path) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
+@pytest.mark.slow  # a child process loads both models and opens the window
 @pytest.mark.real_models
 @pytest.mark.gui
 def test_self_test_passes_with_the_bundled_models(tmp_path):

@@ -33,6 +33,7 @@ def test_the_bundled_model_answers_through_the_window(qtbot, memory, send):
     window.close()
 
 
+@pytest.mark.slow  # a child process imports torch and loads MiniLM
 def test_the_embedder_helper_process_gives_the_bundled_vectors():
     import numpy as np
 
