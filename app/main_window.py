@@ -23,6 +23,8 @@ from app.composer import Composer
 from app.conversation_view import ConversationView
 from app.errors import describe, show_message
 from app.icons import icon, pixmap
+from app.model_choice import remote_host
+from app.outgoing import temporary_text
 from app.session import FAILED, LOADING, READY, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
@@ -68,11 +70,8 @@ class MainWindow(QMainWindow):
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
-        self.temporary_banner, _, _ = _banner(
-            "banner", "temporary", "#7A5300",
-            "Temporary chat: nothing from this conversation is saved, and MemoryOS won't learn "
-            "from it. It can still use what it already remembers.",
-        )
+        self.temporary_banner, self.temporary_text, _ = _banner(
+            "banner", "temporary", "#7A5300", temporary_text(""))
         self.notice, self.notice_text, notice_row = _banner("notice", "model", "#8A1F1F", "")
         fix = QPushButton("Model settings…")
         fix.clicked.connect(self.open_settings)
@@ -213,6 +212,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
+        self.show_remote()
         self.notice.setVisible(state == FAILED)
         self.notice_text.setText(f"The model could not be loaded. {text}")
         ready = state == READY
@@ -222,6 +222,12 @@ class MainWindow(QMainWindow):
             self.composer.set_hint("The model is loading in the background; you can start typing.")
         else:
             self.composer.set_hint("Enter to send · Shift+Enter for a new line")
+
+    def show_remote(self) -> None:
+        """Mark a model that is not on this computer wherever it is in use (issue #15)."""
+        host = remote_host(self.settings)
+        self.status.set_remote(host)
+        self.temporary_text.setText(temporary_text(host))
 
     # --- chatting ----------------------------------------------------------------------
     def send(self, text: str) -> None:
@@ -342,6 +348,7 @@ class MainWindow(QMainWindow):
     def _settings_applied(self, settings: AppSettings, model_changed: bool) -> None:
         self.settings = settings
         self._save_settings()
+        self.show_remote()
         if self.session is not None:
             self.session.settings = settings
             if model_changed:

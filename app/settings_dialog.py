@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -28,11 +29,12 @@ from PySide6.QtWidgets import (
 
 from app.errors import describe
 from app.memory_form import MemoryForm
+from app.outgoing import url_note
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.workers import WorkerPool
 
 MODEL_KEYS = ("model_source", "gguf_path", "server_url", "server_model", "gpu_layers",
-              "context_size", "threads")
+              "context_size", "threads", "allow_plain_http")
 
 
 def gguf_summary(path: str) -> str:
@@ -160,7 +162,17 @@ class SettingsDialog(QDialog):
         self.server_box = QWidget()
         server_form = QFormLayout(self.server_box)
         server_form.setContentsMargins(26, 0, 0, 4)
+        self.url_note = QLabel(objectName="hint")  # "on this computer" or "remote: host"
+        self.url_note.setWordWrap(True)
+        self.server_url.textChanged.connect(lambda url: self.url_note.setText(url_note(url)))
+        self.allow_plain_http = QCheckBox("Allow plain http:// to a server that is not this computer")
+        self.allow_plain_http.setToolTip(
+            "Off: a remote server must use https://, so memories never cross the network "
+            "unencrypted."
+        )
         server_form.addRow("Base URL", self.server_url)
+        server_form.addRow("", self.url_note)
+        server_form.addRow("", self.allow_plain_http)
         server_form.addRow("Model name", self.server_model)
         server_form.addRow("API key", self.api_key)
         key_note = QLabel("The key is stored in the system keyring, never in a settings file.",
@@ -255,6 +267,7 @@ class SettingsDialog(QDialog):
         self.gguf_path.setText(settings.gguf_path)
         self.server_url.setText(settings.server_url)
         self.server_model.setText(settings.server_model)
+        self.allow_plain_http.setChecked(settings.allow_plain_http)
         self.gpu_layers.setValue(settings.gpu_layers)
         self.context_size.setValue(settings.context_size)
         self.threads.setValue(settings.threads)
@@ -268,6 +281,7 @@ class SettingsDialog(QDialog):
             server_url=self.server_url.text().strip(), server_model=self.server_model.text().strip(),
             gpu_layers=self.gpu_layers.value(), context_size=self.context_size.value(),
             threads=self.threads.value(), max_tokens=self.max_tokens.value(),
+            allow_plain_http=self.allow_plain_http.isChecked(),
         )
 
     def _source_changed(self, *_args: Any) -> None:
@@ -380,4 +394,12 @@ class SettingsDialog(QDialog):
             return "Choose a GGUF file, or pick another model source."
         if settings.model_source == SERVER and not (settings.server_url and settings.server_model):
             return "A server needs both a base URL and a model name."
+        if settings.model_source == SERVER:
+            from engine.errors import ServerError
+            from engine.network import check_url
+
+            try:
+                check_url(settings.server_url, allow_plain_http=settings.allow_plain_http)
+            except ServerError as error:
+                return str(error)[:1].upper() + str(error)[1:] + "."
         return ""

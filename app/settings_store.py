@@ -28,6 +28,7 @@ class AppSettings:
     context_size: int = 4096
     threads: int = 0  # 0 = let llama.cpp decide
     max_tokens: int = 512
+    allow_plain_http: bool = False  # plain http:// to a server that is not this computer
     window_geometry: str = ""  # hex of QWidget.saveGeometry()
 
     def to_dict(self) -> dict[str, Any]:

@@ -12,13 +12,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from engine import errors, validation
+from engine import errors, forgetting, validation
 from engine.backends.base import CancelToken, ChatBackend, Embedder
 from engine.consolidation import PAGE_ADDED, Consolidator
+from engine.files import write_private
+from engine.forgetting import ForgetPreview
 from engine.memory.long_term import Persona, normalise_text
 from engine.memory.mid_term import segment_from_row
 from engine.memory.segment_index import SegmentIndex
 from engine.memory.vectors import VectorMirror
+from engine.network import Transfer, TransferLog
 from engine.prompt import build_messages
 from engine.records import (
     SHORT_TERM,
@@ -92,6 +95,7 @@ class MemoryOS:
         self._visits_lock = threading.Lock()
         self._foreground = threading.Event()
         self._conversation_id = self._new_id()
+        self.transfers = TransferLog()  # what was sent to which model, in characters
         self.consolidator = Consolidator(self, self._notify)
         self._closed = False
         if background:
@@ -160,6 +164,14 @@ class MemoryOS:
 
     def set_chat(self, chat: ChatBackend | None) -> None:
         self.chat = chat
+
+    def chat_is_remote(self) -> bool:
+        """True if the chat model is not on this computer (engine.network.is_loopback)."""
+        return bool(getattr(self.chat, "remote", False))
+
+    def sent_log(self) -> list[Transfer]:
+        """What this process sent to which model (answers and consolidation), oldest first."""
+        return self.transfers.items()
 
     def update_settings(self, settings: MemorySettings) -> None:
         settings.validate()
@@ -392,6 +404,7 @@ class MemoryOS:
             self.vault.update_fact_text(
                 fact_id, text, normalise_text(text), vector, "user", time.time()
             )
+            self.vault.bump_vector_generation()
         self.fact_mirror.update(fact_id, vector)
         self._notify("facts")
         return self.vault.fact(fact_id)
@@ -405,7 +418,9 @@ class MemoryOS:
             self.vault.fact(fact_id)
         with self.vault.transaction():
             self.vault.delete_facts(ids, self.dimension)
+            self.vault.bump_vector_generation()
         self.fact_mirror.remove(ids)
+        forgetting.scrub(self)
         self._notify("facts")
 
     def edit_profile_slot(self, slot_id: int, value: str) -> ProfileSlot:
@@ -422,38 +437,65 @@ class MemoryOS:
         self.vault.slot(slot_id)
         with self.vault.transaction():
             self.vault.delete_slots([int(slot_id)])
+        forgetting.scrub(self)
         self._notify("facts")
 
-    def _forget_pages(self, page_ids: list[int]) -> None:
-        with self.vault.transaction():
-            removed = self.vault.delete_pages(page_ids, self.dimension)
-        self.page_mirror.remove(removed["pages"])
-        self.turn_mirror.remove([pid * 2 + side for pid in removed["pages"] for side in (0, 1)])
-        self.fact_mirror.remove(removed["facts"])
+    # The cascade lives in engine/forgetting.py; these are its entry points. Every forget
+    # (page, segment, conversation, retention, MCP, chat) goes through forget_pages.
+    def preview_forget_pages(self, page_ids: list[int]) -> ForgetPreview:
+        """What forgetting these pages would also remove or rewrite. Changes nothing."""
+        return forgetting.preview(self, [int(i) for i in page_ids])
+
+    def forget_pages(self, page_ids: list[int]) -> ForgetPreview:
+        """Forget pages and everything derived from them; returns what was done."""
+        done = forgetting.forget(self, [int(i) for i in page_ids])
         for event in ("pages", "segments", "facts"):
             self._notify(event)
+        return done
 
-    def forget_page(self, page_id: int) -> None:
+    def _forget_pages(self, page_ids: list[int]) -> None:
+        self.forget_pages(page_ids)
+
+    def preview_forget_page(self, page_id: int) -> ForgetPreview:
         self.page(page_id)
-        self._forget_pages([int(page_id)])
+        return self.preview_forget_pages([int(page_id)])
 
-    def forget_segment(self, segment_id: int) -> None:
+    def forget_page(self, page_id: int) -> ForgetPreview:
+        self.page(page_id)
+        return self.forget_pages([int(page_id)])
+
+    def _segment_page_ids(self, segment_id: int) -> list[int]:
         if not self.vault.segment_rows(include_archived=True, ids=[int(segment_id)]):
             raise errors.NotFoundError(f"no segment with id {segment_id}")
-        self._forget_pages(self.vault.page_ids_of_segment(int(segment_id)))
+        return self.vault.page_ids_of_segment(int(segment_id))
 
-    def forget_conversation(self, conversation_id: str) -> None:
+    def preview_forget_segment(self, segment_id: int) -> ForgetPreview:
+        return self.preview_forget_pages(self._segment_page_ids(segment_id))
+
+    def forget_segment(self, segment_id: int) -> ForgetPreview:
+        return self.forget_pages(self._segment_page_ids(segment_id))
+
+    def _conversation_page_ids(self, conversation_id: str) -> list[int]:
         ids = self.vault.page_ids_of_conversation(conversation_id)
         if not ids:
             raise errors.NotFoundError(f"no conversation {conversation_id!r}")
-        self._forget_pages(ids)
+        return ids
+
+    def preview_forget_conversation(self, conversation_id: str) -> ForgetPreview:
+        return self.preview_forget_pages(self._conversation_page_ids(conversation_id))
+
+    def forget_conversation(self, conversation_id: str) -> ForgetPreview:
+        return self.forget_pages(self._conversation_page_ids(conversation_id))
 
     def forget_everything(self) -> None:
         with self.vault.transaction():
             self.vault.wipe(self.dimension)
+            self.vault.purge_staging_all()
+            self.vault.bump_vector_generation()
         self.page_mirror.reset()
         self.fact_mirror.reset()
         self.turn_mirror.reset()
+        forgetting.scrub(self)
         for event in ("pages", "segments", "facts", "jobs"):
             self._notify(event)
 
@@ -482,10 +524,8 @@ class MemoryOS:
         for row in data["facts"]:
             row.pop("norm", None)
         if path is not None:
-            target = Path(path)
-            temp = target.with_name(target.name + ".part")
-            temp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-            temp.replace(target)
+            text = json.dumps(data, ensure_ascii=False, indent=1)
+            write_private(Path(path), text.encode("utf-8"))  # 0600, no partial file left
         return data
 
     # ---- consolidation -------------------------------------------------------------------
@@ -539,6 +579,7 @@ class ResponseStream(Iterator[str]):
         self.page: Page | None = None
         self.cancelled = False
         self.error: BaseException | None = None
+        self.transfer: Transfer | None = None  # what this answer sent where, once it ran
         self._cancel = cancel
         self._chunks = self._generate(max_tokens)
 
@@ -567,6 +608,7 @@ class ResponseStream(Iterator[str]):
             raise  # nothing is stored: an error text is never memory
         finally:
             memory._foreground.clear()
+            self.transfer = memory.transfers.record(memory.chat, "answer", self.messages, self.text)
         answer = self.text.strip()
         if self.temporary or (self.cancelled and not answer):
             return

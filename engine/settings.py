@@ -32,6 +32,9 @@ class MemorySettings:
     # Consolidation: "auto" uses the chat model only if it is capable enough for structured
     # extraction; "never" keeps everything on the non-LLM path; "always" trusts any model.
     llm_consolidation: str = "auto"
+    # Background consolidation reads every page and the facts: it never sends them to a model
+    # that is not on this computer unless the person turns this on (the rules do the work).
+    remote_consolidation: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -46,6 +49,10 @@ class MemorySettings:
             if key not in known:
                 continue
             default = getattr(base, key)
+            if isinstance(default, bool):  # bool("false") is True: accept real booleans only
+                if isinstance(value, (bool, int)):
+                    values[key] = bool(value)
+                continue
             try:
                 values[key] = type(default)(value)
             except (TypeError, ValueError):

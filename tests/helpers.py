@@ -29,3 +29,32 @@ def run_cli(*args: str, home: Path, passphrase: str | None = "correct horse batt
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run([sys.executable, "-m", "engine.cli", *args], input=data, capture_output=True,
                           env=env, cwd=ROOT, timeout=timeout)
+
+
+def decrypted_bytes(path: Path, *, hexkey: str | None = None, passphrase: str | None = None,
+                    scratch: Path) -> bytes:
+    """The plaintext bytes of an encrypted vault (with its -wal merged in), read from a
+    decrypted copy, so a test can search deleted-but-not-erased text inside pages."""
+    import shutil
+
+    import apsw
+
+    scratch.mkdir(parents=True, exist_ok=True)
+    copy = scratch / f"{Path(path).name}.plain"
+    for suffix in ("", "-wal"):
+        source = Path(f"{path}{suffix}")
+        target = Path(f"{copy}{suffix}")
+        target.unlink(missing_ok=True)
+        if source.exists():
+            shutil.copyfile(source, target)
+    conn = apsw.Connection(str(copy))
+    if passphrase is not None:
+        conn.execute("PRAGMA key=" + "'" + passphrase.replace("'", "''") + "'")
+    else:
+        conn.execute(f"PRAGMA hexkey='{hexkey}'")
+    conn.execute("PRAGMA journal_mode=DELETE").fetchall()  # merges the WAL; rekey needs it
+    conn.execute("PRAGMA rekey=''")  # an empty key decrypts the file in place
+    conn.close()
+    data = copy.read_bytes()
+    assert data.startswith(b"SQLite format 3\x00"), "the copy was not decrypted"
+    return data

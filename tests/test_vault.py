@@ -158,22 +158,29 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
     conn = memory.vault.conn
     assert conn.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
     assert conn.execute("PRAGMA secure_delete").fetchall()[0][0] == 1
-    assert memory.vault.schema_steps() == ["0001_initial", "0002_turn_vectors", "0003_job_owner"]
-    assert memory.info().schema_version == 3
+    assert memory.vault.schema_steps() == [
+        "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids"]
+    assert memory.info().schema_version == 4
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
     path = tmp_path / "old.memoryos"
     with MemoryOS.open(path, create=True, passphrase="pw", embedder=embedder, background=False) as mem:
         page = mem.add_memory("I restore old pianos", "Wonderful craft")
+        mem.run_consolidation()
+        facts = mem.facts()
+        assert facts and facts[0].source_page_ids == (page.id,)
         with mem.vault.transaction():  # turn it into a vault of schema version 1
             mem.vault.conn.execute("DROP TABLE turns_vec")
             mem.vault.conn.execute("ALTER TABLE jobs DROP COLUMN owner")
             mem.vault.conn.execute("DELETE FROM migrations WHERE name!='0001_initial'")
         assert mem.vault.schema_steps() == ["0001_initial"]
     with MemoryOS.open(path, passphrase="pw", embedder=embedder, background=False) as mem:
-        assert mem.vault.schema_steps() == ["0001_initial", "0002_turn_vectors", "0003_job_owner"]
-        assert list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
+        assert mem.vault.schema_steps() == [
+            "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids"]
+        backups = list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
+        assert len(backups) == 1 and backups[0].stat().st_mode & 0o777 == 0o600
+        assert mem.facts() == facts  # rebuilding the tables kept every fact and its source
         mem.run_consolidation()
         assert mem.consolidation_status().failed_jobs == 0
         rows = {r[0] for r in mem.vault.conn.execute("SELECT rowid FROM turns_vec")}

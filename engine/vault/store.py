@@ -12,6 +12,7 @@ from engine import errors
 from engine.records import ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED
 from engine.vault import keys
 from engine.vault.connection import mapped_errors, open_connection
+from engine.vault.forget import ForgetMixin
 from engine.vault.jobs import JobsMixin
 from engine.vault.pages import PAGE_COLUMNS, PagesMixin, page_from_row
 from engine.vault.persona import PersonaMixin
@@ -20,7 +21,7 @@ from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
 
 
-class Vault(PagesMixin, PersonaMixin, JobsMixin):
+class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, conn, path: Path, key_location: str) -> None:
