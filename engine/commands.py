@@ -331,6 +331,37 @@ def run_reembed(args) -> int:
     return 0
 
 
+NEW_PASSPHRASE_ENV = "MEMORYOS_NEW_PASSPHRASE"
+
+
+def run_rekey(args) -> int:
+    """Re-encrypt every page under a passphrase (the same one or a new one) with the strong
+    key derivation; a keyring vault moves to the passphrase and its keyring key is deleted."""
+    import os
+
+    from engine.unlock import ask_new_passphrase, open_vault_only
+    from engine.vault import cipher, keys
+
+    path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
+    vault = open_vault_only(path)
+    try:
+        was = vault.key_location
+        new = os.environ.pop(NEW_PASSPHRASE_ENV, None) or ask_new_passphrase()
+        started = time.perf_counter()
+        vault.rekey(new)
+        took = time.perf_counter() - started
+    finally:
+        vault.close()
+    if was.startswith("keyring"):
+        keys.delete_key(path)
+    print(
+        f"Re-encrypted {path.name} in {took:.1f} s ({cipher.CIPHER}, PBKDF2-HMAC-SHA256 with "
+        f"{cipher.PASSPHRASE_KDF_ITER:,} iterations; it was: {was}). Older backups were deleted.",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def run_doctor(args) -> int:
     from engine.doctor import run_checks
 

@@ -21,9 +21,10 @@ def raw_bytes(vault_path: Path) -> bytes:
 
 
 def run_cli(*args: str, home: Path, passphrase: str | None = "correct horse battery", stdin: str | bytes | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess:
+            timeout: float = 120, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run `python -m engine.cli ...` in a child process with its own home and passphrase."""
-    env = dict(os.environ, MEMORYOS_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+    env = dict(os.environ, MEMORYOS_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+               **(env or {}))
     if passphrase is not None:
         env["MEMORYOS_PASSPHRASE"] = passphrase
     data = stdin.encode() if isinstance(stdin, str) else stdin
@@ -47,11 +48,12 @@ def decrypted_bytes(path: Path, *, hexkey: str | None = None, passphrase: str | 
         target.unlink(missing_ok=True)
         if source.exists():
             shutil.copyfile(source, target)
+    from engine.vault import cipher
+
     conn = apsw.Connection(str(copy))
-    if passphrase is not None:
-        conn.execute("PRAGMA key=" + "'" + passphrase.replace("'", "''") + "'")
-    else:
-        conn.execute(f"PRAGMA hexkey='{hexkey}'")
+    # the same pinned cipher the vault uses: a passphrase is stretched more than a random key
+    cipher.pin(conn, cipher.LEGACY_KDF_ITER if passphrase is None else cipher.PASSPHRASE_KDF_ITER)
+    conn.execute(f"PRAGMA hexkey='{hexkey or cipher.as_hex(passphrase)}'")
     conn.execute("PRAGMA journal_mode=DELETE").fetchall()  # merges the WAL; rekey needs it
     conn.execute("PRAGMA rekey=''")  # an empty key decrypts the file in place
     conn.close()
