@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.auto_lock import AutoLock, effective_minutes
 from app.composer import Composer
 from app.conversation_view import ConversationView
 from app.errors import describe, show_message
@@ -51,6 +52,7 @@ class MainWindow(QMainWindow):
     answer_finished = Signal(object)  # an Answer, or the exception that ended the generation
     session_attached = Signal()
     vault_erased = Signal()  # the vault is gone: the launcher goes back to the first-run dialog
+    locked = Signal()  # auto-lock closed the vault: the launcher asks for the key again
 
     def __init__(self, settings: AppSettings | None = None, pool: WorkerPool | None = None) -> None:
         super().__init__()
@@ -87,6 +89,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status = StatusLine()
         self.setStatusBar(self.status)
+        self.auto_lock = AutoLock(0, self)
+        self.auto_lock.idle.connect(self.lock)
         self._make_actions()
         self._make_menus()
         self._make_toolbar()
@@ -175,6 +179,7 @@ class MainWindow(QMainWindow):
         session.status_changed.connect(self.status.set_memory)
         for action in self.vault_actions:
             action.setEnabled(True)
+        self._apply_policy()
         self.view.clear()
         self.view.set_empty_text(*self.view.default_empty_text())
         self._on_model_state(session.state, session.state_text)
@@ -222,6 +227,33 @@ class MainWindow(QMainWindow):
             self.composer.set_hint("The model is loading in the background; you can start typing.")
         else:
             self.composer.set_hint("Enter to send · Shift+Enter for a new line")
+
+    def _apply_policy(self) -> None:
+        """What the administrator's policy turns off is off here too (engine enforces it)."""
+        from app.policy_lock import disable_if_forbidden
+        from engine.policy import current
+
+        policy = current()
+        disable_if_forbidden([self.export_action], policy.export_forbidden, policy)
+        self.auto_lock.set_minutes(
+            effective_minutes(self.settings.auto_lock_minutes, policy.auto_lock_minutes)
+        )
+
+    def lock(self) -> None:
+        """Idle too long: close the vault (dropping what was decrypted) and ask for the key."""
+        if self.session is None:
+            return
+        if self.session.generating:  # never cut an answer short; look again later
+            self.auto_lock.restart()
+            return
+        self.auto_lock.stop()
+        self.detach()
+        self._show_locked(
+            "MemoryOS locked itself",
+            f"Nobody used it for {self.auto_lock.minutes} minutes, so the vault was closed. "
+            "Unlock it to go on.",
+        )
+        self.locked.emit()
 
     def show_remote(self) -> None:
         """Mark a model that is not on this computer wherever it is in use (issue #15)."""
@@ -349,6 +381,8 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self._save_settings()
         self.show_remote()
+        if self.session is not None:
+            self._apply_policy()  # the idle minutes may have changed
         if self.session is not None:
             self.session.settings = settings
             if model_changed:

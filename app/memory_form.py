@@ -67,6 +67,11 @@ FIELDS: dict[str, Field] = {
                                   "Let background memory work (summaries, facts) use a model that "
                                   "is not on this computer. Off: it never receives your memories "
                                   "in the background; the rules do that work instead."),
+    "retention_days": Field("Retention", "Forget exchanges after", "Exchanges older than this "
+                            "are forgotten by consolidation; 0 keeps them for ever", 0, 36500,
+                            suffix=" days"),
+    "retention_keeps_facts": Field("Retention", "Keep what was learned",
+                                   "Keep the facts and profile learned from forgotten exchanges"),
 }
 
 

@@ -74,6 +74,11 @@ class PrivacyPanel(QDialog):
         self.tabs.addTab(self._conversations_tab(), "Conversations")
         export = QPushButton(icon("export"), " Export everything…")
         export.clicked.connect(self.export)
+        self.export_button = export
+        from app.policy_lock import disable_if_forbidden
+        from engine.policy import current
+
+        disable_if_forbidden([export], current().export_forbidden, current())
         erase = QPushButton(icon("erase", "#B42318"), " Erase everything…", objectName="danger")
         erase.clicked.connect(self.erase_requested)
         close = QPushButton("Close")

@@ -30,8 +30,10 @@ from PySide6.QtWidgets import (
 from app.errors import describe
 from app.memory_form import MemoryForm
 from app.outgoing import url_note
+from app.policy_lock import lock_memory_form, policy_note
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.workers import WorkerPool
+from engine.policy import current as current_policy
 
 MODEL_KEYS = ("model_source", "gguf_path", "server_url", "server_model", "gpu_layers",
               "context_size", "threads", "allow_plain_http")
@@ -99,6 +101,7 @@ class SettingsDialog(QDialog):
         self.pool: WorkerPool = session.pool if session is not None else WorkerPool(parent=self)
         self.setWindowTitle("Settings")
         self.setMinimumSize(800, 620)
+        self.policy = current_policy()  # the administrator's: its settings are shown locked
         self.tabs = QTabWidget()
         self.tabs.addTab(self._model_tab(), "Model")
         self.tabs.addTab(self._memory_tab(), "Memory")
@@ -112,6 +115,9 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.setSpacing(12)
+        note = policy_note(self.policy)
+        if note is not None:
+            layout.addWidget(note)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
@@ -223,6 +229,18 @@ class SettingsDialog(QDialog):
         form.addRow("Context size", self.context_size)
         form.addRow("CPU threads", self.threads)
         form.addRow("Longest answer", self.max_tokens)
+        self.auto_lock = QSpinBox()
+        self.auto_lock.setRange(0, 24 * 60)
+        self.auto_lock.setSuffix(" min")
+        self.auto_lock.setSpecialValueText("Never")
+        self.auto_lock.setToolTip("Close the vault after this long without input; it asks for "
+                                  "the key again. 0: never.")
+        if self.policy.auto_lock_minutes is not None:
+            self.auto_lock.setMaximum(max(1, self.policy.auto_lock_minutes))
+            self.auto_lock.setMinimum(1 if self.policy.auto_lock_minutes else 0)
+            self.auto_lock.setToolTip(f"At most {self.policy.auto_lock_minutes} minutes: set by "
+                                      f"your administrator ({self.policy.source}).")
+        form.addRow("Lock when idle for", self.auto_lock)
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(14, 14, 14, 14)
@@ -258,6 +276,7 @@ class SettingsDialog(QDialog):
         else:
             self.memory_form.reset()
             scroll.setEnabled(False)
+        self.locked = lock_memory_form(self.memory_form, self.policy)
         return scroll
 
     # --- values ------------------------------------------------------------------------
@@ -272,6 +291,7 @@ class SettingsDialog(QDialog):
         self.context_size.setValue(settings.context_size)
         self.threads.setValue(settings.threads)
         self.max_tokens.setValue(settings.max_tokens)
+        self.auto_lock.setValue(settings.auto_lock_minutes)
         self._source_changed()
 
     def values(self) -> AppSettings:
@@ -282,6 +302,7 @@ class SettingsDialog(QDialog):
             gpu_layers=self.gpu_layers.value(), context_size=self.context_size.value(),
             threads=self.threads.value(), max_tokens=self.max_tokens.value(),
             allow_plain_http=self.allow_plain_http.isChecked(),
+            auto_lock_minutes=self.auto_lock.value(),
         )
 
     def _source_changed(self, *_args: Any) -> None:
@@ -395,11 +416,11 @@ class SettingsDialog(QDialog):
         if settings.model_source == SERVER and not (settings.server_url and settings.server_model):
             return "A server needs both a base URL and a model name."
         if settings.model_source == SERVER:
-            from engine.errors import ServerError
+            from engine.errors import MemoryOSError
             from engine.network import check_url
 
             try:
                 check_url(settings.server_url, allow_plain_http=settings.allow_plain_http)
-            except ServerError as error:
+            except MemoryOSError as error:
                 return str(error)[:1].upper() + str(error)[1:] + "."
         return ""

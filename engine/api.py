@@ -22,6 +22,8 @@ from engine.memory.mid_term import segment_from_row
 from engine.memory.segment_index import SegmentIndex
 from engine.memory.vectors import VectorMirror
 from engine.network import Transfer, TransferLog
+from engine.policy import Policy
+from engine.policy import current as current_policy
 from engine.prompt import build_messages
 from engine.records import (
     SHORT_TERM,
@@ -139,6 +141,10 @@ class MemoryOS:
             self.flush_visits()
         finally:
             self.vault.close()
+            # decrypted copies held in RAM go with the vault (auto-lock relies on it)
+            for mirror in (self.page_mirror, self.fact_mirror, self.turn_mirror):
+                mirror.reset()
+            self.segment_index.invalidate()
 
     def __enter__(self) -> MemoryOS:
         return self
@@ -164,6 +170,24 @@ class MemoryOS:
 
     def set_chat(self, chat: ChatBackend | None) -> None:
         self.chat = chat
+
+    def policy(self) -> Policy:
+        """The administrator's policy in force (engine/policy.py)."""
+        return current_policy()
+
+    def remote_consolidation_allowed(self) -> bool:
+        """May background consolidation send memories to a model not on this computer?"""
+        return self.settings.remote_consolidation and not self.policy().remote_forbidden
+
+    def retention(self) -> tuple[int, bool]:
+        """(days, keep facts) in force: the administrator's policy first, else the settings."""
+        rules = self.policy()
+        days = rules.retention_days
+        keep = rules.retention_keeps_facts
+        return (
+            self.settings.retention_days if days is None else days,
+            self.settings.retention_keeps_facts if keep is None else keep,
+        )
 
     def chat_is_remote(self) -> bool:
         """True if the chat model is not on this computer (engine.network.is_loopback)."""
@@ -320,6 +344,10 @@ class MemoryOS:
         """Answer `query` with exactly one streamed generation, then store the exchange."""
         if self.chat is None:
             raise errors.BackendError("no chat model is configured: choose one in the settings")
+        if self.chat_is_remote() and self.policy().remote_forbidden:
+            raise errors.PolicyError(
+                "models that are not on this computer are turned off by your administrator"
+            )
         query = validation.text(query, "query")
         if not query.strip():
             raise errors.InvalidInputError("the question is empty")
@@ -501,6 +529,11 @@ class MemoryOS:
 
     def export_json(self, path: str | Path | None = None) -> dict:
         """Everything the vault holds about the person, as JSON (written to `path` if given)."""
+        rules = self.policy()
+        if rules.export_forbidden:
+            raise errors.PolicyError(
+                f"export is turned off by your administrator ({rules.source})"
+            )
         data = {
             "format": "memoryos-export/1",
             "exported_at": time.time(),

@@ -155,7 +155,17 @@ class Consolidator:
                 else:
                     self._guard([jobs[0]], self._one_job)
                     done += 1
+            self._retention()  # after the jobs: what old pages teach is learned first
         return done
+
+    def _retention(self) -> None:
+        """Forget what the retention policy says is too old (settings, or the admin policy)."""
+        from engine.forgetting import apply_retention
+
+        days, keep_facts = self.memory.retention()
+        if days > 0 and apply_retention(self.memory, days, keep_facts, time.time()):
+            for event in ("pages", "segments", "facts"):
+                self.notify(event)
 
     def _guard(self, jobs: list[tuple], action: Callable[[list[tuple]], None]) -> None:
         claimed = set(self.memory.vault.claim_jobs([job[0] for job in jobs], time.time()))
@@ -202,7 +212,7 @@ class Consolidator:
             return None
         if mode == "auto" and not chat.extraction_capable:
             return None
-        if getattr(chat, "remote", False) and not self.memory.settings.remote_consolidation:
+        if getattr(chat, "remote", False) and not self.memory.remote_consolidation_allowed():
             return None  # memories leave the machine in the background only if allowed
         return chat
 

@@ -84,12 +84,16 @@ def backups(path: Path) -> list[Path]:
     )
 
 
-def preview(memory, page_ids: list[int]) -> ForgetPreview:
-    """What forgetting `page_ids` would remove and rewrite. Reads only."""
+def preview(memory, page_ids: list[int], keep_facts: bool = False) -> ForgetPreview:
+    """What forgetting `page_ids` would remove and rewrite. Reads only. With `keep_facts`
+    (retention that keeps what was learned) facts and profile entries stay, sourceless."""
     vault = memory.vault
     ids = vault.existing_page_ids([int(i) for i in page_ids])
     derived = vault.only_derived_from(ids)
     quoting = _quoting(vault, ids, derived)
+    if keep_facts:
+        derived = {"facts": [], "slots": []}
+        quoting["facts"], quoting["slots"] = [], []
     fact_ids = sorted(set(derived["facts"]) | set(quoting["facts"]))
     slot_ids = sorted(set(derived["slots"]) | set(quoting["slots"]))
     segments = vault.segments_of_pages(ids)
@@ -157,18 +161,18 @@ def _quoting(vault, ids: list[int], derived: dict[str, list[int]]) -> dict[str, 
     return out
 
 
-def forget(memory, page_ids: list[int]) -> ForgetPreview:
+def forget(memory, page_ids: list[int], keep_facts: bool = False) -> ForgetPreview:
     """Forget `page_ids` and everything derived from them, in one transaction; then make
     sure the old bytes leave the disk. Returns what was done (the same shape as `preview`)."""
     vault, settings = memory.vault, memory.settings
     with vault.transaction():  # the plan and the change see the same state
-        done = preview(memory, page_ids)
+        done = preview(memory, page_ids, keep_facts)
         if not done.pages:
             return done
         descendants = done.chain_summaries_rebuilt
         vault.delete_facts(done.facts, memory.dimension)  # with those that quote the pages
         vault.delete_slots(done.slots)
-        removed = vault.delete_pages(done.pages, memory.dimension)
+        removed = vault.delete_pages(done.pages, memory.dimension, keep_derived=keep_facts)
         removed["facts"] = sorted(set(removed["facts"]) | set(done.facts))
         vault.purge_staging(removed["pages"], removed["facts"])
         for segment_id in done.segments_rewritten:
@@ -221,3 +225,19 @@ def _rebuild_chain_summary(vault, page_id: int) -> None:
     linked = prev is not None
     summary = chains.running_summary(prev, linked, list(page.keywords))
     vault.set_chain(page.id, prev.id if linked else None, summary)
+
+
+RETENTION_BATCH = 500  # pages forgotten per transaction by the retention policy
+
+
+def apply_retention(memory, days: int, keep_facts: bool, now: float) -> int:
+    """Forget pages older than `days` (consolidation runs this). Returns how many went."""
+    if days <= 0:
+        return 0
+    cutoff = now - days * 86400.0
+    total = 0
+    while True:
+        ids = memory.vault.page_ids_older_than(cutoff, RETENTION_BATCH)
+        if not ids:
+            return total
+        total += len(forget(memory, ids, keep_facts=keep_facts).pages)

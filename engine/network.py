@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from engine.errors import ServerError
+from engine.errors import PolicyError, ServerError
 
 TREAT_AS_REMOTE_ENV = "MEMORYOS_TREAT_AS_REMOTE"
 LOCAL = "this computer"
@@ -66,7 +66,16 @@ def destination(url: str) -> str:
 
 def check_url(url: str, *, allow_plain_http: bool = False) -> None:
     """Refuse plain http:// to a host that is not this computer, unless explicitly allowed:
-    memories would cross the network readable by anyone on the way."""
+    memories would cross the network readable by anyone on the way. Refuse any host that is
+    not this computer when the administrator's policy turns remote models off."""
+    from engine import policy
+
+    rules = policy.current()
+    if rules.remote_forbidden and not is_loopback(url):
+        raise PolicyError(
+            f"models that are not on this computer are turned off by your administrator "
+            f"({rules.source}): {destination(url)} cannot be used"
+        )
     scheme = urlsplit(url if "://" in url else "http://" + url).scheme
     if scheme == "http" and not is_loopback(url) and not allow_plain_http:
         raise ServerError(

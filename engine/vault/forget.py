@@ -83,6 +83,15 @@ class ForgetMixin:
         ]
 
     @_locked
+    def page_ids_older_than(self, ts: float, limit: int) -> list[int]:
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT id FROM pages WHERE ts < ? ORDER BY ts, id LIMIT ?", (ts, limit)
+            )
+        ]
+
+    @_locked
     def existing_page_ids(self, page_ids: list[int]) -> list[int]:
         found: list[int] = []
         for start in range(0, len(page_ids), 500):
