@@ -245,8 +245,14 @@ class MemoryOS:
         meta: dict | None = None,
         *,
         conversation_id: str | None = None,
+        source: str | None = None,
+        _program_meta: dict | None = None,
     ) -> Page:
-        """Store one exchange as a page. No LLM call: one embedding and one transaction."""
+        """Store one exchange as a page. No LLM call: one embedding and one transaction.
+
+        `meta` is the caller's: it may not set reserved keys (validation.RESERVED_META);
+        `source` names where the page came from ("mcp", "import", ...) and is stored as
+        meta["source"]."""
         user_input = validation.text(user_input, "user_input")
         agent_response = validation.text(agent_response, "agent_response")
         if not user_input.strip() and not agent_response.strip():
@@ -254,6 +260,11 @@ class MemoryOS:
         now = time.time()
         ts = validation.timestamp(timestamp, now)
         meta = validation.meta(meta)
+        if source is not None:
+            if not isinstance(source, str) or not validation.SOURCE_PATTERN.match(source):
+                raise errors.InvalidInputError("source must be a short lower-case name")
+            meta["source"] = source
+        meta.update(_program_meta or {})
         conversation = validation.text(conversation_id, "conversation_id") or self._conversation_id
         draft = Page(
             id=0,
@@ -646,7 +657,7 @@ class ResponseStream(Iterator[str]):
         if self.temporary or (self.cancelled and not answer):
             return
         meta = {"stopped": True} if self.cancelled else {}
-        self.page = memory.add_memory(self.query, answer, meta=meta)
+        self.page = memory.add_memory(self.query, answer, _program_meta=meta)
 
     def collect(self) -> str:
         """Run the whole generation and return the answer text."""

@@ -141,6 +141,7 @@ def run_import(args) -> int:
                 exchange.timestamp,
                 exchange.meta,
                 conversation_id=conversations[exchange.conversation],
+                source="import",
             )
             added += 1
         print(f"Imported {added} exchanges into {memory.path.name}.", file=sys.stderr)
