@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 SHOWN_ITEMS = 8  # facts and profile entries listed by name in the dialog; the rest counted
@@ -54,7 +55,7 @@ def confirm(parent: QWidget, question: str, result: Any) -> bool:
         QMessageBox.Icon.Question, "Forget", "", QMessageBox.StandardButton.Cancel, parent
     )
     box.setObjectName("forgetPreview")
-    box.setTextFormat(box.textFormat().RichText)
+    box.setTextFormat(Qt.TextFormat.RichText)
     box.setText(preview_html(question, result))
     box.addButton("Forget", QMessageBox.ButtonRole.DestructiveRole)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)

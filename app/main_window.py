@@ -209,6 +209,8 @@ class MainWindow(QMainWindow):
             action.setEnabled(False)
 
     def _show_history(self, summary: dict) -> None:
+        if self.session is None:  # locked or closed meanwhile: nothing decrypted on screen
+            return
         info = summary["info"]
         self.status.set_vault(self.settings.vault_name, info.key_location)
         if self.view.message_count == 0 and not self.temporary:

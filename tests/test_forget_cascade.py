@@ -127,3 +127,30 @@ def test_backups_taken_before_a_forget_are_deleted_with_it(memory):
     assert preview.backups_deleted == [str(old)]
     memory.forget_page(page.id)
     assert not old.exists()
+
+
+def test_an_interrupted_reembed_keeps_no_vector_of_a_forgotten_page(memory):
+    from engine.backends.fake import HashEmbedder
+    from engine.vault import reembed
+
+    keep = memory.add_memory("I bake sourdough bread on Sundays.", "Yum")
+    gone = memory.add_memory("My bank PIN hint is the cat's birthday.", "Noted")
+    new = HashEmbedder(32, model_id="fake/next")
+    reembed.prepare(memory.vault, new.model_id, new.dimension)
+    rows = reembed.pending_texts(memory.vault, "pages", 10)
+    vectors = new.embed([row[1] for row in rows])
+    turns = reembed._turn_rows(rows)
+    reembed.store(
+        memory.vault,
+        "pages",
+        [(row[0], v) for row, v in zip(rows, vectors, strict=True)],
+        [(row_id, new.embed_one(text)) for row_id, text in turns],
+    )  # interrupted here: the staging tables hold both pages
+
+    def staged(table: str) -> set[int]:
+        return {r[0] for r in memory.vault.conn.execute(f"SELECT rowid FROM {table}_vec_next")}
+
+    assert staged("pages") == {keep.id, gone.id}
+    memory.forget_page(gone.id)
+    assert staged("pages") == {keep.id}
+    assert staged("turns") == {keep.id * 2, keep.id * 2 + 1}

@@ -33,7 +33,7 @@ def _raw_open(path, passphrase: str, kdf_iter: int) -> bool:
 def test_a_new_passphrase_vault_uses_the_pinned_cipher_and_strong_kdf(
     tmp_path, fail_keyring, embedder
 ):
-    path = tmp_path / "v.memoryos"
+    path = tmp_path / "vaults" / "v.memoryos"  # a folder made for it: private
     with MemoryOS.open(
         path, create=True, passphrase=GOOD, embedder=embedder, background=False
     ) as mem:
@@ -128,3 +128,20 @@ def test_rekey_moves_an_old_vault_to_the_strong_kdf(tmp_path, fail_keyring, embe
     ) as mem:
         assert mem.page(page.id).user_input == "I grow chillies"
         assert mem.info().key_location == "passphrase"
+
+
+def test_the_default_vault_folder_is_private_and_a_chosen_one_is_left_alone(
+    tmp_path, fail_keyring, embedder
+):
+    from engine import paths
+
+    mine = tmp_path / "Documents"
+    mine.mkdir(mode=0o755)
+    mine.chmod(0o755)
+    for path in (paths.vault_path("tom"), mine / "v.memoryos"):
+        MemoryOS.open(
+            path, create=True, passphrase=GOOD, embedder=embedder, background=False
+        ).close()
+        assert path.stat().st_mode & 0o777 == 0o600
+    assert paths.vaults_dir().stat().st_mode & 0o777 == 0o700
+    assert mine.stat().st_mode & 0o777 == 0o755

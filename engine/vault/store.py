@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from engine import errors
+from engine import errors, paths
 from engine.files import private_dir, private_file
 from engine.records import ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED
 from engine.vault import cipher, keys
@@ -92,8 +92,10 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin):
                     raise errors.VaultError(f"no vault at {path}: create one first")
                 hexkey = keys.create_key(path)
             location = f"keyring ({status.backend})"
-        if is_new and create:
-            private_dir(path.parent)  # the folder of vaults: only its owner can list it
+        if path.parent == paths.vaults_dir() or (is_new and create and not path.parent.exists()):
+            # the folder of vaults (ours, or one made for this vault): only its owner may list
+            # it; a folder the person chose that already exists is left as it is
+            private_dir(path.parent)
         conn, kdf_iter = _unlock(path, hexkey, passphrase, create, is_new)
         if passphrase is not None and kdf_iter != cipher.PASSPHRASE_KDF_ITER:
             location = "passphrase (older, faster key derivation: run `memoryos rekey`)"
