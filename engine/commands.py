@@ -252,29 +252,36 @@ def run_export(args) -> int:
 def run_forget(args) -> int:
     if args.what != "everything" and args.id is None:
         raise errors.InvalidInputError(f"say which {args.what}: memoryos forget {args.what} ID")
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise errors.InvalidInputError("add --yes to confirm (no terminal to ask)")
-        target = (
-            "EVERYTHING in the vault" if args.what == "everything" else f"{args.what} {args.id}"
-        )
-        if input(f"Forget {target}? This cannot be undone. [y/N] ").strip().lower() not in (
-            "y",
-            "yes",
-        ):
-            print("Nothing was deleted.")
-            return 1
+    if not args.yes and not sys.stdin.isatty():
+        raise errors.InvalidInputError("add --yes to confirm (no terminal to ask)")
     memory = _open(args, background=False)
     try:
+        if args.what == "everything":
+            target, preview = "EVERYTHING in the vault", None
+        else:
+            target = f"{args.what} {args.id}"
+            preview = {
+                "page": lambda: memory.preview_forget_page(_int(args.id)),
+                "segment": lambda: memory.preview_forget_segment(_int(args.id)),
+                "conversation": lambda: memory.preview_forget_conversation(args.id),
+            }[args.what]()  # NotFoundError before asking anything
+        if not args.yes:
+            if preview is not None:  # what else goes, before the person confirms
+                print("This will: " + "; ".join(preview.lines()) + ".")
+            answer = input(f"Forget {target}? This cannot be undone. [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("Nothing was deleted.")
+                return 1
         if args.what == "page":
-            memory.forget_page(_int(args.id))
+            done = memory.forget_page(_int(args.id))
         elif args.what == "segment":
-            memory.forget_segment(_int(args.id))
+            done = memory.forget_segment(_int(args.id))
         elif args.what == "conversation":
-            memory.forget_conversation(args.id)
+            done = memory.forget_conversation(args.id)
         else:
             memory.forget_everything()
-        print("Forgotten.")
+            done = None
+        print("Forgotten" + (": " + "; ".join(done.lines()) if done else "") + ".")
     finally:
         memory.close()
     return 0

@@ -154,3 +154,20 @@ def test_an_interrupted_reembed_keeps_no_vector_of_a_forgotten_page(memory):
     memory.forget_page(gone.id)
     assert staged("pages") == {keep.id}
     assert staged("turns") == {keep.id * 2, keep.id * 2 + 1}
+
+
+def test_the_cli_says_what_a_forget_removed(tmp_path):
+    from helpers import run_cli
+
+    home = tmp_path / "home"
+    talk = tmp_path / "talk.json"
+    talk.write_text(
+        json.dumps([{"user": "I secretly play the bagpipes at night.", "assistant": "Loud!"}]),
+        encoding="utf-8",
+    )
+    assert run_cli("import", str(talk), "--embedder", "fake", home=home).returncode == 0
+    done = run_cli("forget", "--embedder", "fake", "page", "1", "--yes", home=home)
+    assert done.returncode == 0, done.stderr.decode()
+    out = done.stdout.decode()
+    assert out.startswith("Forgotten: 1 exchange removed; 1 fact learned only from them removed")
+    assert "1 conversation removed" in out
