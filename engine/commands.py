@@ -67,6 +67,13 @@ def run_chat(args) -> int:
                 "Temporary chat: nothing from this conversation is written to disk.",
                 file=sys.stderr,
             )
+        if chat.remote:
+            print(
+                f"Remote model: your questions and the memories used to answer them are sent "
+                f"to {chat.destination}, which is not this computer. Background memory work "
+                f"is sent there only if allowed (remote_consolidation).",
+                file=sys.stderr,
+            )
         print(CHAT_HELP, file=sys.stderr)
         stdin = sys.stdin
         if hasattr(stdin, "reconfigure"):
