@@ -155,7 +155,7 @@ def _quoting(vault, ids: list[int], derived: dict[str, list[int]]) -> dict[str, 
             continue
         if keywords.normalise(keywords.content_words(f"{slot.name} {slot.value}")) & stems:
             out["slots"].append(slot.id)
-    for segment_id, text in vault.segment_texts(exclude=[]):
+    for segment_id, text in vault.segment_texts():
         if keywords.normalise(keywords.content_words(text)) & stems:
             out["segments"].append(segment_id)
     return out

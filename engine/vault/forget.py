@@ -74,12 +74,11 @@ class ForgetMixin:
         return sorted(found)
 
     @_locked
-    def segment_texts(self, exclude: list[int]) -> list[tuple[int, str]]:
-        """(id, summary + keywords) of every segment not in `exclude`."""
+    def segment_texts(self) -> list[tuple[int, str]]:
+        """(id, summary and keywords) of every segment."""
         return [
             (row[0], f"{row[1]} {' '.join(json.loads(row[2]))}")
             for row in self.conn.execute("SELECT id, summary, keywords FROM segments")
-            if row[0] not in set(exclude)
         ]
 
     @_locked
