@@ -18,6 +18,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from app import theme
+from app.link_guard import LinkGuard
 
 FLUSH_MS = 40  # streamed chunks are drawn in batches, not one repaint per token
 THINKING = "Thinking…"
@@ -93,7 +94,7 @@ class ConversationView(QStackedWidget):
         super().__init__(parent)
         self.empty = EmptyState()
         self.browser = QTextBrowser(objectName="conversation")
-        self.browser.setOpenExternalLinks(True)
+        self.links = LinkGuard(self.browser)  # a click on a link asks before opening it
         self.browser.setFrameShape(QTextBrowser.Shape.NoFrame)
         self.browser.document().setDocumentMargin(20)
         self.addWidget(self.empty)

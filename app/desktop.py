@@ -42,6 +42,7 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
     opener.opened.connect(attach)
     opener.cancelled.connect(window.close)
     window.vault_erased.connect(opener.start)
+    window.locked.connect(opener.start)  # auto-lock: the key is asked for again
     return window, opener
 
 

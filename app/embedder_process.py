@@ -93,6 +93,7 @@ class ProcessEmbedder(Embedder):
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
+        env.pop("MEMORYOS_PASSPHRASE", None)  # a secret the helper has no use for
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self._starting = process
         try:

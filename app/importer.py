@@ -29,7 +29,7 @@ def import_exchanges(mem: Any, path: str) -> Iterator[tuple[int, int]]:
         if exchange.conversation not in ids:
             ids[exchange.conversation] = f"import-{stamp}-{uuid.uuid4().hex[:6]}"
         mem.add_memory(exchange.user_input, exchange.agent_response, exchange.timestamp,
-                       exchange.meta, conversation_id=ids[exchange.conversation])
+                       exchange.meta, conversation_id=ids[exchange.conversation], source="import")
         yield done, len(exchanges)
     return len(exchanges)
 

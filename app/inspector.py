@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import describe
+from app.outgoing import SentTab
 from app.status_bar import memory_text
 from app.widgets import WithPlaceholder, make_tree, one_line, speakers, when
 
@@ -34,6 +35,7 @@ def snapshot(mem: Any) -> dict[str, Any]:
         "facts": mem.facts(),
         "status": mem.consolidation_status(),
         "settings": mem.settings,
+        "sent": mem.sent_log(),
     }
 
 
@@ -73,6 +75,8 @@ class MemoryInspector(QDialog):
         self.tabs.addTab(self._short_tab(), "Short-term")
         self.tabs.addTab(self._mid_tab(), "Mid-term")
         self.tabs.addTab(self._long_tab(), "Long-term")
+        self.sent_tab = SentTab()
+        self.tabs.addTab(self.sent_tab, "Sent")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.setSpacing(12)
@@ -158,6 +162,7 @@ class MemoryInspector(QDialog):
         self.tabs.setTabText(0, f"Short-term ({len(data['short'])}/{settings.stm_capacity})")
         self.tabs.setTabText(1, f"Mid-term ({len(data['segments'])})")
         self.tabs.setTabText(2, f"Long-term ({len(data['profile']) + len(data['facts'])})")
+        self.sent_tab.draw(data["sent"])
         self.refreshed.emit()
 
     def _draw_short(self, pages: list, settings: Any) -> None:

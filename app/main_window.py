@@ -19,10 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.auto_lock import AutoLock, effective_minutes
 from app.composer import Composer
 from app.conversation_view import ConversationView
 from app.errors import describe, show_message
 from app.icons import icon, pixmap
+from app.model_choice import remote_host
+from app.outgoing import temporary_text
 from app.session import FAILED, LOADING, READY, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
@@ -49,6 +52,7 @@ class MainWindow(QMainWindow):
     answer_finished = Signal(object)  # an Answer, or the exception that ended the generation
     session_attached = Signal()
     vault_erased = Signal()  # the vault is gone: the launcher goes back to the first-run dialog
+    locked = Signal()  # auto-lock closed the vault: the launcher asks for the key again
 
     def __init__(self, settings: AppSettings | None = None, pool: WorkerPool | None = None) -> None:
         super().__init__()
@@ -68,11 +72,8 @@ class MainWindow(QMainWindow):
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
-        self.temporary_banner, _, _ = _banner(
-            "banner", "temporary", "#7A5300",
-            "Temporary chat: nothing from this conversation is saved, and MemoryOS won't learn "
-            "from it. It can still use what it already remembers.",
-        )
+        self.temporary_banner, self.temporary_text, _ = _banner(
+            "banner", "temporary", "#7A5300", temporary_text(""))
         self.notice, self.notice_text, notice_row = _banner("notice", "model", "#8A1F1F", "")
         fix = QPushButton("Model settings…")
         fix.clicked.connect(self.open_settings)
@@ -88,6 +89,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status = StatusLine()
         self.setStatusBar(self.status)
+        self.auto_lock = AutoLock(0, self)
+        self.auto_lock.idle.connect(self.lock)
         self._make_actions()
         self._make_menus()
         self._make_toolbar()
@@ -176,6 +179,7 @@ class MainWindow(QMainWindow):
         session.status_changed.connect(self.status.set_memory)
         for action in self.vault_actions:
             action.setEnabled(True)
+        self._apply_policy()
         self.view.clear()
         self.view.set_empty_text(*self.view.default_empty_text())
         self._on_model_state(session.state, session.state_text)
@@ -205,6 +209,8 @@ class MainWindow(QMainWindow):
             action.setEnabled(False)
 
     def _show_history(self, summary: dict) -> None:
+        if self.session is None:  # locked or closed meanwhile: nothing decrypted on screen
+            return
         info = summary["info"]
         self.status.set_vault(self.settings.vault_name, info.key_location)
         if self.view.message_count == 0 and not self.temporary:
@@ -213,6 +219,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
+        self.show_remote()
         self.notice.setVisible(state == FAILED)
         self.notice_text.setText(f"The model could not be loaded. {text}")
         ready = state == READY
@@ -222,6 +229,39 @@ class MainWindow(QMainWindow):
             self.composer.set_hint("The model is loading in the background; you can start typing.")
         else:
             self.composer.set_hint("Enter to send · Shift+Enter for a new line")
+
+    def _apply_policy(self) -> None:
+        """What the administrator's policy turns off is off here too (engine enforces it)."""
+        from app.policy_lock import disable_if_forbidden
+        from engine.policy import current
+
+        policy = current()
+        disable_if_forbidden([self.export_action], policy.export_forbidden, policy)
+        self.auto_lock.set_minutes(
+            effective_minutes(self.settings.auto_lock_minutes, policy.auto_lock_minutes)
+        )
+
+    def lock(self) -> None:
+        """Idle too long: close the vault (dropping what was decrypted) and ask for the key."""
+        if self.session is None:
+            return
+        if self.session.generating:  # never cut an answer short; look again later
+            self.auto_lock.restart()
+            return
+        self.auto_lock.stop()
+        self.detach()
+        self._show_locked(
+            "MemoryOS locked itself",
+            f"Nobody used it for {self.auto_lock.minutes} minutes, so the vault was closed. "
+            "Unlock it to go on.",
+        )
+        self.locked.emit()
+
+    def show_remote(self) -> None:
+        """Mark a model that is not on this computer wherever it is in use (issue #15)."""
+        host = remote_host(self.settings)
+        self.status.set_remote(host)
+        self.temporary_text.setText(temporary_text(host))
 
     # --- chatting ----------------------------------------------------------------------
     def send(self, text: str) -> None:
@@ -342,6 +382,9 @@ class MainWindow(QMainWindow):
     def _settings_applied(self, settings: AppSettings, model_changed: bool) -> None:
         self.settings = settings
         self._save_settings()
+        self.show_remote()
+        if self.session is not None:
+            self._apply_policy()  # the idle minutes may have changed
         if self.session is not None:
             self.session.settings = settings
             if model_changed:

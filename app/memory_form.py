@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -62,6 +63,15 @@ FIELDS: dict[str, Field] = {
     "llm_consolidation": Field("Consolidation", "Model consolidation",
                                "auto: only a model capable enough; never: rules only; always: any "
                                "model", choices=("auto", "never", "always")),
+    "remote_consolidation": Field("Consolidation", "Send to a remote model",
+                                  "Let background memory work (summaries, facts) use a model that "
+                                  "is not on this computer. Off: it never receives your memories "
+                                  "in the background; the rules do that work instead."),
+    "retention_days": Field("Retention", "Forget exchanges after", "Exchanges older than this "
+                            "are forgotten by consolidation; 0 keeps them for ever", 0, 36500,
+                            suffix=" days"),
+    "retention_keeps_facts": Field("Retention", "Keep what was learned",
+                                   "Keep the facts and profile learned from forgotten exchanges"),
 }
 
 
@@ -111,6 +121,8 @@ class MemoryForm(QWidget):
             value = getattr(settings, name)
             if isinstance(widget, QComboBox):
                 widget.setCurrentIndex(max(0, widget.findText(str(value))))
+            elif isinstance(widget, QCheckBox):
+                widget.setChecked(bool(value))
             else:
                 widget.setValue(value)  # type: ignore[attr-defined]
 
@@ -118,6 +130,9 @@ class MemoryForm(QWidget):
         """A MemorySettings from the inputs (validate() is the caller's)."""
         values: dict[str, Any] = {}
         for name, widget in self.inputs.items():
+            if isinstance(widget, QCheckBox):
+                values[name] = widget.isChecked()
+                continue
             values[name] = widget.currentText() if isinstance(widget, QComboBox) else widget.value()  # type: ignore[attr-defined]
         return self.settings_class.from_dict(values)
 
@@ -127,6 +142,8 @@ class MemoryForm(QWidget):
 
 
 def _input(spec: Field, default: Any) -> QWidget:
+    if isinstance(default, bool):
+        return QCheckBox("Allowed")
     if spec.choices or isinstance(default, str):
         combo = QComboBox()
         combo.addItems(list(spec.choices) or [str(default)])

@@ -10,6 +10,17 @@ from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 BUNDLED_LABEL = "SmolLM2-135M (bundled)"
 
 
+def remote_host(settings: AppSettings) -> str:
+    """The host memories go to when the chosen model is not on this computer, else ""."""
+    from engine.network import destination, is_loopback
+
+    if settings.model_source == SERVER and settings.server_url and not is_loopback(
+        settings.server_url
+    ):
+        return destination(settings.server_url)
+    return ""
+
+
 def model_label(settings: AppSettings) -> str:
     """A short name for the status bar, known before the model is loaded."""
     if settings.model_source == GGUF:
@@ -43,7 +54,7 @@ def load_chat(settings: AppSettings, progress: Any = None) -> Any:
 
     if progress:
         progress(0.0, "Preparing the model")
-    chat = make_chat(model_config(settings))
+    chat = make_chat(model_config(settings), allow_plain_http=settings.allow_plain_http)
     chat.load(progress)
     if progress:
         progress(1.0, "Model ready")

@@ -58,6 +58,7 @@ class PrivacyPanel(QDialog):
         super().__init__(parent)
         self.session = session
         self.items: list[PersonaItem] = []
+        self.last_forget_preview: Any = None  # what the last forget dialog showed
         self.setWindowTitle("Privacy")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
@@ -73,6 +74,11 @@ class PrivacyPanel(QDialog):
         self.tabs.addTab(self._conversations_tab(), "Conversations")
         export = QPushButton(icon("export"), " Export everything…")
         export.clicked.connect(self.export)
+        self.export_button = export
+        from app.policy_lock import disable_if_forbidden
+        from engine.policy import current
+
+        disable_if_forbidden([export], current().export_forbidden, current())
         erase = QPushButton(icon("erase", "#B42318"), " Erase everything…", objectName="danger")
         erase.clicked.connect(self.erase_requested)
         close = QPushButton("Close")
@@ -343,12 +349,19 @@ class PrivacyPanel(QDialog):
             self._forget("forget_conversation", ids, confirm, f"Forget {what}")
 
     def _forget(self, method: str, ids: list, confirm: bool, question: str) -> None:
-        text = (f"{question}? Its exchanges are removed everywhere, with the facts and profile "
-                "entries learned only from them. This cannot be undone.")
-        if confirm and not _ask(self, "Forget", text, "Forget"):
-            return
-        forget = getattr(self.session.mem, method)
-        self._write(lambda: [forget(i) for i in ids])
+        # The preview (what else goes: facts, topics, threads, backups) is read in a worker,
+        # then shown in the confirm dialog; the forget runs on exactly the pages previewed.
+        from app import forget_preview
+
+        def previewed(result: tuple) -> None:
+            pages, preview = result
+            self.last_forget_preview = preview
+            if confirm and not forget_preview.confirm(self, question, preview):
+                return
+            self._write(forget_preview.forget, self.session.mem, pages)
+
+        self.session.run(forget_preview.preview, self.session.mem, method, ids,
+                         on_result=previewed, on_error=self._failed)
 
     def export(self) -> None:
         from app.export import export_memory

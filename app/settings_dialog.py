@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -28,11 +29,14 @@ from PySide6.QtWidgets import (
 
 from app.errors import describe
 from app.memory_form import MemoryForm
+from app.outgoing import url_note
+from app.policy_lock import lock_memory_form, policy_note
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.workers import WorkerPool
+from engine.policy import current as current_policy
 
 MODEL_KEYS = ("model_source", "gguf_path", "server_url", "server_model", "gpu_layers",
-              "context_size", "threads")
+              "context_size", "threads", "allow_plain_http")
 
 
 def gguf_summary(path: str) -> str:
@@ -97,6 +101,7 @@ class SettingsDialog(QDialog):
         self.pool: WorkerPool = session.pool if session is not None else WorkerPool(parent=self)
         self.setWindowTitle("Settings")
         self.setMinimumSize(800, 620)
+        self.policy = current_policy()  # the administrator's: its settings are shown locked
         self.tabs = QTabWidget()
         self.tabs.addTab(self._model_tab(), "Model")
         self.tabs.addTab(self._memory_tab(), "Memory")
@@ -110,6 +115,9 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.setSpacing(12)
+        note = policy_note(self.policy)
+        if note is not None:
+            layout.addWidget(note)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
@@ -160,7 +168,17 @@ class SettingsDialog(QDialog):
         self.server_box = QWidget()
         server_form = QFormLayout(self.server_box)
         server_form.setContentsMargins(26, 0, 0, 4)
+        self.url_note = QLabel(objectName="hint")  # "on this computer" or "remote: host"
+        self.url_note.setWordWrap(True)
+        self.server_url.textChanged.connect(lambda url: self.url_note.setText(url_note(url)))
+        self.allow_plain_http = QCheckBox("Allow plain http:// to a server that is not this computer")
+        self.allow_plain_http.setToolTip(
+            "Off: a remote server must use https://, so memories never cross the network "
+            "unencrypted."
+        )
         server_form.addRow("Base URL", self.server_url)
+        server_form.addRow("", self.url_note)
+        server_form.addRow("", self.allow_plain_http)
         server_form.addRow("Model name", self.server_model)
         server_form.addRow("API key", self.api_key)
         key_note = QLabel("The key is stored in the system keyring, never in a settings file.",
@@ -211,6 +229,18 @@ class SettingsDialog(QDialog):
         form.addRow("Context size", self.context_size)
         form.addRow("CPU threads", self.threads)
         form.addRow("Longest answer", self.max_tokens)
+        self.auto_lock = QSpinBox()
+        self.auto_lock.setRange(0, 24 * 60)
+        self.auto_lock.setSuffix(" min")
+        self.auto_lock.setSpecialValueText("Never")
+        self.auto_lock.setToolTip("Close the vault after this long without input; it asks for "
+                                  "the key again. 0: never.")
+        if self.policy.auto_lock_minutes is not None:
+            self.auto_lock.setMaximum(max(1, self.policy.auto_lock_minutes))
+            self.auto_lock.setMinimum(1 if self.policy.auto_lock_minutes else 0)
+            self.auto_lock.setToolTip(f"At most {self.policy.auto_lock_minutes} minutes: set by "
+                                      f"your administrator ({self.policy.source}).")
+        form.addRow("Lock when idle for", self.auto_lock)
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(14, 14, 14, 14)
@@ -246,6 +276,7 @@ class SettingsDialog(QDialog):
         else:
             self.memory_form.reset()
             scroll.setEnabled(False)
+        self.locked = lock_memory_form(self.memory_form, self.policy)
         return scroll
 
     # --- values ------------------------------------------------------------------------
@@ -255,10 +286,12 @@ class SettingsDialog(QDialog):
         self.gguf_path.setText(settings.gguf_path)
         self.server_url.setText(settings.server_url)
         self.server_model.setText(settings.server_model)
+        self.allow_plain_http.setChecked(settings.allow_plain_http)
         self.gpu_layers.setValue(settings.gpu_layers)
         self.context_size.setValue(settings.context_size)
         self.threads.setValue(settings.threads)
         self.max_tokens.setValue(settings.max_tokens)
+        self.auto_lock.setValue(settings.auto_lock_minutes)
         self._source_changed()
 
     def values(self) -> AppSettings:
@@ -268,6 +301,8 @@ class SettingsDialog(QDialog):
             server_url=self.server_url.text().strip(), server_model=self.server_model.text().strip(),
             gpu_layers=self.gpu_layers.value(), context_size=self.context_size.value(),
             threads=self.threads.value(), max_tokens=self.max_tokens.value(),
+            allow_plain_http=self.allow_plain_http.isChecked(),
+            auto_lock_minutes=self.auto_lock.value(),
         )
 
     def _source_changed(self, *_args: Any) -> None:
@@ -380,4 +415,12 @@ class SettingsDialog(QDialog):
             return "Choose a GGUF file, or pick another model source."
         if settings.model_source == SERVER and not (settings.server_url and settings.server_model):
             return "A server needs both a base URL and a model name."
+        if settings.model_source == SERVER:
+            from engine.errors import MemoryOSError
+            from engine.network import check_url
+
+            try:
+                check_url(settings.server_url, allow_plain_http=settings.allow_plain_http)
+            except MemoryOSError as error:
+                return str(error)[:1].upper() + str(error)[1:] + "."
         return ""

@@ -55,6 +55,10 @@ class StatusLine(QStatusBar):
         self.memory.setTextFormat(Qt.TextFormat.RichText)
         self.addWidget(self.model)
         self.addWidget(self.progress)
+        self.remote = QLabel()  # shown only while the model is not on this computer
+        self.remote.setTextFormat(Qt.TextFormat.RichText)
+        self.remote.hide()
+        self.addPermanentWidget(self.remote)
         self.addPermanentWidget(self.memory)
         self.addPermanentWidget(self.vault_icon)
         self.addPermanentWidget(self.vault)
@@ -74,6 +78,13 @@ class StatusLine(QStatusBar):
         self.progress.setVisible(state == LOADING)
         if state == LOADING:
             self.progress.setRange(0, 0)  # busy until the backend reports a fraction
+
+    def set_remote(self, host: str) -> None:
+        from app.outgoing import remote_badge, remote_tooltip
+
+        self.remote.setText(remote_badge(host))
+        self.remote.setToolTip(remote_tooltip(host) if host else "")
+        self.remote.setVisible(bool(host))
 
     def set_progress(self, fraction: float, label: str) -> None:
         self.progress.setRange(0, 100)

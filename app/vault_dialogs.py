@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 from app.errors import describe
 from app.icons import pixmap
 from app.workers import Worker, WorkerPool
+from engine.vault.cipher import MIN_PASSPHRASE  # one minimum everywhere
 
 OpenVault = Callable[[Path, bool, "str | None"], Any]  # (path, create, passphrase) -> MemoryOS
-MIN_PASSPHRASE = 8
 
 
 def _header(icon_name: str, title: str, subtitle: str) -> QHBoxLayout:

@@ -12,13 +12,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from engine import errors, validation
+from engine import errors, forgetting, validation
 from engine.backends.base import CancelToken, ChatBackend, Embedder
 from engine.consolidation import PAGE_ADDED, Consolidator
+from engine.files import write_private
+from engine.forgetting import ForgetPreview
 from engine.memory.long_term import Persona, normalise_text
 from engine.memory.mid_term import segment_from_row
 from engine.memory.segment_index import SegmentIndex
 from engine.memory.vectors import VectorMirror
+from engine.network import Transfer, TransferLog
+from engine.policy import Policy
+from engine.policy import current as current_policy
 from engine.prompt import build_messages
 from engine.records import (
     SHORT_TERM,
@@ -92,6 +97,7 @@ class MemoryOS:
         self._visits_lock = threading.Lock()
         self._foreground = threading.Event()
         self._conversation_id = self._new_id()
+        self.transfers = TransferLog()  # what was sent to which model, in characters
         self.consolidator = Consolidator(self, self._notify)
         self._closed = False
         if background:
@@ -135,6 +141,10 @@ class MemoryOS:
             self.flush_visits()
         finally:
             self.vault.close()
+            # decrypted copies held in RAM go with the vault (auto-lock relies on it)
+            for mirror in (self.page_mirror, self.fact_mirror, self.turn_mirror):
+                mirror.reset()
+            self.segment_index.invalidate()
 
     def __enter__(self) -> MemoryOS:
         return self
@@ -160,6 +170,32 @@ class MemoryOS:
 
     def set_chat(self, chat: ChatBackend | None) -> None:
         self.chat = chat
+
+    def policy(self) -> Policy:
+        """The administrator's policy in force (engine/policy.py)."""
+        return current_policy()
+
+    def remote_consolidation_allowed(self) -> bool:
+        """May background consolidation send memories to a model not on this computer?"""
+        return self.settings.remote_consolidation and not self.policy().remote_forbidden
+
+    def retention(self) -> tuple[int, bool]:
+        """(days, keep facts) in force: the administrator's policy first, else the settings."""
+        rules = self.policy()
+        days = rules.retention_days
+        keep = rules.retention_keeps_facts
+        return (
+            self.settings.retention_days if days is None else days,
+            self.settings.retention_keeps_facts if keep is None else keep,
+        )
+
+    def chat_is_remote(self) -> bool:
+        """True if the chat model is not on this computer (engine.network.is_loopback)."""
+        return bool(getattr(self.chat, "remote", False))
+
+    def sent_log(self) -> list[Transfer]:
+        """What this process sent to which model (answers and consolidation), oldest first."""
+        return self.transfers.items()
 
     def update_settings(self, settings: MemorySettings) -> None:
         settings.validate()
@@ -209,8 +245,14 @@ class MemoryOS:
         meta: dict | None = None,
         *,
         conversation_id: str | None = None,
+        source: str | None = None,
+        _program_meta: dict | None = None,
     ) -> Page:
-        """Store one exchange as a page. No LLM call: one embedding and one transaction."""
+        """Store one exchange as a page. No LLM call: one embedding and one transaction.
+
+        `meta` is the caller's: it may not set reserved keys (validation.RESERVED_META);
+        `source` names where the page came from ("mcp", "import", ...) and is stored as
+        meta["source"]."""
         user_input = validation.text(user_input, "user_input")
         agent_response = validation.text(agent_response, "agent_response")
         if not user_input.strip() and not agent_response.strip():
@@ -218,6 +260,11 @@ class MemoryOS:
         now = time.time()
         ts = validation.timestamp(timestamp, now)
         meta = validation.meta(meta)
+        if source is not None:
+            if not isinstance(source, str) or not validation.SOURCE_PATTERN.match(source):
+                raise errors.InvalidInputError("source must be a short lower-case name")
+            meta["source"] = source
+        meta.update(_program_meta or {})
         conversation = validation.text(conversation_id, "conversation_id") or self._conversation_id
         draft = Page(
             id=0,
@@ -308,6 +355,10 @@ class MemoryOS:
         """Answer `query` with exactly one streamed generation, then store the exchange."""
         if self.chat is None:
             raise errors.BackendError("no chat model is configured: choose one in the settings")
+        if self.chat_is_remote() and self.policy().remote_forbidden:
+            raise errors.PolicyError(
+                "models that are not on this computer are turned off by your administrator"
+            )
         query = validation.text(query, "query")
         if not query.strip():
             raise errors.InvalidInputError("the question is empty")
@@ -392,6 +443,7 @@ class MemoryOS:
             self.vault.update_fact_text(
                 fact_id, text, normalise_text(text), vector, "user", time.time()
             )
+            self.vault.bump_vector_generation()
         self.fact_mirror.update(fact_id, vector)
         self._notify("facts")
         return self.vault.fact(fact_id)
@@ -405,7 +457,9 @@ class MemoryOS:
             self.vault.fact(fact_id)
         with self.vault.transaction():
             self.vault.delete_facts(ids, self.dimension)
+            self.vault.bump_vector_generation()
         self.fact_mirror.remove(ids)
+        forgetting.scrub(self)
         self._notify("facts")
 
     def edit_profile_slot(self, slot_id: int, value: str) -> ProfileSlot:
@@ -422,43 +476,75 @@ class MemoryOS:
         self.vault.slot(slot_id)
         with self.vault.transaction():
             self.vault.delete_slots([int(slot_id)])
+        forgetting.scrub(self)
         self._notify("facts")
 
-    def _forget_pages(self, page_ids: list[int]) -> None:
-        with self.vault.transaction():
-            removed = self.vault.delete_pages(page_ids, self.dimension)
-        self.page_mirror.remove(removed["pages"])
-        self.turn_mirror.remove([pid * 2 + side for pid in removed["pages"] for side in (0, 1)])
-        self.fact_mirror.remove(removed["facts"])
+    # The cascade lives in engine/forgetting.py; these are its entry points. Every forget
+    # (page, segment, conversation, retention, MCP, chat) goes through forget_pages.
+    def preview_forget_pages(self, page_ids: list[int]) -> ForgetPreview:
+        """What forgetting these pages would also remove or rewrite. Changes nothing."""
+        return forgetting.preview(self, [int(i) for i in page_ids])
+
+    def forget_pages(self, page_ids: list[int]) -> ForgetPreview:
+        """Forget pages and everything derived from them; returns what was done."""
+        done = forgetting.forget(self, [int(i) for i in page_ids])
         for event in ("pages", "segments", "facts"):
             self._notify(event)
+        return done
 
-    def forget_page(self, page_id: int) -> None:
+    def _forget_pages(self, page_ids: list[int]) -> None:
+        self.forget_pages(page_ids)
+
+    def preview_forget_page(self, page_id: int) -> ForgetPreview:
         self.page(page_id)
-        self._forget_pages([int(page_id)])
+        return self.preview_forget_pages([int(page_id)])
 
-    def forget_segment(self, segment_id: int) -> None:
+    def forget_page(self, page_id: int) -> ForgetPreview:
+        self.page(page_id)
+        return self.forget_pages([int(page_id)])
+
+    def _segment_page_ids(self, segment_id: int) -> list[int]:
         if not self.vault.segment_rows(include_archived=True, ids=[int(segment_id)]):
             raise errors.NotFoundError(f"no segment with id {segment_id}")
-        self._forget_pages(self.vault.page_ids_of_segment(int(segment_id)))
+        return self.vault.page_ids_of_segment(int(segment_id))
 
-    def forget_conversation(self, conversation_id: str) -> None:
+    def preview_forget_segment(self, segment_id: int) -> ForgetPreview:
+        return self.preview_forget_pages(self._segment_page_ids(segment_id))
+
+    def forget_segment(self, segment_id: int) -> ForgetPreview:
+        return self.forget_pages(self._segment_page_ids(segment_id))
+
+    def _conversation_page_ids(self, conversation_id: str) -> list[int]:
         ids = self.vault.page_ids_of_conversation(conversation_id)
         if not ids:
             raise errors.NotFoundError(f"no conversation {conversation_id!r}")
-        self._forget_pages(ids)
+        return ids
+
+    def preview_forget_conversation(self, conversation_id: str) -> ForgetPreview:
+        return self.preview_forget_pages(self._conversation_page_ids(conversation_id))
+
+    def forget_conversation(self, conversation_id: str) -> ForgetPreview:
+        return self.forget_pages(self._conversation_page_ids(conversation_id))
 
     def forget_everything(self) -> None:
         with self.vault.transaction():
             self.vault.wipe(self.dimension)
+            self.vault.purge_staging_all()
+            self.vault.bump_vector_generation()
         self.page_mirror.reset()
         self.fact_mirror.reset()
         self.turn_mirror.reset()
+        forgetting.scrub(self)
         for event in ("pages", "segments", "facts", "jobs"):
             self._notify(event)
 
     def export_json(self, path: str | Path | None = None) -> dict:
         """Everything the vault holds about the person, as JSON (written to `path` if given)."""
+        rules = self.policy()
+        if rules.export_forbidden:
+            raise errors.PolicyError(
+                f"export is turned off by your administrator ({rules.source})"
+            )
         data = {
             "format": "memoryos-export/1",
             "exported_at": time.time(),
@@ -482,10 +568,8 @@ class MemoryOS:
         for row in data["facts"]:
             row.pop("norm", None)
         if path is not None:
-            target = Path(path)
-            temp = target.with_name(target.name + ".part")
-            temp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-            temp.replace(target)
+            text = json.dumps(data, ensure_ascii=False, indent=1)
+            write_private(Path(path), text.encode("utf-8"))  # 0600, no partial file left
         return data
 
     # ---- consolidation -------------------------------------------------------------------
@@ -539,6 +623,7 @@ class ResponseStream(Iterator[str]):
         self.page: Page | None = None
         self.cancelled = False
         self.error: BaseException | None = None
+        self.transfer: Transfer | None = None  # what this answer sent where, once it ran
         self._cancel = cancel
         self._chunks = self._generate(max_tokens)
 
@@ -567,11 +652,12 @@ class ResponseStream(Iterator[str]):
             raise  # nothing is stored: an error text is never memory
         finally:
             memory._foreground.clear()
+            self.transfer = memory.transfers.record(memory.chat, "answer", self.messages, self.text)
         answer = self.text.strip()
         if self.temporary or (self.cancelled and not answer):
             return
         meta = {"stopped": True} if self.cancelled else {}
-        self.page = memory.add_memory(self.query, answer, meta=meta)
+        self.page = memory.add_memory(self.query, answer, _program_meta=meta)
 
     def collect(self) -> str:
         """Run the whole generation and return the answer text."""

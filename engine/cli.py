@@ -100,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the new embedder (default: the bundled all-MiniLM-L6-v2)",
     )
 
+    rekey = commands.add_parser(
+        "rekey",
+        help="re-encrypt the vault under a (new) passphrase with the strong key derivation",
+    )
+    _vault_options(rekey)
+
     doctor = commands.add_parser(
         "doctor", help="check keyring, encryption, sqlite-vec, models, vault"
     )

@@ -67,6 +67,13 @@ def run_chat(args) -> int:
                 "Temporary chat: nothing from this conversation is written to disk.",
                 file=sys.stderr,
             )
+        if chat.remote:
+            print(
+                f"Remote model: your questions and the memories used to answer them are sent "
+                f"to {chat.destination}, which is not this computer. Background memory work "
+                f"is sent there only if allowed (remote_consolidation).",
+                file=sys.stderr,
+            )
         print(CHAT_HELP, file=sys.stderr)
         stdin = sys.stdin
         if hasattr(stdin, "reconfigure"):
@@ -141,6 +148,7 @@ def run_import(args) -> int:
                 exchange.timestamp,
                 exchange.meta,
                 conversation_id=conversations[exchange.conversation],
+                source="import",
             )
             added += 1
         print(f"Imported {added} exchanges into {memory.path.name}.", file=sys.stderr)
@@ -251,29 +259,36 @@ def run_export(args) -> int:
 def run_forget(args) -> int:
     if args.what != "everything" and args.id is None:
         raise errors.InvalidInputError(f"say which {args.what}: memoryos forget {args.what} ID")
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise errors.InvalidInputError("add --yes to confirm (no terminal to ask)")
-        target = (
-            "EVERYTHING in the vault" if args.what == "everything" else f"{args.what} {args.id}"
-        )
-        if input(f"Forget {target}? This cannot be undone. [y/N] ").strip().lower() not in (
-            "y",
-            "yes",
-        ):
-            print("Nothing was deleted.")
-            return 1
+    if not args.yes and not sys.stdin.isatty():
+        raise errors.InvalidInputError("add --yes to confirm (no terminal to ask)")
     memory = _open(args, background=False)
     try:
+        if args.what == "everything":
+            target, preview = "EVERYTHING in the vault", None
+        else:
+            target = f"{args.what} {args.id}"
+            preview = {
+                "page": lambda: memory.preview_forget_page(_int(args.id)),
+                "segment": lambda: memory.preview_forget_segment(_int(args.id)),
+                "conversation": lambda: memory.preview_forget_conversation(args.id),
+            }[args.what]()  # NotFoundError before asking anything
+        if not args.yes:
+            if preview is not None:  # what else goes, before the person confirms
+                print("This will: " + "; ".join(preview.lines()) + ".")
+            answer = input(f"Forget {target}? This cannot be undone. [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("Nothing was deleted.")
+                return 1
         if args.what == "page":
-            memory.forget_page(_int(args.id))
+            done = memory.forget_page(_int(args.id))
         elif args.what == "segment":
-            memory.forget_segment(_int(args.id))
+            done = memory.forget_segment(_int(args.id))
         elif args.what == "conversation":
-            memory.forget_conversation(args.id)
+            done = memory.forget_conversation(args.id)
         else:
             memory.forget_everything()
-        print("Forgotten.")
+            done = None
+        print("Forgotten" + (": " + "; ".join(done.lines()) if done else "") + ".")
     finally:
         memory.close()
     return 0
@@ -328,6 +343,37 @@ def run_reembed(args) -> int:
         )
     finally:
         vault.close()
+    return 0
+
+
+NEW_PASSPHRASE_ENV = "MEMORYOS_NEW_PASSPHRASE"
+
+
+def run_rekey(args) -> int:
+    """Re-encrypt every page under a passphrase (the same one or a new one) with the strong
+    key derivation; a keyring vault moves to the passphrase and its keyring key is deleted."""
+    import os
+
+    from engine.unlock import ask_new_passphrase, open_vault_only
+    from engine.vault import cipher, keys
+
+    path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
+    vault = open_vault_only(path)
+    try:
+        was = vault.key_location
+        new = os.environ.pop(NEW_PASSPHRASE_ENV, None) or ask_new_passphrase()
+        started = time.perf_counter()
+        vault.rekey(new)
+        took = time.perf_counter() - started
+    finally:
+        vault.close()
+    if was.startswith("keyring"):
+        keys.delete_key(path)
+    print(
+        f"Re-encrypted {path.name} in {took:.1f} s ({cipher.CIPHER}, PBKDF2-HMAC-SHA256 with "
+        f"{cipher.PASSPHRASE_KDF_ITER:,} iterations; it was: {was}). Older backups were deleted.",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -155,7 +155,17 @@ class Consolidator:
                 else:
                     self._guard([jobs[0]], self._one_job)
                     done += 1
+            self._retention()  # after the jobs: what old pages teach is learned first
         return done
+
+    def _retention(self) -> None:
+        """Forget what the retention policy says is too old (settings, or the admin policy)."""
+        from engine.forgetting import apply_retention
+
+        days, keep_facts = self.memory.retention()
+        if days > 0 and apply_retention(self.memory, days, keep_facts, time.time()):
+            for event in ("pages", "segments", "facts"):
+                self.notify(event)
 
     def _guard(self, jobs: list[tuple], action: Callable[[list[tuple]], None]) -> None:
         claimed = set(self.memory.vault.claim_jobs([job[0] for job in jobs], time.time()))
@@ -202,6 +212,8 @@ class Consolidator:
             return None
         if mode == "auto" and not chat.extraction_capable:
             return None
+        if getattr(chat, "remote", False) and not self.memory.remote_consolidation_allowed():
+            return None  # memories leave the machine in the background only if allowed
         return chat
 
     def _structured(self, messages: list[dict], schema: dict) -> dict | None:
@@ -215,11 +227,19 @@ class Consolidator:
         if self.structured_stats is None:
             self.structured_stats = StructuredStats()
         self.memory.wait_for_foreground()
+        calls = chat.usage.structured_calls
+        result = None
         try:
-            return structured_call(chat, messages, schema, stats=self.structured_stats)
+            result = structured_call(chat, messages, schema, stats=self.structured_stats)
+            return result
         except Exception as exc:  # a failing model degrades to the non-LLM path
             self.last_error = f"structured call failed: {type(exc).__name__}: {exc}"
             return None
+        finally:
+            tries = max(1, chat.usage.structured_calls - calls)  # a retry sends it again
+            self.memory.transfers.record(
+                chat, "consolidation", messages * tries, len(json.dumps(result)) if result else 0
+            )
 
     # ---- page added: persona candidates (no LLM), then STM overflow check ---------------
 
@@ -428,7 +448,7 @@ class Consolidator:
         origin = f"llm:{memory.chat.model_id}" if result else ""
         with vault.transaction():
             if result:
-                self._apply_analysis(result, page_ids, origin, now)
+                self._apply_analysis(result, pages, origin, now)
             if page_ids:
                 vault.mark_analysed(page_ids)
             vault.reset_segment_counters(segment_id)
@@ -437,15 +457,23 @@ class Consolidator:
         if result:
             self.notify("facts")
 
-    def _apply_analysis(self, result: dict, page_ids: list[int], origin: str, now: float) -> None:
+    def _apply_analysis(self, result: dict, pages: list[Page], origin: str, now: float) -> None:
         persona, vault = self.memory.persona, self.memory.vault
+        page_ids = [p.id for p in pages]
         allowed = set(page_ids)
+        vectors: dict[int, np.ndarray] = {}
 
-        def evidence(item: dict) -> list[int]:
+        def evidence(item: dict, text: str) -> list[int]:
+            # Exact provenance per item: the pages the model cited, else the pages that say
+            # it; never the whole batch, or the item would outlive forgetting its true source.
             cited = [
                 int(i) for i in item.get("evidence", []) if isinstance(i, int) and i in allowed
             ]
-            return cited or list(page_ids)
+            if cited:
+                return sorted(set(cited))
+            if not vectors:
+                vectors.update(vault.page_vectors(page_ids))
+            return long_term.attribute(text, pages, vectors, self.memory.embedder)
 
         for slot in result.get("profile", []):
             name, value = str(slot.get("name", "")).strip(), str(slot.get("value", "")).strip()
@@ -455,7 +483,7 @@ class Consolidator:
                     name[:80],
                     value[:300],
                     origin=origin,
-                    evidence=evidence(slot),
+                    evidence=evidence(slot, f"{name} {value}"),
                     now=now,
                 )
         new_facts = []
@@ -464,7 +492,12 @@ class Consolidator:
             if not text:
                 continue
             fact_id = persona.remember_fact(
-                USER_FACT, text[:500], status=ACTIVE, origin=origin, sources=evidence(fact), now=now
+                USER_FACT,
+                text[:500],
+                status=ACTIVE,
+                origin=origin,
+                sources=evidence(fact, text),
+                now=now,
             )
             new_facts.append(fact_id)
             for old in fact.get("supersedes", []) or []:
@@ -482,7 +515,7 @@ class Consolidator:
                     text[:500],
                     status=ACTIVE,
                     origin=origin,
-                    sources=evidence(item),
+                    sources=evidence(item, text),
                     now=now,
                 )
         if new_facts:  # clean facts now stand for the verbatim candidates of these pages

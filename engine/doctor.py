@@ -38,15 +38,21 @@ def _cipher() -> str:
     import sqlite_vec
 
     with tempfile.TemporaryDirectory() as folder:
+        from engine.vault import cipher as pinned
+
         conn = apsw.Connection(str(Path(folder) / "probe.db"))
-        conn.execute("PRAGMA key='probe'")
+        pinned.pin(conn, pinned.LEGACY_KDF_ITER)  # the settings vaults use must be accepted
+        conn.execute(f"PRAGMA hexkey='{pinned.as_hex('probe')}'")
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
         cipher = conn.execute("SELECT sqlite3mc_version()").fetchall()[0][0]
         vec = conn.execute("SELECT vec_version()").fetchall()[0][0]
         conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
         conn.close()
-    return f"{cipher}; sqlite-vec {vec}; FTS5 present; SQLite {apsw.sqlite_lib_version()}"
+    return (
+        f"{cipher} ({pinned.CIPHER}; passphrases PBKDF2 {pinned.PASSPHRASE_KDF_ITER:,} "
+        f"iterations); sqlite-vec {vec}; FTS5 present; SQLite {apsw.sqlite_lib_version()}"
+    )
 
 
 def _bundled_chat() -> str:

@@ -67,3 +67,7 @@ class ServerError(BackendError):
 
 class GenerationCancelled(MemoryOSError):
     """The caller cancelled a generation between two chunks."""
+
+
+class PolicyError(MemoryOSError):
+    """The administrator's policy forbids this (export, a remote model)."""

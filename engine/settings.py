@@ -32,6 +32,13 @@ class MemorySettings:
     # Consolidation: "auto" uses the chat model only if it is capable enough for structured
     # extraction; "never" keeps everything on the non-LLM path; "always" trusts any model.
     llm_consolidation: str = "auto"
+    # Background consolidation reads every page and the facts: it never sends them to a model
+    # that is not on this computer unless the person turns this on (the rules do the work).
+    remote_consolidation: bool = False
+    # Retention: exchanges older than this many days are forgotten by consolidation (0: kept
+    # for ever); the facts and profile learned from them are kept unless told otherwise.
+    retention_days: int = 0
+    retention_keeps_facts: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -46,6 +53,10 @@ class MemorySettings:
             if key not in known:
                 continue
             default = getattr(base, key)
+            if isinstance(default, bool):  # bool("false") is True: accept real booleans only
+                if isinstance(value, (bool, int)):
+                    values[key] = bool(value)
+                continue
             try:
                 values[key] = type(default)(value)
             except (TypeError, ValueError):
@@ -61,5 +72,7 @@ class MemorySettings:
             raise InvalidInputError("MTM capacity must be at least 1")
         if self.heat_mu_seconds <= 0:
             raise InvalidInputError("heat μ must be positive")
+        if self.retention_days < 0:
+            raise InvalidInputError("retention must be 0 (keep for ever) or a number of days")
         if self.llm_consolidation not in ("auto", "never", "always"):
             raise InvalidInputError("llm_consolidation must be auto, never or always")

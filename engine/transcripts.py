@@ -20,9 +20,25 @@ class Exchange:
     conversation: str | None = None
 
 
+MAX_FILE_BYTES = 256 * 1024 * 1024  # a transcript file larger than this is refused unread
+MAX_EXCHANGES = 500_000
+
+
 def read(path: str | Path) -> list[Exchange]:
-    """Exchanges from a transcript file; a clear error for anything we cannot read."""
+    """Exchanges from a transcript file; a clear error for anything we cannot read.
+
+    The whole file is checked before anything is stored (size, JSON, each item's types,
+    reserved metadata), so a bad file imports nothing rather than half of itself."""
     path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc.strerror}") from None
+    if size > MAX_FILE_BYTES:
+        raise InvalidInputError(
+            f"{path} is {size / 2**20:.0f} MiB: transcripts up to "
+            f"{MAX_FILE_BYTES // 2**20} MiB can be imported; split it into smaller files"
+        )
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -35,7 +51,30 @@ def read(path: str | Path) -> list[Exchange]:
         raise InvalidInputError(
             f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})"
         ) from None
-    return list(parse(data))
+    exchanges = list(parse(data))
+    check(exchanges)
+    return exchanges
+
+
+def check(exchanges: list[Exchange]) -> None:
+    """Every exchange as the engine will accept it, or an error naming the first bad item."""
+    from engine import validation
+
+    if len(exchanges) > MAX_EXCHANGES:
+        raise InvalidInputError(
+            f"{len(exchanges)} exchanges in one file: at most {MAX_EXCHANGES} can be imported "
+            "at once; split the file"
+        )
+    for index, item in enumerate(exchanges):
+        try:
+            validation.text(item.user_input, "user")
+            validation.text(item.agent_response, "assistant")
+            validation.timestamp(item.timestamp, 0.0)
+            validation.meta(item.meta)
+            if item.conversation is not None and not isinstance(item.conversation, (str, int)):
+                raise InvalidInputError("'conversation' must be text or a number")
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"item {index}: {exc}") from None
 
 
 def parse(data: Any) -> Iterator[Exchange]:
@@ -65,13 +104,9 @@ def _pairs(items: list) -> Iterator[Exchange]:
         if not isinstance(user, str) or not isinstance(agent, str):
             raise InvalidInputError(f"item {index}: 'user' and 'assistant' must be text")
         meta = item.get("meta") or {}
-        yield Exchange(
-            user,
-            agent,
-            item.get("timestamp"),
-            meta if isinstance(meta, dict) else {},
-            item.get("conversation"),
-        )
+        if not isinstance(meta, dict):
+            raise InvalidInputError(f"item {index}: 'meta' must be a JSON object")
+        yield Exchange(user, agent, item.get("timestamp"), meta, item.get("conversation"))
 
 
 def _messages(items: list) -> Iterator[Exchange]:

@@ -36,6 +36,12 @@ def make_embedder(kind: str = "default"):
     return SentenceTransformerEmbedder()
 
 
+def env_passphrase() -> str | None:
+    """$MEMORYOS_PASSPHRASE, removed from the environment as it is read: child processes
+    (the embedder helper, a model server) must not inherit it."""
+    return os.environ.pop(PASSPHRASE_ENV, None) or None
+
+
 def _ask(prompt: str) -> str:
     if not sys.stdin or not sys.stdin.isatty():
         raise errors.KeyUnavailableError(
@@ -44,13 +50,24 @@ def _ask(prompt: str) -> str:
     return getpass.getpass(prompt, stream=sys.stderr)
 
 
+def ask_new_passphrase() -> str:
+    """A new passphrase typed twice in the terminal (at least cipher.MIN_PASSPHRASE long)."""
+    from engine.vault.cipher import check_new_passphrase
+
+    passphrase = _ask("New passphrase: ")
+    check_new_passphrase(passphrase)
+    if _ask("Repeat passphrase: ") != passphrase:
+        raise errors.InvalidInputError("the two passphrases differ")
+    return passphrase
+
+
 def open_vault_only(path: Path):
     """The bare vault, whatever embedder it records (for re-embedding)."""
     from engine.vault import Vault
 
     if not path.exists():
         raise errors.VaultError(f"no vault at {path}")
-    passphrase = os.environ.get(PASSPHRASE_ENV) or None
+    passphrase = env_passphrase()
     if passphrase is None and keyring_status().usable:
         try:
             return Vault.open(path, embedder_id=None, dimension=0)
@@ -76,7 +93,7 @@ def open_memory(
     exists = path.exists() and path.stat().st_size > 0
     if not exists and not create:
         raise errors.VaultError(f"no vault at {path}: run `memoryos chat` once to create it")
-    passphrase = os.environ.get(PASSPHRASE_ENV) or None
+    passphrase = env_passphrase()
     if passphrase is None and keyring_status().usable:
         try:
             return MemoryOS.open(
@@ -94,11 +111,7 @@ def open_memory(
                 "vault cannot be opened.",
                 file=sys.stderr,
             )
-            passphrase = _ask("New passphrase: ")
-            if len(passphrase) < 8:
-                raise errors.InvalidInputError("the passphrase needs at least 8 characters")
-            if _ask("Repeat passphrase: ") != passphrase:
-                raise errors.InvalidInputError("the two passphrases differ")
+            passphrase = ask_new_passphrase()
         else:
             passphrase = _ask(f"Passphrase for {path.name}: ")
     return MemoryOS.open(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -57,11 +58,23 @@ def timestamp(value: Any, default: float) -> float:
     return seconds
 
 
-def meta(value: Any) -> dict:
+# Page metadata the program itself writes: a caller's metadata may not set them (a client
+# of the MCP server must not pass a page off as typed in the app, or as a stopped answer).
+RESERVED_META = ("source", "stopped")
+SOURCE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+
+
+def meta(value: Any, *, reserved_ok: bool = False) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise InvalidInputError("meta must be a JSON object (a dict)")
+    if not reserved_ok:
+        for key in RESERVED_META:
+            if key in value:
+                raise InvalidInputError(
+                    f"metadata key {key!r} is reserved: MemoryOS sets it itself"
+                )
     try:
         encoded = json.dumps(value, ensure_ascii=False)
         encoded.encode("utf-8")

@@ -102,8 +102,9 @@ def gguf_info(path: str | os.PathLike) -> GGUFInfo:
     return _read_gguf_info(path)
 
 
-def make_chat(config: ModelConfig) -> ChatBackend:
-    """The chat backend for `config`, not loaded yet (call .load(progress) in a worker)."""
+def make_chat(config: ModelConfig, *, allow_plain_http: bool = False) -> ChatBackend:
+    """The chat backend for `config`, not loaded yet (call .load(progress) in a worker).
+    Plain http:// to a server that is not this computer is refused unless allowed."""
     config.validate()
     if config.source == URL:
         from engine.backends.openai_compat import OpenAIChat
@@ -112,7 +113,9 @@ def make_chat(config: ModelConfig) -> ChatBackend:
             key = get_api_key(config.url)
         except ApiKeyError:
             key = None  # many local servers need no key; a 401 will say so clearly
-        return OpenAIChat(config.url, config.url_model, api_key=key)
+        return OpenAIChat(
+            config.url, config.url_model, api_key=key, allow_plain_http=allow_plain_http
+        )
     from engine.backends.llama import LlamaChat
 
     path = bundled_gguf_path() if config.source == BUNDLED else Path(config.gguf_path)

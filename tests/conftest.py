@@ -42,6 +42,8 @@ def home(tmp_path, monkeypatch):
     """Every test gets its own MEMORYOS_HOME (vaults, settings, cache) in a temp folder."""
     folder = tmp_path / "home"
     monkeypatch.setenv("MEMORYOS_HOME", str(folder))
+    # no administrator's policy unless a test writes one (a machine's /etc file must not leak in)
+    monkeypatch.setenv("MEMORYOS_POLICY_FILE", str(folder / "no-policy.json"))
     return folder
 
 

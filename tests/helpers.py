@@ -21,11 +21,42 @@ def raw_bytes(vault_path: Path) -> bytes:
 
 
 def run_cli(*args: str, home: Path, passphrase: str | None = "correct horse battery", stdin: str | bytes | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess:
+            timeout: float = 120, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run `python -m engine.cli ...` in a child process with its own home and passphrase."""
-    env = dict(os.environ, MEMORYOS_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+    env = dict(os.environ, MEMORYOS_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+               **(env or {}))
     if passphrase is not None:
         env["MEMORYOS_PASSPHRASE"] = passphrase
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run([sys.executable, "-m", "engine.cli", *args], input=data, capture_output=True,
                           env=env, cwd=ROOT, timeout=timeout)
+
+
+def decrypted_bytes(path: Path, *, hexkey: str | None = None, passphrase: str | None = None,
+                    scratch: Path) -> bytes:
+    """The plaintext bytes of an encrypted vault (with its -wal merged in), read from a
+    decrypted copy, so a test can search deleted-but-not-erased text inside pages."""
+    import shutil
+
+    import apsw
+
+    scratch.mkdir(parents=True, exist_ok=True)
+    copy = scratch / f"{Path(path).name}.plain"
+    for suffix in ("", "-wal"):
+        source = Path(f"{path}{suffix}")
+        target = Path(f"{copy}{suffix}")
+        target.unlink(missing_ok=True)
+        if source.exists():
+            shutil.copyfile(source, target)
+    from engine.vault import cipher
+
+    conn = apsw.Connection(str(copy))
+    # the same pinned cipher the vault uses: a passphrase is stretched more than a random key
+    cipher.pin(conn, cipher.LEGACY_KDF_ITER if passphrase is None else cipher.PASSPHRASE_KDF_ITER)
+    conn.execute(f"PRAGMA hexkey='{hexkey or cipher.as_hex(passphrase)}'")
+    conn.execute("PRAGMA journal_mode=DELETE").fetchall()  # merges the WAL; rekey needs it
+    conn.execute("PRAGMA rekey=''")  # an empty key decrypts the file in place
+    conn.close()
+    data = copy.read_bytes()
+    assert data.startswith(b"SQLite format 3\x00"), "the copy was not decrypted"
+    return data

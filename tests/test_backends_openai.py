@@ -39,7 +39,7 @@ UNKNOWN_MODEL_BODIES = [
 
 @pytest.mark.parametrize(("status", "body"), UNKNOWN_MODEL_BODIES)
 def test_unknown_model_bodies_read_as_unknown_model(status, body):
-    chat = OpenAIChat("http://h/v1", "gpt-5x", api_key="sk-hidden")
+    chat = OpenAIChat("https://h/v1", "gpt-5x", api_key="sk-hidden")
     chat.available_models = ["llama3.1:8b"]
     message = _error_text(json.dumps(body).encode())
     error = chat._error(_HTTPError(status, message, None))
@@ -47,7 +47,7 @@ def test_unknown_model_bodies_read_as_unknown_model(status, body):
 
 
 def test_the_key_is_scrubbed_from_server_messages():
-    chat = OpenAIChat("http://h/v1", "m", api_key="sk-hidden-123")
+    chat = OpenAIChat("https://h/v1", "m", api_key="sk-hidden-123")
     text = chat._scrub(_error_text(b'{"error": {"message": "Incorrect API key sk-hidden-123"}}'))
     assert "sk-hidden-123" not in text and "***" in text
     assert "sk-hidden-123" not in repr(chat)

@@ -104,6 +104,13 @@ def test_http_on_localhost_serves_only_with_the_token(vault, home):
                 added = await call(session, "add_memory", user_input="Over HTTP on localhost")
                 page = (await call(session, "get_page", id=added["page"]["id"]))["page"]
                 assert page["user_input"] == "Over HTTP on localhost"
+        # DNS rebinding: the right token from a page that resolved another name to 127.0.0.1
+        async with httpx2.AsyncClient() as plain:
+            auth = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+            rebound = await plain.post(url, json={}, headers={**auth, "Host": "evil.example"})
+            assert rebound.status_code == 421
+            origin = {**auth, "Origin": "http://evil.example"}
+            assert (await plain.post(url, json={}, headers=origin)).status_code == 403
 
     try:
         anyio.run(main)

@@ -82,7 +82,7 @@ def test_unusable_keyring_is_a_clear_error(fail_keyring):
         catalogue.get_api_key("http://h/v1")
     # A server that needs no key still works without a keyring.
     assert isinstance(
-        catalogue.make_chat(ModelConfig(source="url", url="h", url_model="m")), OpenAIChat
+        catalogue.make_chat(ModelConfig(source="url", url="https://h", url_model="m")), OpenAIChat
     )
 
 

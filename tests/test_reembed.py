@@ -24,23 +24,23 @@ class Interrupting(HashEmbedder):
 
 def test_reembed_is_resumable_and_complete(tmp_path, fail_keyring):
     path = tmp_path / "v.memoryos"
-    with MemoryOS.open(path, create=True, passphrase="pw", embedder=HashEmbedder(64), background=False) as mem:
+    with MemoryOS.open(path, create=True, passphrase="pw-long-enough", embedder=HashEmbedder(64), background=False) as mem:
         for i in range(30):
             mem.add_memory(f"I collect vintage stamps from country {i}", f"Nice {i}")
         mem.run_consolidation()
         facts = len(mem.facts())
-    vault = Vault.open(path, passphrase="pw", embedder_id=None, dimension=0)
+    vault = Vault.open(path, passphrase="pw-long-enough", embedder_id=None, dimension=0)
     with pytest.raises(KeyboardInterrupt):
         reembed(vault, Interrupting(32, fail_after=1), batch=8)
     vault.close()
     with pytest.raises(errors.EmbedderMismatchError):
-        MemoryOS.open(path, passphrase="pw", embedder=HashEmbedder(32), background=False)
+        MemoryOS.open(path, passphrase="pw-long-enough", embedder=HashEmbedder(32), background=False)
     seen = []
-    vault = Vault.open(path, passphrase="pw", embedder_id=None, dimension=0)
+    vault = Vault.open(path, passphrase="pw-long-enough", embedder_id=None, dimension=0)
     reembed(vault, HashEmbedder(32), progress=lambda done, total: seen.append((done, total)), batch=8)
     vault.close()
     assert seen[0][0] > 8 and seen[-1][0] == seen[-1][1] == 30 + facts  # resumed, not restarted
-    with MemoryOS.open(path, passphrase="pw", embedder=HashEmbedder(32), background=False) as mem:
+    with MemoryOS.open(path, passphrase="pw-long-enough", embedder=HashEmbedder(32), background=False) as mem:
         assert mem.info().embedder_id == "fake/hash-embedder-32"
         query = mem.embedder.embed_one("I collect vintage stamps from country 7 Nice 7")
         best = mem.page_mirror.search(query, 1)[0][0]  # the new vectors answer the search

@@ -10,6 +10,7 @@ import pytest
 from engine import errors
 from engine.api import MemoryOS
 from engine.backends.fake import HashEmbedder
+from engine.vault import cipher
 from tests.helpers import raw_bytes
 
 SECRET = "Zanzibar-turquoise-pelican says my bank PIN is 4711"
@@ -58,7 +59,7 @@ def test_passphrase_needed_without_keyring(tmp_path, fail_keyring, embedder):
 
 def test_wrong_passphrase_is_clear_and_changes_nothing(tmp_path, fail_keyring, embedder):
     path = tmp_path / "v.memoryos"
-    with MemoryOS.open(path, create=True, passphrase="right one", embedder=embedder, background=False) as mem:
+    with MemoryOS.open(path, create=True, passphrase="the right one", embedder=embedder, background=False) as mem:
         mem.add_memory("hello", "hi")
     before = digest(path)
     listing = sorted(p.name for p in tmp_path.iterdir())
@@ -102,25 +103,26 @@ def test_missing_vault_is_not_created(tmp_path, fail_keyring, embedder):
 
 def test_vault_from_newer_version_is_refused(tmp_path, fail_keyring, embedder):
     path = tmp_path / "v.memoryos"
-    with MemoryOS.open(path, create=True, passphrase="pw", embedder=embedder, background=False) as mem:
+    with MemoryOS.open(path, create=True, passphrase="pw-long-enough", embedder=embedder, background=False) as mem:
         with mem.vault.transaction():
             mem.vault.conn.execute("INSERT INTO migrations(name, applied) VALUES('9999_future', 0)")
     with pytest.raises(errors.VaultTooNewError, match="newer"):
-        MemoryOS.open(path, passphrase="pw", embedder=embedder, background=False)
+        MemoryOS.open(path, passphrase="pw-long-enough", embedder=embedder, background=False)
 
 
 def test_embedder_mismatch_names_the_fix(tmp_path, fail_keyring):
     path = tmp_path / "v.memoryos"
-    MemoryOS.open(path, create=True, passphrase="pw", embedder=HashEmbedder(64), background=False).close()
+    MemoryOS.open(path, create=True, passphrase="pw-long-enough", embedder=HashEmbedder(64), background=False).close()
     with pytest.raises(errors.EmbedderMismatchError, match="reembed"):
-        MemoryOS.open(path, passphrase="pw", embedder=HashEmbedder(32), background=False)
+        MemoryOS.open(path, passphrase="pw-long-enough", embedder=HashEmbedder(32), background=False)
 
 
 def test_locked_by_another_process_is_a_clear_error(tmp_path, fail_keyring, embedder):
     path = tmp_path / "v.memoryos"
-    mem = MemoryOS.open(path, create=True, passphrase="pw", embedder=embedder, background=False)
+    mem = MemoryOS.open(path, create=True, passphrase="pw-long-enough", embedder=embedder, background=False)
     other = apsw.Connection(str(path))
-    other.execute("PRAGMA key='pw'")
+    other.execute(f"PRAGMA kdf_iter={cipher.PASSPHRASE_KDF_ITER}")
+    other.execute("PRAGMA key='pw-long-enough'")
     other.execute("BEGIN IMMEDIATE")  # holds the write lock
     mem.vault.conn.set_busy_timeout(50)
     try:
@@ -150,7 +152,7 @@ def test_missing_sqlite_vec_is_a_clear_error(tmp_path, fail_keyring, embedder, m
 
     monkeypatch.setattr(sqlite_vec, "loadable_path", lambda: str(tmp_path / "no-such-vec0"))
     with pytest.raises(errors.ExtensionMissingError, match="sqlite-vec"):
-        MemoryOS.open(tmp_path / "v.memoryos", create=True, passphrase="pw", embedder=embedder,
+        MemoryOS.open(tmp_path / "v.memoryos", create=True, passphrase="pw-long-enough", embedder=embedder,
                       background=False)
 
 
@@ -158,22 +160,29 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
     conn = memory.vault.conn
     assert conn.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
     assert conn.execute("PRAGMA secure_delete").fetchall()[0][0] == 1
-    assert memory.vault.schema_steps() == ["0001_initial", "0002_turn_vectors", "0003_job_owner"]
-    assert memory.info().schema_version == 3
+    assert memory.vault.schema_steps() == [
+        "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids"]
+    assert memory.info().schema_version == 4
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
     path = tmp_path / "old.memoryos"
-    with MemoryOS.open(path, create=True, passphrase="pw", embedder=embedder, background=False) as mem:
+    with MemoryOS.open(path, create=True, passphrase="pw-long-enough", embedder=embedder, background=False) as mem:
         page = mem.add_memory("I restore old pianos", "Wonderful craft")
+        mem.run_consolidation()
+        facts = mem.facts()
+        assert facts and facts[0].source_page_ids == (page.id,)
         with mem.vault.transaction():  # turn it into a vault of schema version 1
             mem.vault.conn.execute("DROP TABLE turns_vec")
             mem.vault.conn.execute("ALTER TABLE jobs DROP COLUMN owner")
             mem.vault.conn.execute("DELETE FROM migrations WHERE name!='0001_initial'")
         assert mem.vault.schema_steps() == ["0001_initial"]
-    with MemoryOS.open(path, passphrase="pw", embedder=embedder, background=False) as mem:
-        assert mem.vault.schema_steps() == ["0001_initial", "0002_turn_vectors", "0003_job_owner"]
-        assert list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
+    with MemoryOS.open(path, passphrase="pw-long-enough", embedder=embedder, background=False) as mem:
+        assert mem.vault.schema_steps() == [
+            "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids"]
+        backups = list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
+        assert len(backups) == 1 and backups[0].stat().st_mode & 0o777 == 0o600
+        assert mem.facts() == facts  # rebuilding the tables kept every fact and its source
         mem.run_consolidation()
         assert mem.consolidation_status().failed_jobs == 0
         rows = {r[0] for r in mem.vault.conn.execute("SELECT rowid FROM turns_vec")}

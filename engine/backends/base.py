@@ -60,6 +60,16 @@ class ChatBackend(ABC):
     usage: Usage = field(default_factory=Usage)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    @property
+    def remote(self) -> bool:
+        """True when requests leave this computer (a server that is not loopback)."""
+        return False
+
+    @property
+    def destination(self) -> str:
+        """Where requests go, as shown to the person."""
+        return "this computer"
+
     def load(self, progress: Progress | None = None) -> None:  # noqa: B027 - optional hook
         """Load weights / check the server. Idempotent. Called lazily by the first use."""
 

@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 from engine.backends.base import ChatBackend, Message, Progress
 from engine.backends.fit import fit_to_budget
 from engine.errors import ServerError
+from engine.network import check_url, is_loopback
+from engine.network import destination as _destination
 
 _RETRY_STATUS = {429, 500, 502, 503, 504}
 _MAX_WAIT = 10.0  # seconds: the longest single back-off, whatever Retry-After says
@@ -58,6 +60,7 @@ class OpenAIChat(ChatBackend):
         context_window: int = 8192,
         extraction_capable: bool = True,
         model_id: str | None = None,
+        allow_plain_http: bool = False,
     ) -> None:
         super().__init__(
             model_id=model_id or model,
@@ -65,6 +68,7 @@ class OpenAIChat(ChatBackend):
             extraction_capable=extraction_capable,
         )
         self.base_url = normalise_url(base_url)
+        check_url(self.base_url, allow_plain_http=allow_plain_http)
         self.model = model
         self.timeout = timeout
         self.connect_timeout = connect_timeout
@@ -75,6 +79,15 @@ class OpenAIChat(ChatBackend):
         self._checked = False
         self._mode: str | None = None
         self._stream_usage = True
+
+    @property
+    def remote(self) -> bool:
+        """Not on this computer: what is sent here leaves the machine."""
+        return not is_loopback(self.base_url)
+
+    @property
+    def destination(self) -> str:
+        return _destination(self.base_url)
 
     # -- checks ----------------------------------------------------------------------------
 

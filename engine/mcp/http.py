@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 
 HOST = "127.0.0.1"
 
@@ -42,11 +43,26 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
+def transport_security(port: int) -> TransportSecuritySettings:
+    """DNS-rebinding protection, set here rather than left to the SDK's defaults: only the
+    loopback names of this port may appear in Host, and no web page's Origin is accepted
+    except one served from this computer on this port."""
+    hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{host}" for host in hosts],
+    )
+
+
 def serve_http(server: MCPServer, *, port: int, token: str) -> None:
     """Serve until interrupted at http://127.0.0.1:<port>/mcp."""
     import uvicorn
 
-    app = BearerToken(server.streamable_http_app(host=HOST), token)
+    app = BearerToken(
+        server.streamable_http_app(host=HOST, transport_security=transport_security(port)),
+        token,
+    )
     print(
         f"memoryos mcp: serving on http://{HOST}:{port}/mcp (send the header "
         "'Authorization: Bearer <token>')",

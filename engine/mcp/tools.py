@@ -86,14 +86,15 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         Fast: no model runs here. The page enters short-term memory at once; topic segments,
         the profile and facts are updated by background consolidation.
         """
-        meta = {"source": "mcp", **(metadata or {})}  # the engine checks size and emptiness
+        # the engine checks size and emptiness, and refuses reserved keys such as "source"
         page = engine_call(
             lambda: memory.add_memory(
                 user_input,
                 agent_response,
                 timestamp,
-                meta,
+                metadata,
                 conversation_id=conversation_id or session_conversation,
+                source="mcp",
             )
         )
         return {"page": page_json(page)}

@@ -349,3 +349,21 @@ def analysis_messages(pages: list[Page], known_facts: list, slots: list) -> list
             + "\n".join(lines),
         },
     ]
+
+
+def attribute(text: str, pages: list[Page], vectors: dict, embedder) -> list[int]:
+    """The pages an uncited extracted item comes from: those sharing the most content words
+    with it, else the one closest in meaning. One page at least, never the whole batch."""
+    if not pages:
+        return []
+    wanted = keywords.normalise(keywords.content_words(text))
+    if wanted:
+        overlap = {
+            p.id: len(wanted & keywords.normalise(keywords.content_words(p.text()))) for p in pages
+        }
+        best = max(overlap.values())
+        if best > 0:
+            return sorted(pid for pid, count in overlap.items() if count == best)
+    query = embedder.embed_one(text)
+    scored = [(float(np.dot(vectors[p.id], query)), p.id) for p in pages if p.id in vectors]
+    return [max(scored)[1]] if scored else [pages[0].id]

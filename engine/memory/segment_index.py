@@ -27,6 +27,8 @@ class SegmentIndex:
     def invalidate(self) -> None:
         with self._lock:
             self._generation += 1
+            # drop the copies now: after a forget or a lock no summary may linger in RAM
+            self.ids, self.matrix, self.rows, self.stems = [], None, {}, {}
 
     def current(self) -> SegmentIndex:
         with self._lock:

@@ -40,18 +40,21 @@ class VectorMirror:
         self._matrix: np.ndarray | None = None
         self._loaded = False
         self._data_version = -1
-        self._base = {"pages_vec": "pages", "facts_vec": "facts", "turns_vec": "turns_vec"}[table]
+        self._generation = -1
 
     def _load_all(self) -> None:
         _single_threaded_blas()
         self._data_version = self.vault.data_version()
+        self._generation = self.vault.vector_generation()
         ids, matrix = self.vault.all_vectors(self.table)
         self._ids = ids
         self._matrix = matrix if len(ids) else None
         self._loaded = True
 
     def sync(self) -> None:
-        """Load on first use; afterwards append new rows, or reload if rows were removed."""
+        """Load on first use; afterwards append rows with new ids, or reload when any process
+        removed or changed rows. Keyed by id: ids are never reused (schema step 0004), and
+        every removal or change bumps the vault's vector generation."""
         with self._lock:
             if not self._loaded:
                 self._load_all()
@@ -60,15 +63,14 @@ class VectorMirror:
             if version == self._data_version:
                 return  # no other process committed since we last looked
             self._data_version = version
-            stored = self.vault.count_rows(self._base)
-            if stored == len(self._ids):
+            if self.vault.vector_generation() != self._generation:
+                self._load_all()  # another process forgot, deleted or edited rows
                 return
             last = int(self._ids[-1]) if len(self._ids) else 0
             ids, matrix = self.vault.all_vectors(self.table, after_id=last)
-            if stored == len(self._ids) + len(ids):
-                self._append(ids, matrix)
-            else:
-                self._load_all()
+            self._append(ids, matrix)
+            if self.vault.count_rows(self.table) != len(self._ids):
+                self._load_all()  # a row below our last id arrived late: start over
 
     def _append(self, ids: np.ndarray, matrix: np.ndarray) -> None:
         if not len(ids):

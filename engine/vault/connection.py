@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engine import errors
+from engine.vault import cipher
 
 APPLICATION_ID = 0x4D4F5331  # "MOS1": tells a vault from other SQLite files once decrypted
 BUSY_TIMEOUT_MS = 10_000
@@ -23,12 +24,16 @@ def _apsw():
     return apsw
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def open_connection(path: Path, *, hexkey: str | None, passphrase: str | None, create: bool):
-    """Open and unlock the vault file; raise a typed error and leave the file untouched on failure."""
+def open_connection(
+    path: Path,
+    *,
+    hexkey: str | None,
+    passphrase: str | bytes | None,
+    create: bool,
+    kdf_iter: int = cipher.LEGACY_KDF_ITER,
+):
+    """Open and unlock the vault file; raise a typed error and leave the file untouched on failure.
+    The cipher and `kdf_iter` are pinned (engine/vault/cipher.py); keys go in as hex."""
     apsw = _apsw()
     path = Path(path)
     exists = path.exists() and path.stat().st_size > 0
@@ -47,11 +52,13 @@ def open_connection(path: Path, *, hexkey: str | None, passphrase: str | None, c
         ) from exc
     try:
         if passphrase is not None:
-            conn.execute(f"PRAGMA key={_quote(passphrase)}")
-        elif hexkey is not None:
-            conn.execute(f"PRAGMA hexkey={_quote(hexkey)}")
-        else:  # pragma: no cover - callers always pass a key
+            hexkey = cipher.as_hex(passphrase)
+        if hexkey is None:  # pragma: no cover - callers always pass a key
             raise errors.KeyUnavailableError("no key given")
+        if any(ch not in "0123456789abcdefABCDEF" for ch in hexkey):
+            raise errors.KeyUnavailableError("the stored key is damaged (not hexadecimal)")
+        cipher.pin(conn, kdf_iter)
+        conn.execute(f"PRAGMA hexkey='{hexkey}'")
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         # The first read decrypts page 1: a wrong key fails here, before anything is written.
         try:

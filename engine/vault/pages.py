@@ -263,8 +263,11 @@ class PagesMixin:
             self.conn.execute(f"DELETE FROM {table} WHERE rowid=?", (row_id,))
 
     @_locked
-    def delete_pages(self, page_ids: list[int], dimension: int) -> dict[str, list[int]]:
-        """Delete pages everywhere, plus facts and slots whose only evidence they were.
+    def delete_pages(
+        self, page_ids: list[int], dimension: int, keep_derived: bool = False
+    ) -> dict[str, list[int]]:
+        """Delete pages everywhere, plus facts and slots whose only evidence they were
+        (unless `keep_derived`: retention may keep what was learned, without its source).
 
         Must run inside a transaction. Returns the ids removed, by kind.
         """
@@ -287,6 +290,8 @@ class PagesMixin:
                 page_ids + page_ids,
             )
         ]
+        if keep_derived:
+            derived_facts, derived_slots = [], []
         self.delete_facts(derived_facts, dimension)
         self.delete_slots(derived_slots)
         segments = [

@@ -121,6 +121,7 @@ def finish(vault: Vault, model_id: str, dimension: int) -> None:
             vault.conn.execute(f"DROP TABLE {_next(table)}")
         vault.set_meta("embedder_id", model_id)
         vault.set_meta("embedder_dimension", str(dimension))
+        vault.bump_vector_generation()  # every process's mirrors reload the new vectors
         vault.conn.execute(
             "DELETE FROM meta WHERE key='reembed_target' OR key LIKE 'reembed_last_%'"
         )

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine import errors
+from engine.files import private_file
 from engine.vault.connection import APPLICATION_ID
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -119,12 +120,97 @@ def _job_owner(conn, dimension: int) -> None:
     conn.execute("UPDATE jobs SET state='pending' WHERE state='running'")
 
 
+def _stable_ids(conn, dimension: int) -> None:
+    """Page and fact ids are never reused (AUTOINCREMENT): an id a second process (the MCP
+    server beside the app) or a stale list still holds can never name another memory.
+
+    SQLite cannot add AUTOINCREMENT to a table, so both are rebuilt (the documented
+    create-copy-drop-rename procedure; `migrate` runs it with foreign keys off)."""
+    conn.execute(
+        """
+        CREATE TABLE pages_new(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL,
+            user_input TEXT NOT NULL,
+            agent_response TEXT NOT NULL,
+            ts REAL NOT NULL,
+            created REAL NOT NULL,
+            meta TEXT NOT NULL DEFAULT '{}',
+            tier TEXT NOT NULL DEFAULT 'short',
+            segment_id INTEGER REFERENCES segments(id) ON DELETE SET NULL,
+            chain_prev_id INTEGER,
+            chain_summary TEXT NOT NULL DEFAULT '',
+            keywords TEXT NOT NULL DEFAULT '[]',
+            analysed INTEGER NOT NULL DEFAULT 0);
+        INSERT INTO pages_new SELECT id, conversation_id, user_input, agent_response, ts,
+            created, meta, tier, segment_id, chain_prev_id, chain_summary, keywords, analysed
+            FROM pages;
+        DROP TABLE pages;
+        ALTER TABLE pages_new RENAME TO pages;
+        CREATE INDEX pages_tier ON pages(tier, ts, id);
+        CREATE INDEX pages_segment ON pages(segment_id);
+        CREATE INDEX pages_conversation ON pages(conversation_id, ts);
+        CREATE INDEX pages_ts ON pages(ts);
+        CREATE TABLE facts_new(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            norm TEXT NOT NULL,
+            status TEXT NOT NULL,
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            origin TEXT NOT NULL,
+            superseded_by INTEGER);
+        INSERT INTO facts_new SELECT id, kind, text, norm, status, created, updated, origin,
+            superseded_by FROM facts;
+        DROP TABLE facts;
+        ALTER TABLE facts_new RENAME TO facts;
+        CREATE INDEX facts_norm ON facts(kind, norm);
+        DELETE FROM fact_sources WHERE page_id NOT IN (SELECT id FROM pages)
+            OR fact_id NOT IN (SELECT id FROM facts);
+        DELETE FROM profile_evidence WHERE page_id NOT IN (SELECT id FROM pages)
+            OR slot_id NOT IN (SELECT id FROM profile);
+        UPDATE pages SET segment_id=NULL
+            WHERE segment_id IS NOT NULL AND segment_id NOT IN (SELECT id FROM segments);
+        """
+    )
+    # Ids used by rows that were already deleted are unknown; the vector tables may still
+    # know a higher one (an interrupted write), so start after everything ever seen.
+    for table, others in (("pages", ("pages_vec",)), ("facts", ("facts_vec",))):
+        high = max(
+            conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {name}").fetchall()[0][0]
+            for name in (table, *others)
+        )
+        conn.execute("DELETE FROM sqlite_sequence WHERE name=?", (table,))
+        conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES(?, ?)", (table, high))
+
+
 # Named steps in order. Append new ones; never edit an applied step.
 MIGRATIONS: list[tuple[str, Callable]] = [
     ("0001_initial", _initial),
     ("0002_turn_vectors", _turn_vectors),
     ("0003_job_owner", _job_owner),
+    ("0004_stable_ids", _stable_ids),
 ]
+
+# Steps that rebuild a table referenced by foreign keys: run with enforcement off (a DROP
+# would otherwise cascade into fact_sources and profile_evidence), checked before commit.
+REBUILDS = {"0004_stable_ids"}
+
+
+def _backup(path: Path) -> Path:
+    """Copy the vault file before migrating. The copy is the encrypted file itself, so it is
+    encrypted with the same key; it is private (0600), and only the newest is kept: older ones
+    hold memories the person may have forgotten since."""
+    backup = Path(f"{path}.backup-{time.time_ns()}")
+    with open(backup, "xb") as out:  # created here, so its mode is set before any byte lands
+        private_file(backup)
+        with open(path, "rb") as source:
+            shutil.copyfileobj(source, out)
+    for old in path.parent.glob(f"{path.name}.backup-*"):
+        if old != backup:
+            old.unlink(missing_ok=True)
+    return backup
 
 
 def applied(conn) -> list[str]:
@@ -154,9 +240,21 @@ def migrate(conn, path: Path, dimension: int) -> None:
         return
     if done:  # an existing vault: keep a copy of the (encrypted) file before changing it
         conn.wal_checkpoint(mode=3)  # TRUNCATE: the main file holds everything
-        backup = Path(f"{path}.backup-{int(time.time())}")
-        shutil.copy2(path, backup)
+        _backup(path)
     for name, step in pending:
-        with conn:
-            step(conn, dimension)
-            conn.execute("INSERT INTO migrations(name, applied) VALUES(?, ?)", (name, time.time()))
+        rebuild = name in REBUILDS
+        if rebuild:
+            conn.execute("PRAGMA foreign_keys=OFF")  # a no-op inside a transaction: set it here
+        try:
+            with conn:
+                step(conn, dimension)
+                if rebuild and conn.execute("PRAGMA foreign_key_check").fetchall():
+                    raise errors.VaultCorruptError(
+                        f"schema step {name} left dangling references: the vault was not changed"
+                    )
+                conn.execute(
+                    "INSERT INTO migrations(name, applied) VALUES(?, ?)", (name, time.time())
+                )
+        finally:
+            if rebuild:
+                conn.execute("PRAGMA foreign_keys=ON")

@@ -8,10 +8,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from engine import errors
+from engine import errors, paths
+from engine.files import private_dir, private_file
 from engine.records import ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED
-from engine.vault import keys
+from engine.vault import cipher, keys
 from engine.vault.connection import mapped_errors, open_connection
+from engine.vault.forget import ForgetMixin
 from engine.vault.jobs import JobsMixin
 from engine.vault.pages import PAGE_COLUMNS, PagesMixin, page_from_row
 from engine.vault.persona import PersonaMixin
@@ -20,7 +22,29 @@ from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
 
 
-class Vault(PagesMixin, PersonaMixin, JobsMixin):
+def _unlock(path: Path, hexkey, passphrase, create: bool, is_new: bool):
+    """(connection, kdf iterations it unlocked with). A passphrase gets the strong setting;
+    an existing passphrase vault made before it falls back to the former one."""
+    if passphrase is None:
+        return open_connection(path, hexkey=hexkey, passphrase=None, create=create), (
+            cipher.LEGACY_KDF_ITER
+        )
+    try:
+        conn = open_connection(
+            path, hexkey=None, passphrase=passphrase, create=create,
+            kdf_iter=cipher.PASSPHRASE_KDF_ITER,
+        )  # fmt: skip
+        return conn, cipher.PASSPHRASE_KDF_ITER
+    except errors.WrongKeyError:
+        if is_new:
+            raise
+    conn = open_connection(
+        path, hexkey=None, passphrase=passphrase, create=create, kdf_iter=cipher.LEGACY_KDF_ITER
+    )
+    return conn, cipher.LEGACY_KDF_ITER
+
+
+class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, conn, path: Path, key_location: str) -> None:
@@ -29,6 +53,7 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin):
         self.key_location = key_location
         self._lock = threading.RLock()
         self._depth = 0  # nesting of transaction() blocks (inner ones join the outer)
+        self.kdf_iter = cipher.LEGACY_KDF_ITER  # set by open(): how the key was stretched
 
     # ---- opening -------------------------------------------------------------------------
 
@@ -37,7 +62,7 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin):
         cls,
         path: Path,
         *,
-        passphrase: str | None = None,
+        passphrase: str | bytes | None = None,
         create: bool = False,
         embedder_id: str | None,
         dimension: int,
@@ -48,6 +73,8 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin):
         if passphrase is not None:
             if not passphrase:
                 raise errors.InvalidInputError("the passphrase is empty")
+            if is_new and create:
+                cipher.check_new_passphrase(passphrase)
             location = "passphrase"
         else:
             status = keys.keyring_status()
@@ -65,8 +92,18 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin):
                     raise errors.VaultError(f"no vault at {path}: create one first")
                 hexkey = keys.create_key(path)
             location = f"keyring ({status.backend})"
-        conn = open_connection(path, hexkey=hexkey, passphrase=passphrase, create=create)
+        if path.parent == paths.vaults_dir() or (is_new and create and not path.parent.exists()):
+            # the folder of vaults (ours, or one made for this vault): only its owner may list
+            # it; a folder the person chose that already exists is left as it is
+            private_dir(path.parent)
+        conn, kdf_iter = _unlock(path, hexkey, passphrase, create, is_new)
+        if passphrase is not None and kdf_iter != cipher.PASSPHRASE_KDF_ITER:
+            location = "passphrase (older, faster key derivation: run `memoryos rekey`)"
         vault = cls(conn, path, location)
+        vault.kdf_iter = kdf_iter
+        for companion in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            if companion.exists():
+                private_file(companion)
         try:
             with mapped_errors():
                 migrate(conn, path, dimension)
@@ -208,6 +245,32 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin):
     @_locked
     def checkpoint(self) -> None:
         self.conn.wal_checkpoint(mode=3)
+
+    @_locked
+    def rekey(self, passphrase: str | bytes) -> None:
+        """Re-encrypt every page under `passphrase` with the strong key derivation (also moves
+        a keyring vault to a passphrase). SQLite3MC cannot rekey in WAL mode, so the journal
+        is switched for the duration; backups made under the old key are deleted."""
+        cipher.check_new_passphrase(passphrase)
+        if self._depth:
+            raise errors.VaultError("cannot change the key inside a transaction")
+        with mapped_errors():
+            self.conn.wal_checkpoint(mode=3)
+            mode = self.conn.execute("PRAGMA journal_mode=DELETE").fetchall()[0][0]
+            if mode != "delete":
+                raise errors.VaultLockedError(
+                    "the vault is open in another program (the app or the MCP server): "
+                    "close it, then change the key"
+                )
+            try:
+                cipher.pin(self.conn, cipher.PASSPHRASE_KDF_ITER)
+                self.conn.execute(f"PRAGMA hexrekey='{cipher.as_hex(passphrase)}'").fetchall()
+            finally:
+                self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
+        self.kdf_iter = cipher.PASSPHRASE_KDF_ITER
+        self.key_location = "passphrase"
+        for backup in self.path.parent.glob(f"{self.path.name}.backup-*"):
+            backup.unlink(missing_ok=True)  # encrypted with the old key
 
     @_locked
     def dump_table(self, table: str) -> list[dict]:

@@ -1,0 +1,69 @@
+"""The administrator's policy in the window: its settings shown locked, forbidden actions off."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QCheckBox, QLabel, QSpinBox, QWidget
+
+ADMIN = " (administrator)"
+
+
+def locked_tip(policy: Any) -> str:
+    return f"Set by your administrator ({policy.source}); it cannot be changed here."
+
+
+def lock_memory_form(form: Any, policy: Any) -> list[str]:
+    """Disable the memory settings the policy decides, showing the policy's value. Returns
+    the names locked."""
+    values = {
+        "remote_consolidation": False if policy.remote_forbidden else None,
+        "retention_days": policy.retention_days,
+        "retention_keeps_facts": policy.retention_keeps_facts,
+    }
+    locked = []
+    for name, value in values.items():
+        widget = form.inputs.get(name)
+        if widget is None or value is None:
+            continue
+        if isinstance(widget, QCheckBox):
+            widget.setChecked(bool(value))
+            widget.setText(("Allowed" if value else "Not allowed") + ADMIN)
+            widget.setFixedWidth(max(130, widget.sizeHint().width()))
+        elif isinstance(widget, QSpinBox):
+            widget.setValue(int(value))
+        widget.setEnabled(False)
+        widget.setToolTip(locked_tip(policy))
+        locked.append(name)
+    return locked
+
+
+def policy_note(policy: Any) -> QLabel | None:
+    """A line saying what the administrator decided, for the top of the Settings dialog."""
+    parts = []
+    if policy.remote_forbidden:
+        parts.append("models that are not on this computer are turned off")
+    if policy.retention_days is not None:
+        kept = "kept" if policy.retention_keeps_facts is not False else "forgotten too"
+        parts.append(
+            f"exchanges older than {policy.retention_days} days are forgotten "
+            f"(facts learned from them are {kept})"
+        )
+    if policy.export_forbidden:
+        parts.append("export is turned off")
+    if policy.auto_lock_minutes is not None:
+        parts.append(f"the window locks after {policy.auto_lock_minutes} idle minutes at most")
+    if not parts:
+        return None
+    label = QLabel("Locked by your administrator: " + "; ".join(parts) + ".")
+    label.setObjectName("hint")
+    label.setWordWrap(True)
+    label.setToolTip(locked_tip(policy))
+    return label
+
+
+def disable_if_forbidden(widgets: list[QWidget], forbidden: bool, policy: Any) -> None:
+    for widget in widgets:
+        if forbidden:
+            widget.setEnabled(False)
+            widget.setToolTip(locked_tip(policy))

@@ -1,0 +1,243 @@
+"""Forgetting that really forgets: pages go with everything derived from them.
+
+A forget removes the pages, the facts and profile entries whose every source they were, and
+rewrites what still quotes them: segment summaries, keywords and centroids are recomputed from
+the remaining pages (or the segment goes), chain summaries that inherited their keywords are
+rebuilt, conversation titles are retaken, staging rows of an interrupted re-embed are purged.
+Then the WAL is checkpointed and truncated (it holds old page versions) and migration backups
+taken before the forget are deleted (they hold the forgotten text, encrypted). `secure_delete`
+(set at open) zeroes the freed pages.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.memory import chains, keywords, mid_term
+from engine.vault.store import page_from_row
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ForgetPreview:
+    """What a forget will remove or rewrite, shown to the person before they confirm."""
+
+    pages: list[int]
+    facts: list[int]
+    slots: list[int]
+    fact_texts: list[str] = field(default_factory=list)
+    slot_texts: list[str] = field(default_factory=list)
+    segments_removed: list[int] = field(default_factory=list)
+    segments_rewritten: list[int] = field(default_factory=list)
+    chain_summaries_rebuilt: list[int] = field(default_factory=list)
+    conversations_removed: list[str] = field(default_factory=list)
+    conversations_retitled: list[str] = field(default_factory=list)
+    backups_deleted: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The preview in words, one line per kind of thing it touches."""
+        out = [f"{_n(len(self.pages), 'exchange')} removed"]
+        if self.facts:
+            out.append(f"{_n(len(self.facts), 'fact')} learned only from them removed")
+        if self.slots:
+            out.append(f"{_n(len(self.slots), 'profile entry', 'profile entries')} removed")
+        if self.segments_removed:
+            out.append(f"{_n(len(self.segments_removed), 'topic')} removed")
+        if self.segments_rewritten:
+            out.append(
+                f"{_n(len(self.segments_rewritten), 'topic summary', 'topic summaries')} "
+                "rewritten without them"
+            )
+        if self.chain_summaries_rebuilt:
+            out.append(
+                f"{_n(len(self.chain_summaries_rebuilt), 'thread summary', 'thread summaries')} "
+                "rebuilt"
+            )
+        if self.conversations_removed:
+            out.append(f"{_n(len(self.conversations_removed), 'conversation')} removed")
+        if self.conversations_retitled:
+            out.append(f"{_n(len(self.conversations_retitled), 'conversation')} renamed")
+        if self.backups_deleted:
+            out.append(
+                f"{_n(len(self.backups_deleted), 'upgrade backup')} of the vault deleted "
+                "(they still hold this text)"
+            )
+        return out
+
+
+def _n(count: int, one: str, many: str | None = None) -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def title_of(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= 60 else line[:59] + "…"
+
+
+def backups(path: Path) -> list[Path]:
+    """Migration backups of the vault at `path`, oldest first."""
+    return sorted(
+        path.parent.glob(f"{path.name}.backup-*"), key=lambda p: (p.stat().st_mtime, p.name)
+    )
+
+
+def preview(memory, page_ids: list[int], keep_facts: bool = False) -> ForgetPreview:
+    """What forgetting `page_ids` would remove and rewrite. Reads only. With `keep_facts`
+    (retention that keeps what was learned) facts and profile entries stay, sourceless."""
+    vault = memory.vault
+    ids = vault.existing_page_ids([int(i) for i in page_ids])
+    derived = vault.only_derived_from(ids)
+    quoting = _quoting(vault, ids, derived)
+    if keep_facts:
+        derived = {"facts": [], "slots": []}
+        quoting["facts"], quoting["slots"] = [], []
+    fact_ids = sorted(set(derived["facts"]) | set(quoting["facts"]))
+    slot_ids = sorted(set(derived["slots"]) | set(quoting["slots"]))
+    segments = vault.segments_of_pages(ids)
+    for segment_id in quoting["segments"]:  # a batch summary may quote another segment's page
+        segments.setdefault(segment_id, 1)
+    conversations = vault.conversations_of_pages(ids)
+    facts = [vault.fact(i) for i in fact_ids]
+    slots = [vault.slot(i) for i in slot_ids]
+    return ForgetPreview(
+        pages=ids,
+        facts=fact_ids,
+        slots=slot_ids,
+        fact_texts=[f.text for f in facts],
+        slot_texts=[f"{s.name}: {s.value}" for s in slots],
+        segments_removed=sorted(s for s, left in segments.items() if left == 0),
+        segments_rewritten=sorted(s for s, left in segments.items() if left > 0),
+        chain_summaries_rebuilt=vault.chain_descendants(ids),
+        conversations_removed=sorted(c for c, left in conversations.items() if left == 0),
+        conversations_retitled=sorted(c for c, left in conversations.items() if left > 0),
+        backups_deleted=[str(p) for p in backups(vault.path)] if ids else [],
+    )
+
+
+MAX_WORDS = 5000  # distinct words of the forgotten pages checked one by one
+
+
+def _distinctive(vault, ids: list[int]) -> list[str]:
+    """Words of the forgotten pages that no other page contains."""
+    pages = [page_from_row(r) for r in vault.page_rows(ids)]
+    words: list[str] = []
+    seen: set[str] = set()
+    for page in pages:
+        for word in keywords.content_words(f"{page.user_input}\n{page.agent_response}"):
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+    return vault.only_in(words[:MAX_WORDS], ids)
+
+
+def _quoting(vault, ids: list[int], derived: dict[str, list[int]]) -> dict[str, list[int]]:
+    """What model-written memory still says only the forgotten pages said.
+
+    A model may cite the wrong page, or copy a known fact into a new one, so provenance alone
+    misses some; text catches them: a fact, profile entry or topic that contains a word which,
+    once the pages are gone, no remaining page contains, could only have come from them.
+    Facts and entries the person typed themselves are left alone."""
+    out: dict[str, list[int]] = {"facts": [], "slots": [], "segments": []}
+    if not ids:
+        return out
+    words = _distinctive(vault, ids)
+    if not words:
+        return out
+    stems = keywords.normalise(words)
+    for fact_id in vault.facts_saying(words):
+        if fact_id not in derived["facts"] and vault.fact(fact_id).origin != "user":
+            out["facts"].append(fact_id)
+    for slot in vault.slots(include_superseded=True):
+        if slot.id in derived["slots"] or slot.origin == "user":
+            continue
+        if keywords.normalise(keywords.content_words(f"{slot.name} {slot.value}")) & stems:
+            out["slots"].append(slot.id)
+    for segment_id, text in vault.segment_texts():
+        if keywords.normalise(keywords.content_words(text)) & stems:
+            out["segments"].append(segment_id)
+    return out
+
+
+def forget(memory, page_ids: list[int], keep_facts: bool = False) -> ForgetPreview:
+    """Forget `page_ids` and everything derived from them, in one transaction; then make
+    sure the old bytes leave the disk. Returns what was done (the same shape as `preview`)."""
+    vault, settings = memory.vault, memory.settings
+    with vault.transaction():  # the plan and the change see the same state
+        done = preview(memory, page_ids, keep_facts)
+        if not done.pages:
+            return done
+        descendants = done.chain_summaries_rebuilt
+        vault.delete_facts(done.facts, memory.dimension)  # with those that quote the pages
+        vault.delete_slots(done.slots)
+        removed = vault.delete_pages(done.pages, memory.dimension, keep_derived=keep_facts)
+        removed["facts"] = sorted(set(removed["facts"]) | set(done.facts))
+        vault.purge_staging(removed["pages"], removed["facts"])
+        for segment_id in done.segments_rewritten:
+            _recompute_segment(vault, segment_id, settings)
+        for page_id in descendants:  # chain order: a page's predecessor is already rebuilt
+            _rebuild_chain_summary(vault, page_id)
+        for conversation_id in done.conversations_retitled:
+            text = vault.retitle_conversation(conversation_id)
+            if text is not None:
+                vault.set_conversation_title(conversation_id, title_of(text))
+        vault.bump_vector_generation()
+    memory.page_mirror.remove(removed["pages"])
+    memory.turn_mirror.remove([pid * 2 + side for pid in removed["pages"] for side in (0, 1)])
+    memory.fact_mirror.remove(removed["facts"])
+    scrub(memory)
+    return done
+
+
+def scrub(memory) -> None:
+    """After a forget: truncate the WAL and delete backups that predate it."""
+    if not memory.vault.checkpoint_truncate():
+        log.warning("the WAL could not be truncated now (another program is reading the vault)")
+    for backup in backups(memory.vault.path):
+        try:
+            backup.unlink()
+        except OSError:
+            log.warning("could not delete the vault backup %s", backup)
+
+
+def _recompute_segment(vault, segment_id: int, settings) -> None:
+    members = [page_from_row(r) for r in vault.segment_page_rows(segment_id)]
+    if not members:
+        return
+    by_id = vault.page_vectors([p.id for p in members])
+    vectors = [by_id[p.id] for p in members]
+    words = mid_term.merged_keywords(members, settings.segment_keywords)
+    summary = mid_term.extractive_summary(members, vectors, words)
+    vault.rewrite_segment(segment_id, summary, words, mid_term.centroid(vectors))
+
+
+def _rebuild_chain_summary(vault, page_id: int) -> None:
+    rows = vault.page_rows([page_id])
+    if not rows:
+        return
+    page = page_from_row(rows[0])
+    prev = None
+    if page.chain_prev_id is not None:
+        prev_rows = vault.page_rows([page.chain_prev_id])
+        prev = page_from_row(prev_rows[0]) if prev_rows else None
+    linked = prev is not None
+    summary = chains.running_summary(prev, linked, list(page.keywords))
+    vault.set_chain(page.id, prev.id if linked else None, summary)
+
+
+RETENTION_BATCH = 500  # pages forgotten per transaction by the retention policy
+
+
+def apply_retention(memory, days: int, keep_facts: bool, now: float) -> int:
+    """Forget pages older than `days` (consolidation runs this). Returns how many went."""
+    if days <= 0:
+        return 0
+    cutoff = now - days * 86400.0
+    total = 0
+    while True:
+        ids = memory.vault.page_ids_older_than(cutoff, RETENTION_BATCH)
+        if not ids:
+            return total
+        total += len(forget(memory, ids, keep_facts=keep_facts).pages)

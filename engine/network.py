@@ -1,0 +1,124 @@
+"""What leaves the machine: the one loopback check, the plain-http rule, and a log of transfers.
+
+Every part of the program that asks "is this backend on this computer?" calls `is_loopback`.
+`MEMORYOS_TREAT_AS_REMOTE` (hosts, or host:port, separated by commas) makes it answer "no"
+for a loopback address too: tests use it to stand a recording server on 127.0.0.1 in for a
+remote one, and an administrator can use it to mark a local proxy as remote.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from engine.errors import PolicyError, ServerError
+
+TREAT_AS_REMOTE_ENV = "MEMORYOS_TREAT_AS_REMOTE"
+LOCAL = "this computer"
+
+
+def _host_port(url: str) -> tuple[str, int | None]:
+    parts = urlsplit(url if "://" in url else "http://" + url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return (parts.hostname or "").lower().strip("[]"), port
+
+
+def _declared_remote(host: str, port: int | None) -> bool:
+    for entry in os.environ.get(TREAT_AS_REMOTE_ENV, "").split(","):
+        entry = entry.strip().lower()
+        if not entry:
+            continue
+        name, _, wanted = entry.rpartition(":") if entry.count(":") == 1 else (entry, "", "")
+        if wanted and name == host and str(port) == wanted:
+            return True
+        if not wanted and entry == host:
+            return True
+    return False
+
+
+def is_loopback(url: str) -> bool:
+    """True if `url` points at this computer (localhost, 127.0.0.0/8, ::1) and is not
+    declared remote. Any other name, even one on the local network, counts as remote."""
+    host, port = _host_port(url)
+    if not host or _declared_remote(host, port):
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def destination(url: str) -> str:
+    """How a destination is named to the person: host[:port]."""
+    host, port = _host_port(url)
+    return f"{host}:{port}" if port else host
+
+
+def check_url(url: str, *, allow_plain_http: bool = False) -> None:
+    """Refuse plain http:// to a host that is not this computer, unless explicitly allowed:
+    memories would cross the network readable by anyone on the way. Refuse any host that is
+    not this computer when the administrator's policy turns remote models off."""
+    from engine import policy
+
+    rules = policy.current()
+    if rules.remote_forbidden and not is_loopback(url):
+        raise PolicyError(
+            f"models that are not on this computer are turned off by your administrator "
+            f"({rules.source}): {destination(url)} cannot be used"
+        )
+    scheme = urlsplit(url if "://" in url else "http://" + url).scheme
+    if scheme == "http" and not is_loopback(url) and not allow_plain_http:
+        raise ServerError(
+            f"refusing plain http:// to {destination(url)}: it is not this computer, and your "
+            "memories would cross the network unencrypted. Use https://, or allow plain http "
+            "for remote servers in Settings"
+        )
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One request to a model: what was sent where, in characters."""
+
+    when: float
+    purpose: str  # "answer" | "consolidation"
+    destination: str  # LOCAL or host[:port]
+    remote: bool
+    characters_sent: int
+    characters_received: int
+
+
+class TransferLog:
+    """The most recent transfers, newest last (thread-safe: consolidation runs in a worker)."""
+
+    def __init__(self, size: int = 500) -> None:
+        self._items: deque[Transfer] = deque(maxlen=size)
+        self._lock = threading.Lock()
+
+    def record(self, chat, purpose: str, messages: list[dict], received: str | int) -> Transfer:
+        sent = sum(len(str(m.get("content", ""))) for m in messages)
+        got = received if isinstance(received, int) else len(received)
+        item = Transfer(
+            when=time.time(),
+            purpose=purpose,
+            destination=getattr(chat, "destination", LOCAL),
+            remote=bool(getattr(chat, "remote", False)),
+            characters_sent=sent,
+            characters_received=got,
+        )
+        with self._lock:
+            self._items.append(item)
+        return item
+
+    def items(self) -> list[Transfer]:
+        with self._lock:
+            return list(self._items)

@@ -1,0 +1,119 @@
+"""The administrator's policy: one JSON file, system-wide, that settings cannot override.
+
+Where it is read from (the first that applies):
+- $MEMORYOS_POLICY_FILE (tests; or an administrator who deploys it elsewhere);
+- Linux and other Unix: /etc/memoryos/policy.json
+- macOS: /Library/Application Support/MemoryOS/policy.json
+- Windows: %PROGRAMDATA%\\MemoryOS\\policy.json
+
+Keys (all optional):
+  "remote_models": false        no model that is not on this computer, for anything
+  "retention_days": 90          forget exchanges older than this (the person cannot change it)
+  "retention_keeps_facts": true keep what was learned from them (false: forget that too)
+  "export": false               no export of the memory (app, CLI, MCP)
+  "auto_lock_minutes": 5        lock the app after at most this many idle minutes
+A file that exists but cannot be read or is not valid stops the program with a clear error:
+a broken policy must not silently mean "no policy".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine import errors
+
+POLICY_ENV = "MEMORYOS_POLICY_FILE"
+KEYS = {
+    "remote_models": bool,
+    "retention_days": int,
+    "retention_keeps_facts": bool,
+    "export": bool,
+    "auto_lock_minutes": int,
+}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the administrator decided; None means "not decided: the person chooses"."""
+
+    remote_models: bool | None = None
+    retention_days: int | None = None
+    retention_keeps_facts: bool | None = None
+    export: bool | None = None
+    auto_lock_minutes: int | None = None
+    source: str = ""  # the file it came from ("" when there is none)
+
+    @property
+    def remote_forbidden(self) -> bool:
+        return self.remote_models is False
+
+    @property
+    def export_forbidden(self) -> bool:
+        return self.export is False
+
+    def locked(self, name: str) -> bool:
+        """Whether a setting of that name is decided by the policy (shown locked)."""
+        aliases = {"remote_consolidation": "remote_models"}
+        return getattr(self, aliases.get(name, name), None) is not None
+
+
+def policy_path() -> Path:
+    override = os.environ.get(POLICY_ENV)
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        base = os.environ.get("PROGRAMDATA", r"C:\ProgramData")
+        return Path(base) / "MemoryOS" / "policy.json"
+    if sys.platform == "darwin":
+        return Path("/Library/Application Support/MemoryOS/policy.json")
+    return Path("/etc/memoryos/policy.json")
+
+
+def load_policy(path: Path | None = None) -> Policy:
+    """The policy in force (an empty Policy when no file exists)."""
+    path = path or policy_path()
+    if not path.exists():
+        return Policy()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise errors.InvalidInputError(
+            f"the administrator's policy {path} cannot be read ({exc}): ask your administrator"
+        ) from None
+    if not isinstance(data, dict):
+        raise errors.InvalidInputError(f"the administrator's policy {path} is not a JSON object")
+    values: dict = {}
+    for key, value in data.items():
+        kind = KEYS.get(key)
+        if kind is None:
+            raise errors.InvalidInputError(
+                f"the administrator's policy {path} has an unknown key {key!r} "
+                f"(known: {', '.join(KEYS)})"
+            )
+        if type(value) is not kind or (kind is int and value < 0):
+            raise errors.InvalidInputError(
+                f"the administrator's policy {path}: {key} must be "
+                f"{'true or false' if kind is bool else 'a whole number of 0 or more'}"
+            )
+        values[key] = value
+    return Policy(**values, source=str(path))
+
+
+_cached: tuple[str, float, Policy] | None = None
+
+
+def current() -> Policy:
+    """The policy, re-read when the file changes (an administrator may update it)."""
+    global _cached
+    path = policy_path()
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        stamp = -1.0
+    if _cached is None or _cached[0] != str(path) or _cached[1] != stamp:
+        _cached = (str(path), stamp, load_policy(path))
+    return _cached[2]

@@ -1,0 +1,103 @@
+"""Auto-lock asks for the key again after idle minutes; the policy file shows settings locked."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+pytestmark = pytest.mark.gui
+
+PASSPHRASE = "correct horse battery"
+SHOTS = os.environ.get("MEMORYOS_SCREENSHOTS")
+
+
+def _open_fast(path, create, passphrase):
+    from engine.api import MemoryOS
+    from engine.backends.fake import FakeChat, HashEmbedder
+
+    mem = MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
+                        background=False)  # fmt: skip
+    mem.set_chat(FakeChat())
+    return mem
+
+
+def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(qtbot, fail_keyring, tmp_path):
+    from app.desktop import build
+    from app.settings_store import AppSettings
+    from app.vault_dialogs import UnlockDialog
+
+    window, opener = build(_open_fast, settings=AppSettings(auto_lock_minutes=15))
+    qtbot.addWidget(window)
+    opener.path = tmp_path / "v.memoryos"
+    _open_fast(opener.path, True, PASSPHRASE).close()
+    window.show()
+    with qtbot.waitSignal(opener.dialog_shown) as shown:
+        opener.start()
+    with qtbot.waitSignal(window.session_attached):
+        qtbot.keyClicks(shown.args[0].passphrase, PASSPHRASE)
+        qtbot.keyClick(shown.args[0].passphrase, Qt.Key.Key_Return)
+    mem = window.session.mem
+    mem.add_memory("I keep my spare key under the blue pot", "Noted")
+    assert mem.retrieve("spare key").page_ids()  # the vector mirror now holds decrypted rows
+    assert window.auto_lock.minutes == 15 and window.auto_lock.timer.isActive()
+
+    window.auto_lock.timer.setInterval(20)  # fifteen minutes, compressed for the test
+    window.auto_lock.restart()
+    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as asked:
+        pass
+    assert isinstance(asked.args[0], UnlockDialog)  # the key is asked for again
+    assert window.session is None and mem.vault.conn is None  # the vault is closed
+    assert len(mem.page_mirror._ids) == 0 and mem.page_mirror._matrix is None  # caches dropped
+    assert window.view.message_count == 0  # nothing decrypted left on screen
+    assert not window.composer.send_button.isEnabled()
+    with qtbot.waitSignal(window.session_attached):
+        qtbot.keyClicks(asked.args[0].passphrase, PASSPHRASE)
+        qtbot.keyClick(asked.args[0].passphrase, Qt.Key.Key_Return)
+    assert window.session.mem.pages()[0].user_input == "I keep my spare key under the blue pot"
+    window.close()
+
+
+def test_the_policy_caps_the_idle_minutes():
+    from app.auto_lock import effective_minutes
+
+    assert effective_minutes(15, None) == 15
+    assert effective_minutes(0, None) == 0
+    assert effective_minutes(30, 5) == 5
+    assert effective_minutes(0, 5) == 5  # "never" is not allowed by this policy
+    assert effective_minutes(3, 5) == 3
+
+
+def test_settings_show_what_the_policy_decides_as_locked(qtbot, window, tmp_path, monkeypatch):
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"remote_models": False, "retention_days": 30,
+                                  "retention_keeps_facts": True, "export": False,
+                                  "auto_lock_minutes": 10}), encoding="utf-8")  # fmt: skip
+    monkeypatch.setenv("MEMORYOS_POLICY_FILE", str(policy))
+    window._apply_policy()
+    assert not window.export_action.isEnabled()
+    assert window.auto_lock.minutes == 10
+    dialog = window.open_settings()
+    form = dialog.memory_form.inputs
+    assert sorted(dialog.locked) == [
+        "remote_consolidation", "retention_days", "retention_keeps_facts"]  # fmt: skip
+    assert not form["remote_consolidation"].isEnabled()
+    assert not form["remote_consolidation"].isChecked()
+    assert form["retention_days"].value() == 30 and not form["retention_days"].isEnabled()
+    assert "Set by your administrator" in form["retention_days"].toolTip()
+    assert dialog.auto_lock.maximum() == 10
+    dialog.server.setChecked(True)
+    dialog.server_url.setText("https://api.example.com/v1")
+    dialog.server_model.setText("big")
+    dialog.save()
+    assert "turned off by your administrator" in dialog.error.text()
+    if SHOTS:
+        dialog.resize(900, 780)
+        dialog.tabs.setCurrentIndex(1)
+        dialog.tabs.widget(1).ensureWidgetVisible(form["retention_days"])
+        dialog.grab().save(str(Path(SHOTS) / "settings_locked_by_policy.png"))
+    panel = window.open_privacy()
+    assert not panel.export_button.isEnabled()
