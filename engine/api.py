@@ -19,7 +19,7 @@ from engine.memory.long_term import Persona, normalise_text
 from engine.memory.mid_term import segment_from_row
 from engine.memory.segment_index import SegmentIndex
 from engine.memory.vectors import VectorMirror
-from engine.prompt import build_messages
+from engine.prompt import build_messages, clean_answer
 from engine.records import (
     SHORT_TERM,
     USER_FACT,
@@ -567,7 +567,7 @@ class ResponseStream(Iterator[str]):
             raise  # nothing is stored: an error text is never memory
         finally:
             memory._foreground.clear()
-        answer = self.text.strip()
+        answer = clean_answer(self.text).strip()  # a reasoning model's <think> part is not memory
         if self.temporary or (self.cancelled and not answer):
             return
         meta = {"stopped": True} if self.cancelled else {}
