@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import sys
 import threading
@@ -39,6 +38,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         choices=("stdio", "http"),
         default="stdio",
         help="stdio (default) or streamable HTTP on 127.0.0.1",
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP address to bind (default 127.0.0.1; 0.0.0.0 only inside a container whose "
+        "port is published to the host's 127.0.0.1)",
     )
     parser.add_argument(
         "--port",
@@ -80,7 +85,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the server until the client disconnects; 0 on a clean exit, 1 if the vault won't open."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    token = os.environ.get(TOKEN_ENV, "")
+    try:
+        token = unlock.secret_from_env(TOKEN_ENV) or ""
+    except MemoryOSError as exc:
+        print(f"memoryos mcp: {exc}", file=sys.stderr)
+        return 2
     if args.transport == "http" and len(token) < 16:
         print(
             f"memoryos mcp: HTTP needs a secret of 16+ characters in ${TOKEN_ENV} (clients "
@@ -142,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.transport == "http":
             from engine.mcp.http import serve_http
 
-            serve_http(server, port=args.port, token=token)
+            serve_http(server, host=args.host, port=args.port, token=token)
         else:
             server.run("stdio")
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ from engine import errors, paths
 from engine.vault import keyring_status
 
 PASSPHRASE_ENV = "MEMORYOS_PASSPHRASE"
+PASSPHRASE_FILE_ENV = "MEMORYOS_PASSPHRASE_FILE"  # e.g. a Docker secret, /run/secrets/...
 VAULT_ENV = "MEMORYOS_VAULT"
 DEFAULT_VAULT = "default"
 
@@ -36,6 +37,23 @@ def make_embedder(kind: str = "default"):
     return SentenceTransformerEmbedder()
 
 
+def secret_from_env(name: str) -> str | None:
+    """$NAME, else the first line of the file named by $NAME_FILE (Docker/compose secrets)."""
+    value = os.environ.get(name)
+    if value:
+        return value
+    path = os.environ.get(f"{name}_FILE")
+    if not path:
+        return None
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise errors.KeyUnavailableError(
+            f"cannot read ${name}_FILE ({path}): {exc.strerror}"
+        ) from None
+    return lines[0] if lines and lines[0] else None
+
+
 def _ask(prompt: str) -> str:
     if not sys.stdin or not sys.stdin.isatty():
         raise errors.KeyUnavailableError(
@@ -50,7 +68,7 @@ def open_vault_only(path: Path):
 
     if not path.exists():
         raise errors.VaultError(f"no vault at {path}")
-    passphrase = os.environ.get(PASSPHRASE_ENV) or None
+    passphrase = secret_from_env(PASSPHRASE_ENV)
     if passphrase is None and keyring_status().usable:
         try:
             return Vault.open(path, embedder_id=None, dimension=0)
@@ -76,7 +94,7 @@ def open_memory(
     exists = path.exists() and path.stat().st_size > 0
     if not exists and not create:
         raise errors.VaultError(f"no vault at {path}: run `memoryos chat` once to create it")
-    passphrase = os.environ.get(PASSPHRASE_ENV) or None
+    passphrase = secret_from_env(PASSPHRASE_ENV)
     if passphrase is None and keyring_status().usable:
         try:
             return MemoryOS.open(
