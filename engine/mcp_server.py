@@ -74,10 +74,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--url-model", default="", help="the model name a url: server knows (with --model url:)"
     )
-    # Tests and benchmarks: a deterministic hash embedder instead of the bundled MiniLM. A vault
-    # records its embedder, so every process touching a vault must use the same one.
+    # A vault records its embedder, so every process touching a vault must use the same one
+    # ("fake": a deterministic hash embedder for tests and benchmarks).
     parser.add_argument(
-        "--embedder", choices=("default", "fake"), default="default", help=argparse.SUPPRESS
+        "--embedder",
+        metavar="MODEL",
+        default="default",
+        help="default (the bundled all-MiniLM-L6-v2) or the local sentence-transformers model "
+        "folder the vault was moved to with `memoryos reembed --to`",
     )
     return parser.parse_args(argv)
 
@@ -114,7 +118,9 @@ def main(argv: list[str] | None = None) -> int:
             compat = open_from_config(
                 args.config,
                 chat=chat,
-                embedder=unlock.make_embedder("fake") if args.embedder == "fake" else None,
+                embedder=None
+                if args.embedder == "default"
+                else unlock.make_embedder(args.embedder),
             )
             memory, embedder = compat.memory, compat.memory.embedder
         else:

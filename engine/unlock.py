@@ -27,14 +27,26 @@ def choose_vault(name: str | None = None, path: str | None = None) -> Path:
 
 
 def make_embedder(kind: str = "default"):
-    """The bundled MiniLM, or (tests, benchmarks) the deterministic hash embedder."""
+    """The bundled MiniLM ("default"), a local sentence-transformers model folder (its path), or
+    (tests, benchmarks) the deterministic hash embedder ("fake"). Nothing is downloaded."""
     if kind == "fake":
         from engine.backends.fake import HashEmbedder
 
         return HashEmbedder(384)
     from engine.backends.embedder import SentenceTransformerEmbedder
 
-    return SentenceTransformerEmbedder()
+    if not kind or kind in ("default", "bundled"):
+        return SentenceTransformerEmbedder()
+    folder = Path(kind).expanduser()
+    if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
+        raise errors.InvalidInputError(
+            f"{kind!r} is not a sentence-transformers model folder (no modules.json or "
+            "config.json there): give the folder a model was saved to, or 'default'"
+        )
+    embedder = SentenceTransformerEmbedder(folder)
+    if not embedder.dimension:
+        raise errors.InvalidInputError(f"cannot read the embedding size of the model in {folder}")
+    return embedder
 
 
 def secret_from_env(name: str) -> str | None:

