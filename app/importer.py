@@ -71,3 +71,74 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
     worker.signals.returned.connect(finished)
     worker.signals.errored.connect(failed)
     return session.pool.start(worker)
+
+
+def import_reference_steps(mem: Any, folder: str, user_id: str | None) -> Iterator[tuple[int, int]]:
+    """Read and import a reference MemoryOS data folder; yields (done, total). Stopping before the
+    end writes nothing: the vault is written in one transaction after the last step."""
+    from engine.reference_import import import_steps, read_reference
+
+    data = read_reference(folder, user_id)
+    for done, total in import_steps(mem, data):
+        if done < total:  # the last step is the write: after it there is nothing to cancel
+            yield done, total
+    return data.counts()
+
+
+def import_reference_folder(parent: QWidget, session: Any, folder: str | None = None,
+                            user_id: str | None = None) -> Worker | None:
+    """Ask for the reference's data folder (and the user when it holds several), then import it
+    behind a progress dialog; all or nothing."""
+    from PySide6.QtWidgets import QInputDialog
+
+    from engine.errors import InvalidInputError
+    from engine.reference_import import find_users
+
+    if folder is None:
+        folder = QFileDialog.getExistingDirectory(
+            parent, "Import from the reference MemoryOS (its data_storage_path)", str(Path.home()))
+        if not folder:
+            return None
+    if user_id is None:
+        try:
+            users = find_users(folder)
+        except InvalidInputError as exc:
+            show_message(parent, "Import failed", str(exc), warning=True)
+            return None
+        if len(users) > 1:
+            user_id, ok = QInputDialog.getItem(parent, "Import", "Whose memory?", users, 0, False)
+            if not ok:
+                return None
+    dialog = QProgressDialog("Reading the reference memory…", "Cancel", 0, 100, parent)
+    dialog.setWindowTitle("Import")
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.setMinimumDuration(0)
+    dialog.setValue(0)
+    worker = Worker(import_reference_steps, session.mem, folder, user_id)
+
+    def step(progress: tuple[int, int]) -> None:
+        done, total = progress
+        dialog.setLabelText(f"Importing the reference memory: {done} of {total} items…")
+        dialog.setValue(int(100 * done / max(1, total)))
+
+    def finished(counts: object) -> None:
+        dialog.close()
+        if not isinstance(counts, dict):  # stopped before the write
+            show_message(parent, "Import", "Import cancelled: nothing was written.")
+            return
+        show_message(parent, "Import", (
+            f"Imported {counts['short_term_pages'] + counts['mid_term_pages']} pages in "
+            f"{counts['segments']} topics, {counts['user_knowledge']} facts, "
+            f"{counts['assistant_knowledge']} pieces of assistant knowledge"
+            f"{' and the profile' if counts['profile'] else ''} from the reference MemoryOS."))
+
+    def failed(error: Exception) -> None:
+        dialog.close()
+        show_message(parent, "Import failed", f"{describe(error)}\n\nNothing was imported.",
+                     warning=True)
+
+    dialog.canceled.connect(worker.cancel)
+    worker.signals.yielded.connect(step)
+    worker.signals.returned.connect(finished)
+    worker.signals.errored.connect(failed)
+    return session.pool.start(worker)

@@ -127,6 +127,9 @@ class MainWindow(QMainWindow):
         self.temporary_action.setCheckable(True)
         self.import_action = self._action("&Import conversations…", self.import_conversations, "",
                                           "", "Add conversation transcripts (JSON) to memory")
+        self.import_reference_action = self._action(
+            "Import from the &reference MemoryOS…", self.import_reference, "", "",
+            "Bring in the memory of the reference MemoryOS (BAI-LAB): its data folder")
         self.export_action = self._action("&Export memory…", self.export_memory, "Ctrl+E", "export",
                                           "Save everything MemoryOS remembers to a JSON file")
         self.quit_action = self._action("&Quit", self.close, "Ctrl+Q")
@@ -138,7 +141,7 @@ class MainWindow(QMainWindow):
                                            "See, correct and erase what MemoryOS knows about you")
         self.about_action = self._action("&About MemoryOS", self.about)
         self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
-                              self.import_action,
+                              self.import_action, self.import_reference_action,
                               self.inspector_action, self.privacy_action]
 
     def _make_menus(self) -> None:
@@ -147,6 +150,7 @@ class MainWindow(QMainWindow):
         file_menu.addActions([self.new_action, self.temporary_action])
         file_menu.addSeparator()
         file_menu.addAction(self.import_action)
+        file_menu.addAction(self.import_reference_action)
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
@@ -402,6 +406,12 @@ class MainWindow(QMainWindow):
 
         if self.session is not None:
             import_transcript(self, self.session)
+
+    def import_reference(self) -> None:
+        from app.importer import import_reference_folder
+
+        if self.session is not None:
+            import_reference_folder(self, self.session)
 
     def erase_everything(self, confirmed: bool = False) -> None:
         """Delete the vault file and its key after the person typed the confirmation word."""

@@ -24,7 +24,7 @@ from engine.memory.vectors import VectorMirror
 from engine.network import Transfer, TransferLog
 from engine.policy import Policy
 from engine.policy import current as current_policy
-from engine.prompt import build_messages
+from engine.prompt import build_messages, clean_answer
 from engine.records import (
     SHORT_TERM,
     USER_FACT,
@@ -653,7 +653,7 @@ class ResponseStream(Iterator[str]):
         finally:
             memory._foreground.clear()
             self.transfer = memory.transfers.record(memory.chat, "answer", self.messages, self.text)
-        answer = self.text.strip()
+        answer = clean_answer(self.text).strip()  # a reasoning model's <think> part is not memory
         if self.temporary or (self.cancelled and not answer):
             return
         meta = {"stopped": True} if self.cancelled else {}

@@ -29,7 +29,11 @@ def _vault_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--vault-path", metavar="PATH", help="a vault file anywhere")
     parser.add_argument(
-        "--embedder", choices=("default", "fake"), default="default", help=argparse.SUPPRESS
+        "--embedder",
+        metavar="MODEL",
+        default="default",
+        help="the embedding model the vault uses: default (the bundled all-MiniLM-L6-v2) or a "
+        "local sentence-transformers model folder (see `memoryos reembed --to`)",
     )
 
 
@@ -95,9 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     _vault_options(reembed)
     reembed.add_argument(
         "--to",
-        choices=("default", "fake"),
+        metavar="MODEL",
         default="default",
-        help="the new embedder (default: the bundled all-MiniLM-L6-v2)",
+        help="the new embedder: default (the bundled all-MiniLM-L6-v2) or a local "
+        "sentence-transformers model folder; afterwards pass the same --embedder to every command",
     )
 
     rekey = commands.add_parser(
@@ -113,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, text in (
         ("mcp", "serve the memory to other agents (Model Context Protocol)"),
+        ("import-reference", "import a reference MemoryOS data folder (BAI-LAB/MemoryOS)"),
         ("eval", "evaluate on LoCoMo (memoryos eval locomo --help)"),
         ("bench", "latency, throughput and size benchmarks"),
     ):
@@ -124,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     passthrough = {
         "mcp": ("engine.mcp_server", "main"),
+        "import-reference": ("engine.reference_cli", "main"),
         "eval": ("engine.eval.cli", "eval_main"),
         "bench": ("engine.eval.cli", "bench_main"),
     }

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import sys
 import threading
@@ -41,15 +40,48 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="stdio (default) or streamable HTTP on 127.0.0.1",
     )
     parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP address to bind (default 127.0.0.1; 0.0.0.0 only inside a container whose "
+        "port is published to the host's 127.0.0.1)",
+    )
+    parser.add_argument(
         "--port",
         type=int,
         default=DEFAULT_PORT,
         help=f"HTTP port on 127.0.0.1 (default {DEFAULT_PORT})",
     )
-    # Tests and benchmarks: a deterministic hash embedder instead of the bundled MiniLM. A vault
-    # records its embedder, so every process touching a vault must use the same one.
     parser.add_argument(
-        "--embedder", choices=("default", "fake"), default="default", help=argparse.SUPPRESS
+        "--compat",
+        choices=("none", "reference"),
+        default="none",
+        help="'reference': offer exactly the reference MemoryOS-MCP's three tools "
+        "(add_memory, retrieve_memory, get_user_profile) and result shapes instead of ours",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="JSON",
+        help="the reference MemoryOS-MCP's config.json (user_id, data_storage_path, "
+        "openai_base_url, llm_model, ...): its vault is <data_storage_path>/users/<user_id>/"
+        "vault.memoryos, created if missing; its model consolidates",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="a chat model for background consolidation: bundled, gguf:PATH, url:BASE_URL, or "
+        "saved (the desktop app's choice); default: none (non-LLM consolidation only)",
+    )
+    parser.add_argument(
+        "--url-model", default="", help="the model name a url: server knows (with --model url:)"
+    )
+    # A vault records its embedder, so every process touching a vault must use the same one
+    # ("fake": a deterministic hash embedder for tests and benchmarks).
+    parser.add_argument(
+        "--embedder",
+        metavar="MODEL",
+        default="default",
+        help="default (the bundled all-MiniLM-L6-v2) or the local sentence-transformers model "
+        "folder the vault was moved to with `memoryos reembed --to`",
     )
     return parser.parse_args(argv)
 
@@ -57,7 +89,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the server until the client disconnects; 0 on a clean exit, 1 if the vault won't open."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    token = os.environ.get(TOKEN_ENV, "")
+    try:
+        token = unlock.secret_from_env(TOKEN_ENV) or ""
+    except MemoryOSError as exc:
+        print(f"memoryos mcp: {exc}", file=sys.stderr)
+        return 2
     if args.transport == "http" and len(token) < 16:
         print(
             f"memoryos mcp: HTTP needs a secret of 16+ characters in ${TOKEN_ENV} (clients "
@@ -66,14 +102,34 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.config and (args.vault or args.vault_path):
+        print(
+            "memoryos mcp: --config names the vault; leave out --vault/--vault-path",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        path = unlock.choose_vault(args.vault, args.vault_path)
-        if not args.create and not path.exists():
-            raise MemoryOSError(f"no vault at {path}: create it in the app, or pass --create")
-        embedder = unlock.make_embedder(args.embedder)
+        chat = _chat(args.model, args.url_model)
         # Asks for a passphrase only when stdin is a terminal (a person started us): a client
         # launching us over stdio gets a clear error naming $MEMORYOS_PASSPHRASE instead.
-        memory = unlock.open_memory(path, create=args.create, embedder=embedder)
+        if args.config:
+            from engine.mcp.reference import open_from_config
+
+            compat = open_from_config(
+                args.config,
+                chat=chat,
+                embedder=None
+                if args.embedder == "default"
+                else unlock.make_embedder(args.embedder),
+            )
+            memory, embedder = compat.memory, compat.memory.embedder
+        else:
+            path = unlock.choose_vault(args.vault, args.vault_path)
+            if not args.create and not path.exists():
+                raise MemoryOSError(f"no vault at {path}: create it in the app, or pass --create")
+            embedder = unlock.make_embedder(args.embedder)
+            memory = unlock.open_memory(path, create=args.create, embedder=embedder, chat=chat)
+            compat = None
     except (MemoryOSError, ValueError) as exc:
         print(f"memoryos mcp: {exc}", file=sys.stderr)
         return 1
@@ -88,13 +144,20 @@ def main(argv: list[str] | None = None) -> int:
     # A client stopping us with SIGTERM still closes the vault cleanly (finally below).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        from engine.mcp.tools import build_server
+        if args.compat == "reference":
+            from engine.compat import Memoryos
+            from engine.mcp.reference import build_reference_server
 
-        server = build_server(memory, session_conversation=memory.new_conversation())
+            name = memory.path.stem if compat is None else compat.user_id
+            server = build_reference_server(compat or Memoryos.from_memory(memory, user_id=name))
+        else:
+            from engine.mcp.tools import build_server
+
+            server = build_server(memory, session_conversation=memory.new_conversation())
         if args.transport == "http":
             from engine.mcp.http import serve_http
 
-            serve_http(server, port=args.port, token=token)
+            serve_http(server, host=args.host, port=args.port, token=token)
         else:
             server.run("stdio")
     except KeyboardInterrupt:
@@ -102,6 +165,15 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         memory.close()
     return 0
+
+
+def _chat(model: str | None, url_model: str):
+    """The consolidation model named by --model (not loaded until consolidation needs it)."""
+    if not model or model == "none":
+        return None
+    from engine.commands import make_chat
+
+    return make_chat(None if model == "saved" else model, url_model)
 
 
 def _warm_up(embedder: Any) -> None:

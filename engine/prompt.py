@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import time
 
 from engine.memory import when
@@ -74,3 +76,40 @@ def _merge_same_role(messages: list[dict[str, str]]) -> list[dict[str, str]]:
         else:
             merged.append(dict(message))
     return merged
+
+
+_REASONING = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
+
+
+def clean_answer(text: str) -> str:
+    """An answer without a reasoning model's <think>...</think> part (as the reference does)."""
+    if "<think>" not in text:
+        return text
+    return re.sub(r"\n\s*\n\s*\n", "\n\n", _REASONING.sub("", text)).strip()
+
+
+def with_conversation_style(
+    messages: list[dict[str, str]],
+    relationship: str = "",
+    style_hint: str = "",
+    conversation_meta: dict | None = None,
+) -> list[dict[str, str]]:
+    """Messages whose system prompt also says who the assistant is to the user and how to speak
+    (the reference MemoryOS's relationship_with_user, style_hint, user_conversation_meta_data)."""
+    lines = []
+    if relationship.strip():
+        lines.append(f"Speak to the user as their {relationship.strip()}.")
+    if style_hint.strip():
+        lines.append(f"Style of your answer: {style_hint.strip()}")
+    if conversation_meta:
+        lines.append(
+            "About this conversation: " + json.dumps(conversation_meta, ensure_ascii=False)
+        )
+    if not lines:
+        return messages
+    out = [dict(m) for m in messages]
+    if out and out[0]["role"] == "system":
+        out[0]["content"] += "\n\n" + "\n".join(lines)
+    else:
+        out.insert(0, {"role": "system", "content": "\n".join(lines)})
+    return out

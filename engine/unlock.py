@@ -11,6 +11,7 @@ from engine import errors, paths
 from engine.vault import keyring_status
 
 PASSPHRASE_ENV = "MEMORYOS_PASSPHRASE"
+PASSPHRASE_FILE_ENV = "MEMORYOS_PASSPHRASE_FILE"  # e.g. a Docker secret, /run/secrets/...
 VAULT_ENV = "MEMORYOS_VAULT"
 DEFAULT_VAULT = "default"
 
@@ -26,20 +27,52 @@ def choose_vault(name: str | None = None, path: str | None = None) -> Path:
 
 
 def make_embedder(kind: str = "default"):
-    """The bundled MiniLM, or (tests, benchmarks) the deterministic hash embedder."""
+    """The bundled MiniLM ("default"), a local sentence-transformers model folder (its path), or
+    (tests, benchmarks) the deterministic hash embedder ("fake"). Nothing is downloaded."""
     if kind == "fake":
         from engine.backends.fake import HashEmbedder
 
         return HashEmbedder(384)
     from engine.backends.embedder import SentenceTransformerEmbedder
 
-    return SentenceTransformerEmbedder()
+    if not kind or kind in ("default", "bundled"):
+        return SentenceTransformerEmbedder()
+    folder = Path(kind).expanduser()
+    if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
+        raise errors.InvalidInputError(
+            f"{kind!r} is not a sentence-transformers model folder (no modules.json or "
+            "config.json there): give the folder a model was saved to, or 'default'"
+        )
+    embedder = SentenceTransformerEmbedder(folder)
+    if not embedder.dimension:
+        raise errors.InvalidInputError(f"cannot read the embedding size of the model in {folder}")
+    return embedder
+
+
+def secret_from_env(name: str) -> str | None:
+    """$NAME, else the first line of the file named by $NAME_FILE (Docker/compose secrets)."""
+    value = os.environ.get(name)
+    if value:
+        return value
+    path = os.environ.get(f"{name}_FILE")
+    if not path:
+        return None
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise errors.KeyUnavailableError(
+            f"cannot read ${name}_FILE ({path}): {exc.strerror}"
+        ) from None
+    return lines[0] if lines and lines[0] else None
 
 
 def env_passphrase() -> str | None:
-    """$MEMORYOS_PASSPHRASE, removed from the environment as it is read: child processes
-    (the embedder helper, a model server) must not inherit it."""
-    return os.environ.pop(PASSPHRASE_ENV, None) or None
+    """$MEMORYOS_PASSPHRASE (or the first line of the file $MEMORYOS_PASSPHRASE_FILE names),
+    removed from the environment as it is read: child processes (the embedder helper, a model
+    server) must not inherit it."""
+    value = secret_from_env(PASSPHRASE_ENV)
+    os.environ.pop(PASSPHRASE_ENV, None)
+    return value
 
 
 def _ask(prompt: str) -> str:

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import math
 import re
-from datetime import datetime, timezone
 from typing import Any
 
 from engine.errors import InvalidInputError
+from engine.timestamps import parse_timestamp
 
 MAX_TEXT_CHARS = 4_000_000  # a 1 MB message is stored faithfully; 4M characters is the cap
 MAX_META_BYTES = 64 * 1024
-EARLIEST = datetime(1900, 1, 1, tzinfo=timezone.utc).timestamp()
-LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc).timestamp()
 
 
 def text(value: Any, name: str) -> str:
@@ -35,27 +32,8 @@ def text(value: Any, name: str) -> str:
 
 
 def timestamp(value: Any, default: float) -> float:
-    """Epoch seconds from a number, a datetime or an ISO 8601 string."""
-    if value is None:
-        return default
-    if isinstance(value, datetime):
-        moment = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-        seconds = moment.timestamp()
-    elif isinstance(value, bool):
-        raise InvalidInputError("timestamp must be a number, a datetime or an ISO date")
-    elif isinstance(value, (int, float)):
-        seconds = float(value)
-    elif isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise InvalidInputError(f"timestamp {value[:40]!r} is not an ISO 8601 date") from None
-        seconds = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
-    else:
-        raise InvalidInputError("timestamp must be a number, a datetime or an ISO date")
-    if not math.isfinite(seconds) or not EARLIEST <= seconds < LATEST:
-        raise InvalidInputError("timestamp must be between the years 1900 and 2200")
-    return seconds
+    """Epoch seconds from a number, a datetime or a date text (see engine.timestamps)."""
+    return parse_timestamp(value, default)
 
 
 # Page metadata the program itself writes: a caller's metadata may not set them (a client

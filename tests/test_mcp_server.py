@@ -157,9 +157,13 @@ def test_add_retrieve_profile_list_and_delete_facts(vault, home):
         fact = next(f for f in facts if "data scientist" in f["text"])
         assert page["id"] in fact["source_page_ids"]
         assert fact["status"] in ("candidate", "active") and fact["created"].endswith("Z")
-        profile = await call(session, "get_user_profile", include_knowledge=True)
+        profile = await call(session, "get_user_profile", include_assistant_knowledge=True)
         assert fact["id"] in [f["id"] for f in profile["facts"]]
         assert "knowledge" in profile and isinstance(profile["profile"], list)
+        # include_knowledge means the user's facts (default on), as its name and the reference say
+        bare = await call(session, "get_user_profile", include_knowledge=False)
+        assert set(bare) == {"profile"}
+        assert "knowledge" not in await call(session, "get_user_profile")
 
         assert (await call(session, "delete_fact", id=fact["id"]))["deleted_fact_id"] == fact["id"]
         left = (await call(session, "list_facts", search="data scientist"))["facts"]
@@ -199,7 +203,19 @@ BAD_CALLS = [
     ("get_page", {"id": 987654}),
     ("forget_page", {"id": 987654}),
     ("no_such_tool", {}),
+    ("retrieve_memory", {"query": "x", "colour": "blue"}),  # unknown arguments
+    ("add_memory", {"user_input": "hi", "meta_data": {"a": 1}}),
 ]
+
+
+def test_unknown_arguments_are_named_in_the_error(vault, home):
+    async def body(session: ClientSession) -> None:
+        message = await error(session, "get_user_profile", {"include_knowlege": True})
+        assert "unknown argument 'include_knowlege'" in message
+        assert "include_knowledge, include_assistant_knowledge, max_facts" in message
+        assert (await call(session, "memory_status"))["vault"]["pages"] == 0
+
+    run(vault, home, body)
 
 
 def test_bad_arguments_give_error_results_and_the_server_keeps_serving(vault, home):

@@ -55,17 +55,19 @@ def transport_security(port: int) -> TransportSecuritySettings:
     )
 
 
-def serve_http(server: MCPServer, *, port: int, token: str) -> None:
-    """Serve until interrupted at http://127.0.0.1:<port>/mcp."""
+def serve_http(server: MCPServer, *, port: int, token: str, host: str = HOST) -> None:
+    """Serve until interrupted at http://<host>:<port>/mcp (127.0.0.1 unless told otherwise)."""
     import uvicorn
 
+    # The app checks Host headers as for 127.0.0.1 even when a container binds 0.0.0.0: its
+    # port is meant to be published on the host's loopback only.
     app = BearerToken(
         server.streamable_http_app(host=HOST, transport_security=transport_security(port)),
         token,
     )
     print(
-        f"memoryos mcp: serving on http://{HOST}:{port}/mcp (send the header "
+        f"memoryos mcp: serving on http://{host}:{port}/mcp (send the header "
         "'Authorization: Bearer <token>')",
         file=sys.stderr,
     )
-    uvicorn.Server(uvicorn.Config(app, host=HOST, port=port, log_level="warning")).run()
+    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()

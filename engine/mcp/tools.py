@@ -12,6 +12,7 @@ from pydantic import Field
 
 from engine.errors import InvalidInputError, MemoryOSError, NotFoundError
 from engine.mcp.convert import fact_json, page_json, scored_fact_json, scored_page_json, slot_json
+from engine.mcp.strict import StrictServer
 from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT
 
 # Limits on what a caller may send: generous for real use, small enough to refuse a runaway.
@@ -39,7 +40,7 @@ T = TypeVar("T")
 
 def build_server(memory: Any, *, session_conversation: str | None = None) -> MCPServer:
     """An MCPServer whose tools read and write `memory` (an open engine.api.MemoryOS)."""
-    server = MCPServer("memoryos", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = StrictServer("memoryos", instructions=INSTRUCTIONS, log_level="WARNING")
     lock = threading.Lock()  # one engine call at a time: tools run on worker threads
 
     def engine_call(fn: Callable[[], T]) -> T:
@@ -62,7 +63,10 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         ] = "",
         timestamp: Annotated[
             float | str | None,
-            Field(description="When it happened: epoch seconds or ISO 8601. Default: now."),
+            Field(
+                description="When it happened: epoch seconds, ISO 8601, '2025-05-01 12:00:00' or "
+                "'1:56 pm on 8 May, 2023' (local time without a zone). Default: now."
+            ),
         ] = None,
         metadata: Annotated[
             dict[str, Any] | None,
@@ -142,6 +146,9 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
     @_tool(server, READ)
     def get_user_profile(
         include_knowledge: Annotated[
+            bool, Field(description="Also return the user facts (what is known about the person).")
+        ] = True,
+        include_assistant_knowledge: Annotated[
             bool, Field(description="Also return what the assistant did or promised.")
         ] = False,
         max_facts: Annotated[
@@ -150,17 +157,17 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
     ) -> dict[str, Any]:
         """The person's profile (traits, preferences, values) and their user facts, newest first.
 
-        `facts_total` counts them all; page through them with list_facts.
+        `facts_total` counts them all; page through them with list_facts. Assistant knowledge
+        (`knowledge`) only with include_assistant_knowledge.
         """
 
         def read() -> dict[str, Any]:
-            facts = memory.facts(kind=USER_FACT)
-            result = {
-                "profile": [slot_json(s) for s in memory.profile()],
-                "facts": [fact_json(f) for f in facts[:max_facts]],
-                "facts_total": len(facts),
-            }
+            result: dict[str, Any] = {"profile": [slot_json(s) for s in memory.profile()]}
             if include_knowledge:
+                facts = memory.facts(kind=USER_FACT)
+                result["facts"] = [fact_json(f) for f in facts[:max_facts]]
+                result["facts_total"] = len(facts)
+            if include_assistant_knowledge:
                 knowledge = memory.facts(kind=ASSISTANT_KNOWLEDGE)
                 result["knowledge"] = [fact_json(f) for f in knowledge[:max_facts]]
                 result["knowledge_total"] = len(knowledge)
@@ -243,6 +250,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
                     "running": status.running,
                     "failed_jobs": status.failed_jobs,
                     "last_error": status.last_error,
+                    "model": memory.chat.model_id if memory.chat is not None else None,
                 },
                 "short_term_pages": status.short_term_pages,
                 "mid_term_pages": status.mid_term_pages,

@@ -427,6 +427,16 @@ class PagesMixin:
         self.conn.execute("UPDATE pages SET tier=? WHERE segment_id=?", (ARCHIVED, segment_id))
 
     @_locked
+    def set_segment_state(
+        self, segment_id: int, *, created: float, last_access: float, visits: int, length: int
+    ) -> None:
+        """Heat counters and dates as another system kept them (an import)."""
+        self.conn.execute(
+            "UPDATE segments SET created=?, last_access=?, visit_count=?, length=? WHERE id=?",
+            (created, last_access, visits, length, segment_id),
+        )
+
+    @_locked
     def reset_segment_counters(self, segment_id: int) -> None:
         self.conn.execute("UPDATE segments SET visit_count=0, length=0 WHERE id=?", (segment_id,))
 

@@ -1,0 +1,341 @@
+"""`Memoryos`: the reference MemoryOS's Python API (BAI-LAB/MemoryOS) on top of our encrypted vault.
+
+Import it as ``from engine.compat import Memoryos``. It is deliberately *not* a top-level
+``memoryos`` module: the reference installs a package called ``memoryos`` (PyPI
+``MemoryOS-BaiJia`` / ``memoryos-pro``), so a module of ours with that name would shadow it or be
+shadowed by it depending on install order, and a person moving over could not keep both
+installed to compare or to import their old data. Changing one import line is the whole switch.
+
+Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours differ, it is said here:
+- Storage: one encrypted vault per ``user_id`` at ``<data_storage_path>/users/<user_id>/vault.memoryos``
+  (the reference's JSON files may sit next to it; ``memoryos import-reference`` reads them). The key
+  comes from the OS keyring, else ``passphrase=`` or ``$MEMORYOS_PASSPHRASE``, else a terminal prompt.
+- Models: ``openai_base_url`` (+ ``openai_api_key``, ``llm_model``) selects an OpenAI-compatible
+  server as in the reference; an API key without a URL means OpenAI's API, as in the reference;
+  neither means the bundled local model (nothing leaves the machine). ``embedding_model_name`` is
+  the bundled all-MiniLM-L6-v2, a local sentence-transformers folder, or a model already in the
+  Hugging Face cache; anything else falls back to the bundled model with a printed notice
+  (nothing is downloaded). ``embedding_model_kwargs`` are not applied (printed notice).
+- ``add_memory`` makes no model call (the reference makes several): the page is written at once,
+  and consolidation (segments, chains, profile, facts) runs in the background. ``meta_data`` is
+  kept with the page (under ``meta_data`` in its metadata). Timestamps may be any format
+  ``engine.timestamps`` reads ("2025-05-01 12:00:00", ISO 8601, "1:56 pm on 8 May, 2023").
+- ``get_response`` makes exactly one generation and returns the answer text (a reasoning model's
+  ``<think>`` part removed); ``relationship_with_user``, ``style_hint`` and
+  ``user_conversation_meta_data`` go into the system prompt. A failing model raises
+  ``engine.errors.BackendError`` instead of returning (and storing) an error text.
+- ``long_term_knowledge_capacity`` is accepted but is no FIFO cap: facts are never dropped by
+  age; contradicted ones are superseded and kept. Assistant knowledge belongs to the user's vault
+  (the reference shares it per ``assistant_id`` across users); ``assistant_id`` is recorded.
+- ``get_user_profile_summary`` renders the profile slots as text ("None" when empty, as the
+  reference); ``get_assistant_knowledge_summary`` returns ``[{"knowledge", "timestamp"}]``
+  (embeddings stay in the vault).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Any
+
+from engine import errors, unlock
+from engine.prompt import clean_answer, with_conversation_style
+from engine.records import ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT
+from engine.settings import MemorySettings
+
+DEFAULT_ASSISTANT_ID = "default_assistant_profile"
+OPENAI_URL = "https://api.openai.com/v1"
+BUNDLED_EMBEDDER_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
+VAULT_FILE = "vault.memoryos"
+
+
+def reference_time(timestamp: float) -> str:
+    """Epoch seconds as the reference writes them: local time, '2025-05-01 12:00:00'."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(timestamp))
+
+
+def vault_path(data_storage_path: str | os.PathLike, user_id: str) -> Path:
+    """Where the vault of `user_id` lives under a reference-style data folder."""
+    if not isinstance(user_id, str) or not _SAFE_ID.fullmatch(user_id) or ".." in user_id:
+        raise errors.InvalidInputError(
+            f"user_id {user_id!r} cannot name a folder: use letters, digits and . _ @ + - "
+            "(at most 128 characters)"
+        )
+    return Path(data_storage_path).expanduser().resolve() / "users" / user_id / VAULT_FILE
+
+
+def make_reference_chat(openai_api_key: str | None, openai_base_url: str | None, llm_model: str):
+    """The chat backend the reference's arguments describe (see the module docstring)."""
+    if openai_base_url or openai_api_key:
+        from engine.backends.openai_compat import OpenAIChat
+
+        return OpenAIChat(openai_base_url or OPENAI_URL, llm_model, api_key=openai_api_key or None)
+    from models.catalogue import ModelConfig, make_chat
+
+    return make_chat(ModelConfig(source="bundled"))
+
+
+def make_reference_embedder(name: str, kwargs: dict | None = None):
+    """The embedder for the reference's `embedding_model_name`, from local files only."""
+    from engine.backends.embedder import SentenceTransformerEmbedder
+
+    if kwargs:
+        _notice(f"embedding_model_kwargs {sorted(kwargs)} are not applied")
+    if not name or name.lower() in BUNDLED_EMBEDDER_NAMES:
+        return SentenceTransformerEmbedder()
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        return SentenceTransformerEmbedder(folder)
+    try:
+        from huggingface_hub import snapshot_download
+
+        cached = snapshot_download(name, local_files_only=True)
+        return SentenceTransformerEmbedder(cached, model_id=name)
+    except Exception:
+        _notice(
+            f"embedding model {name!r} is not on this computer (nothing is downloaded); "
+            "using the bundled all-MiniLM-L6-v2"
+        )
+        return SentenceTransformerEmbedder()
+
+
+def _notice(text: str) -> None:
+    print(f"Memoryos: {text}", file=sys.stderr)
+
+
+class Memoryos:
+    """The reference's `Memoryos` class, backed by one encrypted MemoryOS Desktop vault per user."""
+
+    def __init__(
+        self,
+        user_id: str,
+        openai_api_key: str,
+        data_storage_path: str,
+        openai_base_url: str | None = None,
+        assistant_id: str = DEFAULT_ASSISTANT_ID,
+        short_term_capacity: int = 10,
+        mid_term_capacity: int = 2000,
+        long_term_knowledge_capacity: int = 100,
+        retrieval_queue_capacity: int = 7,
+        mid_term_heat_threshold: float = 5.0,
+        mid_term_similarity_threshold: float = 0.6,
+        llm_model: str = "gpt-4o-mini",
+        embedding_model_name: str = "all-MiniLM-L6-v2",
+        embedding_model_kwargs: dict | None = None,
+        *,
+        passphrase: str | None = None,
+        chat: Any = None,
+        embedder: Any = None,
+        background: bool = True,
+    ) -> None:
+        self.user_id = user_id
+        self.assistant_id = assistant_id
+        self.data_storage_path = os.path.abspath(data_storage_path)
+        self.llm_model = llm_model
+        self.mid_term_heat_threshold = float(mid_term_heat_threshold)
+        self.mid_term_similarity_threshold = float(mid_term_similarity_threshold)
+        self.long_term_knowledge_capacity = int(long_term_knowledge_capacity)
+        self.embedding_model_name = embedding_model_name
+        self.embedding_model_kwargs = dict(embedding_model_kwargs or {})
+        path = vault_path(data_storage_path, user_id)
+        settings = MemorySettings(
+            stm_capacity=int(short_term_capacity),
+            mtm_capacity=int(mid_term_capacity),
+            top_pages=int(retrieval_queue_capacity),
+            heat_threshold=float(mid_term_heat_threshold),
+            segment_threshold=float(mid_term_similarity_threshold),
+        )
+        settings.stm_evict_batch = min(settings.stm_evict_batch, settings.stm_capacity)
+        settings.validate()
+        if chat is None:
+            chat = make_reference_chat(openai_api_key, openai_base_url, llm_model)
+        if embedder is None:
+            embedder = make_reference_embedder(embedding_model_name, embedding_model_kwargs)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if passphrase is not None:
+            from engine.api import MemoryOS
+
+            memory = MemoryOS.open(
+                path,
+                create=True,
+                passphrase=passphrase,
+                embedder=embedder,
+                chat=chat,
+                settings=settings,
+                background=background,
+            )
+        else:
+            memory = unlock.open_memory(
+                path, create=True, embedder=embedder, chat=chat, background=background
+            )
+            memory.settings = settings  # this session's parameters; the vault's stay as saved
+        self._attach(memory)
+
+    @classmethod
+    def from_memory(
+        cls, memory: Any, user_id: str = "default", assistant_id: str = DEFAULT_ASSISTANT_ID
+    ) -> Memoryos:
+        """The reference API over an already open engine.api.MemoryOS (e.g. the MCP server's)."""
+        self = cls.__new__(cls)
+        self.user_id = user_id
+        self.assistant_id = assistant_id
+        self.data_storage_path = str(Path(memory.path).parent)
+        self.llm_model = getattr(memory.chat, "model_id", "") if memory.chat else ""
+        self.mid_term_heat_threshold = memory.settings.heat_threshold
+        self.mid_term_similarity_threshold = memory.settings.segment_threshold
+        self.long_term_knowledge_capacity = 100
+        self.embedding_model_name = memory.embedder.model_id
+        self.embedding_model_kwargs = {}
+        self._memory = memory
+        self._lock = threading.RLock()
+        self._finalizer = None
+        return self
+
+    def _attach(self, memory: Any) -> None:
+        self._memory = memory
+        self._lock = threading.RLock()
+        # The reference has no close(): the vault is closed cleanly when this object goes away
+        # or the interpreter exits.
+        self._finalizer = weakref.finalize(self, memory.close)
+
+    # ---- the reference's API ---------------------------------------------------------------
+
+    def add_memory(
+        self,
+        user_input: str,
+        agent_response: str,
+        timestamp: str | None = None,
+        meta_data: dict | None = None,
+    ) -> None:
+        """Store one exchange; no model call. `timestamp` defaults to now."""
+        meta = {"meta_data": meta_data} if meta_data else None
+        with self._lock:
+            self._memory.add_memory(user_input, agent_response, timestamp or None, meta)
+
+    def get_response(
+        self,
+        query: str,
+        relationship_with_user: str = "friend",
+        style_hint: str = "",
+        user_conversation_meta_data: dict | None = None,
+    ) -> str:
+        """Answer `query` from memory with one generation, store the exchange, return the text."""
+        with self._lock:
+            stream = self._memory.get_response(query, max_tokens=1500)
+            stream.messages = with_conversation_style(
+                stream.messages, relationship_with_user, style_hint, user_conversation_meta_data
+            )
+            return clean_answer(stream.collect()).strip()
+
+    def get_user_profile_summary(self) -> str:
+        """The user profile as text, one 'name: value' line per slot; "None" when empty."""
+        slots = self._memory.profile()
+        if not slots:
+            return "None"
+        return "\n".join(f"{slot.name}: {slot.value}" for slot in slots)
+
+    def get_assistant_knowledge_summary(self) -> list[dict]:
+        """What the assistant did or promised: [{"knowledge": text, "timestamp": date}]."""
+        return [
+            {"knowledge": f.text, "timestamp": reference_time(f.created)}
+            for f in self._memory.facts(kind=ASSISTANT_KNOWLEDGE)
+        ]
+
+    def force_mid_term_analysis(self) -> None:
+        """Analyse the hottest mid-term segment that has unanalysed pages now, whatever its heat."""
+        memory = self._memory
+        with self._lock:
+            memory.run_consolidation()  # pages waiting to leave short-term memory go first
+            for segment in memory.segments():  # hottest first
+                if memory.vault.unanalysed_page_ids(segment.id):
+                    _queue_analysis(memory, segment.id)
+                    break
+            memory.run_consolidation()
+
+    def get_memory_stats(self) -> dict:
+        """Counts per tier, as the reference's get_memory_stats."""
+        status = self._memory.consolidation_status()
+        profile = self.get_user_profile_summary()
+        return {
+            "user_id": self.user_id,
+            "short_term_count": status.short_term_pages,
+            "mid_term_sessions_count": status.segments,
+            "has_user_profile": profile != "None",
+            "assistant_knowledge_count": len(self.get_assistant_knowledge_summary()),
+        }
+
+    # ---- reference-shaped reads for the MCP compatibility tools ----------------------------
+
+    def short_term_entries(self) -> list[dict]:
+        """The short-term queue, oldest first, as the reference's QA dicts."""
+        return [_qa(p) for p in self._memory.short_term()]
+
+    def retrieve_context(self, query: str) -> dict[str, list[dict]]:
+        """Retrieved pages, user knowledge and assistant knowledge, as the reference's Retriever."""
+        with self._lock:
+            found = self._memory.retrieve(query)
+        return {
+            "retrieved_pages": [
+                {**_qa(item.page), "meta_info": item.page.chain_summary or None}
+                for item in found.pages
+                if item.page.tier != SHORT_TERM
+            ],
+            "retrieved_user_knowledge": [_knowledge(item.fact) for item in found.facts],
+            "retrieved_assistant_knowledge": [_knowledge(item.fact) for item in found.knowledge],
+        }
+
+    def user_knowledge(self) -> list[dict]:
+        return [_knowledge(f) for f in self._memory.facts(kind=USER_FACT)]
+
+    # ---- ours ------------------------------------------------------------------------------
+
+    @property
+    def memory(self) -> Any:
+        """The engine.api.MemoryOS underneath, for everything the reference cannot express."""
+        return self._memory
+
+    def close(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()
+        else:
+            self._memory.close()
+
+    def __enter__(self) -> Memoryos:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"<Memoryos user_id='{self.user_id}' assistant_id='{self.assistant_id}' "
+            f"data_path='{self.data_storage_path}'>"
+        )
+
+
+def _queue_analysis(memory: Any, segment_id: int) -> None:
+    """A durable analysis job for one segment (the same job a hot segment gets)."""
+    from engine.consolidation import ANALYSE_SEGMENT
+
+    payload = {"segment_id": segment_id}
+    with memory.vault.transaction():
+        if not memory.vault.has_pending(ANALYSE_SEGMENT, payload):
+            memory.vault.enqueue(ANALYSE_SEGMENT, payload, time.time())
+
+
+def _qa(page: Any) -> dict:
+    return {
+        "user_input": page.user_input,
+        "agent_response": page.agent_response,
+        "timestamp": reference_time(page.timestamp),
+    }
+
+
+def _knowledge(fact: Any) -> dict:
+    return {"knowledge": fact.text, "timestamp": reference_time(fact.created)}

@@ -1,0 +1,102 @@
+"""`memoryos import-reference PATH`: a reference MemoryOS data folder into a vault (or --dry-run)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine import errors
+
+COUNT_LABELS = {
+    "short_term_pages": "short-term pages",
+    "segments": "mid-term sessions (segments)",
+    "mid_term_pages": "mid-term pages",
+    "analysed_pages": "  of them analysed",
+    "profile": "user profile",
+    "user_knowledge": "user knowledge (facts)",
+    "assistant_knowledge": "assistant knowledge",
+    "skipped_empty_pages": "empty pages (skipped)",
+}
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    from engine.cli import _vault_options
+
+    parser = argparse.ArgumentParser(
+        prog="memoryos import-reference",
+        description="Import the memory of the reference MemoryOS (BAI-LAB/MemoryOS): short-term "
+        "pages, mid-term sessions with their pages and heat counters, the user profile, user and "
+        "assistant knowledge. All or nothing: a bad file is an error naming it and the vault is "
+        "left as it was. Importing the same folder again adds nothing twice.",
+    )
+    parser.add_argument("path", help="the reference's data_storage_path (it holds users/)")
+    parser.add_argument("--user", metavar="USER_ID", help="which user (default: the only one)")
+    parser.add_argument(
+        "--assistant",
+        metavar="ASSISTANT_ID",
+        action="append",
+        help="whose assistant knowledge to bring (repeatable; default: every assistant)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="read and check everything, report counts, write nothing",
+    )
+    parser.add_argument(
+        "--no-consolidate", action="store_true", help="do not organise the memory afterwards"
+    )
+    _vault_options(parser)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(args)
+    except errors.InvalidInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except errors.MemoryOSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    from engine.reference_import import import_steps, read_reference, vault_counts
+
+    data = read_reference(args.path, args.user, args.assistant)
+    found = data.counts()
+    print(f"Reference memory of user {data.user_id!r} in {data.folder}:")
+    for key, label in COUNT_LABELS.items():
+        print(f"  {label:32} {found[key]}")
+    if data.assistants:
+        print(f"  assistants: {', '.join(data.assistants)}")
+    if args.dry_run:
+        print("Dry run: nothing was written.")
+        return 0
+    from tqdm import tqdm
+
+    from engine.commands import _consolidate_with_progress, _open
+
+    memory = _open(args, create=True, background=False)
+    try:
+        before = vault_counts(memory)
+        with tqdm(
+            total=data.total_items + 1, desc="Importing", unit="item", file=sys.stderr
+        ) as bar:
+            for done, total in import_steps(memory, data):
+                bar.total = total
+                bar.update(done - bar.n)
+        after = vault_counts(memory)
+        print(f"Vault {memory.path.name}:        before  after")
+        for key in after:
+            print(f"  {key:22} {before[key]:6} {after[key]:6}")
+        if not args.no_consolidate:
+            _consolidate_with_progress(memory)
+    finally:
+        memory.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,475 @@
+"""Bring a reference MemoryOS data folder (BAI-LAB/MemoryOS's JSON files) into a vault, all or nothing.
+
+The reference keeps, under its data_storage_path:
+    users/<user_id>/short_term.json        [{user_input, agent_response, timestamp}, ...]
+    users/<user_id>/mid_term.json          {"sessions": {id: {summary, summary_keywords, details: [page],
+                                            N_visit, L_interaction, timestamp, last_visit_time, ...}}}
+    users/<user_id>/long_term_user.json    {"user_profiles": {user_id: {data, last_updated}},
+                                            "knowledge_base": [{knowledge, timestamp}], ...}
+    assistants/<assistant_id>/long_term_assistant.json   {"assistant_knowledge": [...], ...}
+Everything is read and checked first (a bad file is an error naming it), then embedded with the
+vault's embedder, then written in one transaction: an error at any point leaves the vault as it
+was. Every fact and profile entry carries the origin "imported from the reference".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.errors import InvalidInputError
+from engine.memory import keywords as keyword_tools
+from engine.memory import mid_term
+from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT, Page
+from engine.timestamps import parse_timestamp
+
+ORIGIN = "imported from the reference"
+PROFILE_CATEGORY, PROFILE_NAME = "imported", "profile from the reference MemoryOS"
+EMBED_BATCH = 32
+
+
+@dataclass
+class RefPage:
+    page_id: str
+    user_input: str
+    agent_response: str
+    timestamp: float
+    analysed: bool = False
+    previous: str | None = None
+    meta_info: str = ""
+    keywords: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RefSession:
+    session_id: str
+    summary: str
+    keywords: list[str]
+    created: float
+    last_visit: float
+    visits: int
+    length: int
+    pages: list[RefPage]
+
+
+@dataclass
+class RefKnowledge:
+    text: str
+    timestamp: float
+    kind: str
+    source: str  # "user" or "assistant <id>"
+
+
+@dataclass
+class ReferenceData:
+    """One user's reference memory, read and checked, nothing written yet."""
+
+    folder: Path
+    user_id: str
+    short_term: list[RefPage]
+    sessions: list[RefSession]
+    profile: str | None
+    profile_updated: float | None
+    knowledge: list[RefKnowledge]
+    assistants: list[str]
+    skipped_empty: int = 0
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "short_term_pages": len(self.short_term),
+            "segments": len(self.sessions),
+            "mid_term_pages": sum(len(s.pages) for s in self.sessions),
+            "analysed_pages": sum(p.analysed for s in self.sessions for p in s.pages),
+            "profile": int(bool(self.profile)),
+            "user_knowledge": sum(k.kind == USER_FACT for k in self.knowledge),
+            "assistant_knowledge": sum(k.kind == ASSISTANT_KNOWLEDGE for k in self.knowledge),
+            "skipped_empty_pages": self.skipped_empty,
+        }
+
+    @property
+    def total_items(self) -> int:
+        return len(self.short_term) + sum(len(s.pages) for s in self.sessions) + len(self.knowledge)
+
+
+# ---- reading --------------------------------------------------------------------------------
+
+
+def find_users(folder: str | Path) -> list[str]:
+    """The user ids of a reference data folder."""
+    users = Path(folder).expanduser() / "users"
+    if not users.is_dir():
+        raise InvalidInputError(
+            f"{folder} is not a reference MemoryOS data folder: it has no users/ folder "
+            "(pass the data_storage_path of the reference)"
+        )
+    return sorted(p.name for p in users.iterdir() if p.is_dir())
+
+
+def read_reference(
+    folder: str | Path, user_id: str | None = None, assistant_ids: list[str] | None = None
+) -> ReferenceData:
+    """Read one user's files (the only user when `user_id` is None) and the assistants' knowledge
+    (all assistants when `assistant_ids` is None)."""
+    folder = Path(folder).expanduser()
+    users = find_users(folder)
+    if user_id is None:
+        if len(users) != 1:
+            listed = ", ".join(users) if users else "none"
+            raise InvalidInputError(f"{folder} holds {len(users)} users ({listed}): choose one")
+        user_id = users[0]
+    elif user_id not in users:
+        raise InvalidInputError(f"{folder} has no user {user_id!r} (it has {', '.join(users)})")
+    user_dir = folder / "users" / user_id
+    data = ReferenceData(folder, user_id, [], [], None, None, [], [])
+
+    short = _load(user_dir / "short_term.json", list, [])
+    for index, item in enumerate(short):
+        page = _page(item, f"{user_dir / 'short_term.json'}: item {index}", "")
+        if page is None:
+            data.skipped_empty += 1
+        else:
+            data.short_term.append(page)
+
+    mid = _load(user_dir / "mid_term.json", dict, {})
+    sessions = mid.get("sessions", {})
+    where = user_dir / "mid_term.json"
+    if not isinstance(sessions, dict):
+        raise InvalidInputError(f"{where}: 'sessions' must be a JSON object")
+    for session_id, session in sessions.items():
+        data.sessions.append(
+            _session(session_id, session, f"{where}: session {session_id!r}", data)
+        )
+
+    long_path = user_dir / "long_term_user.json"
+    long_term = _load(long_path, dict, {})
+    profiles = long_term.get("user_profiles", {})
+    if not isinstance(profiles, dict):
+        raise InvalidInputError(f"{long_path}: 'user_profiles' must be a JSON object")
+    entry = profiles.get(user_id) or {}
+    if not isinstance(entry, dict):
+        raise InvalidInputError(f"{long_path}: the profile of {user_id!r} must be a JSON object")
+    text = _text(entry.get("data", ""), f"{long_path}: profile")
+    if text.strip() and text.strip().lower() != "none":
+        data.profile = text.strip()
+        data.profile_updated = _time(entry.get("last_updated"), f"{long_path}: last_updated")
+    data.knowledge += _knowledge(long_term, "knowledge_base", USER_FACT, "user", long_path)
+    data.knowledge += _knowledge(
+        long_term, "assistant_knowledge", ASSISTANT_KNOWLEDGE, "user", long_path
+    )
+
+    assistants_dir = folder / "assistants"
+    found = (
+        sorted(p.name for p in assistants_dir.iterdir() if p.is_dir())
+        if assistants_dir.is_dir()
+        else []
+    )
+    for assistant in found if assistant_ids is None else assistant_ids:
+        if assistant not in found:
+            raise InvalidInputError(f"{folder} has no assistant {assistant!r}")
+        path = assistants_dir / assistant / "long_term_assistant.json"
+        content = _load(path, dict, {})
+        data.knowledge += _knowledge(
+            content, "assistant_knowledge", ASSISTANT_KNOWLEDGE, f"assistant {assistant}", path
+        )
+        data.assistants.append(assistant)
+    return data
+
+
+def _load(path: Path, kind: type, default: Any) -> Any:
+    if not path.exists():
+        return default
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{path} is not UTF-8 text; nothing was imported") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}); nothing was imported"
+        ) from None
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc.strerror}") from None
+    if not isinstance(content, kind):
+        expected = "a JSON list" if kind is list else "a JSON object"
+        raise InvalidInputError(f"{path} should hold {expected}; nothing was imported")
+    return content
+
+
+def _text(value: Any, where: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{where} must be text, not {type(value).__name__}")
+    return value
+
+
+def _time(value: Any, where: str) -> float:
+    try:
+        return parse_timestamp(value, default=time.time())
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
+
+
+def _count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise InvalidInputError(f"{where} must be a count (a number ≥ 0)")
+    return int(value)
+
+
+def _words(value: Any, where: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
+        raise InvalidInputError(f"{where} must be a list of words")
+    return [w for w in value if w.strip()]
+
+
+def _page(item: Any, where: str, fallback_id: str) -> RefPage | None:
+    if not isinstance(item, dict):
+        raise InvalidInputError(f"{where} must be a JSON object")
+    user = _text(item.get("user_input"), f"{where}: user_input")
+    agent = _text(item.get("agent_response"), f"{where}: agent_response")
+    if not user.strip() and not agent.strip():
+        return None
+    return RefPage(
+        page_id=str(item.get("page_id") or fallback_id),
+        user_input=user,
+        agent_response=agent,
+        timestamp=_time(item.get("timestamp"), f"{where}: timestamp"),
+        analysed=bool(item.get("analyzed", False)),
+        previous=str(item["pre_page"]) if item.get("pre_page") else None,
+        meta_info=_text(item.get("meta_info"), f"{where}: meta_info"),
+        keywords=_words(item.get("page_keywords"), f"{where}: page_keywords"),
+    )
+
+
+def _session(session_id: str, session: Any, where: str, data: ReferenceData) -> RefSession:
+    if not isinstance(session, dict):
+        raise InvalidInputError(f"{where} must be a JSON object")
+    details = session.get("details", [])
+    if not isinstance(details, list):
+        raise InvalidInputError(f"{where}: 'details' must be a list of pages")
+    pages = []
+    for index, item in enumerate(details):
+        page = _page(item, f"{where}: page {index}", f"{session_id}-{index}")
+        if page is None:
+            data.skipped_empty += 1
+        else:
+            pages.append(page)
+    created = _time(session.get("timestamp"), f"{where}: timestamp")
+    return RefSession(
+        session_id=str(session_id),
+        summary=_text(session.get("summary"), f"{where}: summary"),
+        keywords=_words(session.get("summary_keywords"), f"{where}: summary_keywords"),
+        created=created,
+        last_visit=_time(session.get("last_visit_time") or created, f"{where}: last_visit_time"),
+        visits=_count(session.get("N_visit", 0), f"{where}: N_visit"),
+        length=_count(session.get("L_interaction", len(pages)), f"{where}: L_interaction"),
+        pages=pages,
+    )
+
+
+def _knowledge(content: dict, key: str, kind: str, source: str, path: Path) -> list[RefKnowledge]:
+    items = content.get(key, [])
+    if not isinstance(items, list):
+        raise InvalidInputError(f"{path}: {key!r} must be a list")
+    out = []
+    for index, item in enumerate(items):
+        where = f"{path}: {key} item {index}"
+        if not isinstance(item, dict):
+            raise InvalidInputError(f"{where} must be a JSON object")
+        text = _text(item.get("knowledge"), f"{where}: knowledge").strip()
+        if text and text.lower() not in ("none", "- none", "- none."):
+            out.append(RefKnowledge(text, _time(item.get("timestamp"), where), kind, source))
+    return out
+
+
+# ---- writing ---------------------------------------------------------------------------------
+
+
+def import_steps(memory: Any, data: ReferenceData) -> Iterator[tuple[int, int]]:
+    """Import `data` into `memory` (an open engine.api.MemoryOS), yielding (done, total) while
+    embedding; the write at the end is one transaction. Pages imported before (same reference
+    page id) are skipped, so running it twice adds nothing twice."""
+    state_key = f"reference_import:{data.user_id}"
+    seen = set(json.loads(memory.vault.get_meta(state_key) or "[]"))
+    short = [p for p in data.short_term if _key(p) not in seen]
+    sessions = [(s, [p for p in s.pages if _key(p) not in seen]) for s in data.sessions]
+    pages = [p for _, ps in sessions for p in ps] + short
+    total = len(pages) + len(data.knowledge) + 1
+    yield 0, total
+
+    # 1. Embed everything (the slow part), outside any transaction.
+    drafts = {id(p): _draft(p) for p in pages}
+    page_vectors: dict[int, tuple[np.ndarray, dict[int, np.ndarray]]] = {}
+    done = 0
+    for start in range(0, len(pages), EMBED_BATCH):
+        batch = pages[start : start + EMBED_BATCH]
+        texts, spans = [], []
+        for page in batch:
+            sides = [
+                (side, t)
+                for side, t in ((0, page.user_input), (1, page.agent_response))
+                if t.strip()
+            ]
+            spans.append((page, [side for side, _ in sides], len(texts)))
+            texts += [drafts[id(page)].text(), *(t for _, t in sides)]
+        vectors = memory.embedder.embed(texts)
+        for page, sides, at in spans:
+            page_vectors[id(page)] = (
+                vectors[at],
+                dict(zip(sides, vectors[at + 1 : at + 1 + len(sides)], strict=True)),
+            )
+        done += len(batch)
+        yield done, total
+    fact_vectors = memory.embedder.embed([k.text for k in data.knowledge]) if data.knowledge else []
+    done += len(data.knowledge)
+    yield done, total
+
+    # 2. One transaction for everything.
+    now = time.time()
+    added: list[tuple[int, np.ndarray, dict[int, np.ndarray]]] = []
+    try:
+        with memory.vault.transaction():
+            ids: dict[str, int] = {}
+            for session, members in sessions:
+                if not members:
+                    continue
+                conversation = f"reference-{data.user_id}-{session.session_id}"[:200]
+                memory.vault.ensure_conversation(
+                    conversation, session.created, title=(session.summary or "Imported topic")[:60]
+                )
+                vectors = [page_vectors[id(p)][0] for p in members]
+                words = _segment_words(session, members)
+                segment_id = memory.vault.insert_segment(
+                    session.summary[:1000], words, mid_term.centroid(vectors), now
+                )
+                memory.vault.set_segment_state(
+                    segment_id,
+                    created=session.created,
+                    last_access=session.last_visit,
+                    visits=session.visits,
+                    length=session.length,
+                )
+                for page in members:
+                    page_id = _insert(memory, page, conversation, drafts, page_vectors, now, added)
+                    ids[page.page_id] = page_id
+                    memory.vault.move_page_to_segment(
+                        page_id,
+                        segment_id,
+                        ids.get(page.previous) if page.previous else None,
+                        page.meta_info,
+                        # our own stemmed keywords: segment matching compares normalised words
+                        keyword_tools.extract(drafts[id(page)].text(), 8),
+                    )
+                    if page.analysed:
+                        memory.vault.mark_analysed([page_id])
+            if short:
+                conversation = f"reference-{data.user_id}-recent"
+                memory.vault.ensure_conversation(
+                    conversation, short[0].timestamp, "Imported recent"
+                )
+                for page in short:
+                    _insert(memory, page, conversation, drafts, page_vectors, now, added)
+            if data.profile:
+                memory.persona.set_slot(
+                    PROFILE_CATEGORY,
+                    PROFILE_NAME,
+                    data.profile,
+                    origin=ORIGIN,
+                    evidence=[],
+                    now=data.profile_updated or now,
+                )
+            for item, vector in zip(data.knowledge, fact_vectors, strict=True):
+                memory.persona.remember_fact(
+                    item.kind,
+                    item.text[:2000],
+                    status=ACTIVE,
+                    origin=ORIGIN,
+                    sources=[],
+                    now=item.timestamp,
+                    vector=vector,
+                )
+            memory.vault.set_meta(state_key, json.dumps(sorted(seen | {_key(p) for p in pages})))
+            if memory.vault.count_pages(SHORT_TERM) > memory.settings.stm_capacity:
+                from engine.consolidation import STM_OVERFLOW
+
+                if not memory.vault.has_pending(STM_OVERFLOW, {}):
+                    memory.vault.enqueue(STM_OVERFLOW, {}, now)
+    except BaseException:
+        memory.fact_mirror.reset()  # it saw facts the rollback removed: reload from the file
+        raise
+    for page_id, vector, turns in added:
+        memory.page_mirror.add(page_id, vector)
+        for side, turn in turns.items():
+            memory.turn_mirror.add(page_id * 2 + side, turn)
+    for event in ("pages", "segments", "facts", "jobs"):
+        memory._notify(event)
+    memory.consolidator.wake()
+    yield total, total
+
+
+def import_reference(
+    memory: Any, data: ReferenceData, progress: Callable[[int, int], None] | None = None
+) -> dict[str, int]:
+    """Run `import_steps` to the end; returns the vault's counts afterwards."""
+    for done, total in import_steps(memory, data):
+        if progress is not None:
+            progress(done, total)
+    return vault_counts(memory)
+
+
+def vault_counts(memory: Any) -> dict[str, int]:
+    """Pages, segments and facts in a vault, for before/after reports."""
+    counts = memory.vault.counts()
+    return {
+        "pages": memory.vault.count_pages(),
+        "short_term_pages": counts["short"],
+        "mid_term_pages": counts["mid"] + counts["archived"],
+        "segments": counts["segments"],
+        "user_facts": len(memory.facts(kind=USER_FACT)),
+        "assistant_knowledge": len(memory.facts(kind=ASSISTANT_KNOWLEDGE)),
+        "profile_slots": len(memory.profile()),
+    }
+
+
+def _key(page: RefPage) -> str:
+    """The same exchange has the same key wherever the reference keeps it (STM pages have no id,
+    and get a new one when they move to mid-term)."""
+    text = json.dumps([page.user_input, page.agent_response, round(page.timestamp, 3)])
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
+
+
+def _draft(page: RefPage) -> Page:
+    return Page(0, page.user_input, page.agent_response, page.timestamp, "", SHORT_TERM)
+
+
+def _segment_words(session: RefSession, members: list[RefPage]) -> list[str]:
+    text = " ".join([session.summary, *session.keywords, *(p.user_input for p in members)])
+    return keyword_tools.extract(text, 12)
+
+
+def _insert(memory, page: RefPage, conversation: str, drafts, page_vectors, now, added) -> int:
+    vector, turns = page_vectors[id(page)]
+    meta: dict[str, Any] = {"source": "reference"}
+    if page.page_id:
+        meta["reference_page_id"] = page.page_id
+    page_id = memory.vault.insert_page(
+        conversation_id=conversation,
+        user_input=page.user_input,
+        agent_response=page.agent_response,
+        ts=page.timestamp,
+        meta=meta,
+        body=drafts[id(page)].text(),
+        vector=vector,
+        now=now,
+        turn_vectors=turns,
+    )
+    added.append((page_id, vector, turns))
+    return page_id

@@ -1,0 +1,51 @@
+"""File → Import from the reference MemoryOS: a worker with progress, all or nothing, a summary."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.helpers import ROOT
+
+pytestmark = pytest.mark.gui
+FIXTURE = ROOT / "tests" / "data" / "reference_memory"
+
+
+def _message(parent, title: str):
+    from PySide6.QtWidgets import QMessageBox
+
+    boxes = [box for box in parent.findChildren(QMessageBox) if box.windowTitle() == title]
+    return boxes[-1] if boxes else None
+
+
+def test_the_menu_imports_the_reference_folder(qtbot, window, memory):
+    from app.importer import import_reference_folder
+    from engine.reference_import import read_reference
+
+    assert window.import_reference_action in window.menuBar().actions()[0].menu().actions()
+    counts = read_reference(FIXTURE).counts()
+    import_reference_folder(window, window.session, str(FIXTURE))
+    qtbot.waitUntil(lambda: _message(window, "Import") is not None, timeout=30_000)
+    pages = counts["short_term_pages"] + counts["mid_term_pages"]
+    assert (
+        f"Imported {pages} pages in {counts['segments']} topics"
+        in _message(window, "Import").text()
+    )
+    assert len(memory.pages()) == pages
+    assert any(slot.origin == "imported from the reference" for slot in memory.profile())
+
+
+def test_a_broken_reference_folder_is_reported_and_nothing_is_written(
+    qtbot, window, memory, tmp_path
+):
+    from app.importer import import_reference_folder
+
+    folder = tmp_path / "reference"
+    shutil.copytree(FIXTURE, folder)
+    (folder / "users" / "alex" / "mid_term.json").write_text("{broken", encoding="utf-8")
+    import_reference_folder(window, window.session, str(folder))
+    qtbot.waitUntil(lambda: _message(window, "Import failed") is not None, timeout=30_000)
+    text = _message(window, "Import failed").text()
+    assert "mid_term.json is not valid JSON" in text and "Nothing was imported." in text
+    assert memory.pages() == []

@@ -1,0 +1,201 @@
+"""Importing a reference MemoryOS data folder (made by the reference's own code) into a vault."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from engine import errors
+from engine.reference_import import (
+    ORIGIN,
+    PROFILE_NAME,
+    import_reference,
+    read_reference,
+    vault_counts,
+)
+from engine.timestamps import parse_timestamp
+from tests.helpers import ROOT, run_cli
+
+# Made by tests/data/make_reference_data.py: the reference package (MemoryOS-BaiJia 0.1.1) run
+# against a llama.cpp server with the bundled SmolLM2, on invented exchanges.
+FIXTURE = ROOT / "tests" / "data" / "reference_memory"
+USER = FIXTURE / "users" / "alex"
+EMPTY = {
+    "pages": 0, "short_term_pages": 0, "mid_term_pages": 0, "segments": 0,
+    "user_facts": 0, "assistant_knowledge": 0, "profile_slots": 0,
+}  # fmt: skip
+
+
+def raw(name: str):
+    return json.loads((USER / name).read_text(encoding="utf-8"))
+
+
+def raw_knowledge() -> tuple[list[str], list[str]]:
+    user = [k["knowledge"] for k in raw("long_term_user.json")["knowledge_base"]]
+    assistant = [k["knowledge"] for k in raw("long_term_user.json")["assistant_knowledge"]]
+    for path in (FIXTURE / "assistants").glob("*/long_term_assistant.json"):
+        assistant += [k["knowledge"] for k in json.loads(path.read_text())["assistant_knowledge"]]
+    return user, assistant
+
+
+def test_the_fixture_is_what_the_reference_writes():
+    assert sorted(p.name for p in USER.iterdir()) == [
+        "long_term_user.json", "mid_term.json", "short_term.json",
+    ]  # fmt: skip
+    session = next(iter(raw("mid_term.json")["sessions"].values()))
+    assert {"summary", "summary_keywords", "details", "N_visit", "L_interaction", "H_segment",
+            "timestamp", "last_visit_time"} <= set(session)  # fmt: skip
+    assert {"page_id", "user_input", "agent_response", "timestamp", "analyzed", "pre_page",
+            "meta_info", "page_embedding"} <= set(session["details"][0])  # fmt: skip
+
+
+def test_a_dry_run_reads_every_tier_and_counts_it():
+    data = read_reference(FIXTURE)
+    sessions = raw("mid_term.json")["sessions"]
+    user, assistant = raw_knowledge()
+    assert data.user_id == "alex" and data.assistants == ["helper"]
+    assert data.counts() == {
+        "short_term_pages": len(raw("short_term.json")),
+        "segments": len(sessions),
+        "mid_term_pages": sum(len(s["details"]) for s in sessions.values()),
+        "analysed_pages": sum(p["analyzed"] for s in sessions.values() for p in s["details"]),
+        "profile": 1,
+        "user_knowledge": len([k for k in user if k.strip().lower() != "none"]),
+        "assistant_knowledge": len([k for k in assistant if k.strip().lower() != "none"]),
+        "skipped_empty_pages": 0,
+    }
+
+
+def test_import_fills_the_tiers_with_provenance_and_heat(memory):
+    data = read_reference(FIXTURE)
+    assert vault_counts(memory) == EMPTY
+    after = import_reference(memory, data)
+    found = data.counts()
+    assert after == {
+        "pages": found["short_term_pages"] + found["mid_term_pages"],
+        "short_term_pages": found["short_term_pages"],
+        "mid_term_pages": found["mid_term_pages"],
+        "segments": found["segments"],
+        "user_facts": found["user_knowledge"],
+        "assistant_knowledge": found["assistant_knowledge"],
+        "profile_slots": 1,
+    }
+    facts = memory.facts()
+    assert all(f.origin == ORIGIN for f in facts)
+    (slot,) = memory.profile()
+    profile = raw("long_term_user.json")["user_profiles"]["alex"]
+    assert (slot.name, slot.value, slot.origin) == (PROFILE_NAME, profile["data"].strip(), ORIGIN)
+    assert slot.updated == parse_timestamp(profile["last_updated"])
+
+    by_summary = {s.summary: s for s in memory.segments()}
+    for session in raw("mid_term.json")["sessions"].values():
+        segment = by_summary[session["summary"]]
+        assert (segment.heat.visits, segment.heat.length) == (
+            session["N_visit"],
+            session["L_interaction"],
+        )
+        pages = memory.segment_pages(segment.id)
+        assert sorted((p.user_input, p.timestamp) for p in pages) == sorted(
+            (p["user_input"], parse_timestamp(p["timestamp"])) for p in session["details"]
+        )
+        analysed = all(p["analyzed"] for p in session["details"])
+        assert (memory.vault.unanalysed_page_ids(segment.id) == []) == analysed
+    recent = [(p.user_input, p.agent_response) for p in memory.short_term()]
+    assert recent == [(q["user_input"], q["agent_response"]) for q in raw("short_term.json")]
+
+    # The imported pages are searchable, and a second import adds nothing twice.
+    hits = memory.retrieve("nurse at the city hospital").pages
+    assert any("nurse" in item.page.user_input for item in hits)
+    assert import_reference(memory, read_reference(FIXTURE)) == after
+
+
+def copy_fixture(tmp_path):
+    target = tmp_path / "reference"
+    shutil.copytree(FIXTURE, target)
+    return target
+
+
+def _set(path: str, value):
+    """Damage: replace the value at a path of keys in the JSON."""
+
+    def damage(text: str) -> str:
+        data = json.loads(text)
+        *parents, last = path
+        target = data
+        for key in parents:
+            target = target[key]
+        target[last] = value
+        return json.dumps(data)
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    ("name", "damage", "expected"),
+    [
+        ("mid_term.json", lambda text: text[: len(text) // 2], "mid_term.json is not valid JSON"),
+        ("short_term.json", lambda text: '{"not": "a list"}', "short_term.json should hold a JSON list"),
+        ("short_term.json", _set([0, "timestamp"], "sometime in April"),
+         "short_term.json: item 0: timestamp: timestamp 'sometime in April' is not a date"),
+        ("short_term.json", _set([1, "user_input"], 42), "short_term.json: item 1: user_input must be text"),
+        ("long_term_user.json", _set(["knowledge_base", 0], 7),
+         "long_term_user.json: knowledge_base item 0 must be a JSON object"),
+    ],
+)  # fmt: skip
+def test_a_damaged_file_is_named_and_nothing_is_imported(memory, tmp_path, name, damage, expected):
+    folder = copy_fixture(tmp_path)
+    path = folder / "users" / "alex" / name
+    path.write_text(damage(path.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(errors.InvalidInputError) as caught:
+        import_reference(memory, read_reference(folder))
+    assert expected in str(caught.value) and str(path.parent) in str(caught.value)
+    assert vault_counts(memory) == EMPTY
+
+
+def test_a_failure_while_writing_leaves_the_vault_as_it_was(memory, monkeypatch):
+    memory.add_memory("Before the import", "kept")
+    before = vault_counts(memory)
+
+    def broken(*args, **kwargs):
+        raise errors.DiskFullError("the disk is full")
+
+    monkeypatch.setattr(memory.persona, "remember_fact", broken)  # after every page was written
+    with pytest.raises(errors.DiskFullError):
+        import_reference(memory, read_reference(FIXTURE))
+    assert vault_counts(memory) == before
+    found = memory.retrieve("nurse at the city hospital")
+    assert [p.page.user_input for p in found.pages] in ([], ["Before the import"])
+
+
+def test_several_users_must_be_chosen(tmp_path):
+    folder = copy_fixture(tmp_path)
+    shutil.copytree(folder / "users" / "alex", folder / "users" / "sam")
+    with pytest.raises(errors.InvalidInputError, match=r"holds 2 users \(alex, sam\): choose one"):
+        read_reference(folder)
+    assert read_reference(folder, "sam").user_id == "sam"
+    with pytest.raises(errors.InvalidInputError, match="is not a reference MemoryOS data folder"):
+        read_reference(folder / "users")
+
+
+def test_the_command_line_dry_run_and_import(home):
+    dry = run_cli("import-reference", str(FIXTURE), "--dry-run", "--embedder", "fake", home=home)
+    assert dry.returncode == 0, dry.stderr
+    out = dry.stdout.decode()
+    assert "Reference memory of user 'alex'" in out and "Dry run: nothing was written." in out
+    assert f"mid-term sessions (segments)     {len(raw('mid_term.json')['sessions'])}" in out
+    assert not (home / "data" / "vaults").exists()
+
+    done = run_cli("import-reference", str(FIXTURE), "--vault", "alex", "--embedder", "fake",
+                   home=home)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    pages = len(raw("short_term.json")) + sum(
+        len(s["details"]) for s in raw("mid_term.json")["sessions"].values()
+    )
+    assert f"  pages                       0 {pages:6}" in out
+    assert "Importing" in done.stderr.decode()  # the progress bar
+
+    bad = run_cli("import-reference", str(home / "nowhere"), "--embedder", "fake", home=home)
+    assert bad.returncode == 2 and b"has no users/ folder" in bad.stderr
