@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from app.composer import Composer
 from app.conversation_view import ConversationView
+from app.demo_banner import DemoBanner
 from app.errors import describe, show_message
 from app.icons import icon, pixmap
 from app.session import FAILED, LOADING, READY, Answer, Session
@@ -77,11 +78,15 @@ class MainWindow(QMainWindow):
         fix = QPushButton("Model settings…")
         fix.clicked.connect(self.open_settings)
         notice_row.addWidget(fix)
+        self.demo_banner = DemoBanner()
+        self.demo_banner.choose_requested.connect(self.open_model_step)
+        self.demo_banner.show_for(self.settings)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.notice)
+        layout.addWidget(self.demo_banner)
         layout.addWidget(self.temporary_banner)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.composer)
@@ -339,8 +344,27 @@ class MainWindow(QMainWindow):
         dialog.finished.connect(lambda *_: self.panels.pop("settings", None))
         return dialog
 
+    def open_model_step(self) -> Any:
+        """The model table as a dialog (first run, the demo banner); a choice is applied at once."""
+        from app.model_step import ModelStepDialog
+
+        if "model_step" in self.panels:
+            return self.panels["model_step"]
+        dialog = ModelStepDialog(self.pool, self)
+        dialog.chosen.connect(self._model_chosen)
+        dialog.finished.connect(lambda *_: self.panels.pop("model_step", None))
+        self.panels["model_step"] = dialog
+        dialog.open()
+        return dialog
+
+    def _model_chosen(self, choice: Any) -> None:
+        import dataclasses
+
+        self._settings_applied(dataclasses.replace(self.settings, **choice.values), True)
+
     def _settings_applied(self, settings: AppSettings, model_changed: bool) -> None:
         self.settings = settings
+        self.demo_banner.show_for(settings)
         self._save_settings()
         if self.session is not None:
             self.session.settings = settings
