@@ -27,6 +27,7 @@ from app.icons import icon, pixmap
 from app.session import FAILED, LOADING, READY, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
+from app.thinking_fold import ThinkingFolds, ThinkingRouter
 from app.workers import WorkerPool
 
 
@@ -66,6 +67,8 @@ class MainWindow(QMainWindow):
         if self.settings.window_geometry:
             self.restoreGeometry(QByteArray.fromHex(self.settings.window_geometry.encode()))
         self.view = ConversationView()
+        self.thinking_folds = ThinkingFolds(self.view.browser)
+        self._router: ThinkingRouter | None = None
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
@@ -236,8 +239,9 @@ class MainWindow(QMainWindow):
             return
         self.view.add_user_message(text)
         self.view.begin_answer()
+        self._router = ThinkingRouter(self.view.append_chunk)  # <think> text is folded apart
         worker = session.ask(
-            text, temporary=self.temporary, on_chunk=self.view.append_chunk,
+            text, temporary=self.temporary, on_chunk=self._router.feed,
             on_done=self._answer_done, on_error=self._answer_failed,
         )
         if worker is None:
@@ -254,11 +258,16 @@ class MainWindow(QMainWindow):
         note = "Stopped" if answer.stopped else ""
         if self.temporary:
             note = f"{note} · not saved" if note else "Not saved (temporary chat)"
+        thinking = self._router.finish() if self._router is not None else ""
+        self._router = None
         self.view.end_answer(note)
+        if thinking:
+            self.thinking_folds.add(thinking)
         self._answer_ended()
         self.answer_finished.emit(answer)
 
     def _answer_failed(self, error: Exception) -> None:
+        self._router = None
         self.view.end_answer(f"⚠ {describe(error)}")
         self._answer_ended()
         self.answer_finished.emit(error)

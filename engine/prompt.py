@@ -14,11 +14,28 @@ SYSTEM = (
     "the answer, say that it was not mentioned."
 )
 
+# A model this small drowns in a long system prompt: it loses the question and drifts into
+# another language. It gets one short instruction, a few facts and the last exchange.
+SMALL_MODEL_PARAMETERS = 1_000_000_000
+SYSTEM_SMALL = (
+    "You are a helpful assistant. Answer in the same language as the user's last message, "
+    "in one to three short sentences."
+)
+SMALL_FACTS = 5
+
+
+def is_small_model(chat: object) -> bool:
+    """True for a local model under 1 B parameters (known from its GGUF header)."""
+    parameters = getattr(getattr(chat, "info", None), "parameters", 0) or 0
+    return 0 < parameters < SMALL_MODEL_PARAMETERS
+
 
 def build_messages(
-    retrieval: Retrieval, query: str, now: float | None = None
+    retrieval: Retrieval, query: str, now: float | None = None, compact: bool = False
 ) -> list[dict[str, str]]:
     now = time.time() if now is None else now
+    if compact:
+        return _compact_messages(retrieval, query)
     # Stable parts first, changing parts last: llama.cpp reuses the cached prefix of the
     # previous prompt, so a date near the top would force the whole memory to be re-read.
     sections = [SYSTEM]
@@ -60,6 +77,22 @@ def build_messages(
             messages.append({"role": "assistant", "content": page.agent_response})
     messages.append({"role": "user", "content": query})
     return _merge_same_role(messages)
+
+
+def _compact_messages(retrieval: Retrieval, query: str) -> list[dict[str, str]]:
+    """The small-model prompt: short instruction, a few known facts, the last exchange."""
+    known = [f"{slot.name}: {slot.value}" for slot in retrieval.profile]
+    known += [item.fact.text for item in retrieval.facts]
+    system = SYSTEM_SMALL
+    if known:
+        system += "\nAbout the user: " + "; ".join(known[:SMALL_FACTS]) + "."
+    messages = [{"role": "system", "content": system}]
+    for page in retrieval.short_term[-1:]:
+        if page.user_input and page.agent_response and "agent_speaker" not in page.meta:
+            messages.append({"role": "user", "content": page.user_input})
+            messages.append({"role": "assistant", "content": page.agent_response})
+    messages.append({"role": "user", "content": query})
+    return messages
 
 
 def _merge_same_role(messages: list[dict[str, str]]) -> list[dict[str, str]]:
