@@ -113,9 +113,9 @@ class ModelPicker(QWidget):
         header = self.table.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        self.table.setColumnWidth(0, 250)
-        self.table.setColumnWidth(1, 170)
-        self.table.setColumnWidth(2, 300)
+        self.table.setColumnWidth(0, 240)
+        self.table.setColumnWidth(1, 200)
+        self.table.setColumnWidth(2, 360)
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda *_: self.use())
         self.why = QLabel(objectName="hint")
@@ -203,7 +203,11 @@ class ModelPicker(QWidget):
                 f" · {'chat template' if info.chat_template else 'no chat template'}"
                 if info else f"unreadable: {model.error}"
             )  # fmt: skip
-            row = QTreeWidgetItem(groups[FILES], [model.name, model.tool, details, ""])
+            fit = overview.file_fits.get(model.path)
+            verdict = "" if fit is None else (
+                f"yes · {fit.n_ctx:,} tokens on {fit.where}" if fit.fits else "no: not enough memory"
+            )  # fmt: skip
+            row = QTreeWidgetItem(groups[FILES], [model.name, model.tool, details, verdict])
             row.setToolTip(0, model.path)
             row.setToolTip(2, details)
             row.setData(0, Qt.ItemDataRole.UserRole, ("file", model))

@@ -52,7 +52,7 @@ class ThinkingFolds:
         self.texts[fold_id] = thinking
         cursor = QTextCursor(self.browser.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertBlock(QTextBlockFormat())
+        cursor.insertBlock(_indented())
         cursor.block().setUserState(MARKER + fold_id)
         self._write_marker(cursor, fold_id, unfolded=False)
         return fold_id
@@ -76,7 +76,7 @@ class ThinkingFolds:
             cursor.removeSelectedText()
             return
         cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
-        cursor.insertBlock(QTextBlockFormat())
+        cursor.insertBlock(_indented())
         cursor.block().setUserState(BODY + fold_id)
         # One block (line separators, not paragraphs), so folding removes exactly it.
         text = self.texts[fold_id].replace("\n", "\u2028")
@@ -104,6 +104,12 @@ class ThinkingFolds:
             self.toggle(int(url.path() or 0))
         else:
             QDesktopServices.openUrl(url)
+
+
+def _indented() -> QTextBlockFormat:
+    block = QTextBlockFormat()
+    block.setLeftMargin(16)  # under the answer's text, not at the window's edge
+    return block
 
 
 def _format(italic: bool = False) -> QTextCharFormat:

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import paths
+from engine.errors import ModelLoadError
 from models.discovery import FoundModel, find_models
 from models.download import downloads_dir, partial_downloads
-from models.fit import Fit
+from models.fit import Fit, fit_model, shape_of
 from models.machine import Machine, this_machine
 from models.probe import FoundServer, probe_servers
 from models.recommended import Recommended, recommendations
@@ -25,12 +26,19 @@ class Overview:
     servers: list[FoundServer] = field(default_factory=list)
     recommended: list[tuple[Recommended, Fit]] = field(default_factory=list)
     paused: list[dict] = field(default_factory=list)  # downloads that can be resumed
+    file_fits: dict[str, Fit] = field(default_factory=dict)  # path -> how it would run here
 
     def to_dict(self) -> dict:
         return {
             "machine": self.machine.to_dict(),
             "gpu_offload": self.gpu_offload,
-            "files": [model.to_dict() for model in self.files],
+            "files": [
+                {
+                    **model.to_dict(),
+                    "fit": fit.to_dict() if (fit := self.file_fits.get(model.path)) else None,
+                }
+                for model in self.files
+            ],
             "servers": [server.to_dict() for server in self.servers],
             "recommended": [
                 {**model.__dict__, "url": model.url, "fit": fit.to_dict()}
@@ -92,5 +100,12 @@ def overview(
         result = Overview(machine=machine, gpu_offload=offload.result(), files=files)
         result.servers = servers.result() if servers else []
     result.recommended = recommendations(machine, result.gpu_offload)
+    for model in files:
+        if model.info is not None:
+            try:
+                shape = shape_of(model.path)
+            except (ModelLoadError, OSError):
+                continue
+            result.file_fits[model.path] = fit_model(shape, machine, result.gpu_offload)
     result.paused = partial_downloads()
     return result

@@ -89,6 +89,7 @@ def test_memoryos_models_lists_files_and_recommendations(tmp_path):
     ]
     assert data["files"][0]["info"]["quantisation"] == "Q4_1"
     assert data["files"][0]["info"]["parameters"] == 134_515_008
+    assert data["files"][0]["fit"]["n_ctx"] == 8192
     assert data["servers"] == []
     assert [r["name"] for r in data["recommended"]] == [model.name for model in RECOMMENDED]
     assert all({"fits", "n_ctx", "reasons"} <= set(r["fit"]) for r in data["recommended"])

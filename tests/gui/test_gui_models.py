@@ -70,6 +70,7 @@ def test_the_model_step_drives_the_choice_into_settings(qtbot, memory, chat, loa
         ("SmolLM2-135M-Instruct-Q4_1", "LM Studio"),
     ]
     assert "llama · 135M parameters · Q4_1" in picker.rows(FILES)[1].text(2)
+    assert picker.rows(FILES)[1].text(3).startswith("yes · 8,192 tokens on ")
     assert [row.text(0) for row in picker.rows(SERVERS)] == ["smollm2-135m"]
     # The server's model: Use puts its URL and name into the settings, saved at once.
     picker.table.setCurrentItem(row_named(picker.rows(SERVERS), "smollm2-135m"))
