@@ -377,6 +377,7 @@ def _http_text(code: int, url: str) -> str:
 
 
 def _size(value: int) -> str:
-    if value >= 1024**3:
-        return f"{value / 1024**3:.2f} GB"
-    return f"{value / 1024**2:.1f} MB"
+    """Decimal units, as the hub and the model table show sizes."""
+    if value >= 1e9:
+        return f"{value / 1e9:.2f} GB"
+    return f"{value / 1e6:.1f} MB"

@@ -17,7 +17,8 @@ DEFAULT_PORTS: dict[int, str] = {
     5001: "KoboldCpp",
     4891: "GPT4All",
 }
-TIMEOUT = 0.25  # seconds per connection step; a refused port answers in about a millisecond
+TIMEOUT = 0.25  # seconds to connect; a closed port refuses in about a millisecond
+READ_TIMEOUT = 1.5  # seconds for a connected server to answer (a busy one can be slow)
 
 
 @dataclass
@@ -33,10 +34,14 @@ class FoundServer:
         return dict(self.__dict__)
 
 
-def probe_port(port: int, host: str = "127.0.0.1", timeout: float = TIMEOUT) -> FoundServer | None:
+def probe_port(
+    port: int, host: str = "127.0.0.1", timeout: float = TIMEOUT, read_timeout: float = READ_TIMEOUT
+) -> FoundServer | None:
     """The server on `port` when it answers /v1/models in OpenAI's shape; None otherwise."""
     connection = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
+        connection.connect()
+        connection.sock.settimeout(read_timeout)
         connection.request("GET", "/v1/models", headers={"Accept": "application/json"})
         response = connection.getresponse()
         if response.status != 200:
@@ -58,11 +63,12 @@ def probe_servers(
     ports: dict[int, str] | list[int] | None = None,
     host: str = "127.0.0.1",
     timeout: float = TIMEOUT,
+    read_timeout: float = READ_TIMEOUT,
 ) -> list[FoundServer]:
     """All ports probed at once; returns the servers that answered, in port-list order."""
     ports = list(DEFAULT_PORTS if ports is None else ports)
     if not ports:
         return []
     with ThreadPoolExecutor(max_workers=len(ports), thread_name_prefix="probe") as pool:
-        answers = list(pool.map(lambda port: probe_port(port, host, timeout), ports))
+        answers = list(pool.map(lambda port: probe_port(port, host, timeout, read_timeout), ports))
     return [server for server in answers if server is not None]

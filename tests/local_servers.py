@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -20,6 +21,7 @@ class FileHost:
         self.size = self.file.stat().st_size
         self.sha256 = sha256 or _sha256(self.file)
         self.drop_after: int | None = None
+        self.block_delay = 0.0  # seconds between 1 MiB blocks: a slow link, so people can click
         self.ranges: list[str | None] = []  # the Range header of each GET of the file
         host = self
 
@@ -94,6 +96,8 @@ class FileHost:
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the client paused or cancelled
                 sent += len(block)
+                if self.block_delay:
+                    time.sleep(self.block_delay)
 
 
 class ChatServer:

@@ -125,8 +125,8 @@ def test_not_enough_disk_space_is_said_before_starting(tmp_path, model_file):
         assert host.ranges == []  # not one byte was asked for
     size = model_file.stat().st_size
     assert str(error.value).startswith(
-        f"Not enough disk space for {model_file.name}: it needs {(size + 64 * MB) / MB:.1f} MB "
-        f"more and {target.parent} has 10.0 MB free."
+        f"Not enough disk space for {model_file.name}: it needs {(size + 64 * MB) / 1e6:.1f} MB "
+        f"more and {target.parent} has 10.5 MB free."
     )
     assert not target.with_name(target.name + ".part").exists()
 

@@ -62,7 +62,7 @@ def test_a_silent_port_is_given_up_quickly():
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         started = time.perf_counter()
-        assert probe_port(listener.getsockname()[1], timeout=0.2) is None
+        assert probe_port(listener.getsockname()[1], timeout=0.2, read_timeout=0.2) is None
         assert time.perf_counter() - started < 1.0
 
 
@@ -76,7 +76,10 @@ def test_ports_are_probed_in_parallel():
         listeners.append(sock)
     try:
         started = time.perf_counter()
-        assert probe_servers([s.getsockname()[1] for s in listeners], timeout=0.2) == []
+        assert (
+            probe_servers([s.getsockname()[1] for s in listeners], timeout=0.2, read_timeout=0.2)
+            == []
+        )
         assert time.perf_counter() - started < 0.2 * 7 * 0.6
     finally:
         for sock in listeners:

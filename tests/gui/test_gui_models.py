@@ -176,3 +176,78 @@ def test_the_models_page_fills_the_model_tab(qtbot, memory, chat, loads, person)
         dialog.save()
     settings, changed = applied.args
     assert changed and settings.model_source == "gguf" and settings.gguf_path == person["gguf"]
+
+
+@pytest.fixture
+def hub(tmp_path, monkeypatch):
+    """The recommended list holds one model, served by a real HTTP server shaped like the hub."""
+    import shutil
+
+    from models import recommended
+    from models.catalogue import bundled_gguf_path
+    from tests.local_servers import FileHost
+
+    served = tmp_path / "served" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    served.parent.mkdir()
+    shutil.copyfile(bundled_gguf_path(), served)
+    model = recommended.Recommended(
+        "SmolLM2 135M (test)", 4, "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF", served.name,
+        served.stat().st_size, "Apache-2.0", 30, 23040, 8192,
+    )  # fmt: skip
+    monkeypatch.setattr(recommended, "RECOMMENDED", (model,))
+    monkeypatch.setattr("models.probe.DEFAULT_PORTS", {})
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))  # no other app's models
+    for name in ("XDG_DATA_HOME", "HF_HOME", "HF_HUB_CACHE", "OLLAMA_MODELS"):
+        monkeypatch.delenv(name, raising=False)
+    with FileHost(served, repo=model.repo) as host:
+        monkeypatch.setattr(recommended, "HUB", host.endpoint)
+        yield host
+
+
+def test_a_download_shows_progress_is_verified_then_chosen(qtbot, hub):
+    from app.model_picker import DOWNLOADS, FILES, ModelPicker
+    from app.workers import WorkerPool
+    from models.download import downloads_dir
+
+    pool = WorkerPool()
+    picker = ModelPicker(pool)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    hub.block_delay = 0.01
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    assert picker.download_button.isVisible() or not picker.isVisible()
+    with qtbot.waitSignal(picker.chosen, timeout=30_000) as chosen:
+        picker.download_button.click()
+        qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
+    target = downloads_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert chosen.args[0].values["gguf_path"] == str(target)
+    assert chosen.args[0].values["context_size"] == 8192
+    assert picker.progress_text.text().startswith(
+        f"SmolLM2-135M-Instruct.Q4_1.gguf downloaded and verified (SHA-256 {hub.sha256[:12]}"
+    )
+    qtbot.waitUntil(lambda: any(r.text(1) == "Downloaded by MemoryOS" for r in picker.rows(FILES)))
+    pool.wait(5000)
+
+
+def test_cancel_in_the_table_leaves_no_half_model(qtbot, hub):
+    from app.model_picker import DOWNLOADS, FILES, ModelPicker
+    from app.workers import WorkerPool
+    from models.download import downloads_dir
+
+    pool = WorkerPool()
+    picker = ModelPicker(pool)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    hub.block_delay = 0.05
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    with qtbot.waitSignal(picker.download_finished, timeout=30_000) as finished:
+        picker.download_button.click()
+        qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
+        picker.cancel_button.click()
+    assert finished.args[0].cancelled
+    assert not picker.download_box.isVisible()
+    assert not downloads_dir().exists() or list(downloads_dir().iterdir()) == []
+    with qtbot.waitSignal(picker.listed, timeout=20_000):
+        picker.refresh()
+    assert [r.text(1) for r in picker.rows(FILES)] == ["Built in"]
+    pool.wait(5000)
