@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -225,12 +226,16 @@ class ModelPicker(QWidget):
                 "Start Ollama, LM Studio's server, llama.cpp's server, vLLM or Jan, then Look again"
             ), ""])  # fmt: skip
             note.setFlags(Qt.ItemFlag.NoItemFlags)
+        paused = {Path(item["dest"]).name: item for item in overview.paused}
         for model, fit in overview.recommended:
             verdict = (
                 f"yes · {fit.n_ctx:,} tokens on {fit.where}"
                 if fit.fits
                 else "no: not enough memory"
             )
+            if model.file in paused:  # a download paused earlier (maybe before a restart)
+                part = paused[model.file]
+                verdict = f"paused at {_gb(part['done'])} of {_gb(part['size'])} · {verdict}"
             row = QTreeWidgetItem(groups[DOWNLOADS], [
                 model.name, f"Download · {model.licence}",
                 f"{_gb(model.size_bytes)} · {model.repo} · {model.file}", verdict,
@@ -323,6 +328,8 @@ class ModelPicker(QWidget):
         kind = picked[0] if picked else ""
         downloading = bool(self._download)
         self.download_button.setVisible(kind == "download")
+        paused = kind == "download" and "paused at" in self.table.selectedItems()[0].text(3)
+        self.download_button.setText("Resume download" if paused else "Download")
         self.download_button.setEnabled(kind == "download" and not downloading)
         self.use_button.setEnabled(
             kind in ("bundled", "server") or (kind == "file" and self.fit is not None)

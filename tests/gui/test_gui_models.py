@@ -251,3 +251,40 @@ def test_cancel_in_the_table_leaves_no_half_model(qtbot, hub):
         picker.refresh()
     assert [r.text(1) for r in picker.rows(FILES)] == ["Built in"]
     pool.wait(5000)
+
+
+def test_pause_then_resume_after_a_restart_of_the_table(qtbot, hub):
+    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.workers import WorkerPool
+    from models.download import downloads_dir
+
+    pool = WorkerPool()
+    picker = ModelPicker(pool)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    hub.block_delay = 0.05
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    with qtbot.waitSignal(picker.download_finished, timeout=30_000) as finished:
+        picker.download_button.click()
+        qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
+        picker.pause_button.click()
+    assert not finished.args[0].cancelled
+    assert picker.pause_button.text() == "Resume"
+    part = downloads_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf.part"
+    kept = part.stat().st_size
+    assert kept > 0
+    picker.close()
+    # A new table (the app was restarted): the row says it is paused; Download resumes it.
+    hub.block_delay = 0.0
+    again = ModelPicker(pool)
+    qtbot.addWidget(again)
+    qtbot.waitUntil(lambda: again.overview is not None, timeout=20_000)
+    row = again.rows(DOWNLOADS)[0]
+    assert row.text(3).startswith("paused at ")
+    again.table.setCurrentItem(row)
+    assert again.download_button.text() == "Resume download"
+    with qtbot.waitSignal(again.chosen, timeout=30_000):
+        again.download_button.click()
+    assert hub.ranges[-1] == f"bytes={kept}-"
+    assert not part.exists()
+    pool.wait(5000)
