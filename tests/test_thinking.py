@@ -86,3 +86,20 @@ def test_a_small_model_gets_a_small_prompt(memory, chat):
     assert small[0]["content"].startswith(SYSTEM_SMALL)
     assert len(small[0]["content"]) < len(long_system) // 2
     assert small[-1] == {"role": "user", "content": "Where do I work?"}
+
+
+def test_terminal_chat_prints_the_answer_and_keeps_thinking_apart(tmp_path):
+    from tests.helpers import run_cli
+    from tests.local_servers import ChatServer
+
+    reply = ["<thi", "nk>They asked my name.</th", "ink>I am", " MemoryOS."]
+    with ChatServer(models=["reasoner"], reply=reply) as server:
+        done = run_cli(
+            "chat", "--model", f"url:{server.url}", "--url-model", "reasoner", "--embedder",
+            "fake", home=tmp_path / "cli", stdin="Who are you?\n/quit\n",
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert "assistant> I am MemoryOS." in out
+    assert "They asked my name." not in out
+    assert "They asked my name." in err
