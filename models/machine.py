@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +42,14 @@ def physical_cores() -> int:
 
 
 def free_vram() -> tuple[int, str]:
-    """(free bytes, name) of the NVIDIA GPU with the most free memory; (0, "") when none."""
+    """(free bytes, name) of the GPU with the most free memory; (0, "") when none is known.
+
+    NVIDIA through nvidia-smi. Apple silicon shares its memory with the GPU, and Metal lets
+    a process use about three quarters of it, so there it is the free RAM within that share.
+    """
+    if sys.platform == "darwin" and platform.machine() == "arm64":
+        total, available = free_ram()
+        return min(available, total * 3 // 4), "Apple GPU (unified memory)"
     tool = shutil.which("nvidia-smi")
     if not tool:
         return 0, ""

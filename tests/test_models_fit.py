@@ -118,3 +118,14 @@ def models_cli(tmp_path, person, *args: str) -> subprocess.CompletedProcess:
         cwd=ROOT,
         timeout=120,
     )
+
+
+def test_apple_silicon_counts_unified_memory_as_gpu_memory(monkeypatch):
+    from models import machine as machine_module
+
+    monkeypatch.setattr(machine_module.sys, "platform", "darwin")
+    monkeypatch.setattr(machine_module.platform, "machine", lambda: "arm64")
+    monkeypatch.setattr(machine_module, "free_ram", lambda: (16 * GiB, 10 * GiB))
+    assert machine_module.free_vram() == (10 * GiB, "Apple GPU (unified memory)")
+    monkeypatch.setattr(machine_module, "free_ram", lambda: (16 * GiB, 15 * GiB))
+    assert machine_module.free_vram() == (12 * GiB, "Apple GPU (unified memory)")

@@ -288,3 +288,27 @@ def test_pause_then_resume_after_a_restart_of_the_table(qtbot, hub):
     assert hub.ranges[-1] == f"bytes={kept}-"
     assert not part.exists()
     pool.wait(5000)
+
+
+def test_a_folder_the_person_adds_is_searched_and_remembered(qtbot, person, tmp_path):
+    import shutil
+
+    from app.model_picker import FILES, ModelPicker
+    from app.workers import WorkerPool
+    from models.catalogue import bundled_gguf_path
+    from models.overview import picked_folders
+
+    folder = tmp_path / "my models"
+    folder.mkdir()
+    shutil.copyfile(bundled_gguf_path(), folder / "my-model.gguf")
+    pool = WorkerPool()
+    picker = ModelPicker(pool, probe=False)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    assert [r.text(1) for r in picker.rows(FILES)] == ["Built in", "LM Studio"]
+    with qtbot.waitSignal(picker.listed, timeout=20_000):
+        picker.add_folder(str(folder))
+    qtbot.waitUntil(lambda: len(picker.rows(FILES)) == 3, timeout=20_000)
+    assert [(r.text(0), r.text(1)) for r in picker.rows(FILES)][2] == ("my-model", "Chosen folder")
+    assert picked_folders() == [str(folder.resolve())]
+    pool.wait(5000)
