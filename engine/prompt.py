@@ -22,6 +22,7 @@ SYSTEM_SMALL = (
     "in one to three short sentences."
 )
 SMALL_FACTS = 5
+SMALL_PAGES = 3  # past things the user said, best first
 
 
 def is_small_model(chat: object) -> bool:
@@ -80,19 +81,30 @@ def build_messages(
 
 
 def _compact_messages(retrieval: Retrieval, query: str) -> list[dict[str, str]]:
-    """The small-model prompt: short instruction, a few known facts, the last exchange."""
+    """The small-model prompt: short instruction, a few known facts and past lines, the last turn."""
     known = [f"{slot.name}: {slot.value}" for slot in retrieval.profile]
     known += [item.fact.text for item in retrieval.facts]
+    recent_ids = {p.id for p in retrieval.short_term}
+    ranked = [item.page for item in retrieval.pages if item.page.id not in recent_ids]
+    # The best older pages, then this conversation's recent lines: the user's words only.
+    pages = ranked[:SMALL_PAGES] + list(retrieval.short_term[:-1])
+    said = [_clip(p.user_input) for p in pages if p.user_input and "agent_speaker" not in p.meta]
     system = SYSTEM_SMALL
     if known:
         system += "\nAbout the user: " + "; ".join(known[:SMALL_FACTS]) + "."
+    if said:
+        system += "\nThe user said earlier:\n" + "\n".join(f"- {line}" for line in said)
     messages = [{"role": "system", "content": system}]
     for page in retrieval.short_term[-1:]:
         if page.user_input and page.agent_response and "agent_speaker" not in page.meta:
-            messages.append({"role": "user", "content": page.user_input})
-            messages.append({"role": "assistant", "content": page.agent_response})
+            messages.append({"role": "user", "content": _clip(page.user_input)})
+            messages.append({"role": "assistant", "content": _clip(page.agent_response)})
     messages.append({"role": "user", "content": query})
     return messages
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _merge_same_role(messages: list[dict[str, str]]) -> list[dict[str, str]]:
