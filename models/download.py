@@ -176,6 +176,7 @@ class Download:
             headers = response.headers
             response.close()
         except urllib.error.HTTPError as exc:
+            exc.close()  # only its headers are wanted
             if exc.code in (301, 302, 303, 307, 308):
                 headers = exc.headers
             elif exc.code in (401, 403, 404):
@@ -234,6 +235,7 @@ class Download:
         try:
             response = urllib.request.urlopen(request, timeout=self.timeout)
         except urllib.error.HTTPError as exc:
+            exc.close()
             if exc.code == 416 and have:  # asked past the end: start again from zero
                 self.part.unlink()
                 return False

@@ -21,6 +21,7 @@ class FileHost:
         self.size = self.file.stat().st_size
         self.sha256 = sha256 or _sha256(self.file)
         self.drop_after: int | None = None
+        self.honour_range = True  # False: a server that always sends the whole file
         self.block_delay = 0.0  # seconds between 1 MiB blocks: a slow link, so people can click
         self.ranges: list[str | None] = []  # the Range header of each GET of the file
         host = self
@@ -66,7 +67,7 @@ class FileHost:
         wanted = handler.headers.get("Range")
         if body:
             self.ranges.append(wanted)
-        if wanted and wanted.startswith("bytes="):
+        if wanted and wanted.startswith("bytes=") and self.honour_range:
             start = int(wanted[6:].split("-")[0])
             if start >= self.size:
                 handler.send_error(416)

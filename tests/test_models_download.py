@@ -167,3 +167,25 @@ def test_hub_page_links_become_download_links():
     assert plain_url("hf://Qwen/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf") == (
         "https://huggingface.co/Qwen/Qwen3-8B-GGUF/resolve/main/Qwen3-8B-Q4_K_M.gguf"
     )
+
+
+def test_a_server_that_ignores_range_gets_the_whole_file_again(tmp_path, model_file, model_sha):
+    target = tmp_path / "models" / model_file.name
+    with FileHost(model_file, repo=REPO) as host:
+        host.drop_after = 30 * MB
+        host.honour_range = False
+        download = Download(hub_url(REPO, model_file.name, endpoint=host.endpoint), target)
+        result = download.run()
+    assert download.requests == [0, 30 * MB]  # asked to resume; the 200 answer restarted it
+    assert result.verified and result.sha256 == model_sha
+    assert target.stat().st_size == model_file.stat().st_size
+
+
+def test_a_wrong_link_says_so(tmp_path, model_file):
+    from models.download import DownloadError
+
+    with FileHost(model_file, repo=REPO) as host:
+        url = hub_url(REPO, "missing.gguf", endpoint=host.endpoint)
+        with pytest.raises(DownloadError, match=r"\(404\): check the link"):
+            Download(url, tmp_path / "missing.gguf").run()
+    assert list(tmp_path.iterdir()) == []
