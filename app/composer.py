@@ -17,6 +17,9 @@ from PySide6.QtWidgets import (
 from app.icons import icon
 
 MAX_LINES = 8
+DEFAULT_HINT = "Enter to send · Shift+Enter for a new line"
+BUSY_HINT = ("An answer is still being written: your message stays here. Press Enter again "
+             "when it ends, or Esc to stop the answer.")
 
 
 class MessageInput(QPlainTextEdit):
@@ -69,7 +72,7 @@ class Composer(QFrame):
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.hide()
         self.hint = QLabel(objectName="hint")
-        self.hint.setText("Enter to send · Shift+Enter for a new line")
+        self.hint.setText(DEFAULT_HINT)
         row = QHBoxLayout()
         row.setSpacing(8)
         row.addWidget(self.input, 1)
@@ -87,6 +90,8 @@ class Composer(QFrame):
     def set_busy(self, busy: bool) -> None:
         """While an answer streams, Send becomes Stop (one inference at a time)."""
         self._busy = busy
+        if not busy and self.hint.text() == BUSY_HINT:
+            self.hint.setText(DEFAULT_HINT)
         self._update()
 
     def set_ready(self, ready: bool, why: str = "") -> None:
@@ -105,7 +110,14 @@ class Composer(QFrame):
 
     def _submit(self) -> None:
         text = self.input.toPlainText().strip()
-        if not text or self._busy or not self._ready:
+        if not text:
+            return
+        if self._busy:  # never silently dropped: the text stays and the hint says why
+            self.hint.setText(BUSY_HINT)
+            return
+        if not self._ready:
+            why = self.send_button.toolTip() or "Not ready yet"
+            self.hint.setText(f"{why}: your message stays here until it can be sent.")
             return
         self.input.clear()
         self.send_requested.emit(text)

@@ -38,6 +38,9 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
         if mem.chat is None:
             session.load_model()
         session.warm_up()
+        if opener.first_run:  # a new vault: offer a real model before the first question
+            opener.first_run = False
+            window.open_model_step()
 
     opener.opened.connect(attach)
     opener.cancelled.connect(window.close)

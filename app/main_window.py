@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.auto_lock import AutoLock, effective_minutes
 from app.composer import Composer
 from app.conversation_view import ConversationView
+from app.demo_banner import DemoBanner
 from app.errors import describe, show_message
 from app.icons import icon, pixmap
 from app.model_choice import remote_host
@@ -29,6 +30,7 @@ from app.outgoing import temporary_text
 from app.session import FAILED, LOADING, READY, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
+from app.thinking_fold import ThinkingFolds, ThinkingRouter
 from app.workers import WorkerPool
 
 
@@ -69,6 +71,8 @@ class MainWindow(QMainWindow):
         if self.settings.window_geometry:
             self.restoreGeometry(QByteArray.fromHex(self.settings.window_geometry.encode()))
         self.view = ConversationView()
+        self.thinking_folds = ThinkingFolds(self.view.browser)
+        self._router: ThinkingRouter | None = None
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
@@ -78,11 +82,15 @@ class MainWindow(QMainWindow):
         fix = QPushButton("Model settings…")
         fix.clicked.connect(self.open_settings)
         notice_row.addWidget(fix)
+        self.demo_banner = DemoBanner()
+        self.demo_banner.choose_requested.connect(self.open_model_step)
+        self.demo_banner.show_for(self.settings)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.notice)
+        layout.addWidget(self.demo_banner)
         layout.addWidget(self.temporary_banner)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.composer)
@@ -275,8 +283,9 @@ class MainWindow(QMainWindow):
             return
         self.view.add_user_message(text)
         self.view.begin_answer()
+        self._router = ThinkingRouter(self.view.append_chunk)  # <think> text is folded apart
         worker = session.ask(
-            text, temporary=self.temporary, on_chunk=self.view.append_chunk,
+            text, temporary=self.temporary, on_chunk=self._router.feed,
             on_done=self._answer_done, on_error=self._answer_failed,
         )
         if worker is None:
@@ -293,11 +302,16 @@ class MainWindow(QMainWindow):
         note = "Stopped" if answer.stopped else ""
         if self.temporary:
             note = f"{note} · not saved" if note else "Not saved (temporary chat)"
+        thinking = self._router.finish() if self._router is not None else ""
+        self._router = None
         self.view.end_answer(note)
+        if thinking:
+            self.thinking_folds.add(thinking)
         self._answer_ended()
         self.answer_finished.emit(answer)
 
     def _answer_failed(self, error: Exception) -> None:
+        self._router = None
         self.view.end_answer(f"⚠ {describe(error)}")
         self._answer_ended()
         self.answer_finished.emit(error)
@@ -383,8 +397,27 @@ class MainWindow(QMainWindow):
         dialog.finished.connect(lambda *_: self.panels.pop("settings", None))
         return dialog
 
+    def open_model_step(self) -> Any:
+        """The model table as a dialog (first run, the demo banner); a choice is applied at once."""
+        from app.model_step import ModelStepDialog
+
+        if "model_step" in self.panels:
+            return self.panels["model_step"]
+        dialog = ModelStepDialog(self.pool, self)
+        dialog.chosen.connect(self._model_chosen)
+        dialog.finished.connect(lambda *_: self.panels.pop("model_step", None))
+        self.panels["model_step"] = dialog
+        dialog.open()
+        return dialog
+
+    def _model_chosen(self, choice: Any) -> None:
+        import dataclasses
+
+        self._settings_applied(dataclasses.replace(self.settings, **choice.values), True)
+
     def _settings_applied(self, settings: AppSettings, model_changed: bool) -> None:
         self.settings = settings
+        self.demo_banner.show_for(settings)
         self._save_settings()
         self.show_remote()
         if self.session is not None:

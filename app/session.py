@@ -189,8 +189,10 @@ class Session(QObject):
         if not self.can_answer:
             return None
         token = CancelToken()
+        from app.demo_banner import answer_limit
+
         worker = Worker(
-            answer_chunks, self.mem, question, token, temporary, self.settings.max_tokens,
+            answer_chunks, self.mem, question, token, temporary, answer_limit(self.settings),
             stop_on_cancel=False,  # the stream stops itself and stores what was said so far
         )
         worker.on_cancel(token.cancel)

@@ -104,6 +104,7 @@ class SettingsDialog(QDialog):
         self.policy = current_policy()  # the administrator's: its settings are shown locked
         self.tabs = QTabWidget()
         self.tabs.addTab(self._model_tab(), "Model")
+        self.tabs.addTab(self._models_page(), "Models")
         self.tabs.addTab(self._memory_tab(), "Memory")
         self.error = QLabel(objectName="error")
         self.error.setWordWrap(True)
@@ -241,6 +242,11 @@ class SettingsDialog(QDialog):
             self.auto_lock.setToolTip(f"At most {self.policy.auto_lock_minutes} minutes: set by "
                                       f"your administrator ({self.policy.source}).")
         form.addRow("Lock when idle for", self.auto_lock)
+        self.fit_note = QLabel(objectName="hint")  # why the values were chosen (Models page)
+        self.fit_note.setWordWrap(True)
+        self.fit_note.setMinimumWidth(460)
+        self.fit_note.hide()
+        form.addRow("", self.fit_note)
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(14, 14, 14, 14)
@@ -249,6 +255,24 @@ class SettingsDialog(QDialog):
         layout.addWidget(local)
         layout.addStretch(1)
         return page
+
+    def _models_page(self) -> QWidget:
+        from app.models_page import ModelsPage
+
+        self.models_page = ModelsPage(self.pool)
+        self.models_page.picker.chosen.connect(self.use_choice)
+        return self.models_page
+
+    def use_choice(self, choice: Any) -> None:
+        """A model picked on the Models page fills the Model tab; Save applies it."""
+        self.set_values(dataclasses.replace(self.values(), **choice.values))
+        lines = [f"<b>{name}</b> {choice.reasons[key]}" for key, name in (
+            ("gpu_layers", "GPU layers"), ("context", "Context"), ("threads", "Threads"))
+            if key in choice.reasons]
+        self.fit_note.setText("Suggested for this computer:<br>" + "<br>".join(lines))
+        self.fit_note.setVisible(bool(lines))
+        self.models_page.note.setText(f"Chosen: {choice.label}. Press Save to switch to it.")
+        self.tabs.setCurrentIndex(0)
 
     def _memory_tab(self) -> QWidget:
         self.memory_form = MemoryForm()

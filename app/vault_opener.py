@@ -43,6 +43,7 @@ class VaultOpener(QObject):
         self.pool = pool
         self.window = window
         self.dialog: QDialog | None = None
+        self.first_run = False  # the vault was created by this run: the model step follows
 
     def start(self) -> None:
         if self.path.exists():
@@ -54,6 +55,7 @@ class VaultOpener(QObject):
     def _first_run(self, keyring: Any) -> None:
         if getattr(self.window, "closing", False):
             return
+        self.first_run = True
         self._show(FirstRunDialog(self.path, keyring, self.open_vault, self.pool, self.window))
 
     def _silent_failed(self, error: Exception) -> None:

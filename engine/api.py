@@ -24,7 +24,7 @@ from engine.memory.vectors import VectorMirror
 from engine.network import Transfer, TransferLog
 from engine.policy import Policy
 from engine.policy import current as current_policy
-from engine.prompt import build_messages, clean_answer
+from engine.prompt import build_messages, is_small_model
 from engine.records import (
     SHORT_TERM,
     USER_FACT,
@@ -39,6 +39,7 @@ from engine.records import (
 )
 from engine.retrieval import retrieve as _retrieve
 from engine.settings import MemorySettings
+from engine.thinking import ThinkingSplitter
 from engine.vault import KeyringStatus, Vault, keys
 from engine.vault import keyring_status as _keyring_status
 from engine.vault.store import page_from_row
@@ -617,9 +618,12 @@ class ResponseStream(Iterator[str]):
         self.memory = memory
         self.query = query
         self.retrieval = retrieval
-        self.messages = build_messages(retrieval, query)
+        self.messages = build_messages(retrieval, query, compact=is_small_model(memory.chat))
         self.temporary = temporary
-        self.text = ""
+        self.raw = ""  # everything the model wrote, thinking included (what is yielded)
+        self.text = ""  # the answer alone: stored, consolidated, scored
+        self.thinking = ""  # a reasoning model's <think> part: shown folded, never stored
+        self._splitter = ThinkingSplitter()
         self.page: Page | None = None
         self.cancelled = False
         self.error: BaseException | None = None
@@ -643,7 +647,9 @@ class ResponseStream(Iterator[str]):
             for chunk in memory.chat.stream(
                 self.messages, max_tokens=max_tokens, cancel=self._cancel
             ):
-                self.text += chunk
+                self.raw += chunk
+                self._splitter.feed(chunk)
+                self.text, self.thinking = self._splitter.answer, self._splitter.thinking
                 yield chunk
         except errors.GenerationCancelled:
             self.cancelled = True
@@ -652,9 +658,11 @@ class ResponseStream(Iterator[str]):
             raise  # nothing is stored: an error text is never memory
         finally:
             memory._foreground.clear()
+            self._splitter.finish()
+            self.text, self.thinking = self._splitter.answer, self._splitter.thinking
             self.transfer = memory.transfers.record(memory.chat, "answer", self.messages, self.text)
-        answer = clean_answer(self.text).strip()  # a reasoning model's <think> part is not memory
-        if self.temporary or (self.cancelled and not answer):
+        answer = self.text.strip()  # a reasoning model's <think> part is not memory
+        if self.temporary or (not answer and (self.cancelled or self.thinking)):
             return
         meta = {"stopped": True} if self.cancelled else {}
         self.page = memory.add_memory(self.query, answer, _program_meta=meta)

@@ -19,6 +19,7 @@ examples:
   memoryos facts delete 12 13        forget two facts
   memoryos export memory.json        everything, as JSON
   memoryos doctor                    check keyring, encryption, models and the vault
+  memoryos models                    models on this computer, local servers, downloads
 """
 
 
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("import-reference", "import a reference MemoryOS data folder (BAI-LAB/MemoryOS)"),
         ("eval", "evaluate on LoCoMo (memoryos eval locomo --help)"),
         ("bench", "latency, throughput and size benchmarks"),
+        ("models", "models on this computer, local servers, recommended downloads"),
     ):
         commands.add_parser(name, help=text, add_help=False)
     return parser
@@ -133,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         "import-reference": ("engine.reference_cli", "main"),
         "eval": ("engine.eval.cli", "eval_main"),
         "bench": ("engine.eval.cli", "bench_main"),
+        "models": ("models.cli", "main"),
     }
     if argv and argv[0] in passthrough:
         import importlib

@@ -7,6 +7,7 @@ import sys
 import time
 
 from engine import errors, paths
+from engine.thinking import ANSWER, ThinkingSplitter
 from engine.unlock import choose_vault, make_embedder, open_memory
 
 
@@ -110,9 +111,19 @@ def run_chat(args) -> int:
                 print(f"error: {exc}", file=sys.stderr)
                 continue
             print("assistant> ", end="", flush=True)
+            splitter = ThinkingSplitter()
             try:
                 for chunk in stream:
-                    print(chunk, end="", flush=True)
+                    for kind, text in splitter.feed(chunk):
+                        # A reasoning model's thinking goes to stderr, dimmed: not the answer.
+                        if kind == ANSWER:
+                            print(text, end="", flush=True)
+                        else:
+                            print(f"\x1b[2m{text}\x1b[0m", end="", file=sys.stderr, flush=True)
+                for kind, text in splitter.finish():
+                    print(
+                        text, end="", flush=True, file=sys.stdout if kind == ANSWER else sys.stderr
+                    )
             except KeyboardInterrupt:
                 stream.cancel()
                 for _ in stream:

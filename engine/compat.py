@@ -44,9 +44,10 @@ from pathlib import Path
 from typing import Any
 
 from engine import errors, unlock
-from engine.prompt import clean_answer, with_conversation_style
+from engine.prompt import with_conversation_style
 from engine.records import ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT
 from engine.settings import MemorySettings
+from engine.thinking import strip_thinking
 
 DEFAULT_ASSISTANT_ID = "default_assistant_profile"
 OPENAI_URL = "https://api.openai.com/v1"
@@ -231,7 +232,7 @@ class Memoryos:
             stream.messages = with_conversation_style(
                 stream.messages, relationship_with_user, style_hint, user_conversation_meta_data
             )
-            return clean_answer(stream.collect()).strip()
+            return strip_thinking(stream.collect()).strip()
 
     def get_user_profile_summary(self) -> str:
         """The user profile as text, one 'name: value' line per slot; "None" when empty."""

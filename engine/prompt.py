@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 
 from engine.memory import when
@@ -16,11 +15,29 @@ SYSTEM = (
     "the answer, say that it was not mentioned."
 )
 
+# A model this small drowns in a long system prompt: it loses the question and drifts into
+# another language. It gets one short instruction, a few facts and the last exchange.
+SMALL_MODEL_PARAMETERS = 1_000_000_000
+SYSTEM_SMALL = (
+    "You are a helpful assistant. Answer in the same language as the user's last message, "
+    "in one to three short sentences."
+)
+SMALL_FACTS = 5
+SMALL_PAGES = 3  # past things the user said, best first
+
+
+def is_small_model(chat: object) -> bool:
+    """True for a local model under 1 B parameters (known from its GGUF header)."""
+    parameters = getattr(getattr(chat, "info", None), "parameters", 0) or 0
+    return 0 < parameters < SMALL_MODEL_PARAMETERS
+
 
 def build_messages(
-    retrieval: Retrieval, query: str, now: float | None = None
+    retrieval: Retrieval, query: str, now: float | None = None, compact: bool = False
 ) -> list[dict[str, str]]:
     now = time.time() if now is None else now
+    if compact:
+        return _compact_messages(retrieval, query)
     # Stable parts first, changing parts last: llama.cpp reuses the cached prefix of the
     # previous prompt, so a date near the top would force the whole memory to be re-read.
     sections = [SYSTEM]
@@ -64,6 +81,33 @@ def build_messages(
     return _merge_same_role(messages)
 
 
+def _compact_messages(retrieval: Retrieval, query: str) -> list[dict[str, str]]:
+    """The small-model prompt: short instruction, a few known facts and past lines, the last turn."""
+    known = [f"{slot.name}: {slot.value}" for slot in retrieval.profile]
+    known += [item.fact.text for item in retrieval.facts]
+    recent_ids = {p.id for p in retrieval.short_term}
+    ranked = [item.page for item in retrieval.pages if item.page.id not in recent_ids]
+    # The best older pages, then this conversation's recent lines: the user's words only.
+    pages = ranked[:SMALL_PAGES] + list(retrieval.short_term[:-1])
+    said = [_clip(p.user_input) for p in pages if p.user_input and "agent_speaker" not in p.meta]
+    system = SYSTEM_SMALL
+    if known:
+        system += "\nAbout the user: " + "; ".join(known[:SMALL_FACTS]) + "."
+    if said:
+        system += "\nThe user said earlier:\n" + "\n".join(f"- {line}" for line in said)
+    messages = [{"role": "system", "content": system}]
+    for page in retrieval.short_term[-1:]:
+        if page.user_input and page.agent_response and "agent_speaker" not in page.meta:
+            messages.append({"role": "user", "content": _clip(page.user_input)})
+            messages.append({"role": "assistant", "content": _clip(page.agent_response)})
+    messages.append({"role": "user", "content": query})
+    return messages
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _merge_same_role(messages: list[dict[str, str]]) -> list[dict[str, str]]:
     """Chat templates want user and assistant turns to alternate."""
     merged: list[dict[str, str]] = []
@@ -76,16 +120,6 @@ def _merge_same_role(messages: list[dict[str, str]]) -> list[dict[str, str]]:
         else:
             merged.append(dict(message))
     return merged
-
-
-_REASONING = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
-
-
-def clean_answer(text: str) -> str:
-    """An answer without a reasoning model's <think>...</think> part (as the reference does)."""
-    if "<think>" not in text:
-        return text
-    return re.sub(r"\n\s*\n\s*\n", "\n\n", _REASONING.sub("", text)).strip()
 
 
 def with_conversation_style(

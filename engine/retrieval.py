@@ -58,6 +58,15 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+def _nothing_to_search(memory) -> bool:
+    """True when the vault holds no page, fact or profile slot yet."""
+    return (
+        len(memory.page_mirror) == 0
+        and len(memory.fact_mirror) == 0
+        and not memory.vault.slots(include_superseded=False)
+    )
+
+
 def retrieve(
     memory,
     query: str,
@@ -73,6 +82,10 @@ def retrieve(
     settings, vault = memory.settings, memory.vault
     k = max_pages or settings.top_pages
     pool = max(50, 5 * k)
+    if query_vector is None and _nothing_to_search(memory):
+        # A new vault: the first answer need not wait for the embedder to load (seconds).
+        elapsed = (time.perf_counter() - started) * 1000
+        return Retrieval(query, (), (), (), (), (), (), elapsed_ms=elapsed), set()
     vector = (
         query_vector if query_vector is not None else memory.embedder.embed_one(query, kind="query")
     )

@@ -14,8 +14,9 @@ import pytest
 from engine import errors
 from engine.backends.fake import HashEmbedder
 from engine.compat import Memoryos, vault_path
-from engine.prompt import clean_answer, with_conversation_style
+from engine.prompt import with_conversation_style
 from engine.records import ASSISTANT_KNOWLEDGE
+from engine.thinking import strip_thinking
 from tests.helpers import raw_bytes
 from tests.test_openai_server import start_server, stop_server
 
@@ -246,9 +247,9 @@ def test_user_ids_that_cannot_name_a_folder_are_refused(tmp_path, user_id):
 
 
 def test_reasoning_is_removed_and_style_goes_into_the_system_prompt():
-    assert clean_answer("<think>the user wants x</think>\n\nX it is.") == "X it is."
-    assert clean_answer("<think>never closed") == ""
-    assert clean_answer("plain") == "plain"
+    assert strip_thinking("<think>the user wants x</think>\n\nX it is.").strip() == "X it is."
+    assert strip_thinking("<think>never closed") == ""
+    assert strip_thinking("plain") == "plain"
     messages = [{"role": "system", "content": "Base."}, {"role": "user", "content": "hi"}]
     styled = with_conversation_style(messages, "friend", "", None)
     assert styled[0]["content"] == "Base.\n\nSpeak to the user as their friend."

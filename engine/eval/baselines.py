@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from engine.eval.locomo import Conversation, Turn
+from engine.thinking import strip_thinking
 
 _WORD = re.compile(r"[a-z0-9]+")
 RRF_K = 60  # the usual reciprocal-rank-fusion constant (Cormack et al. 2009)
@@ -154,4 +155,5 @@ def fits_context(chat: Any, messages: list[dict[str, str]], max_tokens: int) -> 
 
 def answer(chat: Any, messages: list[dict[str, str]], max_tokens: int = 64) -> str:
     """One deterministic generation, the text joined."""
-    return "".join(chat.stream(messages, max_tokens=max_tokens, temperature=0.0)).strip()
+    text = "".join(chat.stream(messages, max_tokens=max_tokens, temperature=0.0))
+    return strip_thinking(text).strip()  # a reasoning model's thinking is not its answer

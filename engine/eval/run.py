@@ -15,6 +15,7 @@ from typing import Any
 from engine.eval import baselines as base
 from engine.eval.locomo import Conversation, Question, exchanges, ingest, load_locomo
 from engine.eval.report import K_VALUES, build_results, write_all
+from engine.thinking import strip_thinking
 
 MAX_K = max(K_VALUES)
 BASELINE_CONTEXT_TURNS = 10  # turns a retrieval baseline hands to the model when answering
@@ -435,7 +436,7 @@ def _answer_ours(mem: Any, question: Question, chat: Any, config: EvalConfig) ->
     except Exception as exc:  # one failed answer must not stop a long run; it scores 0
         error = f"{type(exc).__name__}: {exc}"
     return {
-        "answers": {"ours": "".join(parts).strip()},
+        "answers": {"ours": strip_thinking("".join(parts)).strip()},  # thinking is no answer
         "answer_ms": (time.perf_counter() - start) * 1000,
         "first_chunk_ms": first_ms,
         "usage": usage_since(chat, before),

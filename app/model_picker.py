@@ -1,0 +1,465 @@
+"""One table of every model a person can use: files on disk, local servers, downloads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.errors import describe
+from app.settings_store import BUNDLED, GGUF, SERVER
+from app.workers import WorkerPool
+
+FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
+GROUP_TITLES = {
+    FILES: "On this computer",
+    SERVERS: "Local servers (OpenAI-compatible)",
+    DOWNLOADS: "Recommended downloads",
+}
+
+
+@dataclass
+class Choice:
+    """What the person picked, as app settings values (keys of AppSettings)."""
+
+    label: str
+    values: dict[str, Any] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)  # why GPU layers/context/threads
+
+
+# -- work done in pool threads (no widgets here) ------------------------------------------
+
+
+def look_around(folders: list[str] | None = None, probe: bool = True) -> Any:
+    from models.overview import overview
+
+    return overview(folders=folders, probe=probe)
+
+
+def fit_file(path: str) -> Any:
+    """The suggested settings for a GGUF file on this machine."""
+    from models.fit import fit_model, shape_of
+    from models.machine import this_machine
+    from models.overview import gpu_offload
+
+    return fit_model(shape_of(path), this_machine(), gpu_offload())
+
+
+def remember_folder(folder: str) -> list[str]:
+    from models.overview import add_folder
+
+    return add_folder(folder)
+
+
+def bundled_path() -> str:
+    from models.catalogue import bundled_gguf_path
+
+    return str(bundled_gguf_path())
+
+
+class DownloadSignals(QObject):
+    progressed = Signal(object)  # models.download.Progress, from the download's thread
+
+
+def run_download(model: Any, signals: DownloadSignals, holder: dict) -> Any:
+    """Download a recommended model into MemoryOS's models folder (pool thread)."""
+    from models.download import Download, downloads_dir
+
+    download = Download(model.url, downloads_dir() / model.file, sha256=model.sha256)
+    holder["download"] = download
+    return download.run(signals.progressed.emit)
+
+
+# -- the widget ----------------------------------------------------------------------------
+
+
+class ModelPicker(QWidget):
+    """The table, an Add-folder button, download progress; `chosen(Choice)` on Use."""
+
+    chosen = Signal(object)
+    listed = Signal()  # the look-around finished and the table is filled
+    fitted = Signal()  # the suggested settings for the selected row are shown
+    download_finished = Signal(object)  # Downloaded, or the exception
+
+    def __init__(self, pool: WorkerPool, probe: bool = True, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.pool = pool
+        self.probe = probe
+        self.overview: Any = None
+        self.fit: Any = None
+        self._download: dict = {}
+        self.machine = QLabel("Looking at this computer…", objectName="hint")
+        self.machine.setWordWrap(True)
+        self.table = QTreeWidget()
+        self.table.setObjectName("modelTable")
+        self.table.setColumnCount(4)
+        self.table.setHeaderLabels(["Model", "Where", "Details", "Fits this computer"])
+        self.table.setRootIsDecorated(False)
+        self.table.setUniformRowHeights(True)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self.table.setColumnWidth(0, 240)
+        self.table.setColumnWidth(1, 200)
+        self.table.setColumnWidth(2, 360)
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.table.itemDoubleClicked.connect(lambda *_: self.use())
+        self.why = QLabel(objectName="hint")
+        self.why.setWordWrap(True)
+        self.why.setTextFormat(Qt.TextFormat.RichText)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress_text = QLabel(objectName="hint")
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.clicked.connect(self.pause_download)
+        self.cancel_button = QPushButton("Cancel download")
+        self.cancel_button.clicked.connect(self.cancel_download)
+        download_row = QHBoxLayout()
+        download_row.addWidget(self.progress, 1)
+        download_row.addWidget(self.progress_text, 2)
+        download_row.addWidget(self.pause_button)
+        download_row.addWidget(self.cancel_button)
+        self.download_box = QWidget()
+        self.download_box.setLayout(download_row)
+        self.download_box.hide()
+        self.add_folder_button = QPushButton("Add a folder…")
+        self.add_folder_button.setToolTip("Also look for .gguf files in a folder you choose")
+        self.add_folder_button.clicked.connect(self.pick_folder)
+        self.refresh_button = QPushButton("Look again")
+        self.refresh_button.setShortcut("F5")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.download_button = QPushButton("Download")
+        self.download_button.clicked.connect(self.start_download)
+        self.use_button = QPushButton("Use this model", objectName="primary")
+        self.use_button.clicked.connect(self.use)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_folder_button)
+        buttons.addWidget(self.refresh_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.download_button)
+        buttons.addWidget(self.use_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.machine)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.why)
+        layout.addWidget(self.download_box)
+        layout.addLayout(buttons)
+        self.signals = DownloadSignals(self)
+        self.signals.progressed.connect(self._download_progress)
+        self._update_buttons()
+        self.refresh()
+
+    # --- listing -----------------------------------------------------------------------
+    def refresh(self) -> None:
+        self.machine.setText("Looking for models on this computer and local servers…")
+        self.refresh_button.setEnabled(False)
+        self.pool.run(look_around, None, self.probe, on_result=self._listed, on_error=self._failed)
+
+    def _listed(self, overview: Any) -> None:
+        self.overview = overview
+        self.refresh_button.setEnabled(True)
+        m = overview.machine
+        gpu = f"{m.gpu_name}, {_gb(m.free_vram)} free" if m.free_vram else "no GPU memory found"
+        offload = "supported" if overview.gpu_offload else "not in this llama.cpp build"
+        self.machine.setText(
+            f"This computer: {_gb(m.free_ram)} of {_gb(m.total_ram)} RAM free · "
+            f"{m.physical_cores} physical cores · {gpu} · GPU offload {offload}."
+        )
+        self.table.clear()
+        groups = {}
+        for key, title in GROUP_TITLES.items():
+            group = QTreeWidgetItem(self.table, [title])
+            group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            font = group.font(0)
+            font.setBold(True)
+            group.setFont(0, font)
+            group.setFirstColumnSpanned(True)
+            groups[key] = group
+        bundled = QTreeWidgetItem(groups[FILES], [
+            "SmolLM2-135M Instruct (bundled demo)", "Built in",
+            "llama · 135M parameters · Q4_1 · offline", "yes (tiny: for trying the app)",
+        ])  # fmt: skip
+        bundled.setData(0, Qt.ItemDataRole.UserRole, ("bundled", None))
+        for model in overview.files:
+            info = model.info
+            details = (
+                f"{info.architecture} · {_parameters(info.parameters)} · {info.quantisation} · "
+                f"{_gb(info.size_bytes)} · context {info.context_length or '?'}"
+                f" · {'chat template' if info.chat_template else 'no chat template'}"
+                if info else f"unreadable: {model.error}"
+            )  # fmt: skip
+            fit = overview.file_fits.get(model.path)
+            verdict = "" if fit is None else (
+                f"yes · {fit.n_ctx:,} tokens on {fit.where}" if fit.fits else "no: not enough memory"
+            )  # fmt: skip
+            row = QTreeWidgetItem(groups[FILES], [model.name, model.tool, details, verdict])
+            row.setToolTip(0, model.path)
+            row.setToolTip(2, details)
+            row.setData(0, Qt.ItemDataRole.UserRole, ("file", model))
+            if info is None:
+                row.setDisabled(True)
+        for server in overview.servers:
+            for name in server.models or ["(no models loaded)"]:
+                row = QTreeWidgetItem(groups[SERVERS], [
+                    name, f"{server.kind.split(' /')[0]} · port {server.port}", server.url,
+                    "runs in the server",
+                ])  # fmt: skip
+                row.setData(0, Qt.ItemDataRole.UserRole, ("server", (server, name)))
+        if not overview.servers:
+            note = QTreeWidgetItem(groups[SERVERS], ["None answering on 127.0.0.1", "", (
+                "Start Ollama, LM Studio's server, llama.cpp's server, vLLM or Jan, then Look again"
+            ), ""])  # fmt: skip
+            note.setFlags(Qt.ItemFlag.NoItemFlags)
+        paused = {Path(item["dest"]).name: item for item in overview.paused}
+        for model, fit in overview.recommended:
+            verdict = (
+                f"yes · {fit.n_ctx:,} tokens on {fit.where}"
+                if fit.fits
+                else "no: not enough memory"
+            )
+            if model.file in paused:  # a download paused earlier (maybe before a restart)
+                part = paused[model.file]
+                verdict = f"paused at {_gb(part['done'])} of {_gb(part['size'])} · {verdict}"
+            row = QTreeWidgetItem(groups[DOWNLOADS], [
+                model.name, f"Download · {model.licence}",
+                f"{_gb(model.size_bytes)} · {model.repo} · {model.file}", verdict,
+            ])  # fmt: skip
+            row.setToolTip(2, model.url)
+            row.setData(0, Qt.ItemDataRole.UserRole, ("download", (model, fit)))
+            if not fit.fits:
+                row.setForeground(3, Qt.GlobalColor.darkRed)
+        for group in groups.values():
+            group.setExpanded(True)
+        self._update_buttons()
+        self.listed.emit()
+
+    def _failed(self, error: Exception) -> None:
+        self.refresh_button.setEnabled(True)
+        self.machine.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
+        self.listed.emit()
+
+    def rows(self, group: str) -> list[QTreeWidgetItem]:
+        """The rows under one of FILES, SERVERS, DOWNLOADS (tests and screenshots)."""
+        index = list(GROUP_TITLES).index(group)
+        top = self.table.topLevelItem(index)
+        if top is None:
+            return []
+        return [top.child(i) for i in range(top.childCount())]
+
+    def pick_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "A folder with .gguf model files")
+        if folder:
+            self.add_folder(folder)
+
+    def add_folder(self, folder: str) -> None:
+        self.pool.run(
+            remember_folder, folder, on_result=lambda _f: self.refresh(), on_error=self._failed
+        )
+
+    # --- the selected row --------------------------------------------------------------
+    def selected(self) -> tuple[str, Any] | None:
+        items = self.table.selectedItems()
+        return items[0].data(0, Qt.ItemDataRole.UserRole) if items else None
+
+    def _selected(self) -> None:
+        self.fit = None
+        picked = self.selected()
+        self._update_buttons()
+        if not picked:
+            self.why.setText("")
+            return
+        kind, data = picked
+        if kind == "file":
+            self.why.setText("Working out the best settings for this computer…")
+            self.pool.run(fit_file, data.path, on_result=self._show_fit, on_error=self._fit_failed)
+        elif kind == "download":
+            self._show_fit(data[1], data[0])
+        elif kind == "server":
+            self.why.setText(
+                "The server runs the model with its own settings; MemoryOS only "
+                "sends the conversation to it, on this computer."
+            )
+            self.fitted.emit()
+        else:
+            self.why.setText(
+                "The bundled demo model: small enough to run anywhere, too small "
+                "for good answers. Its answers are kept short."
+            )
+            self.fitted.emit()
+
+    def _show_fit(self, fit: Any, model: Any = None) -> None:
+        self.fit = fit
+        lines = [
+            f"<b>GPU layers</b> {fit.reasons.get('gpu_layers', '')}",
+            f"<b>Context</b> {fit.reasons.get('context', '')}",
+            f"<b>Threads</b> {fit.reasons.get('threads', '')}",
+        ]
+        if model is not None:
+            lines.append(
+                f"<b>Licence</b> {model.licence}. SHA-256 checked against the hub's "
+                "published hash before the model is offered."
+            )
+        self.why.setText("<br>".join(lines))
+        self._update_buttons()
+        self.fitted.emit()
+
+    def _fit_failed(self, error: Exception) -> None:
+        self.why.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
+        self.fitted.emit()
+
+    def _update_buttons(self) -> None:
+        picked = self.selected()
+        kind = picked[0] if picked else ""
+        downloading = bool(self._download)
+        self.download_button.setVisible(kind == "download")
+        paused = kind == "download" and "paused at" in self.table.selectedItems()[0].text(3)
+        self.download_button.setText("Resume download" if paused else "Download")
+        self.download_button.setEnabled(kind == "download" and not downloading)
+        self.use_button.setEnabled(
+            kind in ("bundled", "server") or (kind == "file" and self.fit is not None)
+        )
+
+    # --- choosing ----------------------------------------------------------------------
+    def choice(self) -> Choice | None:
+        """The selected row as settings values (None when nothing usable is selected)."""
+        picked = self.selected()
+        if not picked:
+            return None
+        kind, data = picked
+        if kind == "bundled":
+            return Choice("SmolLM2-135M (bundled)", {"model_source": BUNDLED})
+        if kind == "server":
+            server, name = data
+            return Choice(f"{name} on {server.url}", {
+                "model_source": SERVER, "server_url": server.url, "server_model": name,
+            })  # fmt: skip
+        if kind == "file" and self.fit is not None:
+            return self._file_choice(data.name, data.path, self.fit)
+        return None
+
+    def _file_choice(self, label: str, path: str, fit: Any) -> Choice:
+        return Choice(label, {
+            "model_source": GGUF, "gguf_path": path, "gpu_layers": fit.n_gpu_layers,
+            "context_size": fit.n_ctx, "threads": fit.n_threads,
+        }, dict(fit.reasons))  # fmt: skip
+
+    def use(self) -> None:
+        choice = self.choice()
+        if choice is not None:
+            self.chosen.emit(choice)
+
+    # --- downloading -------------------------------------------------------------------
+    def start_download(self) -> None:
+        picked = self.selected()
+        if not picked or picked[0] != "download" or self._download:
+            return
+        model, fit = picked[1]
+        self._download = {"model": model, "fit": fit}
+        self.download_box.show()
+        self.progress.setRange(0, 0)
+        self.progress_text.setText(f"Asking the hub for {model.file}…")
+        self.pause_button.setText("Pause")
+        self._update_buttons()
+        self.pool.run(
+            run_download,
+            model,
+            self.signals,
+            self._download,
+            on_result=self._downloaded,
+            on_error=self._download_failed,
+        )
+
+    def _download_progress(self, progress: Any) -> None:
+        if progress.total:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * progress.done / progress.total))
+        left = f" · {_duration(progress.eta)} left" if progress.eta is not None else ""
+        verb = "Checking" if progress.stage == "verifying" else "Downloaded"
+        self.progress_text.setText(
+            f"{verb} {_gb(progress.done)} of {_gb(progress.total)} · "
+            f"{progress.speed / 1e6:.1f} MB/s{left}"
+        )
+
+    def pause_download(self) -> None:
+        download = self._download.get("download")
+        if download is not None:
+            download.pause()
+
+    def cancel_download(self) -> None:
+        download = self._download.get("download")
+        if download is not None:
+            download.cancel()
+
+    def _downloaded(self, result: Any) -> None:
+        model, fit = self._download["model"], self._download["fit"]
+        self._download = {}
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(1000)
+        self.progress_text.setText(
+            f"{model.file} downloaded and verified (SHA-256 {result.sha256[:12]}…)."
+            if result.verified
+            else f"{model.file} downloaded (no published hash to check)."
+        )
+        self.pause_button.hide()
+        self.cancel_button.hide()
+        self.download_finished.emit(result)
+        self.chosen.emit(self._file_choice(model.name, str(result.path), fit))
+        self.refresh()
+
+    def _download_failed(self, error: Exception) -> None:
+        from models.download import DownloadStopped
+
+        model = self._download.get("model")
+        self._download = {}
+        stopped = isinstance(error, DownloadStopped)
+        self.progress.setRange(0, 1000)
+        if stopped and error.cancelled:
+            self.download_box.hide()
+        else:
+            self.progress_text.setText(describe(error) if not stopped else str(error))
+            self.pause_button.setText("Resume")
+            self.pause_button.clicked.disconnect()
+            self.pause_button.clicked.connect(lambda: self._resume(model))
+        self._update_buttons()
+        self.download_finished.emit(error)
+
+    def _resume(self, model: Any) -> None:
+        self.pause_button.clicked.disconnect()
+        self.pause_button.clicked.connect(self.pause_download)
+        for index in range(self.rows(DOWNLOADS).__len__()):
+            row = self.rows(DOWNLOADS)[index]
+            if row.data(0, Qt.ItemDataRole.UserRole)[1][0] is model:
+                self.table.setCurrentItem(row)
+        self.start_download()
+
+
+def _gb(value: int) -> str:
+    return f"{value / 1e9:.1f} GB" if value >= 1e8 else f"{value / 1e6:.0f} MB"
+
+
+def _parameters(count: int) -> str:
+    return f"{count / 1e9:.1f}B parameters" if count >= 1e9 else f"{count / 1e6:.0f}M parameters"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

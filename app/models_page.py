@@ -1,0 +1,22 @@
+"""Settings → Models: the same model table as the first-run step, inside the settings dialog."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.model_picker import ModelPicker
+from app.workers import WorkerPool
+
+
+class ModelsPage(QWidget):
+    """Models on this computer, local servers and downloads; Use fills the Model tab."""
+
+    def __init__(self, pool: WorkerPool, probe: bool = True, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.picker = ModelPicker(pool, probe=probe)
+        self.note = QLabel(objectName="hint")
+        self.note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 14, 14, 14)
+        layout.addWidget(self.picker, 1)
+        layout.addWidget(self.note)

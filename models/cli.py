@@ -1,0 +1,93 @@
+"""`memoryos models`: what the model step lists, in a terminal (`--json` for scripts)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from models.overview import Overview, overview
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memoryos models",
+        description="List GGUF models on this computer, local OpenAI-compatible servers, and "
+        "recommended downloads with whether each fits this machine.",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    parser.add_argument(
+        "--folder", action="append", default=None, metavar="PATH",
+        help="also search this folder (repeatable; default: the folders added in the app)",
+    )  # fmt: skip
+    parser.add_argument("--no-probe", action="store_true", help="do not look for local servers")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    result = overview(folders=args.folder, probe=not args.no_probe)
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render(result))
+    return 0
+
+
+def render(result: Overview) -> str:
+    machine = result.machine
+    gpu = (
+        f"{machine.gpu_name}, {_gb(machine.free_vram)} free"
+        if machine.free_vram
+        else "no GPU memory found"
+    )
+    lines = [
+        f"This computer: {_gb(machine.free_ram)} of {_gb(machine.total_ram)} RAM free, "
+        f"{machine.physical_cores} physical cores, {gpu}, GPU offload "
+        f"{'supported' if result.gpu_offload else 'not in this llama.cpp build'}.",
+        "",
+        f"On this computer ({len(result.files)} GGUF files)",
+    ]
+    for model in result.files:
+        info = model.info
+        if info is None:
+            lines.append(f"  {model.tool:<22} {model.name}  (unreadable: {model.error})")
+        else:
+            lines.append(
+                f"  {model.tool:<22} {model.name}\n"
+                f"  {'':<22} {info.architecture} · {_parameters(info.parameters)} · "
+                f"{info.quantisation} · {_gb(info.size_bytes)} · context "
+                f"{info.context_length or '?'} · chat template "
+                f"{'yes' if info.chat_template else 'no'}\n"
+                f"  {'':<22} {model.path}"
+            )
+    lines += ["", f"Local servers ({len(result.servers)} answering /v1/models on 127.0.0.1)"]
+    for server in result.servers:
+        lines.append(f"  {server.kind:<22} {server.url}  models: {', '.join(server.models) or '-'}")
+    lines += [
+        "",
+        "Recommended downloads (Hugging Face; SHA-256 checked against the hub's LFS hash)",
+    ]
+    for model, fit in result.recommended:
+        mark = f"fits, {fit.n_ctx:,} tokens on {fit.where}" if fit.fits else "too big here"
+        lines.append(
+            f"  {model.tier_gb:>2} GB  {model.name:<28} {_gb(model.size_bytes):>8}  "
+            f"{model.licence:<28} {mark}\n"
+            f"  {'':<6} {model.url}"
+        )
+    for paused in result.paused:
+        lines.append(f"  paused: {paused['dest']} ({_gb(paused['done'])} of {_gb(paused['size'])})")
+    return "\n".join(lines) + "\n"
+
+
+def _gb(value: int) -> str:
+    return f"{value / 1e9:.1f} GB" if value >= 1e8 else f"{value / 1e6:.0f} MB"
+
+
+def _parameters(count: int) -> str:
+    return f"{count / 1e9:.1f}B parameters" if count >= 1e9 else f"{count / 1e6:.0f}M parameters"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""The model step, the Models page and the demo banner, against a real disk layout and server."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.local_servers import ChatServer
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def loads():
+    """A chat factory that records what it was asked to load and returns a FakeChat."""
+    from engine.backends.fake import FakeChat
+
+    asked: list = []
+
+    def factory(settings, progress=None):
+        asked.append(settings)
+        return FakeChat(model_id=f"fake/{settings.model_source}")
+
+    factory.asked = asked
+    return factory
+
+
+@pytest.fixture
+def person(tmp_path, monkeypatch):
+    """A home with LM Studio's folder holding the bundled GGUF, and a live local server."""
+    from models.catalogue import bundled_gguf_path
+
+    home = tmp_path / "person"
+    target = (
+        home
+        / ".lmstudio/models/lmstudio-community/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct-Q4_1.gguf"
+    )
+    target.parent.mkdir(parents=True)
+    os.symlink(bundled_gguf_path(), target)
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_DATA_HOME", "HF_HOME", "HF_HUB_CACHE", "OLLAMA_MODELS"):
+        monkeypatch.delenv(name, raising=False)
+    with ChatServer(models=["smollm2-135m"], reply=["Hello", " there"]) as server:
+        monkeypatch.setattr("models.probe.DEFAULT_PORTS", {server.port: "llama.cpp server"})
+        yield {"gguf": str(target), "server": server}
+
+
+def row_named(rows, name):
+    return next(row for row in rows if row.text(0) == name)
+
+
+def test_the_model_step_drives_the_choice_into_settings(qtbot, memory, chat, loads, person):
+    from app.main_window import MainWindow
+    from app.model_picker import FILES, SERVERS
+    from app.settings_store import load_settings
+
+    window = MainWindow.for_memory(memory, chat, chat_factory=loads)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.demo_banner.isVisible()
+    with qtbot.waitSignal(window.demo_banner.choose_requested):
+        window.demo_banner.button.click()
+    dialog = window.panels["model_step"]
+    picker = dialog.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    files = [(row.text(0), row.text(1)) for row in picker.rows(FILES)]
+    assert files == [
+        ("SmolLM2-135M Instruct (bundled demo)", "Built in"),
+        ("SmolLM2-135M-Instruct-Q4_1", "LM Studio"),
+    ]
+    assert "llama · 135M parameters · Q4_1" in picker.rows(FILES)[1].text(2)
+    assert picker.rows(FILES)[1].text(3).startswith("yes · 8,192 tokens on ")
+    assert [row.text(0) for row in picker.rows(SERVERS)] == ["smollm2-135m"]
+    # The server's model: Use puts its URL and name into the settings, saved at once.
+    picker.table.setCurrentItem(row_named(picker.rows(SERVERS), "smollm2-135m"))
+    with qtbot.waitSignal(dialog.finished):
+        picker.use_button.click()
+    server = person["server"]
+    assert (
+        window.settings.model_source,
+        window.settings.server_url,
+        window.settings.server_model,
+    ) == (
+        "openai",
+        server.url,
+        "smollm2-135m",
+    )
+    saved = load_settings()
+    assert (saved.model_source, saved.server_url, saved.server_model) == (
+        "openai",
+        server.url,
+        "smollm2-135m",
+    )
+    assert not window.demo_banner.isVisible()
+    qtbot.waitUntil(lambda: loads.asked and loads.asked[-1].model_source == "openai")
+    window.close()
+
+
+def test_a_file_on_disk_comes_with_fitted_settings(qtbot, memory, chat, loads, person):
+    from app.main_window import MainWindow
+    from app.model_picker import FILES
+
+    window = MainWindow.for_memory(memory, chat, chat_factory=loads)
+    qtbot.addWidget(window)
+    dialog = window.open_model_step()
+    picker = dialog.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    with qtbot.waitSignal(picker.fitted, timeout=10_000):
+        picker.table.setCurrentItem(row_named(picker.rows(FILES), "SmolLM2-135M-Instruct-Q4_1"))
+    assert "8,192 tokens: the model was trained for 8,192" in picker.why.text()
+    assert picker.use_button.isEnabled()
+    picker.use_button.click()
+    settings = window.settings
+    assert (
+        settings.model_source,
+        settings.gguf_path,
+        settings.context_size,
+        settings.gpu_layers,
+    ) == (
+        "gguf",
+        person["gguf"],
+        8192,
+        0,
+    )
+    assert settings.threads == picker.fit.n_threads >= 1
+    assert not window.demo_banner.isVisible()
+    window.close()
+
+
+def test_the_banner_shows_only_with_the_bundled_model(qtbot, memory, chat, loads):
+    import dataclasses
+
+    from app.demo_banner import DEMO_MAX_TOKENS, answer_limit
+    from app.main_window import MainWindow
+    from app.settings_store import AppSettings
+
+    window = MainWindow.for_memory(memory, chat, chat_factory=loads)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.settings.model_source == "bundled" and window.demo_banner.isVisible()
+    other = dataclasses.replace(
+        window.settings, model_source="openai", server_url="http://127.0.0.1:9/v1", server_model="m"
+    )
+    window._settings_applied(other, True)
+    assert not window.demo_banner.isVisible()
+    window._settings_applied(dataclasses.replace(other, model_source="bundled"), True)
+    assert window.demo_banner.isVisible()
+    assert answer_limit(AppSettings(max_tokens=512)) == DEMO_MAX_TOKENS == 160
+    assert answer_limit(AppSettings(model_source="gguf", gguf_path="x", max_tokens=512)) == 512
+    window.close()
+
+
+def test_the_models_page_fills_the_model_tab(qtbot, memory, chat, loads, person):
+    from app.model_picker import FILES
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())] == [
+        "Model",
+        "Models",
+        "Memory",
+    ]
+    picker = dialog.models_page.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    with qtbot.waitSignal(picker.fitted, timeout=10_000):
+        picker.table.setCurrentItem(row_named(picker.rows(FILES), "SmolLM2-135M-Instruct-Q4_1"))
+    picker.use_button.click()
+    assert dialog.tabs.currentIndex() == 0
+    assert dialog.gguf.isChecked() and dialog.gguf_path.text() == person["gguf"]
+    assert dialog.context_size.value() == 8192
+    assert "Context</b> 8,192 tokens" in dialog.fit_note.text()
+    with qtbot.waitSignal(dialog.applied) as applied:
+        dialog.save()
+    settings, changed = applied.args
+    assert changed and settings.model_source == "gguf" and settings.gguf_path == person["gguf"]
+
+
+@pytest.fixture
+def hub(tmp_path, monkeypatch):
+    """The recommended list holds one model, served by a real HTTP server shaped like the hub."""
+    import shutil
+
+    from models import recommended
+    from models.catalogue import bundled_gguf_path
+    from tests.local_servers import FileHost
+
+    served = tmp_path / "served" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    served.parent.mkdir()
+    shutil.copyfile(bundled_gguf_path(), served)
+    model = recommended.Recommended(
+        "SmolLM2 135M (test)", 4, "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF", served.name,
+        served.stat().st_size, "Apache-2.0", 30, 23040, 8192,
+    )  # fmt: skip
+    monkeypatch.setattr(recommended, "RECOMMENDED", (model,))
+    monkeypatch.setattr("models.probe.DEFAULT_PORTS", {})
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))  # no other app's models
+    for name in ("XDG_DATA_HOME", "HF_HOME", "HF_HUB_CACHE", "OLLAMA_MODELS"):
+        monkeypatch.delenv(name, raising=False)
+    with FileHost(served, repo=model.repo) as host:
+        monkeypatch.setattr(recommended, "HUB", host.endpoint)
+        yield host
+
+
+def test_a_download_shows_progress_is_verified_then_chosen(qtbot, hub):
+    from app.model_picker import DOWNLOADS, FILES, ModelPicker
+    from app.workers import WorkerPool
+    from models.download import downloads_dir
+
+    pool = WorkerPool()
+    picker = ModelPicker(pool)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    hub.block_delay = 0.01
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    assert picker.download_button.isVisible() or not picker.isVisible()
+    with qtbot.waitSignal(picker.chosen, timeout=30_000) as chosen:
+        picker.download_button.click()
+        qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
+    target = downloads_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert chosen.args[0].values["gguf_path"] == str(target)
+    assert chosen.args[0].values["context_size"] == 8192
+    assert picker.progress_text.text().startswith(
+        f"SmolLM2-135M-Instruct.Q4_1.gguf downloaded and verified (SHA-256 {hub.sha256[:12]}"
+    )
+    qtbot.waitUntil(lambda: any(r.text(1) == "Downloaded by MemoryOS" for r in picker.rows(FILES)))
+    pool.wait(5000)
+
+
+def test_cancel_in_the_table_leaves_no_half_model(qtbot, hub):
+    from app.model_picker import DOWNLOADS, FILES, ModelPicker
+    from app.workers import WorkerPool
+    from models.download import downloads_dir
+
+    pool = WorkerPool()
+    picker = ModelPicker(pool)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    hub.block_delay = 0.05
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    with qtbot.waitSignal(picker.download_finished, timeout=30_000) as finished:
+        picker.download_button.click()
+        qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
+        picker.cancel_button.click()
+    assert finished.args[0].cancelled
+    assert not picker.download_box.isVisible()
+    assert not downloads_dir().exists() or list(downloads_dir().iterdir()) == []
+    with qtbot.waitSignal(picker.listed, timeout=20_000):
+        picker.refresh()
+    assert [r.text(1) for r in picker.rows(FILES)] == ["Built in"]
+    pool.wait(5000)
+
+
+def test_pause_then_resume_after_a_restart_of_the_table(qtbot, hub):
+    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.workers import WorkerPool
+    from models.download import downloads_dir
+
+    pool = WorkerPool()
+    picker = ModelPicker(pool)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    hub.block_delay = 0.05
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    with qtbot.waitSignal(picker.download_finished, timeout=30_000) as finished:
+        picker.download_button.click()
+        qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
+        picker.pause_button.click()
+    assert not finished.args[0].cancelled
+    assert picker.pause_button.text() == "Resume"
+    part = downloads_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf.part"
+    kept = part.stat().st_size
+    assert kept > 0
+    picker.close()
+    # A new table (the app was restarted): the row says it is paused; Download resumes it.
+    hub.block_delay = 0.0
+    again = ModelPicker(pool)
+    qtbot.addWidget(again)
+    qtbot.waitUntil(lambda: again.overview is not None, timeout=20_000)
+    row = again.rows(DOWNLOADS)[0]
+    assert row.text(3).startswith("paused at ")
+    again.table.setCurrentItem(row)
+    assert again.download_button.text() == "Resume download"
+    with qtbot.waitSignal(again.chosen, timeout=30_000):
+        again.download_button.click()
+    assert hub.ranges[-1] == f"bytes={kept}-"
+    assert not part.exists()
+    pool.wait(5000)
+
+
+def test_a_folder_the_person_adds_is_searched_and_remembered(qtbot, person, tmp_path):
+    import shutil
+
+    from app.model_picker import FILES, ModelPicker
+    from app.workers import WorkerPool
+    from models.catalogue import bundled_gguf_path
+    from models.overview import picked_folders
+
+    folder = tmp_path / "my models"
+    folder.mkdir()
+    shutil.copyfile(bundled_gguf_path(), folder / "my-model.gguf")
+    pool = WorkerPool()
+    picker = ModelPicker(pool, probe=False)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    assert [r.text(1) for r in picker.rows(FILES)] == ["Built in", "LM Studio"]
+    with qtbot.waitSignal(picker.listed, timeout=20_000):
+        picker.add_folder(str(folder))
+    qtbot.waitUntil(lambda: len(picker.rows(FILES)) == 3, timeout=20_000)
+    assert [(r.text(0), r.text(1)) for r in picker.rows(FILES)][2] == ("my-model", "Chosen folder")
+    assert picked_folders() == [str(folder.resolve())]
+    pool.wait(5000)

@@ -1,0 +1,194 @@
+"""Real HTTP servers on 127.0.0.1 for tests: a Hugging-Face-like file host and an OpenAI-like API."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+
+class FileHost:
+    """Serves one file like the hub: /<repo>/resolve/main/<name> redirects (302) to /cdn/<name>
+    with X-Linked-Etag (SHA-256) and X-Linked-Size; /cdn/ honours Range. `drop_after` makes the
+    next GET close the connection after that many bytes (a forced interruption)."""
+
+    def __init__(self, file: Path, repo: str = "org/model-GGUF", sha256: str | None = None) -> None:
+        self.file = Path(file)
+        self.repo = repo
+        self.size = self.file.stat().st_size
+        self.sha256 = sha256 or _sha256(self.file)
+        self.drop_after: int | None = None
+        self.honour_range = True  # False: a server that always sends the whole file
+        self.block_delay = 0.0  # seconds between 1 MiB blocks: a slow link, so people can click
+        self.ranges: list[str | None] = []  # the Range header of each GET of the file
+        host = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_HEAD(self) -> None:  # noqa: N802
+                host._answer(self, body=False)
+
+            def do_GET(self) -> None:  # noqa: N802
+                host._answer(self, body=True)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FileHost:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _answer(self, handler: BaseHTTPRequestHandler, body: bool) -> None:
+        name = self.file.name
+        if handler.path == f"/{self.repo}/resolve/main/{name}":
+            handler.send_response(302)
+            handler.send_header("Location", f"/cdn/{name}")
+            handler.send_header("X-Linked-Etag", f'"{self.sha256}"')
+            handler.send_header("X-Linked-Size", str(self.size))
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        if handler.path != f"/cdn/{name}":
+            handler.send_error(404)
+            return
+        start = 0
+        wanted = handler.headers.get("Range")
+        if body:
+            self.ranges.append(wanted)
+        if wanted and wanted.startswith("bytes=") and self.honour_range:
+            start = int(wanted[6:].split("-")[0])
+            if start >= self.size:
+                handler.send_error(416)
+                return
+            handler.send_response(206)
+            handler.send_header("Content-Range", f"bytes {start}-{self.size - 1}/{self.size}")
+        else:
+            handler.send_response(200)
+        handler.send_header("Content-Length", str(self.size - start))
+        handler.send_header("Accept-Ranges", "bytes")
+        handler.end_headers()
+        if not body:
+            return
+        limit, self.drop_after = self.drop_after, None
+        sent = 0
+        with open(self.file, "rb") as data:
+            data.seek(start)
+            while block := data.read(1 << 20):
+                if limit is not None and sent + len(block) > limit:
+                    handler.wfile.write(block[: limit - sent])
+                    handler.wfile.flush()
+                    handler.close_connection = True
+                    handler.connection.shutdown(2)  # the interruption: mid-file, no warning
+                    return
+                try:
+                    handler.wfile.write(block)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client paused or cancelled
+                sent += len(block)
+                if self.block_delay:
+                    time.sleep(self.block_delay)
+
+
+class ChatServer:
+    """A minimal OpenAI-compatible server: /v1/models and a streaming /v1/chat/completions."""
+
+    def __init__(self, models: list[str], reply: list[str], port: int = 0) -> None:
+        self.models = models
+        self.reply = reply
+        self.requests: list[dict] = []
+        host = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path != "/v1/models":
+                    self.send_error(404)
+                    return
+                data = {
+                    "object": "list",
+                    "data": [{"id": m, "object": "model"} for m in host.models],
+                }
+                _json(self, data)
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                request = json.loads(self.rfile.read(length) or b"{}")
+                host.requests.append(request)
+                if self.path != "/v1/chat/completions":
+                    self.send_error(404)
+                    return
+                if not request.get("stream"):
+                    text = "".join(host.reply)
+                    _json(
+                        self,
+                        {
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "message": {"role": "assistant", "content": text},
+                                    "finish_reason": "stop",
+                                }
+                            ],
+                            "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+                        },
+                    )
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for piece in host.reply:
+                    chunk = {
+                        "choices": [
+                            {"index": 0, "delta": {"content": piece}, "finish_reason": None}
+                        ]
+                    }
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                end = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+                self.wfile.flush()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> ChatServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _json(handler: BaseHTTPRequestHandler, data: object) -> None:
+    body = json.dumps(data).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as data:
+        while block := data.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()

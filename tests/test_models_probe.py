@@ -1,0 +1,86 @@
+"""The probe finds a live OpenAI-compatible server on 127.0.0.1 and nothing else, quickly."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from models.probe import probe_port, probe_servers
+from tests.local_servers import ChatServer
+
+
+def closed_port() -> int:
+    """A port nothing listens on (bound, read, released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class WebPage(BaseHTTPRequestHandler):
+    """Something else on a port: a web app that answers every path with HTML."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        body = b"<html><body>Dashboard</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_live_server_is_listed_with_its_models_and_others_are_not():
+    other = ThreadingHTTPServer(("127.0.0.1", 0), WebPage)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    closed = closed_port()
+    try:
+        with ChatServer(models=["smollm2-135m", "qwen2.5-7b"], reply=["hi"]) as live:
+            found = probe_servers([live.port, other.server_address[1], closed])
+            assert [(s.url, s.models) for s in found] == [
+                (f"http://127.0.0.1:{live.port}/v1", ["smollm2-135m", "qwen2.5-7b"])
+            ]
+            assert found[0].kind == "OpenAI-compatible server"
+    finally:
+        other.shutdown()
+        other.server_close()
+
+
+def test_a_closed_port_costs_no_more_than_300_ms():
+    port = closed_port()
+    started = time.perf_counter()
+    assert probe_port(port) is None
+    assert time.perf_counter() - started <= 0.3
+
+
+def test_a_silent_port_is_given_up_quickly():
+    """A program that accepts connections but never answers costs about the timeout."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        started = time.perf_counter()
+        assert probe_port(listener.getsockname()[1], timeout=0.2, read_timeout=0.2) is None
+        assert time.perf_counter() - started < 1.0
+
+
+def test_ports_are_probed_in_parallel():
+    """Seven silent ports together take about one timeout, not seven."""
+    listeners = []
+    for _ in range(7):
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(1)
+        listeners.append(sock)
+    try:
+        started = time.perf_counter()
+        assert (
+            probe_servers([s.getsockname()[1] for s in listeners], timeout=0.2, read_timeout=0.2)
+            == []
+        )
+        assert time.perf_counter() - started < 0.2 * 7 * 0.6
+    finally:
+        for sock in listeners:
+            sock.close()
