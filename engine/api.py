@@ -32,6 +32,7 @@ from engine.records import (
     Segment,
     VaultInfo,
 )
+from engine.remembered import MemoryUsed, memories_used
 from engine.retrieval import retrieve as _retrieve
 from engine.settings import MemorySettings
 from engine.vault import KeyringStatus, Vault, keys
@@ -209,8 +210,11 @@ class MemoryOS:
         meta: dict | None = None,
         *,
         conversation_id: str | None = None,
+        memories_used: list[MemoryUsed] | None = None,
     ) -> Page:
-        """Store one exchange as a page. No LLM call: one embedding and one transaction."""
+        """Store one exchange as a page. No LLM call: one embedding and one transaction.
+
+        `memories_used`: what the answer's prompt held (saved with the page)."""
         user_input = validation.text(user_input, "user_input")
         agent_response = validation.text(agent_response, "agent_response")
         if not user_input.strip() and not agent_response.strip():
@@ -250,6 +254,8 @@ class MemoryOS:
                 now=now,
                 turn_vectors=turn_vectors,
             )
+            if memories_used:
+                self.vault.insert_page_memories(page_id, memories_used)
             self.vault.enqueue(PAGE_ADDED, {"page_id": page_id}, now)
         self.page_mirror.add(page_id, vector)
         for side, turn in turn_vectors.items():
@@ -346,6 +352,54 @@ class MemoryOS:
         self, conversation_id: str | None = None, limit: int = 100, offset: int = 0
     ) -> list[Page]:
         return [page_from_row(r) for r in self.vault.list_pages(conversation_id, limit, offset)]
+
+    def memories_used(self, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
+        """What each stored answer remembered, as it reads now (deleted items: forgotten)."""
+        from engine import remembered
+
+        ids = [int(i) for i in page_ids]
+        rows = self.vault.page_memory_rows(ids)
+        answered = {p.id: p.timestamp for p in map(page_from_row, self.vault.page_rows(ids))}
+        wanted: dict[str, set[int]] = {}
+        for _, kind, item_id, *_ in rows:
+            wanted.setdefault(kind, set()).add(item_id)
+        facts = {
+            f.id: f
+            for f in self.vault.facts(
+                None,
+                True,
+                ids=sorted(
+                    wanted.get(remembered.FACT, set()) | wanted.get(remembered.KNOWLEDGE, set())
+                ),
+            )
+        }
+        slots = {s.id: s for s in self.vault.slots(include_superseded=True)}
+        pages = {
+            p.id: p
+            for p in map(
+                page_from_row, self.vault.page_rows(sorted(wanted.get(remembered.EXCHANGE, ())))
+            )
+        }
+        out: dict[int, list[MemoryUsed]] = {i: [] for i in ids}
+        for page_id, kind, item_id, tier, score, date in rows:
+            answered_at = answered.get(page_id, date) + 1.0
+            item = MemoryUsed(kind, item_id, tier, "", date, score)
+            if kind in (remembered.FACT, remembered.KNOWLEDGE):
+                fact = facts.get(item_id)
+                # A later item may reuse a deleted one's id: it was created after the answer.
+                if fact is not None and fact.created <= answered_at:
+                    item = MemoryUsed(kind, item_id, tier, fact.text, fact.updated, score)
+            elif kind == remembered.PROFILE:
+                slot = slots.get(item_id)
+                if slot is not None and slot.created <= answered_at:
+                    text = f"{slot.name}: {slot.value}"
+                    item = MemoryUsed(kind, item_id, tier, text, slot.updated, score)
+            else:
+                page = pages.get(item_id)
+                if page is not None and abs(page.timestamp - date) < 1e-3:
+                    item = remembered.page_item(page, tier, score)
+            out[page_id].append(item if item.text else remembered.forgotten(item))
+        return out
 
     def conversations(self) -> list[ConversationInfo]:
         return [
@@ -473,6 +527,7 @@ class MemoryOS:
             "fact_sources",
             "profile",
             "profile_evidence",
+            "page_memories",
         ):
             data[table] = self.vault.dump_table(table)
         for row in data["pages"] + data["segments"]:
@@ -534,6 +589,8 @@ class ResponseStream(Iterator[str]):
         self.query = query
         self.retrieval = retrieval
         self.messages = build_messages(retrieval, query)
+        # From the same Retrieval the prompt was built from: exactly what the prompt holds.
+        self.memories: list[MemoryUsed] = memories_used(retrieval)
         self.temporary = temporary
         self.text = ""
         self.page: Page | None = None
@@ -571,7 +628,7 @@ class ResponseStream(Iterator[str]):
         if self.temporary or (self.cancelled and not answer):
             return
         meta = {"stopped": True} if self.cancelled else {}
-        self.page = memory.add_memory(self.query, answer, meta=meta)
+        self.page = memory.add_memory(self.query, answer, meta=meta, memories_used=self.memories)
 
     def collect(self) -> str:
         """Run the whole generation and return the answer text."""

@@ -158,8 +158,10 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
     conn = memory.vault.conn
     assert conn.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
     assert conn.execute("PRAGMA secure_delete").fetchall()[0][0] == 1
-    assert memory.vault.schema_steps() == ["0001_initial", "0002_turn_vectors", "0003_job_owner"]
-    assert memory.info().schema_version == 3
+    assert memory.vault.schema_steps() == [
+        "0001_initial", "0002_turn_vectors", "0003_job_owner", "0005_page_memories"
+    ]
+    assert memory.info().schema_version == 4
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
@@ -169,10 +171,13 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
         with mem.vault.transaction():  # turn it into a vault of schema version 1
             mem.vault.conn.execute("DROP TABLE turns_vec")
             mem.vault.conn.execute("ALTER TABLE jobs DROP COLUMN owner")
+            mem.vault.conn.execute("DROP TABLE page_memories")
             mem.vault.conn.execute("DELETE FROM migrations WHERE name!='0001_initial'")
         assert mem.vault.schema_steps() == ["0001_initial"]
     with MemoryOS.open(path, passphrase="pw", embedder=embedder, background=False) as mem:
-        assert mem.vault.schema_steps() == ["0001_initial", "0002_turn_vectors", "0003_job_owner"]
+        assert mem.vault.schema_steps() == [
+            "0001_initial", "0002_turn_vectors", "0003_job_owner", "0005_page_memories"
+        ]
         assert list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
         mem.run_consolidation()
         assert mem.consolidation_status().failed_jobs == 0

@@ -15,12 +15,13 @@ from engine.vault.connection import mapped_errors, open_connection
 from engine.vault.jobs import JobsMixin
 from engine.vault.pages import PAGE_COLUMNS, PagesMixin, page_from_row
 from engine.vault.persona import PersonaMixin
+from engine.vault.remembered import RememberedMixin
 from engine.vault.schema import MIGRATIONS, applied, migrate
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
 
 
-class Vault(PagesMixin, PersonaMixin, JobsMixin):
+class Vault(PagesMixin, PersonaMixin, JobsMixin, RememberedMixin):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, conn, path: Path, key_location: str) -> None:
@@ -218,6 +219,7 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin):
             "fact_sources",
             "profile",
             "profile_evidence",
+            "page_memories",
             "conversations",
             "jobs",
             "meta",
