@@ -19,10 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.chat_commands import ChatActions, load_conversation
 from app.composer import Composer
 from app.conversation_view import ConversationView
 from app.errors import describe, show_message
+from app.forget_panel import ForgetPanel
 from app.icons import icon, pixmap
+from app.learned import LearnedNotices
 from app.session import FAILED, LOADING, READY, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
@@ -49,6 +52,7 @@ class MainWindow(QMainWindow):
     answer_finished = Signal(object)  # an Answer, or the exception that ended the generation
     session_attached = Signal()
     vault_erased = Signal()  # the vault is gone: the launcher goes back to the first-run dialog
+    conversation_shown = Signal(str)  # a conversation was (re)drawn from the vault
 
     def __init__(self, settings: AppSettings | None = None, pool: WorkerPool | None = None) -> None:
         super().__init__()
@@ -59,6 +63,8 @@ class MainWindow(QMainWindow):
         self.closing = False  # set once the window starts quitting: late results are dropped
         self._new_after_answer = False
         self.panels: dict[str, QWidget] = {}
+        # Stored conversations drawn above the current one (the last one, when the window opened)
+        self.shown_conversations: list[str] = []
         self.setWindowTitle("MemoryOS")
         self.resize(980, 720)
         self.setMinimumSize(560, 420)
@@ -84,8 +90,14 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.notice)
         layout.addWidget(self.temporary_banner)
         layout.addWidget(self.view, 1)
+        self.forget_panel = ForgetPanel()
+        layout.addWidget(self.forget_panel)
         layout.addWidget(self.composer)
         self.setCentralWidget(central)
+        self.chat_actions = ChatActions(self)  # /remember, /forget, message context menu
+        self.learned_notices = LearnedNotices(self)
+        self.view.memory_opened.connect(self.show_provenance)
+        self.view.learned_manage_requested.connect(self.show_provenance)
         self.status = StatusLine()
         self.setStatusBar(self.status)
         self._make_actions()
@@ -174,9 +186,11 @@ class MainWindow(QMainWindow):
         session.model_state.connect(self._on_model_state)
         session.model_progress.connect(self.status.set_progress)
         session.status_changed.connect(self.status.set_memory)
+        self.learned_notices.watch(session)
         for action in self.vault_actions:
             action.setEnabled(True)
         self.view.clear()
+        self.shown_conversations = []
         self.view.set_empty_text(*self.view.default_empty_text())
         self._on_model_state(session.state, session.state_text)
         session.refresh_status()
@@ -197,6 +211,7 @@ class MainWindow(QMainWindow):
 
     def _show_locked(self, title: str, hint: str) -> None:
         self.view.clear()
+        self.shown_conversations = []
         self.view.set_empty_text(title, hint)
         self.composer.set_busy(False)
         self.composer.set_ready(False, "The vault is not open yet")
@@ -208,8 +223,9 @@ class MainWindow(QMainWindow):
         info = summary["info"]
         self.status.set_vault(self.settings.vault_name, info.key_location)
         if self.view.message_count == 0 and not self.temporary:
+            self.shown_conversations = sorted({p.conversation_id for p in summary["pages"]})
             for page in summary["pages"]:
-                self.view.add_exchange(page)
+                self.view.add_exchange(page, summary["memories"].get(page.id))
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
@@ -225,6 +241,14 @@ class MainWindow(QMainWindow):
 
     # --- chatting ----------------------------------------------------------------------
     def send(self, text: str) -> None:
+        from engine.chat_commands import parse
+
+        command = parse(text)
+        if command is not None and self.session is not None:
+            if command.name == "unknown":  # a typo loses nothing: the text goes back in the box
+                self.composer.input.setPlainText(text)
+            self.chat_actions.run(command)  # a command, never a question for the model
+            return
         session = self.session
         if session is None or not session.can_answer:
             self.composer.input.setPlainText(text)
@@ -250,6 +274,8 @@ class MainWindow(QMainWindow):
         if self.temporary:
             note = f"{note} · not saved" if note else "Not saved (temporary chat)"
         self.view.end_answer(note)
+        page_id = answer.page.id if answer.page is not None else None
+        self.view.finish_last_answer(page_id, list(answer.memories))
         self._answer_ended()
         self.answer_finished.emit(answer)
 
@@ -274,6 +300,7 @@ class MainWindow(QMainWindow):
             self.stop()
             return
         self.view.clear()
+        self.shown_conversations = []
         if not self.temporary:
             self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
         self.composer.input.setFocus()
@@ -287,6 +314,7 @@ class MainWindow(QMainWindow):
         self.temporary_action.setChecked(self.temporary)
         self.temporary_banner.setVisible(self.temporary)
         self.view.clear()
+        self.shown_conversations = []
         if self.temporary:
             self.view.set_empty_text(
                 "Temporary chat",
@@ -299,6 +327,32 @@ class MainWindow(QMainWindow):
             self.composer.input.setPlaceholderText("Message MemoryOS")
             if self.session is not None:
                 self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
+
+    def reload_conversation(self, notice: str = "") -> None:
+        """Draw the current conversation again from the vault (after something was forgotten),
+        then `notice` under it."""
+        if self.session is None or self.temporary or self.session.generating:
+            if notice:
+                self.view.add_notice(notice)
+            return
+        ids = [*self.shown_conversations, self.session.mem.conversation_id]
+        self.session.run(load_conversation, self.session.mem, ids,
+                         on_result=lambda data: self._show_conversation(data, notice),
+                         on_error=self._show_error)
+
+    def _show_conversation(self, data: dict, notice: str = "") -> None:
+        self.view.clear()
+        for page in data["pages"]:
+            self.view.add_exchange(page, data["memories"].get(page.id))
+        if notice:
+            self.view.add_notice(notice)
+        self.conversation_shown.emit(data["ids"][-1])
+
+    def show_provenance(self, item: Any) -> None:
+        """Open the privacy panel on a remembered or learned item (exchanges: its conversation)."""
+        panel = self.open_privacy()
+        if panel is not None:
+            panel.show_item(item.kind, item.id, getattr(item, "conversation_id", ""))
 
     # --- panels and dialogs ------------------------------------------------------------
     def _panel(self, name: str, make: Any) -> QWidget | None:
@@ -417,4 +471,4 @@ def _vault_summary(mem: Any) -> dict:
     if conversations:
         latest = max(conversations, key=lambda c: c.last_ts or 0)
         pages = sorted(mem.pages(conversation_id=latest.id, limit=200), key=lambda p: p.timestamp)
-    return {"info": info, "pages": pages}
+    return {"info": info, "pages": pages, "memories": mem.memories_used([p.id for p in pages])}

@@ -129,6 +129,24 @@ def shoot(out: Path) -> list[Path]:
     window.composer.input.clear()
     wait_for(window.answer_finished)
     save(window, "main-window")
+    answer = [m for m in window.view.messages if m.role == "assistant"][-1]
+    window.view.toggle_remembered(answer)
+    window.view._scroll_to_end()
+    save(window, "remembered")
+    window.view.toggle_remembered(answer)
+
+    chat.queue("I'll keep that in mind.")
+    said = "I am vegetarian since last spring."
+    window.composer.send_requested.emit(said)
+    wait_for(window.answer_finished)
+    mem.run_consolidation()
+    wait_for(window.learned_notices.checked, 5000)
+    save(window, "learned")
+
+    window.composer.send_requested.emit("/forget peanuts")
+    wait_for(window.chat_actions.done, 5000)
+    save(window, "forget-panel")
+    window.forget_panel.cancel()
 
     inspector = window.open_inspector()
     inspector.resize(1000, 640)

@@ -26,6 +26,7 @@ class Answer:
     text: str
     page: Any
     stopped: bool
+    memories: tuple = ()  # what the prompt remembered (engine MemoryUsed items, rank order)
 
 
 def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tokens: int) -> Iterator[str]:
@@ -37,7 +38,8 @@ def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tok
         yield from stream
     except GenerationCancelled:
         pass
-    return Answer(text=stream.text, page=stream.page, stopped=cancel.cancelled)
+    return Answer(text=stream.text, page=stream.page, stopped=cancel.cancelled,
+                  memories=tuple(getattr(stream, "memories", ())))
 
 
 class Session(QObject):

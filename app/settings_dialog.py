@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.errors import describe
 from app.memory_form import MemoryForm
+from app.settings_appearance import ConversationPage
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.workers import WorkerPool
 
@@ -100,6 +101,8 @@ class SettingsDialog(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(self._model_tab(), "Model")
         self.tabs.addTab(self._memory_tab(), "Memory")
+        self.conversation_page = ConversationPage()
+        self.tabs.addTab(self.conversation_page, "Conversation")
         self.error = QLabel(objectName="error")
         self.error.setWordWrap(True)
         self.error.hide()
@@ -259,6 +262,7 @@ class SettingsDialog(QDialog):
         self.context_size.setValue(settings.context_size)
         self.threads.setValue(settings.threads)
         self.max_tokens.setValue(settings.max_tokens)
+        self.conversation_page.set_values(settings)
         self._source_changed()
 
     def values(self) -> AppSettings:
@@ -268,6 +272,7 @@ class SettingsDialog(QDialog):
             server_url=self.server_url.text().strip(), server_model=self.server_model.text().strip(),
             gpu_layers=self.gpu_layers.value(), context_size=self.context_size.value(),
             threads=self.threads.value(), max_tokens=self.max_tokens.value(),
+            **self.conversation_page.values(),
         )
 
     def _source_changed(self, *_args: Any) -> None:

@@ -29,6 +29,7 @@ class AppSettings:
     threads: int = 0  # 0 = let llama.cpp decide
     max_tokens: int = 512
     window_geometry: str = ""  # hex of QWidget.saveGeometry()
+    learned_notices: bool = True  # "Learned: ..." notices in the conversation
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -9,6 +9,8 @@ ACCENT = "#4F5FE8"
 MUTED = "#6B7280"
 USER_TINT = "#EEF1FE"
 TEXT = "#1F2329"
+LEARNED = "#1F7A4D"  # "Learned: ..." notices
+LEARNED_TINT = "#EDF7F1"
 
 
 def style_sheet() -> str:

@@ -1,0 +1,69 @@
+""" "Learned" notices: after consolidation adds or changes a fact, knowledge or profile entry
+from the conversation on screen, say so after the exchange it came from (never in a
+temporary chat, never when the setting is off)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from engine.learned import learned_from
+
+
+class LearnedNotices(QObject):
+    """Watches the session's "facts" events and adds one notice per new or changed item."""
+
+    shown = Signal(object)  # a LearnedItem that got its notice (tests wait on it)
+    checked = Signal()  # a check finished (with or without new notices)
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.window = window
+        self.since = time.time()  # items learned before this window opened are not news
+        self.announced: set[tuple[str, int, float]] = set()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(100)  # events come in bursts: one check per burst
+        self._timer.timeout.connect(self.check)
+
+    def watch(self, session: Any) -> None:
+        self.since = time.time()
+        session.memory_changed.connect(self._on_event)
+
+    def _on_event(self, event: str) -> None:
+        if event == "facts":
+            self._timer.start()
+
+    @property
+    def enabled(self) -> bool:
+        return (
+            bool(getattr(self.window.settings, "learned_notices", True))
+            and not self.window.temporary
+        )
+
+    def check(self) -> None:
+        session = self.window.session
+        page_ids = self.window.view.page_ids()
+        if session is None or not self.enabled or not page_ids:
+            self.checked.emit()
+            return
+        session.run(
+            learned_from,
+            session.mem,
+            page_ids,
+            self.since,
+            on_result=self._show,
+            on_error=lambda _error: self.checked.emit(),
+        )
+
+    def _show(self, items: list) -> None:
+        if self.enabled:
+            for item in items:
+                if item.key in self.announced:
+                    continue
+                if self.window.view.add_learned(item.page_id, item):
+                    self.announced.add(item.key)
+                    self.shown.emit(item)
+        self.checked.emit()
