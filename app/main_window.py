@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSizePolicy,
+    QSplitter,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -28,6 +29,7 @@ from app.icons import icon, pixmap
 from app.learned import LearnedNotices
 from app.session import FAILED, LOADING, READY, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
+from app.sidebar import Sidebar
 from app.status_bar import StatusLine
 from app.workers import WorkerPool
 
@@ -93,7 +95,19 @@ class MainWindow(QMainWindow):
         self.forget_panel = ForgetPanel()
         layout.addWidget(self.forget_panel)
         layout.addWidget(self.composer)
-        self.setCentralWidget(central)
+        self.sidebar = Sidebar()
+        self.sidebar.open_requested.connect(self.open_conversation)
+        self.sidebar.changed.connect(self._sidebar_changed)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(central)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([240, 740])
+        if self.settings.splitter_state:
+            self.splitter.restoreState(QByteArray.fromHex(self.settings.splitter_state.encode()))
+        self.sidebar.setVisible(self.settings.sidebar_visible)
+        self.setCentralWidget(self.splitter)
         self.chat_actions = ChatActions(self)  # /remember, /forget, message context menu
         self.learned_notices = LearnedNotices(self)
         self.view.memory_opened.connect(self.show_provenance)
@@ -146,9 +160,15 @@ class MainWindow(QMainWindow):
         self.privacy_action = self._action("&Privacy…", self.open_privacy, "Ctrl+P", "privacy",
                                            "See, correct and erase what MemoryOS knows about you")
         self.about_action = self._action("&About MemoryOS", self.about)
+        self.sidebar_action = self._action("&Conversations", self.toggle_sidebar, "Ctrl+B", "",
+                                           "Show or hide the list of conversations")
+        self.sidebar_action.setCheckable(True)
+        self.sidebar_action.setChecked(self.settings.sidebar_visible)
+        self.search_action = self._action("&Search conversations…", self.search_conversations,
+                                          "Ctrl+Shift+F", "search", "Search all conversations")
         self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
                               self.import_action,
-                              self.inspector_action, self.privacy_action]
+                              self.inspector_action, self.privacy_action, self.search_action]
 
     def _make_menus(self) -> None:
         bar = self.menuBar()
@@ -159,6 +179,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
+        view_menu = bar.addMenu("&View")
+        view_menu.addActions([self.sidebar_action, self.search_action])
         memory_menu = bar.addMenu("&Memory")
         memory_menu.addActions([self.inspector_action, self.privacy_action])
         tools = bar.addMenu("&Tools")
@@ -187,6 +209,7 @@ class MainWindow(QMainWindow):
         session.model_progress.connect(self.status.set_progress)
         session.status_changed.connect(self.status.set_memory)
         self.learned_notices.watch(session)
+        self.sidebar.attach(session)
         for action in self.vault_actions:
             action.setEnabled(True)
         self.view.clear()
@@ -203,6 +226,7 @@ class MainWindow(QMainWindow):
         for panel in list(self.panels.values()):
             panel.close()
         self.panels.clear()
+        self.sidebar.detach()
         if self.session is not None:
             session, self.session = self.session, None
             session.close()
@@ -313,6 +337,7 @@ class MainWindow(QMainWindow):
         self.temporary = bool(on)
         self.temporary_action.setChecked(self.temporary)
         self.temporary_banner.setVisible(self.temporary)
+        self.sidebar.setEnabled(not self.temporary)  # a temporary chat continues nothing
         self.view.clear()
         self.shown_conversations = []
         if self.temporary:
@@ -347,6 +372,35 @@ class MainWindow(QMainWindow):
         if notice:
             self.view.add_notice(notice)
         self.conversation_shown.emit(data["ids"][-1])
+
+    def open_conversation(self, conversation_id: str) -> None:
+        """Show a stored conversation; what is said next continues it."""
+        if self.session is None or self.temporary or self.session.generating:
+            return
+        self.session.run(self.session.mem.continue_conversation, conversation_id,
+                         on_result=self._continue, on_error=self._show_error)
+
+    def _continue(self, conversation_id: str) -> None:
+        self.shown_conversations = [conversation_id]
+        self.reload_conversation()
+        self.composer.input.setFocus()
+
+    def toggle_sidebar(self, visible: bool | None = None) -> None:
+        visible = not self.sidebar.isVisible() if visible is None else bool(visible)
+        self.sidebar.setVisible(visible)
+        self.sidebar_action.setChecked(visible)
+        self.settings.sidebar_visible = visible
+
+    def search_conversations(self) -> None:
+        self.toggle_sidebar(True)
+        self.sidebar.focus_search()
+
+    def _sidebar_changed(self, what: str) -> None:
+        kind, _, conversation_id = what.partition(":")
+        if kind != "forgotten" or self.session is None:
+            return
+        if conversation_id in (*self.shown_conversations, self.session.mem.conversation_id):
+            self.new_conversation()  # what was on screen is gone
 
     def show_provenance(self, item: Any) -> None:
         """Open the privacy panel on a remembered or learned item (exchanges: its conversation)."""
@@ -453,6 +507,8 @@ class MainWindow(QMainWindow):
         """Stop the answer, let consolidation finish its step, close the vault, then quit."""
         self.closing = True
         self.settings.window_geometry = bytes(self.saveGeometry().toHex()).decode()
+        self.settings.splitter_state = bytes(self.splitter.saveState().toHex()).decode()
+        self.settings.sidebar_visible = self.sidebar.isVisibleTo(self)
         try:
             save_settings(self.settings)
         except OSError:

@@ -148,6 +148,12 @@ def shoot(out: Path) -> list[Path]:
     save(window, "forget-panel")
     window.forget_panel.cancel()
 
+    window.search_conversations()
+    window.sidebar.search.setText("peanut")
+    wait_for(window.sidebar.searched, 5000)
+    save(window, "sidebar-search")
+    window.sidebar.search.clear()
+
     inspector = window.open_inspector()
     inspector.resize(1000, 640)
     wait_for(inspector.refreshed)

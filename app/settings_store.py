@@ -30,6 +30,8 @@ class AppSettings:
     max_tokens: int = 512
     window_geometry: str = ""  # hex of QWidget.saveGeometry()
     learned_notices: bool = True  # "Learned: ..." notices in the conversation
+    sidebar_visible: bool = True  # the conversations list (Ctrl+B)
+    splitter_state: str = ""  # hex of QSplitter.saveState(): the sidebar's width
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

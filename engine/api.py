@@ -198,6 +198,13 @@ class MemoryOS:
         self._conversation_id = self._new_id()
         return self._conversation_id
 
+    def continue_conversation(self, conversation_id: str) -> str:
+        """New exchanges join this stored conversation (opened from the conversations list)."""
+        if not self.vault.page_ids_of_conversation(conversation_id):
+            raise errors.NotFoundError(f"no conversation {conversation_id!r}")
+        self._conversation_id = conversation_id
+        return conversation_id
+
     @property
     def conversation_id(self) -> str:
         return self._conversation_id

@@ -17,11 +17,12 @@ from engine.vault.pages import PAGE_COLUMNS, PagesMixin, page_from_row
 from engine.vault.persona import PersonaMixin
 from engine.vault.remembered import RememberedMixin
 from engine.vault.schema import MIGRATIONS, applied, migrate
+from engine.vault.search import SearchMixin
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
 
 
-class Vault(PagesMixin, PersonaMixin, JobsMixin, RememberedMixin):
+class Vault(PagesMixin, PersonaMixin, JobsMixin, RememberedMixin, SearchMixin):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, conn, path: Path, key_location: str) -> None:
