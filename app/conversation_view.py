@@ -124,6 +124,8 @@ class ConversationView(QStackedWidget):
     exchange_forget_requested = Signal(int)  # "Forget this exchange" (page id)
     learned_undo_requested = Signal(object)  # a LearnedItem to delete
     learned_manage_requested = Signal(object)  # a LearnedItem to show in the privacy panel
+    regenerate_requested = Signal()  # answer the last question again
+    edit_requested = Signal()  # put the last question back in the message box
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -340,6 +342,24 @@ class ConversationView(QStackedWidget):
         if self._at_end():
             self._scroll_to_end()
 
+    def last_exchange(self) -> list[Message]:
+        """The last question and its answer, when the conversation ends with both."""
+        if len(self.messages) >= 2 and [m.role for m in self.messages[-2:]] == ["user", "assistant"]:
+            return self.messages[-2:]
+        return []
+
+    def remove_last_exchange(self) -> None:
+        """Take the last question and answer off the screen (they are being replaced)."""
+        exchange = self.last_exchange()
+        if not exchange:
+            return
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(max(0, exchange[0].frame.firstPosition() - 1))
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        del self.messages[-2:]
+        self._messages -= 2
+
     def _answer_of(self, page_id: int) -> Message | None:
         for message in self.messages:
             if message.role == "assistant" and message.page_id == page_id:
@@ -416,6 +436,12 @@ class ConversationView(QStackedWidget):
                 page_id = message.page_id
                 menu.addAction("Forget this exchange…",
                                lambda: self.exchange_forget_requested.emit(page_id))
+            if self._answer is None and message in self.last_exchange():
+                menu.addSeparator()
+                if message.role == "assistant":
+                    menu.addAction("Regenerate answer", self.regenerate_requested.emit)
+                else:
+                    menu.addAction("Edit and resend", self.edit_requested.emit)
         menu.addSeparator()
         menu.addAction("Select all", self.browser.selectAll)
         return menu
@@ -575,7 +601,29 @@ class ConversationView(QStackedWidget):
             | QTextDocument.MarkdownFeature.MarkdownNoHTML
         )
         cursor.setCharFormat(_format(theme.TEXT))
+        start = cursor.position()
         cursor.insertMarkdown(text.strip(), features)
+        self._style_code(start, cursor.position())
+
+    def _style_code(self, start: int, end: int) -> None:
+        """Code blocks in the system's fixed-width font on a light panel (Qt's Markdown reader
+        only names a 'monospace' family, which is not fixed-pitch everywhere)."""
+        from PySide6.QtGui import QFontDatabase
+
+        fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        block = self.browser.document().findBlock(start)
+        while block.isValid() and block.position() <= end:
+            if _is_code(block):
+                cursor = QTextCursor(block)
+                cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+                code = QTextCharFormat()
+                code.setFontFamilies([fixed.family()])
+                code.setFontFixedPitch(True)
+                cursor.mergeCharFormat(code)
+                panel = QTextBlockFormat()
+                panel.setBackground(QBrush(QColor(theme.CODE_TINT)))
+                cursor.mergeBlockFormat(panel)
+            block = block.next()
 
     def _insert_note(self, cursor: QTextCursor, note: str) -> None:
         cursor.insertBlock(QTextBlockFormat(), _format(theme.MUTED, italic=True, size=9))
@@ -597,9 +645,7 @@ class ConversationView(QStackedWidget):
 def _is_code(block: Any) -> bool:
     from PySide6.QtGui import QTextFormat
 
-    return bool(block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence)) or (
-        block.charFormat().fontFixedPitch() and bool(block.text())
-    )
+    return bool(block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence))
 
 
 def _copy(text: str) -> None:

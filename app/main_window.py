@@ -112,6 +112,9 @@ class MainWindow(QMainWindow):
         self.learned_notices = LearnedNotices(self)
         self.view.memory_opened.connect(self.show_provenance)
         self.view.learned_manage_requested.connect(self.show_provenance)
+        self.view.regenerate_requested.connect(self.regenerate)
+        self.view.edit_requested.connect(self.edit_last_question)
+        self._editing: int | None = None  # the page an edited question replaces
         self.status = StatusLine()
         self.setStatusBar(self.status)
         self._make_actions()
@@ -277,11 +280,45 @@ class MainWindow(QMainWindow):
         if session is None or not session.can_answer:
             self.composer.input.setPlainText(text)
             return
+        replaces, self._editing = self._editing, None
+        if replaces is not None or self.composer.property("editing"):
+            self.view.remove_last_exchange()
+            self._set_editing(False)
+        self._ask(text, replaces)
+
+    def regenerate(self) -> None:
+        """Answer the last question again; the replaced answer is not kept."""
+        exchange = self.view.last_exchange()
+        if not exchange or self.session is None or not self.session.can_answer:
+            return
+        question, answer = exchange
+        self.view.remove_last_exchange()
+        self._ask(question.text, answer.page_id)
+
+    def edit_last_question(self) -> None:
+        """Put the last question back in the message box; sending it replaces that exchange."""
+        exchange = self.view.last_exchange()
+        if not exchange or self.session is None or self.session.generating:
+            return
+        self._editing = exchange[1].page_id
+        self._set_editing(True)
+        self.composer.input.setPlainText(exchange[0].text)
+        self.composer.input.setFocus()
+        self.composer.input.moveCursor(self.composer.input.textCursor().MoveOperation.End)
+
+    def _set_editing(self, on: bool) -> None:
+        self.composer.setProperty("editing", on)
+        self.composer.set_hint("Editing your last question: Enter sends it again and replaces "
+                               "that exchange" if on else "Enter to send · Shift+Enter for a new line")
+
+    def _ask(self, text: str, replaces: int | None) -> None:
+        session = self.session
         self.view.add_user_message(text)
         self.view.begin_answer()
         worker = session.ask(
             text, temporary=self.temporary, on_chunk=self.view.append_chunk,
             on_done=self._answer_done, on_error=self._answer_failed,
+            replaces=None if self.temporary else replaces,
         )
         if worker is None:
             self.view.end_answer("Could not start the answer.")
@@ -325,6 +362,8 @@ class MainWindow(QMainWindow):
             return
         self.view.clear()
         self.shown_conversations = []
+        self._editing = None
+        self._set_editing(False)
         if not self.temporary:
             self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
         self.composer.input.setFocus()

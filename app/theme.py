@@ -11,6 +11,7 @@ USER_TINT = "#EEF1FE"
 TEXT = "#1F2329"
 LEARNED = "#1F7A4D"  # "Learned: ..." notices
 LEARNED_TINT = "#EDF7F1"
+CODE_TINT = "#F3F4F6"  # code blocks
 
 
 def style_sheet() -> str:

@@ -329,6 +329,30 @@ class MemoryOS:
             self, query, retrieval, cancel or CancelToken(), max_tokens, temporary
         )
 
+    def replace_response(
+        self,
+        page_id: int,
+        query: str | None = None,
+        *,
+        cancel: CancelToken | None = None,
+        max_tokens: int = 512,
+    ) -> ResponseStream:
+        """Answer a stored exchange's question again (or `query`, an edited question): the old
+        exchange is kept out of the prompt and forgotten once the new one is stored, so exactly
+        one exchange remains. Nothing is replaced when the new answer fails or is empty."""
+        if self.chat is None:
+            raise errors.BackendError("no chat model is configured: choose one in the settings")
+        old = self.page(page_id)
+        query = old.user_input if query is None else validation.text(query, "query")
+        if not query.strip():
+            raise errors.InvalidInputError("the question is empty")
+        retrieval = _without_page(self.retrieve(query), old.id)
+        stream = ResponseStream(
+            self, query, retrieval, cancel or CancelToken(), max_tokens, temporary=False
+        )
+        stream.replaces = old
+        return stream
+
     def wait_for_foreground(self, timeout: float = 120.0) -> None:
         """Background work yields to a running answer (one inference at a time per model)."""
         deadline = time.monotonic() + timeout
@@ -575,6 +599,17 @@ class MemoryOS:
         return self.consolidator.wait_idle(timeout)
 
 
+def _without_page(retrieval: Retrieval, page_id: int) -> Retrieval:
+    """The same retrieval without one page (the exchange being replaced)."""
+    from dataclasses import replace
+
+    return replace(
+        retrieval,
+        short_term=tuple(p for p in retrieval.short_term if p.id != page_id),
+        pages=tuple(p for p in retrieval.pages if p.page.id != page_id),
+    )
+
+
 def _title(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= 60 else line[:59] + "…"
@@ -599,6 +634,7 @@ class ResponseStream(Iterator[str]):
         # From the same Retrieval the prompt was built from: exactly what the prompt holds.
         self.memories: list[MemoryUsed] = memories_used(retrieval)
         self.temporary = temporary
+        self.replaces: Page | None = None  # an exchange this answer replaces (regenerate, edit)
         self.text = ""
         self.page: Page | None = None
         self.cancelled = False
@@ -635,7 +671,16 @@ class ResponseStream(Iterator[str]):
         if self.temporary or (self.cancelled and not answer):
             return
         meta = {"stopped": True} if self.cancelled else {}
-        self.page = memory.add_memory(self.query, answer, meta=meta, memories_used=self.memories)
+        conversation = self.replaces.conversation_id if self.replaces else None
+        self.page = memory.add_memory(
+            self.query,
+            answer,
+            meta=meta,
+            memories_used=self.memories,
+            conversation_id=conversation,
+        )
+        if self.replaces is not None:  # stored first: a crash here leaves two, never none
+            memory.forget_page(self.replaces.id)
 
     def collect(self) -> str:
         """Run the whole generation and return the answer text."""

@@ -142,3 +142,50 @@ def test_summary_wording():
         "Used 3 memories: 2 facts, 1 earlier conversation"
     )
     assert remembered.summary([]) == "Used no memories"
+
+
+def test_regenerate_keeps_exactly_one_exchange_and_hides_the_old_answer(memory, chat):
+    memory.add_memory("I live in Porto", "Nice.")
+    chat.queue("First answer about bread.")
+    first = memory.get_response("what bread should I bake?")
+    first.collect()
+
+    chat.queue("Second answer: sourdough.")
+    again = memory.replace_response(first.page.id)
+    again.collect()
+
+    prompt = "\n".join(m["content"] for m in chat.seen_messages[-1])
+    assert "First answer about bread." not in prompt
+    assert ("exchange", first.page.id) not in [i.key for i in again.memories]
+    pages = memory.pages()
+    assert [(p.user_input, p.agent_response) for p in pages if "bread" in p.user_input] == [
+        ("what bread should I bake?", "Second answer: sourdough.")
+    ]
+    assert len(pages) == 2 and again.page.conversation_id == first.page.conversation_id
+
+
+def test_edit_and_resend_replaces_the_question(memory, chat):
+    first = memory.get_response("what cake should I bke?")
+    first.collect()
+    chat.queue("Carrot cake.")
+    edited = memory.replace_response(first.page.id, "what cake should I bake?")
+    edited.collect()
+    assert [(p.user_input, p.agent_response) for p in memory.pages()] == [
+        ("what cake should I bake?", "Carrot cake.")
+    ]
+
+
+def test_a_failed_regeneration_keeps_the_old_exchange(memory, chat, monkeypatch):
+    from engine.errors import BackendError
+
+    first = memory.get_response("hello?")
+    first.collect()
+
+    def broken(*args, **kwargs):
+        raise BackendError("the model server went away")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(chat, "_stream", broken)
+    with pytest.raises(BackendError):
+        memory.replace_response(first.page.id).collect()
+    assert [p.id for p in memory.pages()] == [first.page.id]
