@@ -47,12 +47,12 @@ def _local(timestamp: float | None) -> dt.datetime:
 
 def _format(color: str, *, bold: bool = False, italic: bool = False, size: float = 0) -> QTextCharFormat:
     fmt = QTextCharFormat()
-    fmt.setForeground(QBrush(QColor(color)))
+    fmt.setForeground(QBrush(QColor(theme.color(color))))  # colours of the light design, mapped
     if bold:
         fmt.setFontWeight(QFont.Weight.DemiBold)
     fmt.setFontItalic(italic)
     if size:
-        fmt.setFontPointSize(size)
+        fmt.setFontPointSize(theme.points(size))
     return fmt
 
 
@@ -132,6 +132,7 @@ class ConversationView(QStackedWidget):
         self.empty = EmptyState()
         self.browser = QTextBrowser(objectName="conversation")
         self.browser.setAccessibleName("Conversation")
+        self.browser.setTabChangesFocus(True)  # Tab leaves; Menu key / Shift+F10 opens actions
         self.browser.setOpenLinks(False)  # our links (memories, undo) are handled here
         self.browser.anchorClicked.connect(self._on_link)
         self.browser.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -293,7 +294,7 @@ class ConversationView(QStackedWidget):
             frame_format.setTopMargin(6)
             frame_format.setPadding(6)
             frame_format.setBorder(0)
-            frame_format.setBackground(QBrush(QColor(theme.LEARNED_TINT)))
+            frame_format.setBackground(QBrush(QColor(theme.color(theme.LEARNED_TINT))))
             message.notices_frame = cursor.insertFrame(frame_format)
         self._draw_learned(message)
         return True
@@ -546,7 +547,7 @@ class ConversationView(QStackedWidget):
         frame_format.setRightMargin(4 if user else 96)
         frame_format.setBorder(0)
         if user:
-            frame_format.setBackground(QBrush(QColor(theme.USER_TINT)))
+            frame_format.setBackground(QBrush(QColor(theme.color(theme.USER_TINT))))
         frame = cursor.insertFrame(frame_format)
         self.messages.append(Message("user" if user else "assistant", text, frame))
         header = QTextBlockFormat()
@@ -621,7 +622,7 @@ class ConversationView(QStackedWidget):
                 code.setFontFixedPitch(True)
                 cursor.mergeCharFormat(code)
                 panel = QTextBlockFormat()
-                panel.setBackground(QBrush(QColor(theme.CODE_TINT)))
+                panel.setBackground(QBrush(QColor(theme.color(theme.CODE_TINT))))
                 cursor.mergeBlockFormat(panel)
             block = block.next()
 

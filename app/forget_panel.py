@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import remembered as shown
+from app import theme
 
 ROLE = Qt.ItemDataRole.UserRole
 
@@ -33,10 +34,6 @@ class ForgetPanel(QFrame):
         super().__init__(parent)
         self.setObjectName("forgetPanel")
         self.setAccessibleName("Forget confirmation")
-        self.setStyleSheet(
-            "#forgetPanel { background: #FFF6F4; border-top: 1px solid #F2C6BE; }"
-            " #forgetTitle { font-weight: 600; }"
-        )
         self.title = QLabel(objectName="forgetTitle")
         self.title.setWordWrap(True)
         self.hint = QLabel(
@@ -77,6 +74,11 @@ class ForgetPanel(QFrame):
 
     def ask(self, title: str, matches: list[Any]) -> None:
         """Show `matches` (ForgetMatch), all ticked."""
+        self.setStyleSheet(
+            f"#forgetPanel {{ background: {theme.color('#FFF6F4')};"
+            f" border-top: 1px solid {theme.color('#F2C6BE')}; }}"
+            " #forgetTitle { font-weight: 600; }"
+        )
         self.title.setText(title)
         self.list.blockSignals(True)
         self.list.clear()

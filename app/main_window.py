@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSize, Qt, Signal
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.chat_commands import ChatActions, load_conversation
 from app.composer import Composer
 from app.conversation_view import ConversationView
@@ -75,6 +76,9 @@ class MainWindow(QMainWindow):
         self.view = ConversationView()
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
+        self.composer.input.setAccessibleName("Message")
+        self.composer.send_button.setAccessibleName("Send")
+        self.composer.stop_button.setAccessibleName("Stop the answer")
         self.composer.stop_requested.connect(self.stop)
         self.temporary_banner, _, _ = _banner(
             "banner", "temporary", "#7A5300",
@@ -104,8 +108,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(central)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([240, 740])
-        if self.settings.splitter_state:
-            self.splitter.restoreState(QByteArray.fromHex(self.settings.splitter_state.encode()))
+        self._splitter_restored = False  # restored at the first show, once the window has a size
         self.sidebar.setVisible(self.settings.sidebar_visible)
         self.setCentralWidget(self.splitter)
         self.chat_actions = ChatActions(self)  # /remember, /forget, message context menu
@@ -117,6 +120,8 @@ class MainWindow(QMainWindow):
         self._editing: int | None = None  # the page an edited question replaces
         self.status = StatusLine()
         self.setStatusBar(self.status)
+        self._apply_look(redraw=False)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda *_: self._apply_look())
         self._make_actions()
         self._make_menus()
         self._make_toolbar()
@@ -169,6 +174,11 @@ class MainWindow(QMainWindow):
         self.sidebar_action.setChecked(self.settings.sidebar_visible)
         self.search_action = self._action("&Search conversations…", self.search_conversations,
                                           "Ctrl+Shift+F", "search", "Search all conversations")
+        self.bigger_action = self._action("&Larger text", lambda: self.set_text_size(+1), "Ctrl+=")
+        self.bigger_action.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
+        self.smaller_action = self._action("&Smaller text", lambda: self.set_text_size(-1), "Ctrl+-")
+        self.reset_size_action = self._action("&Normal text size", lambda: self.set_text_size(0),
+                                              "Ctrl+0")
         self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
                               self.import_action,
                               self.inspector_action, self.privacy_action, self.search_action]
@@ -184,6 +194,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.quit_action)
         view_menu = bar.addMenu("&View")
         view_menu.addActions([self.sidebar_action, self.search_action])
+        view_menu.addSeparator()
+        view_menu.addActions([self.bigger_action, self.smaller_action, self.reset_size_action])
         memory_menu = bar.addMenu("&Memory")
         memory_menu.addActions([self.inspector_action, self.privacy_action])
         tools = bar.addMenu("&Tools")
@@ -426,9 +438,25 @@ class MainWindow(QMainWindow):
 
     def toggle_sidebar(self, visible: bool | None = None) -> None:
         visible = not self.sidebar.isVisible() if visible is None else bool(visible)
+        if not visible and self.sidebar.isVisible():  # its width, for when it comes back
+            self.settings.splitter_state = bytes(self.splitter.saveState().toHex()).decode()
         self.sidebar.setVisible(visible)
         self.sidebar_action.setChecked(visible)
         self.settings.sidebar_visible = visible
+
+    def set_text_size(self, step: int) -> None:
+        """Ctrl+= larger, Ctrl+- smaller, Ctrl+0 back to normal; remembered in the settings."""
+        size = theme.BASE_SIZE if step == 0 else self.settings.text_size + step
+        self.settings.text_size = max(theme.MIN_SIZE, min(theme.MAX_SIZE, size))
+        self._apply_look()
+        self._save_settings()
+
+    def _apply_look(self, redraw: bool = True) -> None:
+        """Colour scheme and text size from the settings (and the system's scheme)."""
+        app = QGuiApplication.instance()
+        changed = theme.apply_look(app, self.settings.color_scheme, self.settings.text_size)
+        if changed and redraw and not self.temporary and self.view.message_count:
+            self.reload_conversation()  # the conversation's colours and sizes are drawn in
 
     def search_conversations(self) -> None:
         self.toggle_sidebar(True)
@@ -489,6 +517,7 @@ class MainWindow(QMainWindow):
     def _settings_applied(self, settings: AppSettings, model_changed: bool) -> None:
         self.settings = settings
         self._save_settings()
+        self._apply_look()
         if self.session is not None:
             self.session.settings = settings
             if model_changed:
@@ -542,12 +571,26 @@ class MainWindow(QMainWindow):
         except OSError as error:
             self._show_error(error)
 
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._splitter_restored:
+            self._splitter_restored = True
+            if self.settings.splitter_state:  # once the window has its restored size
+                QTimer.singleShot(0, self, self._restore_splitter)
+
+    def _restore_splitter(self) -> None:
+        visible = self.sidebar.isVisibleTo(self)
+        self.sidebar.show()  # a hidden side gets no width from restoreState
+        self.splitter.restoreState(QByteArray.fromHex(self.settings.splitter_state.encode()))
+        self.sidebar.setVisible(visible)
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Stop the answer, let consolidation finish its step, close the vault, then quit."""
         self.closing = True
         self.settings.window_geometry = bytes(self.saveGeometry().toHex()).decode()
-        self.settings.splitter_state = bytes(self.splitter.saveState().toHex()).decode()
         self.settings.sidebar_visible = self.sidebar.isVisibleTo(self)
+        if self.settings.sidebar_visible:
+            self.settings.splitter_state = bytes(self.splitter.saveState().toHex()).decode()
         try:
             save_settings(self.settings)
         except OSError:

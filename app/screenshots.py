@@ -154,6 +154,14 @@ def shoot(out: Path) -> list[Path]:
     save(window, "sidebar-search")
     window.sidebar.search.clear()
 
+    window.settings.color_scheme = "dark"
+    window._apply_look()
+    wait_for(window.conversation_shown, 5000)
+    save(window, "dark")
+    window.settings.color_scheme = "light"
+    window._apply_look()
+    wait_for(window.conversation_shown, 5000)
+
     inspector = window.open_inspector()
     inspector.resize(1000, 640)
     wait_for(inspector.refreshed)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
+
+from app import theme
 
 
 class ConversationPage(QWidget):
@@ -19,7 +21,12 @@ class ConversationPage(QWidget):
             objectName="hint",
         )
         hint.setWordWrap(True)
+        self.scheme = QComboBox()
+        self.scheme.setAccessibleName("Colour scheme")
+        for key, label in theme.SCHEMES.items():
+            self.scheme.addItem(label, key)
         form = QFormLayout()
+        form.addRow("Colours", self.scheme)
         form.addRow(self.learned_notices)
         form.addRow(hint)
         layout = QVBoxLayout(self)
@@ -29,6 +36,10 @@ class ConversationPage(QWidget):
 
     def set_values(self, settings: Any) -> None:
         self.learned_notices.setChecked(bool(settings.learned_notices))
+        self.scheme.setCurrentIndex(max(0, self.scheme.findData(settings.color_scheme)))
 
     def values(self) -> dict[str, Any]:
-        return {"learned_notices": self.learned_notices.isChecked()}
+        return {
+            "learned_notices": self.learned_notices.isChecked(),
+            "color_scheme": self.scheme.currentData(),
+        }

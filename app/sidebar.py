@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.conversation_view import day_label
 from app.errors import describe
 from app.icons import icon
@@ -30,13 +31,14 @@ from engine import conversations
 from engine.conversations import MARK_END, MARK_START
 
 ROLE = Qt.ItemDataRole.UserRole
-HIGHLIGHT = "background-color:#FFE58F; font-weight:600"
+HIGHLIGHT = "#FFE58F"
 
 
 def highlighted(snippet: str) -> str:
     """A search snippet as HTML, its matching words highlighted."""
     text = escape(" ".join(snippet.split()))
-    return text.replace(MARK_START, f"<span style='{HIGHLIGHT}'>").replace(MARK_END, "</span>")
+    style = f"background-color:{theme.color(HIGHLIGHT)}; font-weight:600"
+    return text.replace(MARK_START, f"<span style='{style}'>").replace(MARK_END, "</span>")
 
 
 def forget_question(title: str, preview: Any) -> tuple[str, str]:
@@ -92,6 +94,7 @@ class Sidebar(QFrame):
         self.results = QTextBrowser(objectName="searchResults")
         self.results.setAccessibleName("Search results")
         self.results.setOpenLinks(False)
+        self.results.setTabChangesFocus(True)
         self.results.anchorClicked.connect(self._result_clicked)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.tree)
@@ -196,7 +199,7 @@ class Sidebar(QFrame):
         if not self.search.text().strip():
             return
         if not hits:
-            html = "<p style='color:#6B7280'>No conversation mentions this.</p>"
+            html = f"<p style='color:{theme.color(theme.MUTED)}'>No conversation mentions this.</p>"
         else:
             parts = []
             for hit in hits:
@@ -204,7 +207,7 @@ class Sidebar(QFrame):
                 parts.append(
                     f"<p style='margin-bottom:10px'><a href='open:{escape(hit.conversation_id)}' "
                     f"style='text-decoration:none; font-weight:600'>{escape(hit.title or '(untitled)')}"
-                    f"</a><br><span style='color:#6B7280; font-size:small'>"
+                    f"</a><br><span style='color:{theme.color(theme.MUTED)}; font-size:small'>"
                     f"{escape(day_label(when))} {when:%H:%M}</span><br>{highlighted(hit.snippet)}</p>"
                 )
             html = "".join(parts)
