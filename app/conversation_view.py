@@ -281,6 +281,11 @@ class ConversationView(QStackedWidget):
             else:
                 cursor.insertText(shown.item_text(item), _link(f"memory:{index}:{position}", theme.TEXT))
 
+    def scroll_to(self, message: Message) -> None:
+        """Bring a message's top to the top of the view."""
+        layout = self.browser.document().documentLayout()
+        self.browser.verticalScrollBar().setValue(int(layout.frameBoundingRect(message.frame).top()))
+
     def add_learned(self, page_id: int, item: Any) -> bool:
         """"Learned: ... · Undo · Manage" after the answer of exchange `page_id`."""
         message = self._answer_of(page_id)

@@ -84,8 +84,7 @@ class ForgetPanel(QFrame):
         self.list.clear()
         for match in matches:
             kind = shown.KIND_TITLES.get(match.kind, match.kind)
-            text = " ".join(match.text.split())
-            text = text if len(text) <= 150 else text[:149] + "…"
+            text = shown.one_line(match.kind, match.text, 150)
             row = QListWidgetItem(f"{kind} · {shown.day(match.date)} — {text}")
             row.setToolTip(match.text)
             row.setData(ROLE, match)

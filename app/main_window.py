@@ -264,7 +264,8 @@ class MainWindow(QMainWindow):
         if self.view.message_count == 0 and not self.temporary:
             self.shown_conversations = sorted({p.conversation_id for p in summary["pages"]})
             for page in summary["pages"]:
-                self.view.add_exchange(page, summary["memories"].get(page.id))
+                # No saved list (imported, or from before lists were saved): no line at all.
+                self.view.add_exchange(page, summary["memories"].get(page.id) or None)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
@@ -419,7 +420,7 @@ class MainWindow(QMainWindow):
     def _show_conversation(self, data: dict, notice: str = "") -> None:
         self.view.clear()
         for page in data["pages"]:
-            self.view.add_exchange(page, data["memories"].get(page.id))
+            self.view.add_exchange(page, data["memories"].get(page.id) or None)
         if notice:
             self.view.add_notice(notice)
         self.conversation_shown.emit(data["ids"][-1])

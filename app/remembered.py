@@ -34,11 +34,20 @@ def item_label(item: Any) -> str:
     return f"{kind} · {TIER_TITLES.get(item.tier, item.tier)} · {day(item.date)}"
 
 
-def item_text(item: Any, limit: int = 160) -> str:
-    """The item on one line: exchanges without their speaker labels' line breaks."""
+def item_text(item: Any, limit: int = 110) -> str:
+    """The item on one line; an exchange as “what was said” → what was answered."""
     if item.forgotten:
         return "deleted since this answer"
-    text = " ".join(item.text.split())
+    return one_line(item.kind, item.text, limit)
+
+
+def one_line(kind: str, text: str, limit: int = 110) -> str:
+    """Any memory on one line; an exchange as “what was said” → what was answered."""
+    if kind == remembered.EXCHANGE:
+        sides = [line.split(": ", 1)[-1] for line in text.splitlines() if line.strip()]
+        text = " → ".join(" ".join(side.split()) for side in sides)
+    else:
+        text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -296,3 +296,14 @@ def test_remember_is_refused_in_a_temporary_chat(qtbot, window, chat, memory):
     window.temporary_action.trigger()
     assert _type(qtbot, window, "/remember I am vegetarian") == "refused"
     assert memory.facts() == []
+
+
+def test_an_imported_exchange_claims_no_memories(qtbot, memory, chat):
+    from app.main_window import MainWindow
+
+    memory.add_memory("I'm Tom.", "Nice to meet you, Tom!")  # stored, not answered here
+    window = MainWindow.for_memory(memory, chat)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: "Nice to meet you, Tom!" in window.view.plain_text())
+    assert "Used" not in window.view.plain_text()
+    window.close()
