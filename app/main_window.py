@@ -174,6 +174,12 @@ class MainWindow(QMainWindow):
         self.sidebar_action.setChecked(self.settings.sidebar_visible)
         self.search_action = self._action("&Search conversations…", self.search_conversations,
                                           "Ctrl+Shift+F", "search", "Search all conversations")
+        self.regenerate_action = self._action("&Regenerate answer", self.regenerate,
+                                              "Ctrl+Shift+R", "", "Answer the last question again")
+        self.edit_action = self._action("&Edit last question", self.edit_last_question,
+                                        "Ctrl+Shift+E", "", "Change the last question and resend it")
+        self.copy_answer_action = self._action("&Copy last answer", self.copy_last_answer,
+                                               "Ctrl+Shift+C", "", "Copy the last answer")
         self.bigger_action = self._action("&Larger text", lambda: self.set_text_size(+1), "Ctrl+=")
         self.bigger_action.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
         self.smaller_action = self._action("&Smaller text", lambda: self.set_text_size(-1), "Ctrl+-")
@@ -192,6 +198,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
+        chat_menu = bar.addMenu("&Chat")
+        chat_menu.addActions([self.regenerate_action, self.edit_action, self.copy_answer_action])
         view_menu = bar.addMenu("&View")
         view_menu.addActions([self.sidebar_action, self.search_action])
         view_menu.addSeparator()
@@ -318,6 +326,11 @@ class MainWindow(QMainWindow):
         self.composer.input.setPlainText(exchange[0].text)
         self.composer.input.setFocus()
         self.composer.input.moveCursor(self.composer.input.textCursor().MoveOperation.End)
+
+    def copy_last_answer(self) -> None:
+        answers = [m for m in self.view.messages if m.role == "assistant"]
+        if answers:
+            QGuiApplication.clipboard().setText(answers[-1].text)
 
     def _set_editing(self, on: bool) -> None:
         self.composer.setProperty("editing", on)

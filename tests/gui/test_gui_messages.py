@@ -76,3 +76,20 @@ def test_copy_a_code_block_and_code_is_monospace(qtbot, window, chat, send):
     assert QGuiApplication.clipboard().text() == "print('hi')\nx = 1"
     actions["Copy message"].trigger()
     assert QGuiApplication.clipboard().text() == CODE_ANSWER
+
+
+def test_the_last_exchange_actions_work_from_the_keyboard(qtbot, window, chat, memory, send):
+    from PySide6.QtCore import Qt
+
+    chat.queue("Lemon cake.", "Carrot cake.")
+    send(window, "Which cake?")
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(window, Qt.Key.Key_C, ctrl_shift)
+    assert QGuiApplication.clipboard().text() == "Lemon cake."
+    with qtbot.waitSignal(window.answer_finished):
+        qtbot.keyClick(window, Qt.Key.Key_R, ctrl_shift)
+    assert [p.agent_response for p in memory.pages()] == ["Carrot cake."]
+    qtbot.keyClick(window, Qt.Key.Key_E, ctrl_shift)
+    assert window.composer.input.toPlainText() == "Which cake?"

@@ -35,9 +35,10 @@ def _prompt_ids(retrieval):
     )
 
 
-def _click_text(qtbot, view, text):
-    """Click the first occurrence of `text` in the conversation (a link)."""
-    cursor = view.browser.document().find(text)
+def _click_text(qtbot, view, text, after=""):
+    """Click the first occurrence of `text` in the conversation (a link), after `after`."""
+    document = view.browser.document()
+    cursor = document.find(text, document.find(after)) if after else document.find(text)
     assert not cursor.isNull(), text
     cursor.setPosition(cursor.selectionStart() + 1)
     point = view.browser.cursorRect(cursor).center()
@@ -177,7 +178,7 @@ def test_a_learned_fact_gets_one_notice_and_undo_deletes_exactly_it(
     target = next(i for i in learned if i.text == "I am allergic to peanuts")
     others = {(f.id, f.text) for f in memory.facts()} - {(target.id, target.text)}
     with qtbot.waitSignal(window.chat_actions.done) as done:
-        _click_text(qtbot, window.view, "Undo")
+        _click_text(qtbot, window.view, "Undo", after="Learned: I am allergic to peanuts")
     assert done.args == ["undone"]
     assert {(f.id, f.text) for f in memory.facts()} == others
     assert "Forgot: I am allergic to peanuts" in window.view.plain_text()
@@ -307,3 +308,14 @@ def test_an_imported_exchange_claims_no_memories(qtbot, memory, chat):
     qtbot.waitUntil(lambda: "Nice to meet you, Tom!" in window.view.plain_text())
     assert "Used" not in window.view.plain_text()
     window.close()
+
+
+def test_manage_on_a_learned_notice_opens_the_item(qtbot, window, chat, memory, send):
+    send(window, "I am allergic to peanuts")
+    _learn(qtbot, window, memory)
+    target = next(i for i in window.view.learned_items() if i.text == "I am allergic to peanuts")
+    _click_text(qtbot, window.view, "Manage", after=f"Learned: {target.text}")
+    qtbot.waitUntil(lambda: "privacy" in window.panels)
+    panel = window.panels["privacy"]
+    qtbot.waitUntil(lambda: [i.key for i in panel.selected_items()] == [("user_fact", target.id)])
+    panel.close()
