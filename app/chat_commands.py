@@ -141,6 +141,8 @@ class ChatActions(QObject):
         self.done.emit("asked")
 
     def _forget_confirmed(self, matches: list) -> None:
+        if self.session is None:
+            return
         self.session.run(
             chat_commands.forget_matches,
             self.session.mem,

@@ -178,6 +178,9 @@ class MainWindow(QMainWindow):
                                               "Ctrl+Shift+R", "", "Answer the last question again")
         self.edit_action = self._action("&Edit last question", self.edit_last_question,
                                         "Ctrl+Shift+E", "", "Change the last question and resend it")
+        self.remembered_action = self._action("Show what the last answer &remembered",
+                                              self.toggle_last_remembered, "Ctrl+Shift+M", "",
+                                              "Open or close the last answer's Remembered list")
         self.copy_answer_action = self._action("&Copy last answer", self.copy_last_answer,
                                                "Ctrl+Shift+C", "", "Copy the last answer")
         self.bigger_action = self._action("&Larger text", lambda: self.set_text_size(+1), "Ctrl+=")
@@ -199,7 +202,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         chat_menu = bar.addMenu("&Chat")
-        chat_menu.addActions([self.regenerate_action, self.edit_action, self.copy_answer_action])
+        chat_menu.addActions([self.regenerate_action, self.edit_action, self.copy_answer_action,
+                              self.remembered_action])
         view_menu = bar.addMenu("&View")
         view_menu.addActions([self.sidebar_action, self.search_action])
         view_menu.addSeparator()
@@ -327,6 +331,12 @@ class MainWindow(QMainWindow):
         self.composer.input.setFocus()
         self.composer.input.moveCursor(self.composer.input.textCursor().MoveOperation.End)
 
+    def toggle_last_remembered(self) -> None:
+        answers = [m for m in self.view.messages if m.role == "assistant" and m.memories is not None]
+        if answers:
+            self.view.toggle_remembered(answers[-1])
+            self.view.scroll_to(answers[-1])
+
     def copy_last_answer(self) -> None:
         answers = [m for m in self.view.messages if m.role == "assistant"]
         if answers:
@@ -432,6 +442,8 @@ class MainWindow(QMainWindow):
 
     def _show_conversation(self, data: dict, notice: str = "") -> None:
         self.view.clear()
+        self._editing = None
+        self._set_editing(False)
         for page in data["pages"]:
             self.view.add_exchange(page, data["memories"].get(page.id) or None)
         if notice:

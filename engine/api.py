@@ -386,51 +386,9 @@ class MemoryOS:
 
     def memories_used(self, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
         """What each stored answer remembered, as it reads now (deleted items: forgotten)."""
-        from engine import remembered
+        from engine.remembered import read_back
 
-        ids = [int(i) for i in page_ids]
-        rows = self.vault.page_memory_rows(ids)
-        answered = {p.id: p.timestamp for p in map(page_from_row, self.vault.page_rows(ids))}
-        wanted: dict[str, set[int]] = {}
-        for _, kind, item_id, *_ in rows:
-            wanted.setdefault(kind, set()).add(item_id)
-        facts = {
-            f.id: f
-            for f in self.vault.facts(
-                None,
-                True,
-                ids=sorted(
-                    wanted.get(remembered.FACT, set()) | wanted.get(remembered.KNOWLEDGE, set())
-                ),
-            )
-        }
-        slots = {s.id: s for s in self.vault.slots(include_superseded=True)}
-        pages = {
-            p.id: p
-            for p in map(
-                page_from_row, self.vault.page_rows(sorted(wanted.get(remembered.EXCHANGE, ())))
-            )
-        }
-        out: dict[int, list[MemoryUsed]] = {i: [] for i in ids}
-        for page_id, kind, item_id, tier, score, date in rows:
-            answered_at = answered.get(page_id, date) + 1.0
-            item = MemoryUsed(kind, item_id, tier, "", date, score)
-            if kind in (remembered.FACT, remembered.KNOWLEDGE):
-                fact = facts.get(item_id)
-                # A later item may reuse a deleted one's id: it was created after the answer.
-                if fact is not None and fact.created <= answered_at:
-                    item = MemoryUsed(kind, item_id, tier, fact.text, fact.updated, score)
-            elif kind == remembered.PROFILE:
-                slot = slots.get(item_id)
-                if slot is not None and slot.created <= answered_at:
-                    text = f"{slot.name}: {slot.value}"
-                    item = MemoryUsed(kind, item_id, tier, text, slot.updated, score)
-            else:
-                page = pages.get(item_id)
-                if page is not None and abs(page.timestamp - date) < 1e-3:
-                    item = remembered.page_item(page, tier, score)
-            out[page_id].append(item if item.text else remembered.forgotten(item))
-        return out
+        return read_back(self, [int(i) for i in page_ids])
 
     def conversations(self) -> list[ConversationInfo]:
         return [

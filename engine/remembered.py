@@ -128,3 +128,40 @@ def summary(items: list[MemoryUsed]) -> str:
     lost = sum(1 for item in items if item.forgotten)
     tail = f" ({lost} forgotten since)" if lost else ""
     return f"Used {len(items)} {noun}: {', '.join(parts)}{tail}"
+
+
+def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
+    """The saved lists of stored answers, each item as it reads now; an item deleted since
+    (or whose id a later item took) comes back forgotten, without its text."""
+    from engine.vault.store import page_from_row
+
+    vault = memory.vault
+    rows = vault.page_memory_rows(page_ids)
+    answered = {p.id: p.timestamp for p in map(page_from_row, vault.page_rows(page_ids))}
+    wanted: dict[str, set[int]] = {}
+    for _, kind, item_id, *_ in rows:
+        wanted.setdefault(kind, set()).add(item_id)
+    fact_ids = sorted(wanted.get(FACT, set()) | wanted.get(KNOWLEDGE, set()))
+    facts = {f.id: f for f in vault.facts(None, True, ids=fact_ids)}
+    slots = {s.id: s for s in vault.slots(include_superseded=True)} if PROFILE in wanted else {}
+    pages = {p.id: p for p in map(page_from_row, vault.page_rows(sorted(wanted.get(EXCHANGE, ()))))}
+    out: dict[int, list[MemoryUsed]] = {i: [] for i in page_ids}
+    for page_id, kind, item_id, tier, score, date in rows:
+        answered_at = answered.get(page_id, date) + 1.0
+        item = MemoryUsed(kind, item_id, tier, "", date, score)
+        if kind in (FACT, KNOWLEDGE):
+            fact = facts.get(item_id)
+            # A later item may reuse a deleted one's id: it was created after the answer.
+            if fact is not None and fact.created <= answered_at:
+                item = MemoryUsed(kind, item_id, tier, fact.text, fact.updated, score)
+        elif kind == PROFILE:
+            slot = slots.get(item_id)
+            if slot is not None and slot.created <= answered_at:
+                text = f"{slot.name}: {slot.value}"
+                item = MemoryUsed(kind, item_id, tier, text, slot.updated, score)
+        else:
+            page = pages.get(item_id)
+            if page is not None and abs(page.timestamp - date) < 1e-3:
+                item = page_item(page, tier, score)
+        out[page_id].append(item if item.text else forgotten(item))
+    return out

@@ -319,3 +319,16 @@ def test_manage_on_a_learned_notice_opens_the_item(qtbot, window, chat, memory, 
     panel = window.panels["privacy"]
     qtbot.waitUntil(lambda: [i.key for i in panel.selected_items()] == [("user_fact", target.id)])
     panel.close()
+
+
+def test_the_remembered_list_opens_from_the_keyboard(qtbot, window, chat, memory, send):
+    memory.add_fact("I am allergic to peanuts")
+    send(window, "peanuts?")
+    (message,) = _answers(window.view)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(window, Qt.Key.Key_M, ctrl_shift)
+    assert message.expanded and "Fact · persona" in window.view.plain_text()
+    qtbot.keyClick(window, Qt.Key.Key_M, ctrl_shift)
+    assert not message.expanded and "Fact · persona" not in window.view.plain_text()
