@@ -14,14 +14,12 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSizePolicy,
-    QSplitter,
     QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
-from app import theme
-from app.chat_commands import ChatActions, load_conversation
+from app.chat_commands import ChatActions
 from app.composer import Composer
 from app.conversation_view import ConversationView
 from app.errors import describe, show_message
@@ -30,8 +28,8 @@ from app.icons import icon, pixmap
 from app.learned import LearnedNotices
 from app.session import FAILED, LOADING, READY, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
-from app.sidebar import Sidebar
 from app.status_bar import StatusLine
+from app.window_memory import MemoryWindowMixin
 from app.workers import WorkerPool
 
 
@@ -49,7 +47,7 @@ def _banner(name: str, icon_name: str, color: str, text: str) -> tuple[QFrame, Q
     return frame, label, row
 
 
-class MainWindow(QMainWindow):
+class MainWindow(MemoryWindowMixin, QMainWindow):
     """Chat with the assistant; everything slow goes through the Session's workers."""
 
     answer_finished = Signal(object)  # an Answer, or the exception that ended the generation
@@ -99,17 +97,7 @@ class MainWindow(QMainWindow):
         self.forget_panel = ForgetPanel()
         layout.addWidget(self.forget_panel)
         layout.addWidget(self.composer)
-        self.sidebar = Sidebar()
-        self.sidebar.open_requested.connect(self.open_conversation)
-        self.sidebar.changed.connect(self._sidebar_changed)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.sidebar)
-        self.splitter.addWidget(central)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([240, 740])
-        self._splitter_restored = False  # restored at the first show, once the window has a size
-        self.sidebar.setVisible(self.settings.sidebar_visible)
+        self._make_sidebar(central)
         self.setCentralWidget(self.splitter)
         self.chat_actions = ChatActions(self)  # /remember, /forget, message context menu
         self.learned_notices = LearnedNotices(self)
@@ -168,26 +156,7 @@ class MainWindow(QMainWindow):
         self.privacy_action = self._action("&Privacy…", self.open_privacy, "Ctrl+P", "privacy",
                                            "See, correct and erase what MemoryOS knows about you")
         self.about_action = self._action("&About MemoryOS", self.about)
-        self.sidebar_action = self._action("&Conversations", self.toggle_sidebar, "Ctrl+B", "",
-                                           "Show or hide the list of conversations")
-        self.sidebar_action.setCheckable(True)
-        self.sidebar_action.setChecked(self.settings.sidebar_visible)
-        self.search_action = self._action("&Search conversations…", self.search_conversations,
-                                          "Ctrl+Shift+F", "search", "Search all conversations")
-        self.regenerate_action = self._action("&Regenerate answer", self.regenerate,
-                                              "Ctrl+Shift+R", "", "Answer the last question again")
-        self.edit_action = self._action("&Edit last question", self.edit_last_question,
-                                        "Ctrl+Shift+E", "", "Change the last question and resend it")
-        self.remembered_action = self._action("Show what the last answer &remembered",
-                                              self.toggle_last_remembered, "Ctrl+Shift+M", "",
-                                              "Open or close the last answer's Remembered list")
-        self.copy_answer_action = self._action("&Copy last answer", self.copy_last_answer,
-                                               "Ctrl+Shift+C", "", "Copy the last answer")
-        self.bigger_action = self._action("&Larger text", lambda: self.set_text_size(+1), "Ctrl+=")
-        self.bigger_action.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
-        self.smaller_action = self._action("&Smaller text", lambda: self.set_text_size(-1), "Ctrl+-")
-        self.reset_size_action = self._action("&Normal text size", lambda: self.set_text_size(0),
-                                              "Ctrl+0")
+        self._make_memory_actions()  # sidebar, search, chat, text size (window_memory.py)
         self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
                               self.import_action,
                               self.inspector_action, self.privacy_action, self.search_action]
@@ -201,13 +170,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
-        chat_menu = bar.addMenu("&Chat")
-        chat_menu.addActions([self.regenerate_action, self.edit_action, self.copy_answer_action,
-                              self.remembered_action])
-        view_menu = bar.addMenu("&View")
-        view_menu.addActions([self.sidebar_action, self.search_action])
-        view_menu.addSeparator()
-        view_menu.addActions([self.bigger_action, self.smaller_action, self.reset_size_action])
+        self._add_memory_menus(bar)
         memory_menu = bar.addMenu("&Memory")
         memory_menu.addActions([self.inspector_action, self.privacy_action])
         tools = bar.addMenu("&Tools")
@@ -311,42 +274,6 @@ class MainWindow(QMainWindow):
             self._set_editing(False)
         self._ask(text, replaces)
 
-    def regenerate(self) -> None:
-        """Answer the last question again; the replaced answer is not kept."""
-        exchange = self.view.last_exchange()
-        if not exchange or self.session is None or not self.session.can_answer:
-            return
-        question, answer = exchange
-        self.view.remove_last_exchange()
-        self._ask(question.text, answer.page_id)
-
-    def edit_last_question(self) -> None:
-        """Put the last question back in the message box; sending it replaces that exchange."""
-        exchange = self.view.last_exchange()
-        if not exchange or self.session is None or self.session.generating:
-            return
-        self._editing = exchange[1].page_id
-        self._set_editing(True)
-        self.composer.input.setPlainText(exchange[0].text)
-        self.composer.input.setFocus()
-        self.composer.input.moveCursor(self.composer.input.textCursor().MoveOperation.End)
-
-    def toggle_last_remembered(self) -> None:
-        answers = [m for m in self.view.messages if m.role == "assistant" and m.memories is not None]
-        if answers:
-            self.view.toggle_remembered(answers[-1])
-            self.view.scroll_to(answers[-1])
-
-    def copy_last_answer(self) -> None:
-        answers = [m for m in self.view.messages if m.role == "assistant"]
-        if answers:
-            QGuiApplication.clipboard().setText(answers[-1].text)
-
-    def _set_editing(self, on: bool) -> None:
-        self.composer.setProperty("editing", on)
-        self.composer.set_hint("Editing your last question: Enter sends it again and replaces "
-                               "that exchange" if on else "Enter to send · Shift+Enter for a new line")
-
     def _ask(self, text: str, replaces: int | None) -> None:
         session = self.session
         self.view.add_user_message(text)
@@ -427,79 +354,6 @@ class MainWindow(QMainWindow):
             self.composer.input.setPlaceholderText("Message MemoryOS")
             if self.session is not None:
                 self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
-
-    def reload_conversation(self, notice: str = "") -> None:
-        """Draw the current conversation again from the vault (after something was forgotten),
-        then `notice` under it."""
-        if self.session is None or self.temporary or self.session.generating:
-            if notice:
-                self.view.add_notice(notice)
-            return
-        ids = [*self.shown_conversations, self.session.mem.conversation_id]
-        self.session.run(load_conversation, self.session.mem, ids,
-                         on_result=lambda data: self._show_conversation(data, notice),
-                         on_error=self._show_error)
-
-    def _show_conversation(self, data: dict, notice: str = "") -> None:
-        self.view.clear()
-        self._editing = None
-        self._set_editing(False)
-        for page in data["pages"]:
-            self.view.add_exchange(page, data["memories"].get(page.id) or None)
-        if notice:
-            self.view.add_notice(notice)
-        self.conversation_shown.emit(data["ids"][-1])
-
-    def open_conversation(self, conversation_id: str) -> None:
-        """Show a stored conversation; what is said next continues it."""
-        if self.session is None or self.temporary or self.session.generating:
-            return
-        self.session.run(self.session.mem.continue_conversation, conversation_id,
-                         on_result=self._continue, on_error=self._show_error)
-
-    def _continue(self, conversation_id: str) -> None:
-        self.shown_conversations = [conversation_id]
-        self.reload_conversation()
-        self.composer.input.setFocus()
-
-    def toggle_sidebar(self, visible: bool | None = None) -> None:
-        visible = not self.sidebar.isVisible() if visible is None else bool(visible)
-        if not visible and self.sidebar.isVisible():  # its width, for when it comes back
-            self.settings.splitter_state = bytes(self.splitter.saveState().toHex()).decode()
-        self.sidebar.setVisible(visible)
-        self.sidebar_action.setChecked(visible)
-        self.settings.sidebar_visible = visible
-
-    def set_text_size(self, step: int) -> None:
-        """Ctrl+= larger, Ctrl+- smaller, Ctrl+0 back to normal; remembered in the settings."""
-        size = theme.BASE_SIZE if step == 0 else self.settings.text_size + step
-        self.settings.text_size = max(theme.MIN_SIZE, min(theme.MAX_SIZE, size))
-        self._apply_look()
-        self._save_settings()
-
-    def _apply_look(self, redraw: bool = True) -> None:
-        """Colour scheme and text size from the settings (and the system's scheme)."""
-        app = QGuiApplication.instance()
-        changed = theme.apply_look(app, self.settings.color_scheme, self.settings.text_size)
-        if changed and redraw and not self.temporary and self.view.message_count:
-            self.reload_conversation()  # the conversation's colours and sizes are drawn in
-
-    def search_conversations(self) -> None:
-        self.toggle_sidebar(True)
-        self.sidebar.focus_search()
-
-    def _sidebar_changed(self, what: str) -> None:
-        kind, _, conversation_id = what.partition(":")
-        if kind != "forgotten" or self.session is None:
-            return
-        if conversation_id in (*self.shown_conversations, self.session.mem.conversation_id):
-            self.new_conversation()  # what was on screen is gone
-
-    def show_provenance(self, item: Any) -> None:
-        """Open the privacy panel on a remembered or learned item (exchanges: its conversation)."""
-        panel = self.open_privacy()
-        if panel is not None:
-            panel.show_item(item.kind, item.id, getattr(item, "conversation_id", ""))
 
     # --- panels and dialogs ------------------------------------------------------------
     def _panel(self, name: str, make: Any) -> QWidget | None:
@@ -603,12 +457,6 @@ class MainWindow(QMainWindow):
             self._splitter_restored = True
             if self.settings.splitter_state:  # once the window has its restored size
                 QTimer.singleShot(0, self, self._restore_splitter)
-
-    def _restore_splitter(self) -> None:
-        visible = self.sidebar.isVisibleTo(self)
-        self.sidebar.show()  # a hidden side gets no width from restoreState
-        self.splitter.restoreState(QByteArray.fromHex(self.settings.splitter_state.encode()))
-        self.sidebar.setVisible(visible)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Stop the answer, let consolidation finish its step, close the vault, then quit."""
