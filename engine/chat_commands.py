@@ -68,8 +68,13 @@ class ForgetMatch:
         return (self.kind, self.id)
 
     def label(self) -> str:
+        """'fact', 'profile entry', 'exchange', ..."""
+        if self.kind == remembered.EXCHANGE:
+            return "exchange"
         return remembered.describe(
-            remembered.MemoryUsed(self.kind, self.id, remembered.TOPIC, self.text, self.date, None)
+            remembered.MemoryUsed(
+                self.kind, self.id, remembered.PERSONA, self.text, self.date, None
+            )
         )
 
 

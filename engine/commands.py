@@ -79,7 +79,7 @@ def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
 
     if command.name == chat_commands.HELP:
         print(chat_commands.help_text(), file=sys.stderr)
-        print(CHAT_HELP, file=sys.stderr)
+        print("Also: /new (new conversation), /facts, /status, /quit.", file=sys.stderr)
         return
     if command.name == chat_commands.UNKNOWN:
         print(f"unknown command {command.typed}: /help lists the commands", file=sys.stderr)
@@ -104,6 +104,11 @@ def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
         text = " ".join(match.text.split())
         text = text if len(text) <= 100 else text[:99] + "…"
         print(f"  {n}. [{match.label()}] {text}", file=sys.stderr)
+    if any(m.kind == "exchange" for m in matches):
+        print(
+            "Exchanges go with the facts and profile entries learned only from them.",
+            file=sys.stderr,
+        )
     print("Forget all of them? [y/N] ", end="", file=sys.stderr, flush=True)
     try:
         answer = (input() if stdin.isatty() else stdin.readline()).strip().lower()
