@@ -109,7 +109,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.status = StatusLine()
         self.setStatusBar(self.status)
         self._apply_look(redraw=False)
-        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda *_: self._apply_look())
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._system_scheme_changed)
         self._make_actions()
         self._make_menus()
         self._make_toolbar()

@@ -204,6 +204,10 @@ class MemoryWindowMixin:
         if changed and redraw and not self.temporary and self.view.message_count:
             self.reload_conversation()  # the conversation's colours and sizes are drawn in
 
+    def _system_scheme_changed(self, *_: object) -> None:
+        """A bound method (not a lambda): Qt drops the connection with the window."""
+        self._apply_look()
+
     def search_conversations(self) -> None:
         self.toggle_sidebar(True)
         self.sidebar.focus_search()

@@ -154,3 +154,17 @@ def test_tab_reaches_every_control_and_each_has_a_name(qtbot, window, chat, memo
         if not w.accessibleName() and not (isinstance(w, QAbstractButton) and w.text())
     ]
     assert unnamed == []
+
+
+def test_following_the_system_scheme(qtbot, window, monkeypatch, light_again):
+    """The offscreen platform has no colour scheme of its own: the system's answer is
+    replaced here, and its change signal emitted as a desktop would."""
+    from app import theme
+
+    assert window.settings.color_scheme == "system" and _window_lightness() > 0.8
+    monkeypatch.setattr(theme, "system_is_dark", lambda: True)
+    QGuiApplication.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+    assert _window_lightness() < 0.25
+    window.settings.color_scheme = "light"  # a manual choice wins over the system
+    window._apply_look()
+    assert _window_lightness() > 0.8
