@@ -172,7 +172,7 @@ class ChatActions(QObject):
             )
 
     def _undone(self, item: Any) -> None:
-        self.window.view.mark_undone(item)
+        self.window.learned_notices.mark_undone(item)
         self.done.emit("undone")
 
     def _failed(self, error: Exception) -> None:

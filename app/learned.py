@@ -23,6 +23,8 @@ class LearnedNotices(QObject):
         self.window = window
         self.since = time.time()  # items learned before this window opened are not news
         self.announced: set[tuple[str, int, float]] = set()
+        self.items: list[Any] = []  # notices given, in order (drawn again when the view is)
+        self.undone: set[tuple[str, int]] = set()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(100)  # events come in bursts: one check per burst
@@ -65,5 +67,17 @@ class LearnedNotices(QObject):
                     continue
                 if self.window.view.add_learned(item.page_id, item):
                     self.announced.add(item.key)
+                    self.items.append(item)
                     self.shown.emit(item)
         self.checked.emit()
+
+    def mark_undone(self, item: Any) -> None:
+        self.undone.add((item.kind, item.id))
+        self.window.view.mark_undone(item)
+
+    def redraw(self) -> None:
+        """After the conversation was drawn again: the notices of its exchanges come back."""
+        view = self.window.view
+        for item in self.items:
+            if view.add_learned(item.page_id, item) and (item.kind, item.id) in self.undone:
+                view.mark_undone(item)

@@ -162,6 +162,7 @@ class MemoryWindowMixin:
         self._set_editing(False)
         for page in data["pages"]:
             self.view.add_exchange(page, data["memories"].get(page.id) or None)
+        self.learned_notices.redraw()
         if notice:
             self.view.add_notice(notice)
         self.conversation_shown.emit(data["ids"][-1])

@@ -182,6 +182,11 @@ def test_a_learned_fact_gets_one_notice_and_undo_deletes_exactly_it(
     assert done.args == ["undone"]
     assert {(f.id, f.text) for f in memory.facts()} == others
     assert "Forgot: I am allergic to peanuts" in window.view.plain_text()
+    # Drawn again (after a forget, a new text size): the notices come back as they were.
+    with qtbot.waitSignal(window.conversation_shown):
+        window.reload_conversation()
+    assert "Forgot: I am allergic to peanuts" in window.view.plain_text()
+    assert window.view.plain_text().count("Learned: ") == len(learned) - 1
 
 
 def test_no_learned_notice_in_a_temporary_chat(qtbot, window, chat, memory, send):
