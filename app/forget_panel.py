@@ -88,8 +88,15 @@ class ForgetPanel(QFrame):
             row = QListWidgetItem(f"{kind} · {shown.day(match.date)} — {text}")
             row.setToolTip(match.text)
             row.setData(ROLE, match)
-            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            row.setCheckState(Qt.CheckState.Checked)
+            if getattr(match, "consequence", False):  # goes with the ticked exchanges
+                row.setText(f"↳ also goes with those exchanges: {row.text()}")
+                row.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                font = row.font()
+                font.setItalic(True)
+                row.setFont(font)
+            else:
+                row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                row.setCheckState(Qt.CheckState.Checked)
             self.list.addItem(row)
         self.list.blockSignals(False)
         rows = max(1, min(7, len(matches)))
@@ -101,8 +108,14 @@ class ForgetPanel(QFrame):
         self.cancel_button.setFocus()  # the safe choice has the focus
 
     def ticked(self) -> list[Any]:
+        """The ticked matches (rows of what goes along with them are not choices)."""
         rows = (self.list.item(i) for i in range(self.list.count()))
-        return [row.data(ROLE) for row in rows if row.checkState() == Qt.CheckState.Checked]
+        return [
+            row.data(ROLE)
+            for row in rows
+            if row.flags() & Qt.ItemFlag.ItemIsUserCheckable
+            and row.checkState() == Qt.CheckState.Checked
+        ]
 
     def _update(self, *_: object) -> None:
         count = len(self.ticked())

@@ -62,6 +62,7 @@ class ForgetMatch:
     id: int
     text: str
     date: float
+    consequence: bool = False  # not a match: goes with matched exchanges (learned only from them)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -106,13 +107,35 @@ def find_matches(memory, words: str, limit: int = 50) -> list[ForgetMatch]:
     page_ids = [i for i, _ in vault.keyword_search("pages_fts", match, limit)]
     pages = sorted(map(page_from_row, vault.page_rows(page_ids)), key=lambda p: -p.timestamp)
     out += [ForgetMatch(remembered.EXCHANGE, p.id, p.text(), p.timestamp) for p in pages]
+    return out + consequences(memory, out)
+
+
+def consequences(memory, matches: list[ForgetMatch]) -> list[ForgetMatch]:
+    """Facts and profile entries learned only from the matched exchanges, not matched
+    themselves: forgetting those exchanges removes them too (the privacy panel's cascade)."""
+    pages = [m.id for m in matches if m.kind == remembered.EXCHANGE and not m.consequence]
+    fact_ids, slot_ids = memory.vault.derived_only_from(pages)
+    listed = {m.key for m in matches}
+    out = []
+    for fact in memory.vault.facts(None, True, ids=fact_ids) if fact_ids else []:
+        kind = remembered.FACT if fact.kind == "user_fact" else remembered.KNOWLEDGE
+        if (kind, fact.id) not in listed:
+            out.append(ForgetMatch(kind, fact.id, fact.text, fact.updated, consequence=True))
+    for slot in memory.profile(include_superseded=True):
+        if slot.id in slot_ids and (remembered.PROFILE, slot.id) not in listed:
+            text = f"{slot.name}: {slot.value}"
+            out.append(
+                ForgetMatch(remembered.PROFILE, slot.id, text, slot.updated, consequence=True)
+            )
     return out
 
 
 def forget_matches(memory, matches: list[ForgetMatch]) -> int:
     """Delete the confirmed matches through the facade's own forget calls (same cascade as
     the privacy panel). Items already gone with an earlier one's cascade are skipped.
-    Returns how many of `matches` were deleted by this call or its cascade."""
+    Returns how many items went: the matches and what was learned only from them."""
+    matches = [m for m in matches if not m.consequence]  # recomputed: only what still goes
+    total = len(matches) + len(consequences(memory, matches))
     facts = [m.id for m in matches if m.kind in (remembered.FACT, remembered.KNOWLEDGE)]
     present = {f.id for f in memory.vault.facts(None, True, ids=facts)} if facts else set()
     if present:
@@ -128,4 +151,4 @@ def forget_matches(memory, matches: list[ForgetMatch]) -> int:
                 memory.forget_page(match.id)
             except errors.NotFoundError:
                 pass
-    return len(matches)
+    return total

@@ -99,16 +99,17 @@ def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
     if not matches:
         print(f"Nothing matches {command.argument!r}; nothing was forgotten.", file=sys.stderr)
         return
-    print(f"These {len(matches)} items match {command.argument!r}:", file=sys.stderr)
-    for n, match in enumerate(matches, 1):
+    found = [m for m in matches if not m.consequence]
+    also = [m for m in matches if m.consequence]
+    print(f"These {len(found)} items match {command.argument!r}:", file=sys.stderr)
+    for n, match in enumerate(found, 1):
         text = " ".join(match.text.split())
         text = text if len(text) <= 100 else text[:99] + "…"
         print(f"  {n}. [{match.label()}] {text}", file=sys.stderr)
-    if any(m.kind == "exchange" for m in matches):
-        print(
-            "Exchanges go with the facts and profile entries learned only from them.",
-            file=sys.stderr,
-        )
+    if also:
+        print("Also forgotten, learned only from these exchanges:", file=sys.stderr)
+        for match in also:
+            print(f"  - [{match.label()}] {' '.join(match.text.split())[:100]}", file=sys.stderr)
     print("Forget all of them? [y/N] ", end="", file=sys.stderr, flush=True)
     try:
         answer = (input() if stdin.isatty() else stdin.readline()).strip().lower()
@@ -117,8 +118,8 @@ def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
     if answer not in ("y", "yes"):
         print("Cancelled; nothing was forgotten.", file=sys.stderr)
         return
-    chat_commands.forget_matches(memory, matches)
-    print(f"Forgot {len(matches)} items.", file=sys.stderr)
+    count = chat_commands.forget_matches(memory, matches)
+    print(f"Forgot {count} items.", file=sys.stderr)
 
 
 def run_chat(args) -> int:

@@ -131,3 +131,20 @@ def test_cli_chat_cancelled_forget_deletes_nothing(monkeypatch, home, capsys, fa
     assert "Cancelled; nothing was forgotten." in capsys.readouterr().err
     with _open(vault) as mem:
         assert [f.text for f in mem.facts()] == ["I like figs"]
+
+
+def test_forget_lists_what_goes_with_the_exchanges_and_counts_it(memory):
+    page = memory.add_memory("My name is Tom and I am allergic to peanuts.", "Noted.")
+    memory.run_consolidation()  # a fact (the statement) and a profile entry (name: Tom)
+    matches = chat_commands.find_matches(memory, "peanuts")
+    assert [(m.kind, m.text, m.consequence) for m in matches] == [
+        ("fact", "My name is Tom and I am allergic to peanuts.", False),
+        ("exchange", page.text(), False),
+        ("profile", "name: Tom", True),
+    ]
+    # without the exchange, the profile entry learned from it stays
+    assert chat_commands.forget_matches(memory, matches[:1]) == 1
+    assert [s.value for s in memory.profile()] == ["Tom"]
+
+    assert chat_commands.forget_matches(memory, chat_commands.find_matches(memory, "peanuts")) == 2
+    assert memory.profile() == [] and memory.pages() == [] and memory.facts() == []

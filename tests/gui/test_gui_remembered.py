@@ -337,3 +337,18 @@ def test_the_remembered_list_opens_from_the_keyboard(qtbot, window, chat, memory
     assert message.expanded and "Fact · persona" in window.view.plain_text()
     qtbot.keyClick(window, Qt.Key.Key_M, ctrl_shift)
     assert not message.expanded and "Fact · persona" not in window.view.plain_text()
+
+
+def test_the_forget_panel_shows_what_goes_along(qtbot, window, chat, memory):
+    memory.add_memory("My name is Tom and I am allergic to peanuts.", "Noted.")
+    memory.run_consolidation()
+    assert _type(qtbot, window, "/forget peanuts") == "asked"
+    panel = window.forget_panel
+    rows = [panel.list.item(i).text() for i in range(panel.list.count())]
+    assert len(rows) == 3 and "also goes with those exchanges" in rows[2] and "name: Tom" in rows[2]
+    assert [m.kind for m in panel.ticked()] == ["fact", "exchange"]
+    assert panel.forget_button.text() == "Forget 2 items"
+    with qtbot.waitSignal(window.chat_actions.done):
+        panel.forget_button.click()
+    assert memory.profile() == [] and memory.facts() == [] and memory.pages() == []
+    qtbot.waitUntil(lambda: "Forgot 3 items." in window.view.plain_text())
