@@ -116,7 +116,7 @@ class ChatActions(QObject):
             self.window.view.add_notice(f"Nothing matches “{words}”; nothing was forgotten.")
             self.done.emit("nothing")
             return
-        count = len(matches)
+        count = len([m for m in matches if not m.consequence])
         self.panel.ask(
             f"Forget {count} item{'s' if count != 1 else ''} matching “{words}”?", matches
         )

@@ -345,6 +345,7 @@ def test_the_forget_panel_shows_what_goes_along(qtbot, window, chat, memory):
     assert _type(qtbot, window, "/forget peanuts") == "asked"
     panel = window.forget_panel
     rows = [panel.list.item(i).text() for i in range(panel.list.count())]
+    assert panel.title.text() == "Forget 2 items matching “peanuts”?"
     assert len(rows) == 3 and "also goes with those exchanges" in rows[2] and "name: Tom" in rows[2]
     assert [m.kind for m in panel.ticked()] == ["fact", "exchange"]
     assert panel.forget_button.text() == "Forget 2 items"
