@@ -95,9 +95,12 @@ def apply(app: QApplication) -> None:
     app.setApplicationDisplayName("MemoryOS")
     app.setOrganizationName("MemoryOS")
     app.setDesktopFileName("memoryos")
+    global dark, scale
+    dark, scale = False, 1.0  # the base look; apply_look switches scheme and size after
     app.setStyle("Fusion")
     _palette(app)
     app.setStyleSheet(style_sheet())
+    app.setProperty("memoryos_look", True)
     app.setWindowIcon(app_icon())
 
 
