@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
-    QFont,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -19,6 +19,9 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout,
 
 from app import theme
 from app.link_guard import LinkGuard
+from app.text_formats import char_format as _format
+from app.text_formats import link_format as _link
+from app.view_memory import Message, MessagesMixin, _is_code
 
 FLUSH_MS = 40  # streamed chunks are drawn in batches, not one repaint per token
 THINKING = "Thinking…"
@@ -37,17 +40,6 @@ def day_label(when: dt.datetime, today: dt.date | None = None) -> str:
 
 def _local(timestamp: float | None) -> dt.datetime:
     return dt.datetime.fromtimestamp(timestamp) if timestamp else dt.datetime.now()
-
-
-def _format(color: str, *, bold: bool = False, italic: bool = False, size: float = 0) -> QTextCharFormat:
-    fmt = QTextCharFormat()
-    fmt.setForeground(QBrush(QColor(color)))
-    if bold:
-        fmt.setFontWeight(QFont.Weight.DemiBold)
-    fmt.setFontItalic(italic)
-    if size:
-        fmt.setFontPointSize(size)
-    return fmt
 
 
 class EmptyState(QWidget):
@@ -85,16 +77,30 @@ class EmptyState(QWidget):
         self.tips.setVisible(bool(tips))
 
 
-class ConversationView(QStackedWidget):
+class ConversationView(MessagesMixin, QStackedWidget):
     """Messages of the current conversation; `append_chunk` buffers, a timer draws the batch."""
 
     flushed = Signal()  # a batch of streamed text reached the document (tests wait on it)
+    memory_opened = Signal(object)  # a remembered item (MemoryUsed): show its provenance
+    memory_forget_requested = Signal(object)  # a remembered item to forget
+    remember_requested = Signal(str)  # "Remember this" on a message
+    exchange_forget_requested = Signal(int)  # "Forget this exchange" (page id)
+    learned_undo_requested = Signal(object)  # a LearnedItem to delete
+    learned_manage_requested = Signal(object)  # a LearnedItem to show in the privacy panel
+    regenerate_requested = Signal()  # answer the last question again
+    edit_requested = Signal()  # put the last question back in the message box
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.empty = EmptyState()
         self.browser = QTextBrowser(objectName="conversation")
-        self.links = LinkGuard(self.browser)  # a click on a link asks before opening it
+        self.browser.setAccessibleName("Conversation")
+        self.browser.setTabChangesFocus(True)  # Tab leaves; Menu key / Shift+F10 opens actions
+        # Our own links (memories, undo) are handled here; a web link asks first (LinkGuard).
+        self.links = LinkGuard(self.browser, connect=False)
+        self.browser.anchorClicked.connect(self._on_link)
+        self.browser.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.browser.customContextMenuRequested.connect(self._show_menu)
         self.browser.setFrameShape(QTextBrowser.Shape.NoFrame)
         self.browser.document().setDocumentMargin(20)
         self.addWidget(self.empty)
@@ -109,6 +115,7 @@ class ConversationView(QStackedWidget):
         self._thinking = False
         self._last_day: dt.date | None = None
         self._messages = 0
+        self.messages: list[Message] = []
         self.set_empty_text(*self.default_empty_text())
 
     # --- content -------------------------------------------------------------------------
@@ -136,6 +143,7 @@ class ConversationView(QStackedWidget):
         self._answer_chunks = []
         self._last_day = None
         self._messages = 0
+        self.messages = []
         self.browser.clear()
         self.setCurrentWidget(self.empty)
 
@@ -143,25 +151,53 @@ class ConversationView(QStackedWidget):
         self._add_message("You", text, timestamp, user=True)
 
     def add_assistant_message(
-        self, text: str, timestamp: float | None = None, note: str = "", speaker: str = "MemoryOS"
+        self, text: str, timestamp: float | None = None, note: str = "", speaker: str = "MemoryOS",
+        memories: list[Any] | None = None, page_id: int | None = None,
     ) -> None:
         cursor = self._add_message(speaker, "", timestamp, user=False)
         self._insert_markdown(cursor, text)
         if note:
             self._insert_note(cursor, note)
+        message = self.messages[-1]
+        message.text = text
+        message.page_id = page_id
+        self.set_memories(message, memories)
         self._scroll_to_end()
 
-    def add_exchange(self, page: object) -> None:
+    def add_exchange(self, page: object, memories: list[Any] | None = None) -> None:
         """Show a stored page (a Page record) as the two messages it holds."""
         from app.widgets import speakers
 
         user, agent = speakers(page)
         timestamp = getattr(page, "timestamp", None)
         meta = getattr(page, "meta", {}) or {}
+        page_id = getattr(page, "id", None)
         if getattr(page, "user_input", ""):
             self._add_message(user, page.user_input, timestamp, user=True)  # type: ignore[attr-defined]
+            self.messages[-1].page_id = page_id
         note = "Stopped" if meta.get("stopped") else ""
-        self.add_assistant_message(getattr(page, "agent_response", ""), timestamp, note, agent)
+        self.add_assistant_message(getattr(page, "agent_response", ""), timestamp, note, agent,
+                                   memories, page_id)
+
+    def add_notice(self, text: str, links: list[tuple[str, str]] = ()) -> None:
+        """A small line between messages (command results, help), with optional links."""
+        self.setCurrentWidget(self.browser)
+        cursor = QTextCursor(self.browser.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        block = QTextBlockFormat()
+        block.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        block.setTopMargin(4)
+        block.setBottomMargin(6)
+        cursor.insertBlock(block)
+        lines = text.split("\n")
+        for n, line in enumerate(lines):
+            if n:
+                cursor.insertText("\u2028", _format(theme.MUTED, size=9))
+            cursor.insertText(line, _format(theme.MUTED, size=9))
+        for label, href in links:
+            cursor.insertText("  ·  ", _format(theme.MUTED, size=9))
+            cursor.insertText(label, _link(href))
+        self._scroll_to_end()
 
     # --- streaming -----------------------------------------------------------------------
     def begin_answer(self, timestamp: float | None = None) -> None:
@@ -210,6 +246,9 @@ class ConversationView(QStackedWidget):
         self._insert_markdown(self._answer, text)
         if note:
             self._insert_note(self._answer, note)
+        answers = [m for m in self.messages if m.role == "assistant"]
+        if answers:
+            answers[-1].text = text
         self._answer = None
         if follow:
             self._scroll_to_end()
@@ -241,8 +280,9 @@ class ConversationView(QStackedWidget):
         frame_format.setRightMargin(4 if user else 96)
         frame_format.setBorder(0)
         if user:
-            frame_format.setBackground(QBrush(QColor(theme.USER_TINT)))
-        cursor.insertFrame(frame_format)
+            frame_format.setBackground(QBrush(QColor(theme.color(theme.USER_TINT))))
+        frame = cursor.insertFrame(frame_format)
+        self.messages.append(Message("user" if user else "assistant", text, frame))
         header = QTextBlockFormat()
         header.setBottomMargin(4)
         cursor.setBlockFormat(header)
@@ -295,7 +335,29 @@ class ConversationView(QStackedWidget):
             | QTextDocument.MarkdownFeature.MarkdownNoHTML
         )
         cursor.setCharFormat(_format(theme.TEXT))
+        start = cursor.position()
         cursor.insertMarkdown(text.strip(), features)
+        self._style_code(start, cursor.position())
+
+    def _style_code(self, start: int, end: int) -> None:
+        """Code blocks in the system's fixed-width font on a light panel (Qt's Markdown reader
+        only names a 'monospace' family, which is not fixed-pitch everywhere)."""
+        from PySide6.QtGui import QFontDatabase
+
+        fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        block = self.browser.document().findBlock(start)
+        while block.isValid() and block.position() <= end:
+            if _is_code(block):
+                cursor = QTextCursor(block)
+                cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+                code = QTextCharFormat()
+                code.setFontFamilies([fixed.family()])
+                code.setFontFixedPitch(True)
+                cursor.mergeCharFormat(code)
+                panel = QTextBlockFormat()
+                panel.setBackground(QBrush(QColor(theme.color(theme.CODE_TINT))))
+                cursor.mergeBlockFormat(panel)
+            block = block.next()
 
     def _insert_note(self, cursor: QTextCursor, note: str) -> None:
         cursor.insertBlock(QTextBlockFormat(), _format(theme.MUTED, italic=True, size=9))
@@ -312,3 +374,4 @@ class ConversationView(QStackedWidget):
     def _scroll_now(self) -> None:
         bar = self.browser.verticalScrollBar()
         bar.setValue(bar.maximum())
+

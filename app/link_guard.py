@@ -21,12 +21,14 @@ class LinkGuard(QObject):
 
     asked = Signal(str, bool)
 
-    def __init__(self, browser: QTextBrowser) -> None:
+    def __init__(self, browser: QTextBrowser, *, connect: bool = True) -> None:
+        """`connect=False`: the owner routes clicks on links that are not its own here."""
         super().__init__(browser)
         self.browser = browser
         browser.setOpenExternalLinks(False)
         browser.setOpenLinks(False)  # never navigate the conversation itself away
-        browser.anchorClicked.connect(self.clicked)
+        if connect:
+            browser.anchorClicked.connect(self.clicked)
 
     def clicked(self, url: QUrl) -> None:
         text = url.toString()

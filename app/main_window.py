@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSize, Qt, Signal
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
@@ -20,17 +20,21 @@ from PySide6.QtWidgets import (
 )
 
 from app.auto_lock import AutoLock, effective_minutes
+from app.chat_commands import ChatActions
 from app.composer import Composer
 from app.conversation_view import ConversationView
 from app.demo_banner import DemoBanner
 from app.errors import describe, show_message
+from app.forget_panel import ForgetPanel
 from app.icons import icon, pixmap
+from app.learned import LearnedNotices
 from app.model_choice import remote_host
 from app.outgoing import temporary_text
 from app.session import FAILED, LOADING, READY, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
 from app.thinking_fold import ThinkingFolds, ThinkingRouter
+from app.window_memory import MemoryWindowMixin
 from app.workers import WorkerPool
 
 
@@ -48,13 +52,14 @@ def _banner(name: str, icon_name: str, color: str, text: str) -> tuple[QFrame, Q
     return frame, label, row
 
 
-class MainWindow(QMainWindow):
+class MainWindow(MemoryWindowMixin, QMainWindow):
     """Chat with the assistant; everything slow goes through the Session's workers."""
 
     answer_finished = Signal(object)  # an Answer, or the exception that ended the generation
     session_attached = Signal()
     vault_erased = Signal()  # the vault is gone: the launcher goes back to the first-run dialog
     locked = Signal()  # auto-lock closed the vault: the launcher asks for the key again
+    conversation_shown = Signal(str)  # a conversation was (re)drawn from the vault
 
     def __init__(self, settings: AppSettings | None = None, pool: WorkerPool | None = None) -> None:
         super().__init__()
@@ -65,6 +70,8 @@ class MainWindow(QMainWindow):
         self.closing = False  # set once the window starts quitting: late results are dropped
         self._new_after_answer = False
         self.panels: dict[str, QWidget] = {}
+        # Stored conversations drawn above the current one (the last one, when the window opened)
+        self.shown_conversations: list[str] = []
         self.setWindowTitle("MemoryOS")
         self.resize(980, 720)
         self.setMinimumSize(560, 420)
@@ -75,6 +82,9 @@ class MainWindow(QMainWindow):
         self._router: ThinkingRouter | None = None
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
+        self.composer.input.setAccessibleName("Message")
+        self.composer.send_button.setAccessibleName("Send")
+        self.composer.stop_button.setAccessibleName("Stop the answer")
         self.composer.stop_requested.connect(self.stop)
         self.temporary_banner, self.temporary_text, _ = _banner(
             "banner", "temporary", "#7A5300", temporary_text(""))
@@ -93,12 +103,24 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.demo_banner)
         layout.addWidget(self.temporary_banner)
         layout.addWidget(self.view, 1)
+        self.forget_panel = ForgetPanel()
+        layout.addWidget(self.forget_panel)
         layout.addWidget(self.composer)
-        self.setCentralWidget(central)
+        self._make_sidebar(central)
+        self.setCentralWidget(self.splitter)
+        self.chat_actions = ChatActions(self)  # /remember, /forget, message context menu
+        self.learned_notices = LearnedNotices(self)
+        self.view.memory_opened.connect(self.show_provenance)
+        self.view.learned_manage_requested.connect(self.show_provenance)
+        self.view.regenerate_requested.connect(self.regenerate)
+        self.view.edit_requested.connect(self.edit_last_question)
+        self._editing: int | None = None  # the page an edited question replaces
         self.status = StatusLine()
         self.setStatusBar(self.status)
         self.auto_lock = AutoLock(0, self)
         self.auto_lock.idle.connect(self.lock)
+        self._apply_look(redraw=False)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._system_scheme_changed)
         self._make_actions()
         self._make_menus()
         self._make_toolbar()
@@ -148,9 +170,10 @@ class MainWindow(QMainWindow):
         self.privacy_action = self._action("&Privacy…", self.open_privacy, "Ctrl+P", "privacy",
                                            "See, correct and erase what MemoryOS knows about you")
         self.about_action = self._action("&About MemoryOS", self.about)
+        self._make_memory_actions()  # sidebar, search, chat, text size (window_memory.py)
         self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
                               self.import_action, self.import_reference_action,
-                              self.inspector_action, self.privacy_action]
+                              self.inspector_action, self.privacy_action, self.search_action]
 
     def _make_menus(self) -> None:
         bar = self.menuBar()
@@ -162,6 +185,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
+        self._add_memory_menus(bar)
         memory_menu = bar.addMenu("&Memory")
         memory_menu.addActions([self.inspector_action, self.privacy_action])
         tools = bar.addMenu("&Tools")
@@ -189,10 +213,13 @@ class MainWindow(QMainWindow):
         session.model_state.connect(self._on_model_state)
         session.model_progress.connect(self.status.set_progress)
         session.status_changed.connect(self.status.set_memory)
+        self.learned_notices.watch(session)
+        self.sidebar.attach(session)
         for action in self.vault_actions:
             action.setEnabled(True)
         self._apply_policy()
         self.view.clear()
+        self.shown_conversations = []
         self.view.set_empty_text(*self.view.default_empty_text())
         self._on_model_state(session.state, session.state_text)
         session.refresh_status()
@@ -205,6 +232,7 @@ class MainWindow(QMainWindow):
         for panel in list(self.panels.values()):
             panel.close()
         self.panels.clear()
+        self.sidebar.detach()
         if self.session is not None:
             session, self.session = self.session, None
             session.close()
@@ -213,6 +241,7 @@ class MainWindow(QMainWindow):
 
     def _show_locked(self, title: str, hint: str) -> None:
         self.view.clear()
+        self.shown_conversations = []
         self.view.set_empty_text(title, hint)
         self.composer.set_busy(False)
         self.composer.set_ready(False, "The vault is not open yet")
@@ -226,8 +255,10 @@ class MainWindow(QMainWindow):
         info = summary["info"]
         self.status.set_vault(self.settings.vault_name, info.key_location)
         if self.view.message_count == 0 and not self.temporary:
+            self.shown_conversations = sorted({p.conversation_id for p in summary["pages"]})
             for page in summary["pages"]:
-                self.view.add_exchange(page)
+                # No saved list (imported, or from before lists were saved): no line at all.
+                self.view.add_exchange(page, summary["memories"].get(page.id) or None)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
@@ -277,16 +308,33 @@ class MainWindow(QMainWindow):
 
     # --- chatting ----------------------------------------------------------------------
     def send(self, text: str) -> None:
+        from engine.chat_commands import parse
+
+        command = parse(text)
+        if command is not None and self.session is not None:
+            if command.name == "unknown":  # a typo loses nothing: the text goes back in the box
+                self.composer.input.setPlainText(text)
+            self.chat_actions.run(command)  # a command, never a question for the model
+            return
         session = self.session
         if session is None or not session.can_answer:
             self.composer.input.setPlainText(text)
             return
+        replaces, self._editing = self._editing, None
+        if replaces is not None or self.composer.property("editing"):
+            self.view.remove_last_exchange()
+            self._set_editing(False)
+        self._ask(text, replaces)
+
+    def _ask(self, text: str, replaces: int | None) -> None:
+        session = self.session
         self.view.add_user_message(text)
         self.view.begin_answer()
         self._router = ThinkingRouter(self.view.append_chunk)  # <think> text is folded apart
         worker = session.ask(
             text, temporary=self.temporary, on_chunk=self._router.feed,
             on_done=self._answer_done, on_error=self._answer_failed,
+            replaces=None if self.temporary else replaces,
         )
         if worker is None:
             self.view.end_answer("Could not start the answer.")
@@ -305,6 +353,8 @@ class MainWindow(QMainWindow):
         thinking = self._router.finish() if self._router is not None else ""
         self._router = None
         self.view.end_answer(note)
+        page_id = answer.page.id if answer.page is not None else None
+        self.view.finish_last_answer(page_id, list(answer.memories))
         if thinking:
             self.thinking_folds.add(thinking)
         self._answer_ended()
@@ -332,6 +382,9 @@ class MainWindow(QMainWindow):
             self.stop()
             return
         self.view.clear()
+        self.shown_conversations = []
+        self._editing = None
+        self._set_editing(False)
         if not self.temporary:
             self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
         self.composer.input.setFocus()
@@ -344,7 +397,9 @@ class MainWindow(QMainWindow):
         self.temporary = bool(on)
         self.temporary_action.setChecked(self.temporary)
         self.temporary_banner.setVisible(self.temporary)
+        self.sidebar.setEnabled(not self.temporary)  # a temporary chat continues nothing
         self.view.clear()
+        self.shown_conversations = []
         if self.temporary:
             self.view.set_empty_text(
                 "Temporary chat",
@@ -419,6 +474,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.demo_banner.show_for(settings)
         self._save_settings()
+        self._apply_look()
         self.show_remote()
         if self.session is not None:
             self._apply_policy()  # the idle minutes may have changed
@@ -481,10 +537,20 @@ class MainWindow(QMainWindow):
         except OSError as error:
             self._show_error(error)
 
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._splitter_restored:
+            self._splitter_restored = True
+            if self.settings.splitter_state:  # once the window has its restored size
+                QTimer.singleShot(0, self, self._restore_splitter)
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Stop the answer, let consolidation finish its step, close the vault, then quit."""
         self.closing = True
         self.settings.window_geometry = bytes(self.saveGeometry().toHex()).decode()
+        self.settings.sidebar_visible = self.sidebar.isVisibleTo(self)
+        if self.settings.sidebar_visible:
+            self.settings.splitter_state = bytes(self.splitter.saveState().toHex()).decode()
         try:
             save_settings(self.settings)
         except OSError:
@@ -503,4 +569,4 @@ def _vault_summary(mem: Any) -> dict:
     if conversations:
         latest = max(conversations, key=lambda c: c.last_ts or 0)
         pages = sorted(mem.pages(conversation_id=latest.id, limit=200), key=lambda p: p.timestamp)
-    return {"info": info, "pages": pages}
+    return {"info": info, "pages": pages, "memories": mem.memories_used([p.id for p in pages])}

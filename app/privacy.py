@@ -214,6 +214,7 @@ class PrivacyPanel(QDialog):
         self._draw_conversations(data["conversations"])
         self.apply_filter()
         self._selected()
+        self._select_wanted()
         self.refreshed.emit()
 
     def _draw_conversations(self, conversations: list) -> None:
@@ -244,6 +245,39 @@ class PrivacyPanel(QDialog):
         else:
             text = "Nothing matches this search."
         self.tree_box.set_empty(visible == 0, text)
+
+    def show_item(self, kind: str, item_id: int, conversation_id: str = "") -> None:
+        """Select one item (kinds as engine.remembered names them) once the list is drawn;
+        an exchange selects its conversation on the Conversations tab."""
+        self._wanted = (kind, int(item_id), conversation_id)
+        self._select_wanted()
+
+    def _select_wanted(self) -> None:
+        wanted = getattr(self, "_wanted", None)
+        if wanted is None:
+            return
+        kind, item_id, conversation_id = wanted
+        if kind == "exchange":
+            for index in range(self.conversation_tree.topLevelItemCount()):
+                row = self.conversation_tree.topLevelItem(index)
+                if row.data(0, ROLE) == conversation_id:
+                    self._wanted = None
+                    self.tabs.setCurrentIndex(1)
+                    self.conversation_tree.clearSelection()
+                    row.setSelected(True)
+                    self.conversation_tree.scrollToItem(row)
+            return
+        key = ({"fact": "user_fact", "knowledge": "assistant_knowledge"}.get(kind, kind), item_id)
+        for index in range(self.tree.topLevelItemCount()):
+            row = self.tree.topLevelItem(index)
+            if row.data(0, ROLE).key == key:
+                self._wanted = None
+                self.tabs.setCurrentIndex(0)
+                self.search.clear()
+                self.kind.setCurrentIndex(0)
+                self.tree.clearSelection()
+                row.setSelected(True)
+                self.tree.scrollToItem(row)
 
     def visible_items(self) -> list[PersonaItem]:
         rows = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))

@@ -1,7 +1,9 @@
 """Write PNG screenshots of the main window, inspector, privacy panel and settings (offscreen).
 
-Run: python -m app.screenshots [output folder]   (default: resources/screenshots/)
-Uses a temporary vault, an in-memory keyring and the fake backends, so it needs no model.
+Run: python -m app.screenshots [--bundled] [output folder]   (default: resources/screenshots/)
+Uses a temporary vault, an in-memory keyring and the fake backends (scripted replies), so it
+needs no model; --bundled redraws the memory-at-work shots (remembered, learned, forget-panel,
+sidebar-search, dark) with the bundled SmolLM2 and MiniLM models instead.
 """
 
 from __future__ import annotations
@@ -76,8 +78,9 @@ def settle(ms: int = 150) -> None:
     loop.exec()
 
 
-def build_memory(folder: Path) -> tuple[Any, Any]:
-    """A vault holding a short life story, consolidated, with the fake backends."""
+def build_memory(folder: Path, embedder: Any = None) -> tuple[Any, Any]:
+    """A vault holding a short life story, consolidated, with the fake backends (or the given
+    embedder)."""
     from engine.api import MemoryOS
     from engine.backends.fake import FakeChat, HashEmbedder
     from engine.records import ASSISTANT_KNOWLEDGE
@@ -85,7 +88,7 @@ def build_memory(folder: Path) -> tuple[Any, Any]:
 
     chat = FakeChat(model_id="demo (scripted replies)", extraction_capable=False, chunk_delay=0.005)
     settings = MemorySettings(stm_capacity=4, stm_evict_batch=2, heat_threshold=2.5)
-    mem = MemoryOS.open(folder / "default.memoryos", create=True, embedder=HashEmbedder(),
+    mem = MemoryOS.open(folder / "default.memoryos", create=True, embedder=embedder or HashEmbedder(),
                         chat=chat, settings=settings, background=False)
     start = time.time() - 3 * 86400
     for index, (said, answered) in enumerate(CONVERSATION):
@@ -98,6 +101,90 @@ def build_memory(folder: Path) -> tuple[Any, Any]:
                  kind=ASSISTANT_KNOWLEDGE)
     mem.run_consolidation()
     return mem, chat
+
+
+def memory_at_work(window: Any, mem: Any, chat: Any, save: Any, first: str = "",
+                   timeout_ms: int = 10_000) -> None:
+    """An answer with its Remembered list, a Learned notice, the /forget panel, a search in
+    the sidebar and the dark scheme. `chat` replays scripted replies if it can (FakeChat)."""
+    scripted = hasattr(chat, "queue")
+    if scripted:
+        chat.queue(ANSWER)
+    window.composer.send_requested.emit(QUESTION)
+    wait_for(window.answer_finished, timeout_ms)
+    window.sidebar.refresh()
+    wait_for(window.sidebar.refreshed, 5000)
+    if first:
+        save(window, first)
+    answer = [m for m in window.view.messages if m.role == "assistant"][-1]
+    window.view.toggle_remembered(answer)
+    settle(200)
+    window.view.scroll_to(window.view.messages[window.view.messages.index(answer) - 1])
+    save(window, "remembered")
+    window.view.toggle_remembered(answer)
+
+    if scripted:
+        chat.queue("I'll keep that in mind.")
+    window.composer.send_requested.emit("I am vegetarian since last spring.")
+    wait_for(window.answer_finished, timeout_ms)
+    mem.run_consolidation()
+    wait_for(window.learned_notices.checked, 5000)
+    window.view._scroll_to_end()
+    save(window, "learned")
+
+    window.composer.send_requested.emit("/forget peanuts")
+    wait_for(window.chat_actions.done, 5000)
+    save(window, "forget-panel")
+    window.forget_panel.cancel()
+
+    window.sidebar.refresh()
+    wait_for(window.sidebar.refreshed, 5000)
+    window.search_conversations()
+    window.sidebar.search.setText("peanut")
+    wait_for(window.sidebar.searched, 5000)
+    save(window, "sidebar-search")
+    window.sidebar.search.clear()
+
+    window.settings.color_scheme = "dark"
+    window._apply_look()
+    wait_for(window.conversation_shown, 5000)
+    save(window, "dark")
+    window.settings.color_scheme = "light"
+    window._apply_look()
+    wait_for(window.conversation_shown, 5000)
+
+
+def shoot_bundled(out: Path) -> list[Path]:
+    """The memory-at-work screenshots with the bundled models: SmolLM2-135M answers (its
+    answers are poor: it is tiny), all-MiniLM-L6-v2 embeds; the earlier conversation is
+    stored from a script."""
+    from PySide6.QtWidgets import QApplication
+
+    from app import theme
+    from app.main_window import MainWindow
+    from engine.api import default_embedder
+    from models.catalogue import ModelConfig, make_chat
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    theme.apply(app)  # type: ignore[arg-type]
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    mem, _ = build_memory(Path(os.environ["MEMORYOS_HOME"]), embedder=default_embedder())
+    chat = make_chat(ModelConfig(source="bundled"))
+
+    def save(widget: Any, name: str) -> None:
+        settle()
+        path = out / f"{name}.png"
+        widget.grab().save(str(path))
+        written.append(path)
+
+    window = MainWindow.for_memory(mem, chat)
+    window.resize(1000, 720)
+    window.show()
+    settle(300)
+    memory_at_work(window, mem, chat, save, timeout_ms=180_000)
+    window.close()
+    return written
 
 
 def shoot(out: Path) -> list[Path]:
@@ -123,13 +210,7 @@ def shoot(out: Path) -> list[Path]:
     window.resize(1000, 720)
     window.show()
     settle(300)
-    chat.queue(ANSWER)
-    window.composer.input.setPlainText(QUESTION)
-    window.composer.send_requested.emit(QUESTION)
-    window.composer.input.clear()
-    wait_for(window.answer_finished)
-    save(window, "main-window")
-
+    memory_at_work(window, mem, chat, save, "main-window")
     inspector = window.open_inspector()
     inspector.resize(1000, 640)
     wait_for(inspector.refreshed)
@@ -177,11 +258,14 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from engine.paths import resources_dir
 
+    bundled = "--bundled" in args
+    args = [a for a in args if a != "--bundled"]
     out = Path(args[0]) if args else resources_dir() / "screenshots"
     with tempfile.TemporaryDirectory(prefix="memoryos-shots-") as home:
         os.environ["MEMORYOS_HOME"] = home
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         _keyring()
-        for path in shoot(out):
+        for path in (shoot_bundled(out) if bundled else shoot(out)):
             print(path)
     return 0
 

@@ -26,18 +26,26 @@ class Answer:
     text: str
     page: Any
     stopped: bool
+    memories: tuple = ()  # what the prompt remembered (engine MemoryUsed items, rank order)
 
 
-def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tokens: int) -> Iterator[str]:
-    """Stream one answer; the engine stores the exchange (or the stopped part) at the end."""
+def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tokens: int,
+                  replaces: int | None = None) -> Iterator[str]:
+    """Stream one answer; the engine stores the exchange (or the stopped part) at the end.
+    With `replaces` (a page id) the new exchange takes that one's place (regenerate, edit)."""
     from engine.errors import GenerationCancelled
 
-    stream = mem.get_response(question, cancel=cancel, max_tokens=max_tokens, temporary=temporary)
+    if replaces is not None:
+        stream = mem.replace_response(replaces, question, cancel=cancel, max_tokens=max_tokens)
+    else:
+        stream = mem.get_response(question, cancel=cancel, max_tokens=max_tokens,
+                                  temporary=temporary)
     try:
         yield from stream
     except GenerationCancelled:
         pass
-    return Answer(text=stream.text, page=stream.page, stopped=cancel.cancelled)
+    return Answer(text=stream.text, page=stream.page, stopped=cancel.cancelled,
+                  memories=tuple(getattr(stream, "memories", ())))
 
 
 class Session(QObject):
@@ -182,6 +190,7 @@ class Session(QObject):
         on_chunk: Callable[[str], None] | None = None,
         on_done: Callable[[Answer], None] | None = None,
         on_error: Callable[[Exception], None] | None = None,
+        replaces: int | None = None,
     ) -> Worker | None:
         """Start one answer (one inference at a time); None if busy or no model is ready."""
         from engine.backends.base import CancelToken
@@ -193,7 +202,7 @@ class Session(QObject):
 
         worker = Worker(
             answer_chunks, self.mem, question, token, temporary, answer_limit(self.settings),
-            stop_on_cancel=False,  # the stream stops itself and stores what was said so far
+            replaces, stop_on_cancel=False,  # the stream stops itself and stores what was said so far
         )
         worker.on_cancel(token.cancel)
         # Connected first, so the model is free again before the window hears of the end.

@@ -31,6 +31,7 @@ from app.errors import describe
 from app.memory_form import MemoryForm
 from app.outgoing import url_note
 from app.policy_lock import lock_memory_form, policy_note
+from app.settings_appearance import ConversationPage
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.workers import WorkerPool
 from engine.policy import current as current_policy
@@ -106,6 +107,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._model_tab(), "Model")
         self.tabs.addTab(self._models_page(), "Models")
         self.tabs.addTab(self._memory_tab(), "Memory")
+        self.conversation_page = ConversationPage()
+        self.tabs.addTab(self.conversation_page, "Conversation")
         self.error = QLabel(objectName="error")
         self.error.setWordWrap(True)
         self.error.hide()
@@ -316,6 +319,7 @@ class SettingsDialog(QDialog):
         self.threads.setValue(settings.threads)
         self.max_tokens.setValue(settings.max_tokens)
         self.auto_lock.setValue(settings.auto_lock_minutes)
+        self.conversation_page.set_values(settings)
         self._source_changed()
 
     def values(self) -> AppSettings:
@@ -327,6 +331,7 @@ class SettingsDialog(QDialog):
             threads=self.threads.value(), max_tokens=self.max_tokens.value(),
             allow_plain_http=self.allow_plain_http.isChecked(),
             auto_lock_minutes=self.auto_lock.value(),
+            **self.conversation_page.values(),
         )
 
     def _source_changed(self, *_args: Any) -> None:

@@ -31,6 +31,11 @@ class AppSettings:
     allow_plain_http: bool = False  # plain http:// to a server that is not this computer
     auto_lock_minutes: int = 15  # lock the vault after this long without input (0: never)
     window_geometry: str = ""  # hex of QWidget.saveGeometry()
+    learned_notices: bool = True  # "Learned: ..." notices in the conversation
+    sidebar_visible: bool = True  # the conversations list (Ctrl+B)
+    splitter_state: str = ""  # hex of QSplitter.saveState(): the sidebar's width
+    color_scheme: str = "system"  # "system" | "light" | "dark"
+    text_size: int = 10  # points (Ctrl+= / Ctrl+- / Ctrl+0)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -51,6 +56,9 @@ class AppSettings:
         settings = cls(**values)
         if settings.model_source not in MODEL_SOURCES:
             settings.model_source = BUNDLED
+        if settings.color_scheme not in ("system", "light", "dark"):
+            settings.color_scheme = "system"
+        settings.text_size = max(7, min(20, settings.text_size))
         return settings
 
 

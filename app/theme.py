@@ -9,16 +9,82 @@ ACCENT = "#4F5FE8"
 MUTED = "#6B7280"
 USER_TINT = "#EEF1FE"
 TEXT = "#1F2329"
+LEARNED = "#1F7A4D"  # "Learned: ..." notices
+LEARNED_TINT = "#EDF7F1"
+CODE_TINT = "#F3F4F6"  # code blocks
+
+
+# The look now: light or dark, and the text size (points); see apply_look.
+SCHEMES = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
+BASE_SIZE = 10
+MIN_SIZE, MAX_SIZE = 7, 20
+dark = False
+scale = 1.0
+_LIGHT = {"ACCENT": ACCENT, "MUTED": MUTED, "USER_TINT": USER_TINT, "TEXT": TEXT}
+
+
+def color(light: str) -> str:
+    """A colour of the light design, as the current scheme shows it.
+
+    Dark: lightness mirrored (white surfaces become near-black, dark text light grey), hue and
+    saturation kept; strong colours (accent, danger) stay bright enough to read on dark."""
+    if not dark:
+        return light
+    from PySide6.QtGui import QColor
+
+    value = QColor(light)
+    hue, saturation, lightness, alpha = value.getHslF()
+    if saturation > 0.4 and 0.3 < lightness < 0.7:
+        lightness = min(0.75, lightness + 0.12)
+    else:
+        if lightness > 0.85:  # pale tints become quiet dark surfaces, not deep saturated ones
+            saturation *= 0.35
+        lightness = 0.1 + 0.82 * (1.0 - lightness)
+    return QColor.fromHslF(max(hue, 0.0), saturation, lightness, alpha).name().upper()
+
+
+def points(size: float) -> float:
+    """A point size of the design at the current text size."""
+    return round(size * scale, 1)
 
 
 def style_sheet() -> str:
+    import re
+
     from engine.paths import resources_dir
 
     try:
         text = (resources_dir() / "style.qss").read_text(encoding="utf-8")
     except OSError:
         return ""  # a missing style sheet leaves Fusion's look: plain, but it works
-    return text.replace("@ICONS@", (resources_dir() / "icons").as_posix())
+    text = text.replace("@ICONS@", (resources_dir() / "icons").as_posix())
+    if dark:
+        text = re.sub(r"#[0-9A-Fa-f]{6}\b", lambda m: color(m.group(0)), text)
+    if scale != 1.0:
+        text = re.sub(r"(\d+(?:\.\d+)?)pt", lambda m: f"{points(float(m.group(1)))}pt", text)
+    return text
+
+
+def system_is_dark() -> bool:
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+
+    return QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark
+
+
+def apply_look(app: QApplication, scheme: str = "system", text_size: int = BASE_SIZE) -> bool:
+    """Switch to `scheme` ("system", "light", "dark") and a text size; True if it changed.
+    Widgets drawn from the theme's colours (the conversation) must be drawn again."""
+    global dark, scale
+    want_dark = scheme == "dark" or (scheme == "system" and system_is_dark())
+    want_scale = max(MIN_SIZE, min(MAX_SIZE, int(text_size))) / BASE_SIZE
+    if want_dark == dark and want_scale == scale and app.property("memoryos_look"):
+        return False
+    dark, scale = want_dark, want_scale
+    app.setProperty("memoryos_look", True)
+    _palette(app)
+    app.setStyleSheet(style_sheet())
+    return True
 
 
 def apply(app: QApplication) -> None:
@@ -29,22 +95,32 @@ def apply(app: QApplication) -> None:
     app.setApplicationDisplayName("MemoryOS")
     app.setOrganizationName("MemoryOS")
     app.setDesktopFileName("memoryos")
+    global dark, scale
+    dark, scale = False, 1.0  # the base look; apply_look switches scheme and size after
     app.setStyle("Fusion")
+    _palette(app)
+    app.setStyleSheet(style_sheet())
+    app.setProperty("memoryos_look", True)
+    app.setWindowIcon(app_icon())
+
+
+def _palette(app: QApplication) -> None:
     palette = QPalette()
-    palette.setColor(QPalette.ColorRole.Window, QColor("#F6F7F9"))
-    palette.setColor(QPalette.ColorRole.Base, QColor("#FFFFFF"))
-    palette.setColor(QPalette.ColorRole.AlternateBase, QColor("#FAFBFC"))
-    palette.setColor(QPalette.ColorRole.Text, QColor(TEXT))
-    palette.setColor(QPalette.ColorRole.WindowText, QColor(TEXT))
-    palette.setColor(QPalette.ColorRole.ButtonText, QColor(TEXT))
-    palette.setColor(QPalette.ColorRole.Button, QColor("#FFFFFF"))
-    palette.setColor(QPalette.ColorRole.Highlight, QColor("#C9D0FB"))
-    palette.setColor(QPalette.ColorRole.HighlightedText, QColor(TEXT))
-    palette.setColor(QPalette.ColorRole.Link, QColor(ACCENT))
-    palette.setColor(QPalette.ColorRole.PlaceholderText, QColor("#9CA3AF"))
+    for role, light in (
+        (QPalette.ColorRole.Window, "#F6F7F9"),
+        (QPalette.ColorRole.Base, "#FFFFFF"),
+        (QPalette.ColorRole.AlternateBase, "#FAFBFC"),
+        (QPalette.ColorRole.Text, _LIGHT["TEXT"]),
+        (QPalette.ColorRole.WindowText, _LIGHT["TEXT"]),
+        (QPalette.ColorRole.ButtonText, _LIGHT["TEXT"]),
+        (QPalette.ColorRole.Button, "#FFFFFF"),
+        (QPalette.ColorRole.Highlight, "#C9D0FB"),
+        (QPalette.ColorRole.HighlightedText, _LIGHT["TEXT"]),
+        (QPalette.ColorRole.Link, _LIGHT["ACCENT"]),
+        (QPalette.ColorRole.PlaceholderText, "#9CA3AF"),
+    ):
+        palette.setColor(role, QColor(color(light)))
     app.setPalette(palette)
     font = QFont(app.font())
-    font.setPointSizeF(10)
+    font.setPointSizeF(points(BASE_SIZE))
     app.setFont(font)
-    app.setStyleSheet(style_sheet())
-    app.setWindowIcon(app_icon())

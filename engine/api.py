@@ -37,6 +37,7 @@ from engine.records import (
     Segment,
     VaultInfo,
 )
+from engine.remembered import MemoryUsed, memories_used
 from engine.retrieval import retrieve as _retrieve
 from engine.settings import MemorySettings
 from engine.thinking import ThinkingSplitter
@@ -234,6 +235,13 @@ class MemoryOS:
         self._conversation_id = self._new_id()
         return self._conversation_id
 
+    def continue_conversation(self, conversation_id: str) -> str:
+        """New exchanges join this stored conversation (opened from the conversations list)."""
+        if not self.vault.page_ids_of_conversation(conversation_id):
+            raise errors.NotFoundError(f"no conversation {conversation_id!r}")
+        self._conversation_id = conversation_id
+        return conversation_id
+
     @property
     def conversation_id(self) -> str:
         return self._conversation_id
@@ -247,13 +255,14 @@ class MemoryOS:
         *,
         conversation_id: str | None = None,
         source: str | None = None,
+        memories_used: list[MemoryUsed] | None = None,
         _program_meta: dict | None = None,
     ) -> Page:
         """Store one exchange as a page. No LLM call: one embedding and one transaction.
 
         `meta` is the caller's: it may not set reserved keys (validation.RESERVED_META);
         `source` names where the page came from ("mcp", "import", ...) and is stored as
-        meta["source"]."""
+        meta["source"]; `memories_used`: what the answer's prompt held (saved with the page)."""
         user_input = validation.text(user_input, "user_input")
         agent_response = validation.text(agent_response, "agent_response")
         if not user_input.strip() and not agent_response.strip():
@@ -298,6 +307,8 @@ class MemoryOS:
                 now=now,
                 turn_vectors=turn_vectors,
             )
+            if memories_used:
+                self.vault.insert_page_memories(page_id, memories_used)
             self.vault.enqueue(PAGE_ADDED, {"page_id": page_id}, now)
         self.page_mirror.add(page_id, vector)
         for side, turn in turn_vectors.items():
@@ -368,6 +379,30 @@ class MemoryOS:
             self, query, retrieval, cancel or CancelToken(), max_tokens, temporary
         )
 
+    def replace_response(
+        self,
+        page_id: int,
+        query: str | None = None,
+        *,
+        cancel: CancelToken | None = None,
+        max_tokens: int = 512,
+    ) -> ResponseStream:
+        """Answer a stored exchange's question again (or `query`, an edited question): the old
+        exchange is kept out of the prompt and forgotten once the new one is stored, so exactly
+        one exchange remains. Nothing is replaced when the new answer fails or is empty."""
+        if self.chat is None:
+            raise errors.BackendError("no chat model is configured: choose one in the settings")
+        old = self.page(page_id)
+        query = old.user_input if query is None else validation.text(query, "query")
+        if not query.strip():
+            raise errors.InvalidInputError("the question is empty")
+        retrieval = _without_page(self.retrieve(query), old.id)
+        stream = ResponseStream(
+            self, query, retrieval, cancel or CancelToken(), max_tokens, temporary=False
+        )
+        stream.replaces = old
+        return stream
+
     def wait_for_foreground(self, timeout: float = 120.0) -> None:
         """Background work yields to a running answer (one inference at a time per model)."""
         deadline = time.monotonic() + timeout
@@ -398,6 +433,12 @@ class MemoryOS:
         self, conversation_id: str | None = None, limit: int = 100, offset: int = 0
     ) -> list[Page]:
         return [page_from_row(r) for r in self.vault.list_pages(conversation_id, limit, offset)]
+
+    def memories_used(self, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
+        """What each stored answer remembered, as it reads now (deleted items: forgotten)."""
+        from engine.remembered import read_back
+
+        return read_back(self, [int(i) for i in page_ids])
 
     def conversations(self) -> list[ConversationInfo]:
         return [
@@ -560,6 +601,7 @@ class MemoryOS:
             "fact_sources",
             "profile",
             "profile_evidence",
+            "page_memories",
         ):
             data[table] = self.vault.dump_table(table)
         for row in data["pages"] + data["segments"]:
@@ -598,6 +640,17 @@ class MemoryOS:
         return self.consolidator.wait_idle(timeout)
 
 
+def _without_page(retrieval: Retrieval, page_id: int) -> Retrieval:
+    """The same retrieval without one page (the exchange being replaced)."""
+    from dataclasses import replace
+
+    return replace(
+        retrieval,
+        short_term=tuple(p for p in retrieval.short_term if p.id != page_id),
+        pages=tuple(p for p in retrieval.pages if p.page.id != page_id),
+    )
+
+
 def _title(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= 60 else line[:59] + "…"
@@ -619,7 +672,10 @@ class ResponseStream(Iterator[str]):
         self.query = query
         self.retrieval = retrieval
         self.messages = build_messages(retrieval, query, compact=is_small_model(memory.chat))
+        # From the same Retrieval the prompt was built from: exactly what the prompt holds.
+        self.memories: list[MemoryUsed] = memories_used(retrieval)
         self.temporary = temporary
+        self.replaces: Page | None = None  # an exchange this answer replaces (regenerate, edit)
         self.raw = ""  # everything the model wrote, thinking included (what is yielded)
         self.text = ""  # the answer alone: stored, consolidated, scored
         self.thinking = ""  # a reasoning model's <think> part: shown folded, never stored
@@ -665,7 +721,16 @@ class ResponseStream(Iterator[str]):
         if self.temporary or (not answer and (self.cancelled or self.thinking)):
             return
         meta = {"stopped": True} if self.cancelled else {}
-        self.page = memory.add_memory(self.query, answer, _program_meta=meta)
+        conversation = self.replaces.conversation_id if self.replaces else None
+        self.page = memory.add_memory(
+            self.query,
+            answer,
+            memories_used=self.memories,
+            conversation_id=conversation,
+            _program_meta=meta,
+        )
+        if self.replaces is not None:  # stored first: a crash here leaves two, never none
+            memory.forget_page(self.replaces.id)
 
     def collect(self) -> str:
         """Run the whole generation and return the answer text."""

@@ -57,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--url-model", default="", help="model name on an OpenAI-compatible server")
     chat.add_argument("--temporary", action="store_true", help="remember nothing from this chat")
     chat.add_argument("--max-tokens", type=int, default=512)
+    chat.add_argument(
+        "--show-memory",
+        action="store_true",
+        help="after each answer, list the memories its prompt used",
+    )
 
     imp = commands.add_parser("import", help="add a conversation transcript (JSON) to the memory")
     _vault_options(imp)

@@ -52,7 +52,75 @@ def make_chat(model: str | None, url_model: str = ""):
 
 # ---- chat -------------------------------------------------------------------------------
 
-CHAT_HELP = "Commands: /new (new conversation), /facts, /status, /quit. Ctrl+C stops an answer."
+CHAT_HELP = (
+    "Commands: /remember TEXT, /forget WORDS, /new (new conversation), /facts, /status, "
+    "/help, /quit. Ctrl+C stops an answer."
+)
+
+
+def _print_memories(items) -> None:
+    from engine import remembered
+
+    print(remembered.summary(items), file=sys.stderr)
+    for n, item in enumerate(items, 1):
+        day = time.strftime("%Y-%m-%d", time.localtime(item.date))
+        score = "" if item.score is None else f" · score {item.score:.3f}"
+        text = "(forgotten)" if item.forgotten else " ".join(item.text.split())
+        if len(text) > 100:
+            text = text[:99] + "…"
+        print(
+            f"  {n}. [{item.kind} #{item.id} · {item.tier} · {day}{score}] {text}",
+            file=sys.stderr,
+        )
+
+
+def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
+    """/remember, /forget (with a y/N confirmation) and /help in the terminal."""
+    from engine import chat_commands
+
+    if command.name == chat_commands.HELP:
+        print(chat_commands.help_text(), file=sys.stderr)
+        print("Also: /new (new conversation), /facts, /status, /quit.", file=sys.stderr)
+        return
+    if command.name == chat_commands.UNKNOWN:
+        print(f"unknown command {command.typed}: /help lists the commands", file=sys.stderr)
+        return
+    if command.name == chat_commands.REMEMBER and temporary:
+        print("Temporary chat: nothing is written, so /remember is off here.", file=sys.stderr)
+        return
+    try:
+        if command.name == chat_commands.REMEMBER:
+            fact = chat_commands.remember(memory, command.argument)
+            print(f"Remembered (fact #{fact.id}): {fact.text}", file=sys.stderr)
+            return
+        matches = chat_commands.find_matches(memory, command.argument)
+    except errors.InvalidInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return
+    if not matches:
+        print(f"Nothing matches {command.argument!r}; nothing was forgotten.", file=sys.stderr)
+        return
+    found = [m for m in matches if not m.consequence]
+    also = [m for m in matches if m.consequence]
+    print(f"These {len(found)} items match {command.argument!r}:", file=sys.stderr)
+    for n, match in enumerate(found, 1):
+        text = " ".join(match.text.split())
+        text = text if len(text) <= 100 else text[:99] + "…"
+        print(f"  {n}. [{match.label()}] {text}", file=sys.stderr)
+    if also:
+        print("Also forgotten, learned only from these exchanges:", file=sys.stderr)
+        for match in also:
+            print(f"  - [{match.label()}] {' '.join(match.text.split())[:100]}", file=sys.stderr)
+    print("Forget all of them? [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        answer = (input() if stdin.isatty() else stdin.readline()).strip().lower()
+    except EOFError:
+        answer = ""
+    if answer not in ("y", "yes"):
+        print("Cancelled; nothing was forgotten.", file=sys.stderr)
+        return
+    count = chat_commands.forget_matches(memory, matches)
+    print(f"Forgot {count} items.", file=sys.stderr)
 
 
 def run_chat(args) -> int:
@@ -103,6 +171,12 @@ def run_chat(args) -> int:
             if line.strip() == "/status":
                 print(memory.consolidation_status(), file=sys.stderr)
                 continue
+            from engine import chat_commands
+
+            command = chat_commands.parse(line)
+            if command is not None:
+                _chat_command(memory, command, stdin, args.temporary)
+                continue
             try:
                 stream = memory.get_response(
                     line, max_tokens=args.max_tokens, temporary=args.temporary
@@ -132,6 +206,8 @@ def run_chat(args) -> int:
             except errors.BackendError as exc:
                 print(f"\nerror: {exc} (nothing was stored)", file=sys.stderr)
             print()
+            if args.show_memory:
+                _print_memories(stream.memories)
     finally:
         memory.close()
     return 0

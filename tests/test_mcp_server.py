@@ -152,6 +152,12 @@ def test_add_retrieve_profile_list_and_delete_facts(vault, home):
         hit = next(p for p in pages if p["id"] == page["id"])
         assert hit["external_ids"] == ["D1:3"] and hit["date"] == "2024-03-01T10:00:00Z"
         assert {"profile", "facts", "knowledge", "chain_summaries"} <= set(found)
+        used = {(m["kind"], m["id"]) for m in found["memories_used"]}  # what a prompt would hold
+        assert used == {("exchange", p["id"]) for p in pages} | {
+            ("fact", f["id"]) for f in found["facts"]
+        } | {("knowledge", f["id"]) for f in found["knowledge"]} | {
+            ("profile", s["id"]) for s in found["profile"]
+        }
 
         facts = (await call(session, "list_facts", kind="user_fact"))["facts"]
         fact = next(f for f in facts if "data scientist" in f["text"])

@@ -161,8 +161,10 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
     assert conn.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
     assert conn.execute("PRAGMA secure_delete").fetchall()[0][0] == 1
     assert memory.vault.schema_steps() == [
-        "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids"]
-    assert memory.info().schema_version == 4
+        "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids",
+        "0005_page_memories",
+    ]
+    assert memory.info().schema_version == 5
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
@@ -175,11 +177,14 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
         with mem.vault.transaction():  # turn it into a vault of schema version 1
             mem.vault.conn.execute("DROP TABLE turns_vec")
             mem.vault.conn.execute("ALTER TABLE jobs DROP COLUMN owner")
+            mem.vault.conn.execute("DROP TABLE page_memories")
             mem.vault.conn.execute("DELETE FROM migrations WHERE name!='0001_initial'")
         assert mem.vault.schema_steps() == ["0001_initial"]
     with MemoryOS.open(path, passphrase="pw-long-enough", embedder=embedder, background=False) as mem:
         assert mem.vault.schema_steps() == [
-            "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids"]
+            "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids",
+            "0005_page_memories",
+        ]
         backups = list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
         assert len(backups) == 1 and backups[0].stat().st_mode & 0o777 == 0o600
         assert mem.facts() == facts  # rebuilding the tables kept every fact and its source

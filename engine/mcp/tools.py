@@ -11,7 +11,14 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from engine.errors import InvalidInputError, MemoryOSError, NotFoundError
-from engine.mcp.convert import fact_json, page_json, scored_fact_json, scored_page_json, slot_json
+from engine.mcp.convert import (
+    fact_json,
+    iso,
+    page_json,
+    scored_fact_json,
+    scored_page_json,
+    slot_json,
+)
 from engine.mcp.strict import StrictServer
 from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT
 
@@ -129,8 +136,11 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         `recent` (the short-term queue, newest first), `profile` slots, user `facts` and
         assistant `knowledge` (each with ids, dates, status and the page ids they came from),
         and `chain_summaries`. Dates are ISO 8601 UTC; `external_ids` are the ids given at
-        add time.
+        add time. `memories_used` lists, in rank order, each item an answer's prompt would
+        hold (kind, id, tier, text, date, score): what to show a person as "remembered".
         """
+        from engine.remembered import memories_used
+
         found = engine_call(lambda: memory.retrieve(query, max_pages=max_results))
         return {
             "query": found.query,
@@ -140,6 +150,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
             "facts": [scored_fact_json(f) for f in found.facts],
             "knowledge": [scored_fact_json(f) for f in found.knowledge],
             "chain_summaries": list(found.chain_summaries),
+            "memories_used": [{**m.__dict__, "date": iso(m.date)} for m in memories_used(found)],
             "elapsed_ms": round(found.elapsed_ms, 2),
         }
 

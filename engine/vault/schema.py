@@ -185,12 +185,31 @@ def _stable_ids(conn, dimension: int) -> None:
         conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES(?, ?)", (table, high))
 
 
+def _page_memories(conn, dimension: int) -> None:
+    """What each answer remembered: the ids of the memories in its prompt, in rank order.
+    Only ids and dates: text read back live, so forgetting an item leaves no copy here."""
+    conn.execute(
+        """
+        CREATE TABLE page_memories(
+            page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            item_id INTEGER NOT NULL,
+            tier TEXT NOT NULL,
+            score REAL,
+            item_date REAL NOT NULL,
+            PRIMARY KEY(page_id, position)) WITHOUT ROWID;
+        """
+    )
+
+
 # Named steps in order. Append new ones; never edit an applied step.
 MIGRATIONS: list[tuple[str, Callable]] = [
     ("0001_initial", _initial),
     ("0002_turn_vectors", _turn_vectors),
     ("0003_job_owner", _job_owner),
     ("0004_stable_ids", _stable_ids),
+    ("0005_page_memories", _page_memories),
 ]
 
 # Steps that rebuild a table referenced by foreign keys: run with enforcement off (a DROP

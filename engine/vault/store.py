@@ -17,7 +17,9 @@ from engine.vault.forget import ForgetMixin
 from engine.vault.jobs import JobsMixin
 from engine.vault.pages import PAGE_COLUMNS, PagesMixin, page_from_row
 from engine.vault.persona import PersonaMixin
+from engine.vault.remembered import RememberedMixin
 from engine.vault.schema import MIGRATIONS, applied, migrate
+from engine.vault.search import SearchMixin
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
 
@@ -44,7 +46,7 @@ def _unlock(path: Path, hexkey, passphrase, create: bool, is_new: bool):
     return conn, cipher.LEGACY_KDF_ITER
 
 
-class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin):
+class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, SearchMixin):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, conn, path: Path, key_location: str) -> None:
@@ -281,6 +283,7 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin):
             "fact_sources",
             "profile",
             "profile_evidence",
+            "page_memories",
             "conversations",
             "jobs",
             "meta",

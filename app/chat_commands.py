@@ -1,0 +1,180 @@
+"""Chat commands and message actions in the window: /remember, /forget, /help, "Remember this",
+"Forget this exchange", forgetting a remembered item, and Undo on a "Learned" notice.
+
+Parsing and the vault work are the engine's (engine/chat_commands.py, shared with the CLI);
+this module only runs them in workers and shows the results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.errors import describe
+from engine import chat_commands, learned, remembered
+
+
+def load_conversation(mem: Any, conversation_ids: list[str], limit: int = 500) -> dict:
+    """Read in a worker: the pages of conversations, oldest first, with what each answer
+    remembered."""
+    pages = sorted(
+        (
+            p
+            for c in dict.fromkeys(conversation_ids)
+            for p in mem.pages(conversation_id=c, limit=limit)
+        ),
+        key=lambda p: (p.timestamp, p.id),
+    )
+    return {
+        "ids": list(conversation_ids),
+        "pages": pages,
+        "memories": mem.memories_used([p.id for p in pages]),
+    }
+
+
+def _match_for_page(mem: Any, page_id: int) -> list[chat_commands.ForgetMatch]:
+    page = mem.page(page_id)
+    return [chat_commands.ForgetMatch(remembered.EXCHANGE, page.id, page.text(), page.timestamp)]
+
+
+class ChatActions(QObject):
+    """Runs what the person asked for, then tells the window (`done` carries a short result)."""
+
+    done = Signal(str)  # "remembered", "forgot", "cancelled", "help", "undone", "error", ...
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.window = window
+        self.panel = window.forget_panel
+        self.panel.confirmed.connect(self._forget_confirmed)
+        self.panel.cancelled.connect(self._forget_cancelled)
+        view = window.view
+        view.remember_requested.connect(self.remember)
+        view.exchange_forget_requested.connect(self.forget_exchange)
+        view.memory_forget_requested.connect(self.forget_memory)
+        view.learned_undo_requested.connect(self.undo_learned)
+
+    @property
+    def session(self) -> Any:
+        return self.window.session
+
+    def run(self, command: chat_commands.Command) -> None:
+        view = self.window.view
+        if command.name == chat_commands.HELP:
+            view.add_notice(
+                "Commands\n"
+                + "\n".join(f"{u} — {w}" for u, w in chat_commands.HELP_LINES)
+                + "\nRight-click a message to copy it, remember it or forget it."
+            )
+            self.done.emit("help")
+        elif command.name == chat_commands.UNKNOWN:
+            view.add_notice(f"Unknown command {command.typed}. Type /help for the commands.")
+            self.done.emit("unknown")
+        elif command.name == chat_commands.REMEMBER:
+            self.remember(command.argument)
+        else:
+            self.find_and_ask(command.argument)
+
+    # --- remember ------------------------------------------------------------------------
+    def remember(self, text: str) -> None:
+        if self.session is None:
+            return
+        if self.window.temporary:
+            self.window.view.add_notice(
+                "Temporary chat: nothing is saved here, so nothing was "
+                "remembered. Press Ctrl+T to leave it first."
+            )
+            self.done.emit("refused")
+            return
+        self.session.run(
+            chat_commands.remember,
+            self.session.mem,
+            text,
+            on_result=self._remembered,
+            on_error=self._failed,
+        )
+
+    def _remembered(self, fact: Any) -> None:
+        self.window.view.add_notice(f"Remembered: {fact.text}")
+        self.done.emit("remembered")
+
+    # --- forget --------------------------------------------------------------------------
+    def find_and_ask(self, words: str) -> None:
+        if self.session is None:
+            return
+        self.session.run(
+            chat_commands.find_matches,
+            self.session.mem,
+            words,
+            on_result=lambda matches: self._ask(words, matches),
+            on_error=self._failed,
+        )
+
+    def _ask(self, words: str, matches: list) -> None:
+        if not matches:
+            self.window.view.add_notice(f"Nothing matches “{words}”; nothing was forgotten.")
+            self.done.emit("nothing")
+            return
+        count = len([m for m in matches if not m.consequence])
+        self.panel.ask(
+            f"Forget {count} item{'s' if count != 1 else ''} matching “{words}”?", matches
+        )
+        self.done.emit("asked")
+
+    def forget_exchange(self, page_id: int) -> None:
+        if self.session is not None:
+            self.session.run(
+                _match_for_page,
+                self.session.mem,
+                page_id,
+                on_result=lambda m: self._ask_one("Forget this exchange?", m),
+                on_error=self._failed,
+            )
+
+    def forget_memory(self, item: Any) -> None:
+        match = chat_commands.ForgetMatch(item.kind, item.id, item.text, item.date)
+        self._ask_one(f"Forget this {remembered.describe(item)}?", [match])
+
+    def _ask_one(self, title: str, matches: list) -> None:
+        self.panel.ask(title, matches)
+        self.done.emit("asked")
+
+    def _forget_confirmed(self, matches: list) -> None:
+        if self.session is None:
+            return
+        self.session.run(
+            chat_commands.forget_matches,
+            self.session.mem,
+            matches,
+            on_result=self._forgot,
+            on_error=self._failed,
+        )
+
+    def _forgot(self, count: int) -> None:
+        self.window.reload_conversation(f"Forgot {count} item{'s' if count != 1 else ''}.")
+        self.done.emit("forgot")
+
+    def _forget_cancelled(self) -> None:
+        self.window.view.add_notice("Cancelled; nothing was forgotten.")
+        self.done.emit("cancelled")
+
+    # --- learned notices -----------------------------------------------------------------
+    def undo_learned(self, item: Any) -> None:
+        if self.session is not None:
+            self.session.run(
+                learned.undo,
+                self.session.mem,
+                item.kind,
+                item.id,
+                on_result=lambda _: self._undone(item),
+                on_error=self._failed,
+            )
+
+    def _undone(self, item: Any) -> None:
+        self.window.learned_notices.mark_undone(item)
+        self.done.emit("undone")
+
+    def _failed(self, error: Exception) -> None:
+        self.window.view.add_notice(f"⚠ {describe(error)}")
+        self.done.emit("error")

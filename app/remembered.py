@@ -1,0 +1,55 @@
+"""How the "Remembered" line and "Learned" notices read: plain text helpers for the view."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from engine import remembered
+
+KIND_TITLES = {
+    remembered.FACT: "Fact",
+    remembered.KNOWLEDGE: "Assistant knowledge",
+    remembered.PROFILE: "Profile",
+    remembered.EXCHANGE: "Exchange",
+}
+TIER_TITLES = {
+    remembered.PERSONA: "persona",
+    remembered.RECENT: "recent",
+    remembered.TOPIC: "topic",
+    remembered.ARCHIVE: "archive",
+}
+
+
+def day(timestamp: float) -> str:
+    when = dt.datetime.fromtimestamp(timestamp)
+    return f"{when.day} {when:%b %Y}"
+
+
+def item_label(item: Any) -> str:
+    """'Fact · persona · 23 Nov 2026' for one remembered item."""
+    kind = KIND_TITLES.get(item.kind, item.kind)
+    if item.forgotten:
+        return f"{kind} · forgotten"
+    return f"{kind} · {TIER_TITLES.get(item.tier, item.tier)} · {day(item.date)}"
+
+
+def item_text(item: Any, limit: int = 110) -> str:
+    """The item on one line; an exchange as “what was said” → what was answered."""
+    if item.forgotten:
+        return "deleted since this answer"
+    return one_line(item.kind, item.text, limit)
+
+
+def one_line(kind: str, text: str, limit: int = 110) -> str:
+    """Any memory on one line; an exchange as “what was said” → what was answered."""
+    if kind == remembered.EXCHANGE:
+        sides = [line.split(": ", 1)[-1] for line in text.splitlines() if line.strip()]
+        text = " → ".join(" ".join(side.split()) for side in sides)
+    else:
+        text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summary(items: list[Any]) -> str:
+    return remembered.summary(list(items))

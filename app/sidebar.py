@@ -1,0 +1,306 @@
+"""The conversations sidebar (Ctrl+B): past conversations by day, newest first; full-text
+search across all of them (Ctrl+Shift+F) with the matching words highlighted; open, rename and
+forget (showing what forgetting also removes)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QStackedWidget,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import theme
+from app.conversation_view import day_label
+from app.errors import describe
+from app.icons import icon
+from engine import conversations
+from engine.conversations import MARK_END, MARK_START
+
+ROLE = Qt.ItemDataRole.UserRole
+HIGHLIGHT = "#FFE58F"
+
+
+def highlighted(snippet: str) -> str:
+    """A search snippet as HTML, its matching words highlighted."""
+    text = escape(" ".join(snippet.split()))
+    style = f"background-color:{theme.color(HIGHLIGHT)}; font-weight:600"
+    return text.replace(MARK_START, f"<span style='{style}'>").replace(MARK_END, "</span>")
+
+
+def forget_question(title: str, preview: Any) -> tuple[str, str]:
+    """The confirmation text: the conversation, then everything else that goes with it."""
+    exchanges = f"{preview.pages} exchange{'s' if preview.pages != 1 else ''}"
+    question = f"Forget “{title}”? Its {exchanges} are removed everywhere."
+    learned = [f.text for f in preview.facts] + [f"{s.name}: {s.value}" for s in preview.slots]
+    if learned:
+        lines = "\n".join(f"• {text}" for text in learned[:12])
+        more = f"\n…and {len(learned) - 12} more" if len(learned) > 12 else ""
+        detail = (
+            f"Also forgotten, because it was learned only from this conversation:\n{lines}{more}"
+        )
+    else:
+        detail = "Nothing learned from it is used elsewhere; nothing else is removed."
+    return question, detail + "\n\nThis cannot be undone."
+
+
+class Sidebar(QFrame):
+    """Lists conversations; asks the window to open one with `open_requested(id)`."""
+
+    open_requested = Signal(str)
+    refreshed = Signal()  # the list was drawn again
+    searched = Signal()  # search results were drawn
+    changed = Signal(str)  # "renamed" | "forgotten" | "error"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sidebar")
+        self.setAccessibleName("Conversations")
+        self.setMinimumWidth(200)
+        self.session: Any = None
+        self.items: list[Any] = []
+        self.confirm_box: QMessageBox | None = None
+        title = QLabel("Conversations", objectName="sidebarTitle")
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search all conversations")
+        self.search.setAccessibleName("Search conversations")
+        self.search.setToolTip("Search all conversations (Ctrl+Shift+F)")
+        self.search.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(lambda: self._search_timer.start())
+        self.tree = QTreeWidget()
+        self.tree.setAccessibleName("Conversation list")
+        self.tree.setHeaderHidden(True)
+        self.tree.setRootIsDecorated(False)
+        self.tree.setIndentation(8)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._show_menu)
+        self.tree.itemActivated.connect(self._activated)
+        self.tree.itemClicked.connect(self._activated)
+        self.tree.itemChanged.connect(self._renamed)
+        self.results = QTextBrowser(objectName="searchResults")
+        self.results.setAccessibleName("Search results")
+        self.results.setOpenLinks(False)
+        self.results.setTabChangesFocus(True)
+        self.results.anchorClicked.connect(self._result_clicked)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.tree)
+        self.stack.addWidget(self.results)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 8, 8)
+        layout.setSpacing(8)
+        layout.addWidget(title)
+        layout.addWidget(self.search)
+        layout.addWidget(self.stack, 1)
+        self._refresh_timer = QTimer(self, singleShot=True, interval=200)
+        self._refresh_timer.timeout.connect(self.refresh)
+        self._search_timer = QTimer(self, singleShot=True, interval=200)
+        self._search_timer.timeout.connect(self.run_search)
+
+    def attach(self, session: Any) -> None:
+        self.session = session
+        session.memory_changed.connect(self._on_event)
+        self.refresh()
+
+    def detach(self) -> None:
+        self.session = None
+        self.tree.clear()
+        self.results.clear()
+
+    def _on_event(self, event: str) -> None:
+        if event == "pages":
+            self._refresh_timer.start()
+
+    # --- the list ------------------------------------------------------------------------
+    def refresh(self) -> None:
+        if self.session is not None:
+            self.session.run(
+                self.session.mem.conversations, on_result=self._draw, on_error=self._failed
+            )
+
+    def _draw(self, items: list) -> None:
+        self.items = sorted(items, key=lambda c: c.last_ts or 0, reverse=True)
+        self.tree.blockSignals(True)
+        self.tree.clear()
+        group: QTreeWidgetItem | None = None
+        label = None
+        for conversation in self.items:
+            day = day_label(dt.datetime.fromtimestamp(conversation.last_ts or 0))
+            if day != label:
+                label = day
+                group = QTreeWidgetItem([day])
+                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                font = group.font(0)
+                font.setBold(True)
+                group.setFont(0, font)
+                group.setForeground(0, Qt.GlobalColor.gray)
+                self.tree.addTopLevelItem(group)
+            row = QTreeWidgetItem([conversation.title or "(untitled)"])
+            row.setData(0, ROLE, conversation)
+            row.setToolTip(0, f"{conversation.title}\n{conversation.pages} exchanges")
+            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsEditable)
+            group.addChild(row)
+        self.tree.expandAll()
+        self.tree.blockSignals(False)
+        self.refreshed.emit()
+
+    def rows(self) -> list[QTreeWidgetItem]:
+        """The conversation rows, in order (not the day headers)."""
+        out = []
+        for index in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(index)
+            out += [group.child(i) for i in range(group.childCount())]
+        return out
+
+    def row_of(self, conversation_id: str) -> QTreeWidgetItem | None:
+        for row in self.rows():
+            if row.data(0, ROLE).id == conversation_id:
+                return row
+        return None
+
+    def _activated(self, row: QTreeWidgetItem, _column: int = 0) -> None:
+        conversation = row.data(0, ROLE)
+        if conversation is not None:
+            self.open_requested.emit(conversation.id)
+
+    # --- search --------------------------------------------------------------------------
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def run_search(self) -> None:
+        text = self.search.text().strip()
+        if not text:
+            self.stack.setCurrentWidget(self.tree)
+            return
+        if self.session is not None:
+            self.session.run(
+                conversations.search,
+                self.session.mem,
+                text,
+                on_result=self._draw_results,
+                on_error=self._failed,
+            )
+
+    def _draw_results(self, hits: list) -> None:
+        if not self.search.text().strip():
+            return
+        if not hits:
+            html = f"<p style='color:{theme.color(theme.MUTED)}'>No conversation mentions this.</p>"
+        else:
+            parts = []
+            for hit in hits:
+                when = dt.datetime.fromtimestamp(hit.timestamp)
+                parts.append(
+                    f"<p style='margin-bottom:10px'><a href='open:{escape(hit.conversation_id)}' "
+                    f"style='text-decoration:none; font-weight:600'>{escape(hit.title or '(untitled)')}"
+                    f"</a><br><span style='color:{theme.color(theme.MUTED)}; font-size:small'>"
+                    f"{escape(day_label(when))} {when:%H:%M}</span><br>{highlighted(hit.snippet)}</p>"
+                )
+            html = "".join(parts)
+        self.results.setHtml(html)
+        self.stack.setCurrentWidget(self.results)
+        self.searched.emit()
+
+    def _result_clicked(self, url: QUrl) -> None:
+        scheme, _, conversation_id = url.toString().partition(":")
+        if scheme == "open" and conversation_id:
+            self.open_requested.emit(conversation_id)
+
+    # --- rename and forget ---------------------------------------------------------------
+    def context_menu(self, row: QTreeWidgetItem) -> QMenu:
+        menu = QMenu(self)
+        menu.addAction("Open", lambda: self._activated(row))
+        menu.addAction("Rename", lambda: self.tree.editItem(row, 0))
+        menu.addSeparator()
+        menu.addAction("Forget…", lambda: self.forget(row.data(0, ROLE).id))
+        return menu
+
+    def _show_menu(self, point: QPoint) -> None:
+        row = self.tree.itemAt(point)
+        if row is None or row.data(0, ROLE) is None:
+            return
+        menu = self.context_menu(row)
+        menu.exec(self.tree.viewport().mapToGlobal(point))
+        menu.deleteLater()
+
+    def _renamed(self, row: QTreeWidgetItem, _column: int) -> None:
+        conversation = row.data(0, ROLE)
+        title = row.text(0).strip()
+        if conversation is None or title == conversation.title or self.session is None:
+            return
+        if not title:
+            self.tree.blockSignals(True)
+            row.setText(0, conversation.title)
+            self.tree.blockSignals(False)
+            return
+        self.session.run(
+            conversations.rename,
+            self.session.mem,
+            conversation.id,
+            title,
+            on_result=lambda _t: self._done("renamed"),
+            on_error=self._failed,
+        )
+
+    def forget(self, conversation_id: str) -> None:
+        """Show what forgetting the conversation removes, then ask."""
+        if self.session is not None:
+            self.session.run(
+                conversations.preview_forget,
+                self.session.mem,
+                conversation_id,
+                on_result=self._ask_forget,
+                on_error=self._failed,
+            )
+
+    def _ask_forget(self, preview: Any) -> None:
+        row = self.row_of(preview.conversation_id)
+        title = row.text(0) if row is not None else preview.conversation_id
+        question, detail = forget_question(title, preview)
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Forget conversation",
+            question,
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setInformativeText(detail)
+        forget = box.addButton("Forget", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        forget.clicked.connect(lambda: self._forget(preview.conversation_id))
+        self.confirm_box = box
+        box.open()
+
+    def _forget(self, conversation_id: str) -> None:
+        self.session.run(
+            self.session.mem.forget_conversation,
+            conversation_id,
+            on_result=lambda _r: self._done("forgotten", conversation_id),
+            on_error=self._failed,
+        )
+
+    def _done(self, what: str, conversation_id: str = "") -> None:
+        self.refresh()
+        if self.search.text().strip():
+            self.run_search()
+        self.changed.emit(what if not conversation_id else f"{what}:{conversation_id}")
+
+    def _failed(self, error: Exception) -> None:
+        from app.errors import show_message
+
+        show_message(self, "Conversations", describe(error), warning=True)
+        self.changed.emit("error")

@@ -1,0 +1,306 @@
+"""The conversation's messages as things to act on: the Remembered line under an answer,
+"Learned" notices, links, the context menu (copy, remember, forget, regenerate, edit) and the
+last exchange. A mixin of ConversationView, which declares the signals it emits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QPoint, QUrl
+from PySide6.QtGui import (
+    QAction,
+    QBrush,
+    QColor,
+    QGuiApplication,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextFrame,
+    QTextFrameFormat,
+)
+from PySide6.QtWidgets import QMenu
+
+from app import remembered as shown
+from app import theme
+from app.text_formats import char_format as _format
+from app.text_formats import link_format as _link
+
+
+@dataclass
+class Message:
+    """One message on screen, with where it sits in the document."""
+
+    role: str  # "user" | "assistant"
+    text: str
+    frame: QTextFrame
+    page_id: int | None = None
+    memories: list[Any] | None = None  # assistant: what its prompt remembered (None: unknown)
+    expanded: bool = False
+    remembered_frame: QTextFrame | None = None
+    notices_frame: QTextFrame | None = None
+    learned: list[Any] = field(default_factory=list)  # LearnedItem notices shown after it
+    undone: set[tuple[str, int]] = field(default_factory=set)
+
+
+class MessagesMixin:
+    """Methods ConversationView gets for acting on its messages."""
+
+    # --- what an answer remembered, what was learned ----------------------------------------
+    def set_memories(self, message: Message, memories: list[Any] | None) -> None:
+        """Show (or redraw) the quiet "Used N memories" line under an answer."""
+        message.memories = None if memories is None else list(memories)
+        if message.memories is None:
+            return
+        if message.remembered_frame is None:
+            cursor = QTextCursor(self.browser.document())
+            cursor.setPosition(message.frame.lastPosition())
+            frame_format = QTextFrameFormat()
+            frame_format.setTopMargin(6)
+            frame_format.setBorder(0)
+            message.remembered_frame = cursor.insertFrame(frame_format)
+        self._draw_remembered(message)
+
+    def toggle_remembered(self, message: Message) -> None:
+        message.expanded = not message.expanded
+        self._draw_remembered(message)
+
+    def _draw_remembered(self, message: Message) -> None:
+        frame, index = message.remembered_frame, self.messages.index(message)
+        cursor = self._emptied(frame)
+        cursor.setBlockFormat(QTextBlockFormat())  # not the indent of the answer's last list
+        items = message.memories or []
+        if not items:
+            cursor.insertText("Used no memories", _format(theme.MUTED, size=9))
+            return
+        arrow = "\u25be" if message.expanded else "\u25b8"
+        cursor.insertText(
+            f"{arrow} {shown.summary(items)}", _link(f"remembered:{index}", theme.MUTED)
+        )
+        if not message.expanded:
+            return
+        for position, item in enumerate(items):
+            block = QTextBlockFormat()
+            block.setLeftMargin(14)
+            block.setTopMargin(2)
+            cursor.insertBlock(block)
+            label = _format("#9CA3AF", size=8.5)
+            if item.forgotten:
+                label.setFontStrikeOut(True)
+            cursor.insertText(shown.item_label(item) + "   ", label)
+            if item.forgotten:
+                cursor.insertText(shown.item_text(item), _format("#9CA3AF", italic=True, size=9))
+            else:
+                cursor.insertText(
+                    shown.item_text(item), _link(f"memory:{index}:{position}", theme.TEXT)
+                )
+
+    def scroll_to(self, message: Message) -> None:
+        """Bring a message's top to the top of the view."""
+        layout = self.browser.document().documentLayout()
+        self.browser.verticalScrollBar().setValue(
+            int(layout.frameBoundingRect(message.frame).top())
+        )
+
+    def add_learned(self, page_id: int, item: Any) -> bool:
+        """ "Learned: ... · Undo · Manage" after the answer of exchange `page_id`."""
+        message = self._answer_of(page_id)
+        if message is None or any(i.key == item.key for i in message.learned):
+            return False
+        message.learned.append(item)
+        if message.notices_frame is None:
+            cursor = QTextCursor(self.browser.document())
+            cursor.setPosition(message.frame.lastPosition())
+            frame_format = QTextFrameFormat()
+            frame_format.setTopMargin(6)
+            frame_format.setPadding(6)
+            frame_format.setBorder(0)
+            frame_format.setBackground(QBrush(QColor(theme.color(theme.LEARNED_TINT))))
+            message.notices_frame = cursor.insertFrame(frame_format)
+        self._draw_learned(message)
+        return True
+
+    def mark_undone(self, item: Any) -> None:
+        for message in self.messages:
+            if any(i.key == item.key for i in message.learned):
+                message.undone.add((item.kind, item.id))
+                self._draw_learned(message)
+
+    def _draw_learned(self, message: Message) -> None:
+        cursor = self._emptied(message.notices_frame)
+        index = self.messages.index(message)
+        for n, item in enumerate(message.learned):
+            if n:
+                cursor.insertBlock(QTextBlockFormat())
+            if (item.kind, item.id) in message.undone:
+                cursor.insertText(f"Forgot: {item.text}", _format(theme.MUTED, italic=True, size=9))
+                continue
+            knowledge = item.kind == "knowledge"
+            label = "Noted what MemoryOS said: " if knowledge else "Learned: "
+            cursor.insertText(label, _format(theme.LEARNED, bold=True, size=9))
+            cursor.insertText(item.text, _format(theme.TEXT, size=9))
+            cursor.insertText("  ·  ", _format(theme.MUTED, size=9))
+            cursor.insertText("Undo", _link(f"undo:{index}:{n}"))
+            cursor.insertText("  ·  ", _format(theme.MUTED, size=9))
+            cursor.insertText("Manage", _link(f"manage:{index}:{n}"))
+
+    def learned_items(self) -> list[Any]:
+        return [item for m in self.messages for item in m.learned]
+
+    def page_ids(self) -> list[int]:
+        return sorted({m.page_id for m in self.messages if m.page_id is not None})
+
+    def finish_last_answer(self, page_id: int | None, memories: list[Any] | None) -> None:
+        """After an answer ends: tie the last exchange to its stored page, show what it used."""
+        answers = [m for m in self.messages if m.role == "assistant"]
+        if not answers:
+            return
+        answer = answers[-1]
+        answer.page_id = page_id
+        position = self.messages.index(answer)
+        if position and self.messages[position - 1].role == "user":
+            self.messages[position - 1].page_id = page_id
+        self.set_memories(answer, memories)
+        if self._at_end():
+            self._scroll_to_end()
+
+    def last_exchange(self) -> list[Message]:
+        """The last question and its answer, when the conversation ends with both."""
+        if len(self.messages) >= 2 and [m.role for m in self.messages[-2:]] == [
+            "user",
+            "assistant",
+        ]:
+            return self.messages[-2:]
+        return []
+
+    def remove_last_exchange(self) -> None:
+        """Take the last question and answer off the screen (they are being replaced)."""
+        exchange = self.last_exchange()
+        if not exchange:
+            return
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(max(0, exchange[0].frame.firstPosition() - 1))
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        del self.messages[-2:]
+        self._messages -= 2
+
+    def _answer_of(self, page_id: int) -> Message | None:
+        for message in self.messages:
+            if message.role == "assistant" and message.page_id == page_id:
+                return message
+        return None
+
+    def _emptied(self, frame: QTextFrame) -> QTextCursor:
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(frame.firstPosition())
+        cursor.setPosition(frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        return cursor
+
+    # --- links and the context menu -------------------------------------------------------
+    def _on_link(self, url: QUrl) -> None:
+        href = url.toString()
+        scheme, _, rest = href.partition(":")
+        parts = rest.split(":")
+        try:
+            if scheme == "remembered":
+                self.toggle_remembered(self.messages[int(parts[0])])
+            elif scheme == "memory":
+                message = self.messages[int(parts[0])]
+                self.memory_opened.emit(message.memories[int(parts[1])])
+            elif scheme in ("undo", "manage"):
+                item = self.messages[int(parts[0])].learned[int(parts[1])]
+                signal = (
+                    self.learned_undo_requested
+                    if scheme == "undo"
+                    else self.learned_manage_requested
+                )
+                signal.emit(item)
+            else:  # a link the model wrote: asked about first, never opened on one click
+                self.links.clicked(url)
+        except (IndexError, ValueError, TypeError):
+            pass  # a link from a message redrawn since: nothing to do
+
+    def message_at(self, point: QPoint) -> Message | None:
+        """The message under a point of the browser's viewport."""
+        position = self.browser.cursorForPosition(point).position()
+        for message in self.messages:
+            if message.frame.firstPosition() <= position <= message.frame.lastPosition():
+                return message
+        return None
+
+    def point_of(self, message: Message) -> QPoint:
+        """A viewport point inside `message` (tests, keyboard menu)."""
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(message.frame.firstPosition() + 1)
+        return self.browser.cursorRect(cursor).center()
+
+    def context_menu(self, point: QPoint) -> QMenu:
+        """The actions for what is under `point`: a remembered item, a code block, a message."""
+        menu = QMenu(self)
+        href = self.browser.anchorAt(point)
+        if href.startswith("memory:"):
+            _, index, position = href.split(":")
+            item = self.messages[int(index)].memories[int(position)]
+            menu.addAction("Show where it came from", lambda: self.memory_opened.emit(item))
+            menu.addAction("Forget this memory…", lambda: self.memory_forget_requested.emit(item))
+            return menu
+        selected = self.browser.textCursor().selectedText()
+        if selected:
+            copy = QAction("Copy", menu)
+            copy.triggered.connect(self.browser.copy)
+            menu.addAction(copy)
+        message = self.message_at(point)
+        if message is not None:
+            code = self._code_block_at(point)
+            if code:
+                menu.addAction("Copy code block", lambda: _copy(code))
+            menu.addAction("Copy message", lambda: _copy(message.text))
+            menu.addSeparator()
+            remember = message.text
+            if remember.strip():
+                menu.addAction("Remember this", lambda: self.remember_requested.emit(remember))
+            if message.page_id is not None:
+                page_id = message.page_id
+                menu.addAction(
+                    "Forget this exchange…", lambda: self.exchange_forget_requested.emit(page_id)
+                )
+            if self._answer is None and message in self.last_exchange():
+                menu.addSeparator()
+                if message.role == "assistant":
+                    menu.addAction("Regenerate answer", self.regenerate_requested.emit)
+                else:
+                    menu.addAction("Edit and resend", self.edit_requested.emit)
+        menu.addSeparator()
+        menu.addAction("Select all", self.browser.selectAll)
+        return menu
+
+    def _code_block_at(self, point: QPoint) -> str:
+        """The text of the fenced code block under `point`, or ""."""
+        block = self.browser.cursorForPosition(point).block()
+        if not _is_code(block):
+            return ""
+        first = block
+        while first.previous().isValid() and _is_code(first.previous()):
+            first = first.previous()
+        lines = []
+        while first.isValid() and _is_code(first):
+            lines.append(first.text())
+            first = first.next()
+        return "\n".join(lines)
+
+    def _show_menu(self, point: QPoint) -> None:
+        menu = self.context_menu(point)
+        menu.exec(self.browser.viewport().mapToGlobal(point))
+        menu.deleteLater()
+
+
+def _is_code(block: Any) -> bool:
+    from PySide6.QtGui import QTextFormat
+
+    return bool(block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence))
+
+
+def _copy(text: str) -> None:
+    QGuiApplication.clipboard().setText(text)

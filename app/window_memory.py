@@ -1,0 +1,233 @@
+"""The main window's memory-at-work parts: the conversations sidebar, regenerate and edit,
+the Remembered list from the keyboard, provenance, colour scheme and text size.
+
+A mixin of MainWindow (kept apart so the window's own module stays small); it uses the
+window's view, composer, session, settings and sidebar.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QSplitter, QWidget
+
+from app import theme
+from app.chat_commands import load_conversation
+from app.sidebar import Sidebar
+
+
+class MemoryWindowMixin:
+    """Methods MainWindow gets for the memory-at-work features."""
+
+    def _make_sidebar(self, central: QWidget) -> None:
+        self.sidebar = Sidebar()
+        self.sidebar.open_requested.connect(self.open_conversation)
+        self.sidebar.changed.connect(self._sidebar_changed)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(central)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([240, 740])
+        self._splitter_restored = False  # restored at the first show, once the window has a size
+        self.sidebar.setVisible(self.settings.sidebar_visible)
+
+    def _make_memory_actions(self) -> None:
+        self.sidebar_action = self._action(
+            "&Conversations",
+            self.toggle_sidebar,
+            "Ctrl+B",
+            "",
+            "Show or hide the list of conversations",
+        )
+        self.sidebar_action.setCheckable(True)
+        self.sidebar_action.setChecked(self.settings.sidebar_visible)
+        self.search_action = self._action(
+            "&Search conversations…",
+            self.search_conversations,
+            "Ctrl+Shift+F",
+            "search",
+            "Search all conversations",
+        )
+        self.regenerate_action = self._action(
+            "&Regenerate answer",
+            self.regenerate,
+            "Ctrl+Shift+R",
+            "",
+            "Answer the last question again",
+        )
+        self.edit_action = self._action(
+            "&Edit last question",
+            self.edit_last_question,
+            "Ctrl+Shift+E",
+            "",
+            "Change the last question and resend it",
+        )
+        self.remembered_action = self._action(
+            "Show what the last answer &remembered",
+            self.toggle_last_remembered,
+            "Ctrl+Shift+M",
+            "",
+            "Open or close the last answer's Remembered list",
+        )
+        self.copy_answer_action = self._action(
+            "&Copy last answer", self.copy_last_answer, "Ctrl+Shift+C", "", "Copy the last answer"
+        )
+        self.bigger_action = self._action("&Larger text", lambda: self.set_text_size(+1), "Ctrl+=")
+        self.bigger_action.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
+        self.smaller_action = self._action(
+            "&Smaller text", lambda: self.set_text_size(-1), "Ctrl+-"
+        )
+        self.reset_size_action = self._action(
+            "&Normal text size", lambda: self.set_text_size(0), "Ctrl+0"
+        )
+
+    def _add_memory_menus(self, bar: Any) -> None:
+        chat_menu = bar.addMenu("&Chat")
+        chat_menu.addActions(
+            [
+                self.regenerate_action,
+                self.edit_action,
+                self.copy_answer_action,
+                self.remembered_action,
+            ]
+        )
+        view_menu = bar.addMenu("&View")
+        view_menu.addActions([self.sidebar_action, self.search_action])
+        view_menu.addSeparator()
+        view_menu.addActions([self.bigger_action, self.smaller_action, self.reset_size_action])
+
+    def regenerate(self) -> None:
+        """Answer the last question again; the replaced answer is not kept."""
+        exchange = self.view.last_exchange()
+        if not exchange or self.session is None or not self.session.can_answer:
+            return
+        question, answer = exchange
+        self.view.remove_last_exchange()
+        self._ask(question.text, answer.page_id)
+
+    def edit_last_question(self) -> None:
+        """Put the last question back in the message box; sending it replaces that exchange."""
+        exchange = self.view.last_exchange()
+        if not exchange or self.session is None or self.session.generating:
+            return
+        self._editing = exchange[1].page_id
+        self._set_editing(True)
+        self.composer.input.setPlainText(exchange[0].text)
+        self.composer.input.setFocus()
+        self.composer.input.moveCursor(self.composer.input.textCursor().MoveOperation.End)
+
+    def toggle_last_remembered(self) -> None:
+        answers = [
+            m for m in self.view.messages if m.role == "assistant" and m.memories is not None
+        ]
+        if answers:
+            self.view.toggle_remembered(answers[-1])
+            self.view.scroll_to(answers[-1])
+
+    def copy_last_answer(self) -> None:
+        answers = [m for m in self.view.messages if m.role == "assistant"]
+        if answers:
+            QGuiApplication.clipboard().setText(answers[-1].text)
+
+    def _set_editing(self, on: bool) -> None:
+        self.composer.setProperty("editing", on)
+        self.composer.set_hint(
+            "Editing your last question: Enter sends it again and replaces that exchange"
+            if on
+            else "Enter to send · Shift+Enter for a new line"
+        )
+
+    def reload_conversation(self, notice: str = "") -> None:
+        """Draw the current conversation again from the vault (after something was forgotten),
+        then `notice` under it."""
+        if self.session is None or self.temporary or self.session.generating:
+            if notice:
+                self.view.add_notice(notice)
+            return
+        ids = [*self.shown_conversations, self.session.mem.conversation_id]
+        self.session.run(
+            load_conversation,
+            self.session.mem,
+            ids,
+            on_result=lambda data: self._show_conversation(data, notice),
+            on_error=self._show_error,
+        )
+
+    def _show_conversation(self, data: dict, notice: str = "") -> None:
+        self.view.clear()
+        self._editing = None
+        self._set_editing(False)
+        for page in data["pages"]:
+            self.view.add_exchange(page, data["memories"].get(page.id) or None)
+        self.learned_notices.redraw()
+        if notice:
+            self.view.add_notice(notice)
+        self.conversation_shown.emit(data["ids"][-1])
+
+    def open_conversation(self, conversation_id: str) -> None:
+        """Show a stored conversation; what is said next continues it."""
+        if self.session is None or self.temporary or self.session.generating:
+            return
+        self.session.run(
+            self.session.mem.continue_conversation,
+            conversation_id,
+            on_result=self._continue,
+            on_error=self._show_error,
+        )
+
+    def _continue(self, conversation_id: str) -> None:
+        self.shown_conversations = [conversation_id]
+        self.reload_conversation()
+        self.composer.input.setFocus()
+
+    def toggle_sidebar(self, visible: bool | None = None) -> None:
+        visible = not self.sidebar.isVisible() if visible is None else bool(visible)
+        if not visible and self.sidebar.isVisible():  # its width, for when it comes back
+            self.settings.splitter_state = bytes(self.splitter.saveState().toHex()).decode()
+        self.sidebar.setVisible(visible)
+        self.sidebar_action.setChecked(visible)
+        self.settings.sidebar_visible = visible
+
+    def set_text_size(self, step: int) -> None:
+        """Ctrl+= larger, Ctrl+- smaller, Ctrl+0 back to normal; remembered in the settings."""
+        size = theme.BASE_SIZE if step == 0 else self.settings.text_size + step
+        self.settings.text_size = max(theme.MIN_SIZE, min(theme.MAX_SIZE, size))
+        self._apply_look()
+        self._save_settings()
+
+    def _apply_look(self, redraw: bool = True) -> None:
+        """Colour scheme and text size from the settings (and the system's scheme)."""
+        app = QGuiApplication.instance()
+        changed = theme.apply_look(app, self.settings.color_scheme, self.settings.text_size)
+        if changed and redraw and not self.temporary and self.view.message_count:
+            self.reload_conversation()  # the conversation's colours and sizes are drawn in
+
+    def _system_scheme_changed(self, *_: object) -> None:
+        """A bound method (not a lambda): Qt drops the connection with the window."""
+        self._apply_look()
+
+    def search_conversations(self) -> None:
+        self.toggle_sidebar(True)
+        self.sidebar.focus_search()
+
+    def _sidebar_changed(self, what: str) -> None:
+        kind, _, conversation_id = what.partition(":")
+        if kind != "forgotten" or self.session is None:
+            return
+        if conversation_id in (*self.shown_conversations, self.session.mem.conversation_id):
+            self.new_conversation()  # what was on screen is gone
+
+    def show_provenance(self, item: Any) -> None:
+        """Open the privacy panel on a remembered or learned item (exchanges: its conversation)."""
+        panel = self.open_privacy()
+        if panel is not None:
+            panel.show_item(item.kind, item.id, getattr(item, "conversation_id", ""))
+
+    def _restore_splitter(self) -> None:
+        visible = self.sidebar.isVisibleTo(self)
+        self.sidebar.show()  # a hidden side gets no width from restoreState
+        self.splitter.restoreState(QByteArray.fromHex(self.settings.splitter_state.encode()))
+        self.sidebar.setVisible(visible)

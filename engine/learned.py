@@ -1,0 +1,56 @@
+"""What consolidation learned from given exchanges: facts, knowledge and profile entries.
+
+The app asks after each "facts" event, for the pages of the conversation on screen, so it can
+say "Learned: ..." after the exchange an item came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import remembered
+from engine.records import USER_FACT
+
+
+@dataclass(frozen=True)
+class LearnedItem:
+    kind: str  # remembered.FACT | KNOWLEDGE | PROFILE
+    id: int
+    text: str
+    updated: float
+    page_id: int  # the latest of the given exchanges it came from
+
+    @property
+    def key(self) -> tuple[str, int, float]:
+        """Changes when the item changes: a changed item is learned again."""
+        return (self.kind, self.id, self.updated)
+
+
+def learned_from(memory, page_ids: list[int], since: float = 0.0) -> list[LearnedItem]:
+    """Items (not superseded) with evidence among `page_ids`, added or changed at `since` or
+    later, oldest first."""
+    wanted = {int(i) for i in page_ids}
+    out: list[LearnedItem] = []
+    if not wanted:
+        return out
+    for fact in memory.facts():
+        sources = wanted.intersection(fact.source_page_ids)
+        if sources and fact.updated >= since:
+            kind = remembered.FACT if fact.kind == USER_FACT else remembered.KNOWLEDGE
+            out.append(LearnedItem(kind, fact.id, fact.text, fact.updated, max(sources)))
+    for slot in memory.profile():
+        sources = wanted.intersection(slot.evidence_page_ids)
+        if sources and slot.updated >= since:
+            text = f"{slot.name}: {slot.value}"
+            out.append(LearnedItem(remembered.PROFILE, slot.id, text, slot.updated, max(sources)))
+    return sorted(out, key=lambda item: (item.updated, item.kind, item.id))
+
+
+def undo(memory, kind: str, item_id: int) -> None:
+    """Delete exactly that item (Undo on a notice; also Forget on a remembered item)."""
+    if kind == remembered.PROFILE:
+        memory.delete_profile_slot(item_id)
+    elif kind in (remembered.FACT, remembered.KNOWLEDGE):
+        memory.delete_fact(item_id)
+    else:
+        memory.forget_page(item_id)

@@ -1,0 +1,167 @@
+"""What an answer remembered: the memories that went into its prompt, typed and in rank order.
+
+The list is derived from the very Retrieval the prompt builder received (never a second
+search), saved with the exchange, and read back later with each item's current state: an item
+deleted since comes back as forgotten, with its text gone (forgetting leaves no copy here).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from engine.records import ARCHIVED, MID_TERM, Page, Retrieval
+
+# What a remembered item is.
+FACT = "fact"  # a user fact
+KNOWLEDGE = "knowledge"  # what the assistant did or promised
+PROFILE = "profile"  # a profile slot
+EXCHANGE = "exchange"  # a stored page (one exchange)
+
+# Where it came from (the memory tier).
+PERSONA = "persona"  # long-term: facts, knowledge, profile
+RECENT = "recent"  # the short-term queue
+TOPIC = "topic"  # a mid-term topic segment
+ARCHIVE = "archive"  # a segment evicted from mid-term, still searchable
+
+_PAGE_TIERS = {MID_TERM: TOPIC, ARCHIVED: ARCHIVE}
+
+
+@dataclass(frozen=True)
+class MemoryUsed:
+    """One memory in an answer's prompt."""
+
+    kind: str  # FACT | KNOWLEDGE | PROFILE | EXCHANGE
+    id: int  # the fact, profile slot or page id
+    tier: str  # PERSONA | RECENT | TOPIC | ARCHIVE
+    text: str  # as it reads now ("" once forgotten)
+    date: float  # when it was learned (facts, profile) or said (exchanges), epoch seconds
+    score: float | None  # its retrieval score; None where everything of its kind is included
+    forgotten: bool = False  # deleted since the answer was given
+    conversation_id: str = ""  # exchanges: the conversation they belong to
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.kind, self.id)
+
+
+def page_item(page: Page, tier: str, score: float | None) -> MemoryUsed:
+    return MemoryUsed(
+        kind=EXCHANGE,
+        id=page.id,
+        tier=tier,
+        text=page.text(),
+        date=page.timestamp,
+        score=score,
+        conversation_id=page.conversation_id,
+    )
+
+
+def memories_used(retrieval: Retrieval) -> list[MemoryUsed]:
+    """Every memory the prompt builder puts into the prompt for `retrieval`, most important
+    first within the prompt's own order: profile, facts, knowledge, ranked exchanges (best
+    first), then the recent queue (newest first). Exchanges in the recent queue are listed once,
+    as recent, as the prompt shows them once."""
+    items = [
+        MemoryUsed(PROFILE, s.id, PERSONA, f"{s.name}: {s.value}", s.updated, None)
+        for s in retrieval.profile
+    ]
+    items += [
+        MemoryUsed(FACT, f.fact.id, PERSONA, f.fact.text, f.fact.updated, f.score)
+        for f in retrieval.facts
+    ]
+    items += [
+        MemoryUsed(KNOWLEDGE, f.fact.id, PERSONA, f.fact.text, f.fact.updated, f.score)
+        for f in retrieval.knowledge
+    ]
+    recent_ids = {p.id for p in retrieval.short_term}
+    items += [
+        page_item(p.page, _PAGE_TIERS.get(p.page.tier, RECENT), p.score)
+        for p in retrieval.pages
+        if p.page.id not in recent_ids
+    ]
+    items += [page_item(p, RECENT, None) for p in reversed(retrieval.short_term)]
+    return items
+
+
+def forgotten(item: MemoryUsed) -> MemoryUsed:
+    """The same entry with its content gone (the item was deleted since)."""
+    return replace(item, text="", forgotten=True)
+
+
+_NAMES = {
+    FACT: ("fact", "facts"),
+    KNOWLEDGE: ("thing it did or promised", "things it did or promised"),
+    PROFILE: ("profile entry", "profile entries"),
+}
+_EXCHANGE_NAMES = {
+    RECENT: ("recent exchange", "recent exchanges"),
+    TOPIC: ("earlier conversation", "earlier conversations"),
+    ARCHIVE: ("earlier conversation", "earlier conversations"),
+}
+
+
+def describe(item: MemoryUsed) -> str:
+    """A short label of what the item is: 'fact', 'earlier conversation', ..."""
+    if item.kind == EXCHANGE:
+        return _EXCHANGE_NAMES.get(item.tier, _EXCHANGE_NAMES[TOPIC])[0]
+    return _NAMES[item.kind][0]
+
+
+def summary(items: list[MemoryUsed]) -> str:
+    """'Used 3 memories: 2 facts, 1 earlier conversation' (or 'Used no memories')."""
+    if not items:
+        return "Used no memories"
+    counts: Counter[tuple[str, str]] = Counter()
+    order: list[tuple[str, str]] = []
+    for item in items:
+        names = (
+            _EXCHANGE_NAMES.get(item.tier, _EXCHANGE_NAMES[TOPIC])
+            if item.kind == EXCHANGE
+            else _NAMES[item.kind]
+        )
+        if names not in order:
+            order.append(names)
+        counts[names] += 1
+    parts = [f"{counts[n]} {n[0] if counts[n] == 1 else n[1]}" for n in order]
+    noun = "memory" if len(items) == 1 else "memories"
+    lost = sum(1 for item in items if item.forgotten)
+    tail = f" ({lost} forgotten since)" if lost else ""
+    return f"Used {len(items)} {noun}: {', '.join(parts)}{tail}"
+
+
+def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
+    """The saved lists of stored answers, each item as it reads now; an item deleted since
+    (or whose id a later item took) comes back forgotten, without its text."""
+    from engine.vault.store import page_from_row
+
+    vault = memory.vault
+    rows = vault.page_memory_rows(page_ids)
+    answered = {p.id: p.timestamp for p in map(page_from_row, vault.page_rows(page_ids))}
+    wanted: dict[str, set[int]] = {}
+    for _, kind, item_id, *_ in rows:
+        wanted.setdefault(kind, set()).add(item_id)
+    fact_ids = sorted(wanted.get(FACT, set()) | wanted.get(KNOWLEDGE, set()))
+    facts = {f.id: f for f in vault.facts(None, True, ids=fact_ids)}
+    slots = {s.id: s for s in vault.slots(include_superseded=True)} if PROFILE in wanted else {}
+    pages = {p.id: p for p in map(page_from_row, vault.page_rows(sorted(wanted.get(EXCHANGE, ()))))}
+    out: dict[int, list[MemoryUsed]] = {i: [] for i in page_ids}
+    for page_id, kind, item_id, tier, score, date in rows:
+        answered_at = answered.get(page_id, date) + 1.0
+        item = MemoryUsed(kind, item_id, tier, "", date, score)
+        if kind in (FACT, KNOWLEDGE):
+            fact = facts.get(item_id)
+            # A later item may reuse a deleted one's id: it was created after the answer.
+            if fact is not None and fact.created <= answered_at:
+                item = MemoryUsed(kind, item_id, tier, fact.text, fact.updated, score)
+        elif kind == PROFILE:
+            slot = slots.get(item_id)
+            if slot is not None and slot.created <= answered_at:
+                text = f"{slot.name}: {slot.value}"
+                item = MemoryUsed(kind, item_id, tier, text, slot.updated, score)
+        else:
+            page = pages.get(item_id)
+            if page is not None and abs(page.timestamp - date) < 1e-3:
+                item = page_item(page, tier, score)
+        out[page_id].append(item if item.text else forgotten(item))
+    return out

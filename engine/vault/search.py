@@ -1,0 +1,58 @@
+"""SQL for the conversations list: full-text search with highlights, titles, forget previews."""
+
+from __future__ import annotations
+
+from engine.vault.sql import locked as _locked
+from engine.vault.sql import placeholders as _placeholders
+
+MARK_START, MARK_END = "\x02", "\x03"  # around each matching word in a snippet
+
+
+class SearchMixin:
+    """Reads for the sidebar; the only write is a conversation's title."""
+
+    @_locked
+    def search_pages(self, match: str, limit: int) -> list[tuple]:
+        """(page id, conversation id, title, ts, snippet) best first; matches are wrapped in
+        MARK_START/MARK_END."""
+        if not match:
+            return []
+        return self.conn.execute(
+            "SELECT p.id, p.conversation_id, coalesce(c.title, ''), p.ts, "
+            f"snippet(pages_fts, 0, '{MARK_START}', '{MARK_END}', '…', 14) "
+            "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
+            "LEFT JOIN conversations c ON c.id = p.conversation_id "
+            "WHERE pages_fts MATCH ? ORDER BY rank LIMIT ?",
+            (match, limit),
+        ).fetchall()
+
+    @_locked
+    def set_conversation_title(self, conversation_id: str, title: str) -> int:
+        """Returns how many conversations were renamed (0: no such conversation)."""
+        self.conn.execute("UPDATE conversations SET title=? WHERE id=?", (title, conversation_id))
+        return self.conn.changes()
+
+    @_locked
+    def derived_only_from(self, page_ids: list[int]) -> tuple[list[int], list[int]]:
+        """Fact ids and profile slot ids whose only evidence is among `page_ids`: what
+        forgetting those pages also removes (the cascade of delete_pages, read only)."""
+        if not page_ids:
+            return [], []
+        marks = _placeholders(page_ids)
+        facts = [
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT DISTINCT fact_id FROM fact_sources WHERE page_id IN ({marks}) AND fact_id "
+                f"NOT IN (SELECT fact_id FROM fact_sources WHERE page_id NOT IN ({marks}))",
+                page_ids + page_ids,
+            )
+        ]
+        slots = [
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT DISTINCT slot_id FROM profile_evidence WHERE page_id IN ({marks}) AND "
+                f"slot_id NOT IN (SELECT slot_id FROM profile_evidence WHERE page_id NOT IN ({marks}))",
+                page_ids + page_ids,
+            )
+        ]
+        return facts, slots

@@ -1,0 +1,170 @@
+"""Look and comfort: colour scheme and text size survive a restart; the keyboard reaches every
+control, each with an accessible name."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def light_again(qapp):
+    """Whatever a test chose, the next one starts light and at the normal size."""
+    yield
+    from app import theme
+
+    theme.apply_look(qapp, "light", theme.BASE_SIZE)
+
+
+def _restart(qtbot, memory, chat):
+    """A new window on the same vault and settings file, as after quitting and starting again
+    (closing the first window closed the vault)."""
+    from app.main_window import MainWindow
+    from app.settings_store import load_settings
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+
+    mem = MemoryOS.open(memory.path, embedder=HashEmbedder(), background=False)
+    window = MainWindow.for_memory(mem, chat, settings=load_settings())
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def _window_lightness() -> float:
+    return QApplication.palette().color(QPalette.ColorRole.Window).lightnessF()
+
+
+def test_dark_scheme_and_text_size_survive_a_restart(qtbot, memory, chat, light_again):
+    from app.main_window import MainWindow
+    from app.settings_store import load_settings
+
+    window = MainWindow.for_memory(memory, chat, settings=load_settings())
+    qtbot.addWidget(window)
+    window.show()
+    assert _window_lightness() > 0.8
+    dialog = window.open_settings()
+    page = dialog.conversation_page
+    page.scheme.setCurrentIndex(page.scheme.findData("dark"))
+    with qtbot.waitSignal(dialog.applied):
+        dialog.save()
+    assert _window_lightness() < 0.25
+    window.activateWindow()  # back from the dialog: shortcuts go to the active window
+    qtbot.waitUntil(window.isActiveWindow)
+    normal = QApplication.font().pointSizeF()
+    qtbot.keyClick(window, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert window.settings.text_size == 11
+    assert QApplication.font().pointSizeF() == pytest.approx(normal * 1.1)
+    window.close()
+
+    from app import theme
+
+    theme.apply_look(QApplication.instance(), "light", theme.BASE_SIZE)  # as a fresh start
+    again = _restart(qtbot, memory, chat)
+    assert (again.settings.color_scheme, again.settings.text_size) == ("dark", 11)
+    again.activateWindow()
+    qtbot.waitUntil(again.isActiveWindow)
+    assert _window_lightness() < 0.25
+    assert QApplication.font().pointSizeF() == pytest.approx(normal * 1.1)
+    qtbot.keyClick(again, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert again.settings.text_size == 10
+    again.close()
+
+
+def test_window_size_and_sidebar_width_survive_a_restart(qtbot, memory, chat):
+    from app.main_window import MainWindow
+    from app.settings_store import load_settings
+
+    window = MainWindow.for_memory(memory, chat, settings=load_settings())
+    qtbot.addWidget(window)
+    window.show()
+    window.resize(780, 520)
+    qtbot.waitUntil(lambda: window.splitter.width() == 780)
+    window.splitter.setSizes([206, 574])
+    assert window.splitter.sizes()[0] == 206
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)  # hidden
+    window.close()
+    again = _restart(qtbot, memory, chat)
+    assert (again.size().width(), again.size().height()) == (780, 520)
+    assert not again.sidebar.isVisible()
+    again.toggle_sidebar(True)
+    qtbot.waitUntil(lambda: again.splitter.sizes()[0] == 206)
+    again.close()
+
+
+def _tab_chain(qtbot, window, start: QWidget, limit: int = 60) -> list[QWidget]:
+    start.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is start)
+    seen: list[QWidget] = []
+    for _ in range(limit):
+        widget = QApplication.focusWidget()
+        if widget in seen:
+            break
+        seen.append(widget)
+        qtbot.keyClick(widget, Qt.Key.Key_Tab)
+    return seen
+
+
+def _focusable(window) -> list[QWidget]:
+    return [
+        w
+        for w in window.findChildren(QWidget)
+        if w.isVisibleTo(window)
+        and w.isEnabled()
+        and w.focusPolicy() & Qt.FocusPolicy.TabFocus
+        and not w.focusProxy()
+        and w.window() is window
+    ]
+
+
+def test_tab_reaches_every_control_and_each_has_a_name(qtbot, window, chat, memory, send):
+    QGuiApplication.focusWindow()
+    window.activateWindow()
+    send(window, "hello")
+    window.chat_actions.find_and_ask("hello")  # the /forget panel is up too
+    qtbot.waitUntil(window.forget_panel.isVisible)
+
+    reached = _tab_chain(qtbot, window, window.composer.input)
+
+    expected = _focusable(window)
+    missing = [f"{type(w).__name__}:{w.objectName()}" for w in expected if w not in reached]
+    assert missing == []
+    for needed in (
+        window.sidebar.search,
+        window.sidebar.tree,
+        window.view.browser,
+        window.composer.input,
+        window.composer.send_button,
+        window.forget_panel.list,
+        window.forget_panel.forget_button,
+        window.forget_panel.cancel_button,
+    ):
+        assert needed in reached
+    unnamed = [
+        f"{type(w).__name__}:{w.objectName()}"
+        for w in reached
+        if not w.accessibleName() and not (isinstance(w, QAbstractButton) and w.text())
+    ]
+    assert unnamed == []
+
+
+def test_following_the_system_scheme(qtbot, window, monkeypatch, light_again):
+    """The offscreen platform has no colour scheme of its own: the system's answer is
+    replaced here, and its change signal emitted as a desktop would."""
+    from app import theme
+
+    assert window.settings.color_scheme == "system" and _window_lightness() > 0.8
+    monkeypatch.setattr(theme, "system_is_dark", lambda: True)
+    QGuiApplication.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+    assert _window_lightness() < 0.25
+    window.settings.color_scheme = "light"  # a manual choice wins over the system
+    window._apply_look()
+    assert _window_lightness() > 0.8

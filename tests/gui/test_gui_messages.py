@@ -1,0 +1,95 @@
+"""Message actions: copy a message or a code block, regenerate, edit and resend."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QFontInfo, QGuiApplication
+
+pytestmark = pytest.mark.gui
+
+CODE_ANSWER = "Use this:\n\n```python\nprint('hi')\nx = 1\n```\n\nDone."
+
+
+def _menu(window, message):
+    return {a.text(): a for a in window.view.context_menu(window.view.point_of(message)).actions()}
+
+
+def test_regenerate_leaves_exactly_one_stored_exchange(qtbot, window, chat, memory, send):
+    chat.queue("First answer.", "Second answer.")
+    send(window, "Which bread should I bake?")
+    answer = window.view.messages[-1]
+    actions = _menu(window, answer)
+    assert "Regenerate answer" in actions
+
+    with qtbot.waitSignal(window.answer_finished) as done:
+        actions["Regenerate answer"].trigger()
+
+    assert done.args[0].text == "Second answer."
+    assert [(p.user_input, p.agent_response) for p in memory.pages()] == [
+        ("Which bread should I bake?", "Second answer.")
+    ]
+    text = window.view.plain_text()
+    assert "First answer." not in text and text.count("Which bread should I bake?") == 1
+    assert len(window.view.messages) == 2
+
+
+def test_edit_and_resend_replaces_the_exchange(qtbot, window, chat, memory, send):
+    chat.queue("Lemon cake.", "Carrot cake.")
+    send(window, "Which cake should I bke?")
+    question = window.view.messages[-2]
+    _menu(window, question)["Edit and resend"].trigger()
+    assert window.composer.input.toPlainText() == "Which cake should I bke?"
+    assert "Editing your last question" in window.composer.hint.text()
+
+    window.composer.input.setPlainText("Which cake should I bake?")
+    with qtbot.waitSignal(window.answer_finished):
+        window.composer._submit()
+
+    assert [(p.user_input, p.agent_response) for p in memory.pages()] == [
+        ("Which cake should I bake?", "Carrot cake.")
+    ]
+    text = window.view.plain_text()
+    assert "bke" not in text and "Lemon cake." not in text
+    assert "Editing" not in window.composer.hint.text()
+
+
+def test_only_the_last_exchange_can_be_regenerated(qtbot, window, chat, send):
+    send(window, "one")
+    send(window, "two")
+    first_answer = window.view.messages[1]
+    assert "Regenerate answer" not in _menu(window, first_answer)
+    assert "Edit and resend" not in _menu(window, window.view.messages[0])
+
+
+def test_copy_a_code_block_and_code_is_monospace(qtbot, window, chat, send):
+    chat.queue(CODE_ANSWER)
+    send(window, "show me code")
+    document = window.view.browser.document()
+    cursor = document.find("print('hi')")
+    cursor.setPosition(cursor.selectionStart() + 1)
+    shown = QFontInfo(cursor.charFormat().font())
+    assert shown.fixedPitch()  # the font actually drawn is fixed-width
+    assert not QFontInfo(document.find("Done.").charFormat().font()).fixedPitch()
+    point = window.view.browser.cursorRect(cursor).center()
+    actions = {a.text(): a for a in window.view.context_menu(point).actions()}
+    actions["Copy code block"].trigger()
+    assert QGuiApplication.clipboard().text() == "print('hi')\nx = 1"
+    actions["Copy message"].trigger()
+    assert QGuiApplication.clipboard().text() == CODE_ANSWER
+
+
+def test_the_last_exchange_actions_work_from_the_keyboard(qtbot, window, chat, memory, send):
+    from PySide6.QtCore import Qt
+
+    chat.queue("Lemon cake.", "Carrot cake.")
+    send(window, "Which cake?")
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(window, Qt.Key.Key_C, ctrl_shift)
+    assert QGuiApplication.clipboard().text() == "Lemon cake."
+    with qtbot.waitSignal(window.answer_finished):
+        qtbot.keyClick(window, Qt.Key.Key_R, ctrl_shift)
+    assert [p.agent_response for p in memory.pages()] == ["Carrot cake."]
+    qtbot.keyClick(window, Qt.Key.Key_E, ctrl_shift)
+    assert window.composer.input.toPlainText() == "Which cake?"

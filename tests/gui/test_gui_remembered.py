@@ -1,0 +1,355 @@
+"""What an answer remembered, what was learned, and the chat commands, in the window."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from engine import api
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def spied(monkeypatch):
+    """Every Retrieval the prompt builder receives."""
+    received = []
+    original = api.build_messages
+
+    def spy(retrieval, query, *args, **kwargs):
+        received.append(retrieval)
+        return original(retrieval, query, *args, **kwargs)
+
+    monkeypatch.setattr(api, "build_messages", spy)
+    return received
+
+
+def _prompt_ids(retrieval):
+    recent = {p.id for p in retrieval.short_term}
+    return (
+        [("profile", s.id) for s in retrieval.profile]
+        + [("fact", f.fact.id) for f in retrieval.facts]
+        + [("knowledge", f.fact.id) for f in retrieval.knowledge]
+        + [("exchange", p.page.id) for p in retrieval.pages if p.page.id not in recent]
+        + [("exchange", p.id) for p in reversed(retrieval.short_term)]
+    )
+
+
+def _click_text(qtbot, view, text, after=""):
+    """Click the first occurrence of `text` in the conversation (a link), after `after`."""
+    document = view.browser.document()
+    cursor = document.find(text, document.find(after)) if after else document.find(text)
+    assert not cursor.isNull(), text
+    cursor.setPosition(cursor.selectionStart() + 1)
+    point = view.browser.cursorRect(cursor).center()
+    qtbot.mouseClick(view.browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def _answers(view):
+    return [m for m in view.messages if m.role == "assistant"]
+
+
+def test_an_answer_shows_what_its_prompt_remembered(qtbot, window, chat, memory, send, spied):
+    memory.add_fact("I am allergic to peanuts")
+    memory.add_fact("My sister Ana lives in Porto")
+    memory.add_memory("Can you suggest a dinner without peanuts?", "A lentil curry.")
+    chat.queue("Avoid peanuts.")
+
+    answer = send(window, "what am I allergic to? peanuts")
+
+    (retrieval,) = spied
+    (message,) = _answers(window.view)
+    assert [i.key for i in message.memories] == _prompt_ids(retrieval)
+    assert [i.key for i in answer.memories] == _prompt_ids(retrieval)
+    text = window.view.plain_text()
+    assert "Used 3 memories: 2 facts, 1 recent exchange" in text
+    assert "I am allergic to peanuts" not in text  # collapsed: quiet
+
+    _click_text(qtbot, window.view, "Used 3 memories")
+
+    qtbot.waitUntil(lambda: message.expanded)
+    text = window.view.plain_text()
+    assert "Fact · persona · " in text and "I am allergic to peanuts" in text
+    assert "Exchange · recent · " in text and "Can you suggest a dinner without peanuts?" in text
+
+
+def test_an_item_forgotten_later_shows_as_forgotten(qtbot, window, chat, memory, send):
+    fact = memory.add_fact("I am allergic to peanuts")
+    send(window, "peanuts?")
+    memory.delete_fact(fact.id)
+
+    with qtbot.waitSignal(window.conversation_shown):
+        window.reload_conversation()
+
+    (message,) = _answers(window.view)
+    assert [(i.key, i.forgotten, i.text) for i in message.memories] == [
+        (("fact", fact.id), True, "")
+    ]
+    assert "Used 1 memory: 1 fact (1 forgotten since)" in window.view.plain_text()
+    window.view.toggle_remembered(message)
+    assert "Fact · forgotten" in window.view.plain_text()
+
+
+def test_an_old_answer_shows_what_it_used_when_the_window_opens(qtbot, memory, chat):
+    from app.main_window import MainWindow
+
+    memory.add_fact("I am allergic to peanuts")
+    memory.get_response("peanuts?").collect()
+    window = MainWindow.for_memory(memory, chat)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: "Used 1 memory: 1 fact" in window.view.plain_text())
+    window.close()
+
+
+def test_a_temporary_chat_shows_what_it_remembered(qtbot, window, chat, memory, send):
+    memory.add_fact("I am allergic to peanuts")
+    window.temporary_action.trigger()
+    answer = send(window, "peanuts?")
+    assert answer.page is None
+    assert "Used 1 memory: 1 fact" in window.view.plain_text()
+
+
+def test_a_remembered_item_opens_its_provenance(qtbot, window, chat, memory, send):
+    fact = memory.add_fact("I am allergic to peanuts")
+    memory.add_fact("I live in Porto")
+    send(window, "peanuts?")
+    (message,) = _answers(window.view)
+    window.view.toggle_remembered(message)
+
+    _click_text(qtbot, window.view, "I am allergic to peanuts")
+
+    qtbot.waitUntil(lambda: "privacy" in window.panels)
+    panel = window.panels["privacy"]
+    qtbot.waitUntil(lambda: [i.key for i in panel.selected_items()] == [("user_fact", fact.id)])
+    panel.close()
+
+
+def test_forget_from_a_remembered_item_asks_then_deletes_exactly_it(
+    qtbot, window, chat, memory, send
+):
+    fact = memory.add_fact("I am allergic to peanuts")
+    other = memory.add_fact("I eat peanuts never")
+    send(window, "peanuts?")
+    (message,) = _answers(window.view)
+    window.view.toggle_remembered(message)
+    position = [i.key for i in message.memories].index(("fact", fact.id))
+    cursor = window.view.browser.document().find("I am allergic to peanuts")
+    cursor.setPosition(cursor.selectionStart() + 1)
+    menu = window.view.context_menu(window.view.browser.cursorRect(cursor).center())
+    actions = {a.text(): a for a in menu.actions()}
+    assert message.memories[position].text == "I am allergic to peanuts"
+    with qtbot.waitSignal(window.chat_actions.done):
+        actions["Forget this memory…"].trigger()
+    assert window.forget_panel.isVisible()
+    assert [m.key for m in window.forget_panel.ticked()] == [("fact", fact.id)]
+    with qtbot.waitSignal(window.chat_actions.done) as done:
+        window.forget_panel.forget_button.click()
+    assert done.args == ["forgot"]
+    assert [f.id for f in memory.facts()] == [other.id]
+
+
+# --- "Learned" notices ------------------------------------------------------------------
+
+
+def _learn(qtbot, window, memory):
+    with qtbot.waitSignal(window.learned_notices.checked, timeout=5000):
+        memory.run_consolidation()  # the page-added job: first-person statements become facts
+
+
+def test_a_learned_fact_gets_one_notice_and_undo_deletes_exactly_it(
+    qtbot, window, chat, memory, send
+):
+    kept = memory.add_fact("I live in Porto")
+    answer = send(window, "I am allergic to peanuts")
+    _learn(qtbot, window, memory)
+
+    learned = window.view.learned_items()
+    facts = [f for f in memory.facts() if f.id != kept.id]
+    assert [i.text for i in learned if i.kind == "fact"] == [f.text for f in facts]
+    assert all(i.page_id == answer.page.id for i in learned)
+    text = window.view.plain_text()
+    assert text.count("Learned: ") == len(learned) >= 1
+    assert "Learned: I am allergic to peanuts" in text
+    # A second burst of events does not repeat the notice.
+    with qtbot.waitSignal(window.learned_notices.checked):
+        window.learned_notices.check()
+    assert window.view.plain_text().count("Learned: ") == len(learned)
+
+    target = next(i for i in learned if i.text == "I am allergic to peanuts")
+    others = {(f.id, f.text) for f in memory.facts()} - {(target.id, target.text)}
+    with qtbot.waitSignal(window.chat_actions.done) as done:
+        _click_text(qtbot, window.view, "Undo", after="Learned: I am allergic to peanuts")
+    assert done.args == ["undone"]
+    assert {(f.id, f.text) for f in memory.facts()} == others
+    assert "Forgot: I am allergic to peanuts" in window.view.plain_text()
+    # Drawn again (after a forget, a new text size): the notices come back as they were.
+    with qtbot.waitSignal(window.conversation_shown):
+        window.reload_conversation()
+    assert "Forgot: I am allergic to peanuts" in window.view.plain_text()
+    assert window.view.plain_text().count("Learned: ") == len(learned) - 1
+
+
+def test_no_learned_notice_in_a_temporary_chat(qtbot, window, chat, memory, send):
+    window.temporary_action.trigger()
+    send(window, "I am allergic to peanuts")
+    memory.run_consolidation()
+    with qtbot.waitSignal(window.learned_notices.checked):
+        window.learned_notices.check()
+    assert window.view.learned_items() == []
+    assert "Learned:" not in window.view.plain_text()
+
+
+def test_no_learned_notice_when_turned_off(qtbot, window, chat, memory, send):
+    window.settings.learned_notices = False
+    send(window, "I am allergic to peanuts")
+    _learn(qtbot, window, memory)
+    assert [f.text for f in memory.facts()] == ["I am allergic to peanuts"]
+    assert window.view.learned_items() == []
+    assert "Learned:" not in window.view.plain_text()
+
+
+def test_the_setting_is_in_the_settings_dialog(qtbot, window):
+    dialog = window.open_settings()
+    assert dialog.conversation_page.learned_notices.isChecked()
+    dialog.conversation_page.learned_notices.setChecked(False)
+    assert dialog.values().learned_notices is False
+    dialog.reject()
+
+
+# --- commands and the message menu ---------------------------------------------------------
+
+
+def _type(qtbot, window, text):
+    window.composer.input.setPlainText(text)
+    with qtbot.waitSignal(window.chat_actions.done, timeout=5000) as done:
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    return done.args[0]
+
+
+def test_remember_command_stores_a_fact_from_the_person(qtbot, window, chat, memory):
+    assert _type(qtbot, window, "/remember I am vegetarian") == "remembered"
+    (fact,) = memory.facts()
+    assert (fact.text, fact.origin) == ("I am vegetarian", "user")
+    assert "Remembered: I am vegetarian" in window.view.plain_text()
+    assert memory.pages() == [] and chat.seen_messages == []  # not sent to the model
+
+
+def test_forget_command_asks_first_and_cancel_deletes_nothing(qtbot, window, chat, memory, send):
+    memory.add_fact("I am allergic to peanuts")
+    keep = memory.add_fact("I live in Porto")
+    send(window, "Any snacks without peanuts?")
+    pages = memory.pages()
+
+    assert _type(qtbot, window, "/forget peanuts") == "asked"
+    panel = window.forget_panel
+    assert panel.isVisible()
+    assert [m.kind for m in panel.ticked()] == ["fact", "exchange"]
+    assert "Forget 2 items matching “peanuts”?" == panel.title.text()
+    with qtbot.waitSignal(window.chat_actions.done) as done:
+        qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+    assert done.args == ["cancelled"]
+    assert len(memory.facts()) == 2 and memory.pages() == pages
+    assert "Cancelled; nothing was forgotten." in window.view.plain_text()
+
+    assert _type(qtbot, window, "/forget peanuts") == "asked"
+    with qtbot.waitSignal(window.chat_actions.done) as done:
+        qtbot.mouseClick(panel.forget_button, Qt.MouseButton.LeftButton)
+    assert done.args == ["forgot"]
+    assert [f.id for f in memory.facts()] == [keep.id]
+    assert memory.pages() == []
+    qtbot.waitUntil(lambda: "Forgot 2 items." in window.view.plain_text())
+    assert "Any snacks without peanuts?" not in window.view.plain_text()
+
+
+def test_help_and_unknown_commands(qtbot, window, chat, memory):
+    assert _type(qtbot, window, "/help") == "help"
+    assert "/forget WORDS" in window.view.plain_text()
+    assert _type(qtbot, window, "/remeber I like figs") == "unknown"
+    assert window.composer.input.toPlainText() == "/remeber I like figs"  # nothing lost
+    assert memory.facts() == []
+
+
+def test_remember_this_and_forget_this_exchange_from_the_message_menu(
+    qtbot, window, chat, memory, send
+):
+    chat.queue("Noted.")
+    send(window, "My bike is a blue Brompton")
+    user, answer = window.view.messages[:2]
+
+    menu = window.view.context_menu(window.view.point_of(user))
+    actions = {a.text(): a for a in menu.actions()}
+    assert {"Copy message", "Remember this", "Forget this exchange…"} <= set(actions)
+    with qtbot.waitSignal(window.chat_actions.done):
+        actions["Remember this"].trigger()
+    assert [(f.text, f.origin) for f in memory.facts()] == [("My bike is a blue Brompton", "user")]
+
+    menu = window.view.context_menu(window.view.point_of(answer))
+    actions = {a.text(): a for a in menu.actions()}
+    actions["Copy message"].trigger()
+    from PySide6.QtGui import QGuiApplication
+
+    assert QGuiApplication.clipboard().text() == "Noted."
+    with qtbot.waitSignal(window.chat_actions.done):
+        actions["Forget this exchange…"].trigger()
+    assert [m.kind for m in window.forget_panel.ticked()] == ["exchange"]
+    with qtbot.waitSignal(window.chat_actions.done):
+        window.forget_panel.forget_button.click()
+    assert memory.pages() == []
+    assert [f.text for f in memory.facts()] == ["My bike is a blue Brompton"]  # said by the person
+
+
+def test_remember_is_refused_in_a_temporary_chat(qtbot, window, chat, memory):
+    window.temporary_action.trigger()
+    assert _type(qtbot, window, "/remember I am vegetarian") == "refused"
+    assert memory.facts() == []
+
+
+def test_an_imported_exchange_claims_no_memories(qtbot, memory, chat):
+    from app.main_window import MainWindow
+
+    memory.add_memory("I'm Tom.", "Nice to meet you, Tom!")  # stored, not answered here
+    window = MainWindow.for_memory(memory, chat)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: "Nice to meet you, Tom!" in window.view.plain_text())
+    assert "Used" not in window.view.plain_text()
+    window.close()
+
+
+def test_manage_on_a_learned_notice_opens_the_item(qtbot, window, chat, memory, send):
+    send(window, "I am allergic to peanuts")
+    _learn(qtbot, window, memory)
+    target = next(i for i in window.view.learned_items() if i.text == "I am allergic to peanuts")
+    _click_text(qtbot, window.view, "Manage", after=f"Learned: {target.text}")
+    qtbot.waitUntil(lambda: "privacy" in window.panels)
+    panel = window.panels["privacy"]
+    qtbot.waitUntil(lambda: [i.key for i in panel.selected_items()] == [("user_fact", target.id)])
+    panel.close()
+
+
+def test_the_remembered_list_opens_from_the_keyboard(qtbot, window, chat, memory, send):
+    memory.add_fact("I am allergic to peanuts")
+    send(window, "peanuts?")
+    (message,) = _answers(window.view)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(window, Qt.Key.Key_M, ctrl_shift)
+    assert message.expanded and "Fact · persona" in window.view.plain_text()
+    qtbot.keyClick(window, Qt.Key.Key_M, ctrl_shift)
+    assert not message.expanded and "Fact · persona" not in window.view.plain_text()
+
+
+def test_the_forget_panel_shows_what_goes_along(qtbot, window, chat, memory):
+    memory.add_memory("My name is Tom and I am allergic to peanuts.", "Noted.")
+    memory.run_consolidation()
+    assert _type(qtbot, window, "/forget peanuts") == "asked"
+    panel = window.forget_panel
+    rows = [panel.list.item(i).text() for i in range(panel.list.count())]
+    assert panel.title.text() == "Forget 2 items matching “peanuts”?"
+    assert len(rows) == 3 and "also goes with those exchanges" in rows[2] and "name: Tom" in rows[2]
+    assert [m.kind for m in panel.ticked()] == ["fact", "exchange"]
+    assert panel.forget_button.text() == "Forget 2 items"
+    with qtbot.waitSignal(window.chat_actions.done):
+        panel.forget_button.click()
+    assert memory.profile() == [] and memory.facts() == [] and memory.pages() == []
+    qtbot.waitUntil(lambda: "Forgot 3 items." in window.view.plain_text())

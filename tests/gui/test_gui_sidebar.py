@@ -1,0 +1,125 @@
+"""The conversations sidebar: by day, search with highlights, open and continue, rename, forget."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+pytestmark = pytest.mark.gui
+
+DAY = 86400
+
+
+@pytest.fixture
+def history(memory):
+    """Three conversations: two days ago, yesterday and today (ids in that order)."""
+    now = time.time()
+    ids = []
+    for days, lines in (
+        (2, [("I am allergic to peanuts", "Noted."), ("Cook me a curry", "A lentil curry.")]),
+        (1, [("Plan a hike in Marin", "The Dipsea trail.")]),
+        (0, [("My sister lives in Porto", "Lovely city.")]),
+    ):
+        conversation = memory.new_conversation()
+        for n, (said, answered) in enumerate(lines):
+            memory.add_memory(said, answered, timestamp=now - days * DAY + n * 60)
+        ids.append(conversation)
+    memory.new_conversation()
+    return ids
+
+
+@pytest.fixture
+def shown(qtbot, window, history):
+    qtbot.waitUntil(lambda: len(window.sidebar.rows()) == 3)
+    return window
+
+
+def test_conversations_are_listed_by_day_newest_first(shown, history):
+    sidebar = shown.sidebar
+    groups = [sidebar.tree.topLevelItem(i).text(0) for i in range(sidebar.tree.topLevelItemCount())]
+    assert groups[:2] == ["Today", "Yesterday"] and len(groups) == 3
+    assert [r.text(0) for r in sidebar.rows()] == [
+        "My sister lives in Porto",
+        "Plan a hike in Marin",
+        "I am allergic to peanuts",
+    ]
+    assert [r.data(0, Qt.ItemDataRole.UserRole).id for r in sidebar.rows()] == history[::-1]
+
+
+def test_ctrl_b_hides_and_shows_the_sidebar(qtbot, shown):
+    assert shown.sidebar.isVisible()
+    qtbot.keyClick(shown, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert not shown.sidebar.isVisible() and not shown.settings.sidebar_visible
+    qtbot.keyClick(shown, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert shown.sidebar.isVisible()
+
+
+def test_search_highlights_the_match_and_opens_the_conversation_to_continue(
+    qtbot, shown, history, memory, chat, send
+):
+    sidebar = shown.sidebar
+    qtbot.keyClick(
+        shown, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+    assert sidebar.search.hasFocus()
+    with qtbot.waitSignal(sidebar.searched):
+        qtbot.keyClicks(sidebar.search, "peanut")
+    html = sidebar.results.toHtml()
+    assert "I am allergic to peanuts" in sidebar.results.toPlainText()
+    assert "background-color:#ffe58f" in html.lower().replace(" ", "")
+    assert sidebar.stack.currentWidget() is sidebar.results
+
+    cursor = sidebar.results.document().find("I am allergic to peanuts")
+    cursor.setPosition(cursor.selectionStart() + 2)
+    point = sidebar.results.cursorRect(cursor).center()
+    with qtbot.waitSignal(shown.conversation_shown):
+        qtbot.mouseClick(sidebar.results.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+    text = shown.view.plain_text()
+    assert "Cook me a curry" in text and "Plan a hike" not in text
+    chat.queue("Still no peanuts.")
+    answer = send(shown, "And for dessert?")
+    assert answer.page.conversation_id == history[0]
+    assert len(memory.pages(conversation_id=history[0])) == 3
+
+
+def test_rename_from_the_list(qtbot, shown, history, memory):
+    sidebar = shown.sidebar
+    row = sidebar.row_of(history[1])
+    with qtbot.waitSignal(sidebar.changed) as changed:
+        row.setText(0, "Hiking plans")
+    assert changed.args == ["renamed"]
+    assert {c.id: c.title for c in memory.conversations()}[history[1]] == "Hiking plans"
+    qtbot.waitUntil(lambda: sidebar.row_of(history[1]).text(0) == "Hiking plans")
+
+
+def test_forget_shows_what_also_goes_and_uses_the_cascade(qtbot, shown, history, memory):
+    memory.run_consolidation()  # "I am allergic to peanuts" becomes a fact from that conversation
+    assert "I am allergic to peanuts" in [f.text for f in memory.facts()]
+    sidebar = shown.sidebar
+    menu = sidebar.context_menu(sidebar.row_of(history[0]))
+    next(a for a in menu.actions() if a.text() == "Forget…").trigger()
+    qtbot.waitUntil(lambda: sidebar.confirm_box is not None and sidebar.confirm_box.isVisible())
+    box = sidebar.confirm_box
+    assert "Its 2 exchanges are removed everywhere" in box.text()
+    assert "• I am allergic to peanuts" in box.informativeText()
+
+    with qtbot.waitSignal(sidebar.changed) as changed:
+        next(
+            b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.DestructiveRole
+        ).click()
+    assert changed.args == [f"forgotten:{history[0]}"]
+    assert history[0] not in {c.id for c in memory.conversations()}
+    assert "I am allergic to peanuts" not in [f.text for f in memory.facts()]
+    qtbot.waitUntil(lambda: len(sidebar.rows()) == 2)
+
+
+def test_cancel_forgets_nothing(qtbot, shown, history, memory):
+    sidebar = shown.sidebar
+    sidebar.forget(history[1])
+    qtbot.waitUntil(lambda: sidebar.confirm_box is not None and sidebar.confirm_box.isVisible())
+    sidebar.confirm_box.button(QMessageBox.StandardButton.Cancel).click()
+    assert history[1] in {c.id for c in memory.conversations()}

@@ -1,0 +1,65 @@
+"""Past conversations: search with highlights, rename, continue, and what forgetting removes."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import conversations, errors
+from engine.conversations import MARK_END, MARK_START
+
+
+def _two(memory):
+    first = memory.conversation_id
+    memory.add_memory("I am allergic to peanuts", "Noted, no peanuts.")
+    memory.add_memory("My sister lives in Porto", "Lovely city.")
+    second = memory.new_conversation()
+    memory.add_memory("Plan a hike in Marin", "The Dipsea trail is great.")
+    return first, second
+
+
+def test_search_finds_exchanges_with_all_words_and_marks_them(memory):
+    first, _ = _two(memory)
+    (hit,) = conversations.search(memory, "peanuts allergic")
+    assert (hit.conversation_id, hit.title) == (first, "I am allergic to peanuts")
+    assert f"{MARK_START}allergic{MARK_END}" in hit.snippet
+    assert f"{MARK_START}peanuts{MARK_END}" in hit.snippet
+    # the last word may be unfinished (search as you type); every word must match
+    assert [h.conversation_id for h in conversations.search(memory, "dipsea tra")] != []
+    assert conversations.search(memory, "peanuts Marin") == []
+    assert conversations.search(memory, '"  ') == []
+
+
+def test_rename_and_continue(memory):
+    first, second = _two(memory)
+    assert conversations.rename(memory, first, "  Food   and family ") == "Food and family"
+    titles = {c.id: c.title for c in memory.conversations()}
+    assert titles[first] == "Food and family"
+    with pytest.raises(errors.InvalidInputError):
+        conversations.rename(memory, first, "   ")
+    with pytest.raises(errors.NotFoundError):
+        conversations.rename(memory, "nope", "x")
+
+    memory.continue_conversation(first)
+    page = memory.add_memory("One more thing about Porto", "Sure.")
+    assert page.conversation_id == first
+    with pytest.raises(errors.NotFoundError):
+        memory.continue_conversation("nope")
+
+
+def test_the_forget_preview_lists_exactly_what_forgetting_removes(memory):
+    first, second = _two(memory)
+    memory.run_consolidation()  # first-person statements become candidate facts
+    shared = memory.add_memory("I am allergic to peanuts", "Yes.", conversation_id=second)
+    memory.run_consolidation()
+    before = {f.id for f in memory.facts()}
+
+    preview = conversations.preview_forget(memory, first)
+
+    assert preview.pages == 2
+    memory.forget_conversation(first)
+    after = {f.id for f in memory.facts()}
+    assert {f.id for f in preview.facts} == before - after
+    assert "My sister lives in Porto" in {f.text for f in preview.facts}
+    # a fact also said in the other conversation stays, and the preview did not list it
+    assert "I am allergic to peanuts" in {f.text for f in memory.facts()}
+    assert shared.id in {p.id for p in memory.pages()}
