@@ -15,6 +15,7 @@ from typing import Any
 from engine import errors, validation
 from engine.backends.base import CancelToken, ChatBackend, Embedder
 from engine.consolidation import PAGE_ADDED, Consolidator
+from engine.memory import when
 from engine.memory.long_term import Persona, normalise_text
 from engine.memory.mid_term import segment_from_row
 from engine.memory.segment_index import SegmentIndex
@@ -229,6 +230,9 @@ class MemoryOS:
             meta=meta,
         )
         body = draft.text()
+        # Relative dates resolved from the page's own time ("yesterday [7 May 2023]"), so a
+        # question naming the date finds it; the vectors embed the words as said.
+        indexed = when.resolve_relative(body, ts)
         sides = {
             side: text for side, text in ((0, user_input), (1, agent_response)) if text.strip()
         }
@@ -245,7 +249,7 @@ class MemoryOS:
                 agent_response=agent_response,
                 ts=ts,
                 meta=meta,
-                body=body,
+                body=indexed,
                 vector=vector,
                 now=now,
                 turn_vectors=turn_vectors,
@@ -304,16 +308,20 @@ class MemoryOS:
         cancel: CancelToken | None = None,
         max_tokens: int = 512,
         temporary: bool = False,
+        now: float | None = None,
     ) -> ResponseStream:
-        """Answer `query` with exactly one streamed generation, then store the exchange."""
+        """Answer `query` with exactly one streamed generation, then store the exchange.
+
+        `now` (epoch seconds, default the clock) is the moment the question is asked: it sets
+        what "last week" means for retrieval and the date the model is told."""
         if self.chat is None:
             raise errors.BackendError("no chat model is configured: choose one in the settings")
         query = validation.text(query, "query")
         if not query.strip():
             raise errors.InvalidInputError("the question is empty")
-        retrieval = self.retrieve(query, record_visits=not temporary)
+        retrieval = self.retrieve(query, record_visits=not temporary, now=now)
         return ResponseStream(
-            self, query, retrieval, cancel or CancelToken(), max_tokens, temporary
+            self, query, retrieval, cancel or CancelToken(), max_tokens, temporary, now=now
         )
 
     def wait_for_foreground(self, timeout: float = 120.0) -> None:
@@ -529,11 +537,12 @@ class ResponseStream(Iterator[str]):
         cancel: CancelToken,
         max_tokens: int,
         temporary: bool,
+        now: float | None = None,
     ) -> None:
         self.memory = memory
         self.query = query
         self.retrieval = retrieval
-        self.messages = build_messages(retrieval, query)
+        self.messages = build_messages(retrieval, query, now=now)
         self.temporary = temporary
         self.text = ""
         self.page: Page | None = None

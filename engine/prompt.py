@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from engine.memory import when
-from engine.records import Retrieval
+from engine.records import Page, Retrieval
 
 SYSTEM = (
     "You are a private assistant running on the user's own computer. You remember the user "
@@ -44,7 +44,11 @@ def build_messages(
         older.sort(key=lambda p: p.timestamp)
         sections.append(
             "Relevant past exchanges:\n"
-            + "\n".join(f"[{when.describe(p.timestamp)}] {p.text()}" for p in older)
+            + "\n".join(
+                f"[{when.describe(p.timestamp)}] "
+                + when.resolve_relative(_matched_text(retrieval, p), p.timestamp)
+                for p in older
+            )
         )
     sections.append(f"Today is {when.describe_day(now)}.")
     messages = [{"role": "system", "content": "\n\n".join(sections)}]
@@ -60,6 +64,14 @@ def build_messages(
             messages.append({"role": "assistant", "content": page.agent_response})
     messages.append({"role": "user", "content": query})
     return _merge_same_role(messages)
+
+
+def _matched_text(retrieval: Retrieval, page: Page) -> str:
+    """The turns of a page that retrieval matched (the whole page when it names none)."""
+    sides = sorted({t.side for t in retrieval.turns if t.page_id == page.id})
+    if not sides:
+        return page.text()
+    return "\n".join(page.turn_text(side) for side in sides)
 
 
 def _merge_same_role(messages: list[dict[str, str]]) -> list[dict[str, str]]:
