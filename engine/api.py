@@ -17,6 +17,7 @@ from engine.backends.base import CancelToken, ChatBackend, Embedder
 from engine.consolidation import PAGE_ADDED, Consolidator
 from engine.files import write_private
 from engine.forgetting import ForgetPreview
+from engine.memory import when
 from engine.memory.long_term import Persona, normalise_text
 from engine.memory.mid_term import segment_from_row
 from engine.memory.segment_index import SegmentIndex
@@ -24,7 +25,7 @@ from engine.memory.vectors import VectorMirror
 from engine.network import Transfer, TransferLog
 from engine.policy import Policy
 from engine.policy import current as current_policy
-from engine.prompt import build_messages, is_small_model
+from engine.prompt import build_messages, compact_retrieval, is_small_model
 from engine.records import (
     SHORT_TERM,
     USER_FACT,
@@ -286,6 +287,9 @@ class MemoryOS:
             meta=meta,
         )
         body = draft.text()
+        # Relative dates resolved from the page's own time ("yesterday [7 May 2023]"), so a
+        # question naming the date finds it; the vectors embed the words as said.
+        indexed = when.resolve_relative(body, ts)
         sides = {
             side: text for side, text in ((0, user_input), (1, agent_response)) if text.strip()
         }
@@ -302,7 +306,7 @@ class MemoryOS:
                 agent_response=agent_response,
                 ts=ts,
                 meta=meta,
-                body=body,
+                body=indexed,
                 vector=vector,
                 now=now,
                 turn_vectors=turn_vectors,
@@ -363,8 +367,12 @@ class MemoryOS:
         cancel: CancelToken | None = None,
         max_tokens: int = 512,
         temporary: bool = False,
+        now: float | None = None,
     ) -> ResponseStream:
-        """Answer `query` with exactly one streamed generation, then store the exchange."""
+        """Answer `query` with exactly one streamed generation, then store the exchange.
+
+        `now` (epoch seconds, default the clock) is the moment the question is asked: it sets
+        what "last week" means for retrieval and the date the model is told."""
         if self.chat is None:
             raise errors.BackendError("no chat model is configured: choose one in the settings")
         if self.chat_is_remote() and self.policy().remote_forbidden:
@@ -374,9 +382,9 @@ class MemoryOS:
         query = validation.text(query, "query")
         if not query.strip():
             raise errors.InvalidInputError("the question is empty")
-        retrieval = self.retrieve(query, record_visits=not temporary)
+        retrieval = self.retrieve(query, record_visits=not temporary, now=now)
         return ResponseStream(
-            self, query, retrieval, cancel or CancelToken(), max_tokens, temporary
+            self, query, retrieval, cancel or CancelToken(), max_tokens, temporary, now=now
         )
 
     def replace_response(
@@ -667,11 +675,15 @@ class ResponseStream(Iterator[str]):
         cancel: CancelToken,
         max_tokens: int,
         temporary: bool,
+        now: float | None = None,
     ) -> None:
         self.memory = memory
         self.query = query
+        compact = is_small_model(memory.chat)
+        if compact:  # a small model is shown less: the prompt and the memories list alike
+            retrieval = compact_retrieval(retrieval)
         self.retrieval = retrieval
-        self.messages = build_messages(retrieval, query, compact=is_small_model(memory.chat))
+        self.messages = build_messages(retrieval, query, now=now, compact=compact)
         # From the same Retrieval the prompt was built from: exactly what the prompt holds.
         self.memories: list[MemoryUsed] = memories_used(retrieval)
         self.temporary = temporary

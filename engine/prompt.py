@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 
 from engine.memory import when
-from engine.records import Retrieval
+from engine.records import Page, Retrieval
 
 SYSTEM = (
     "You are a private assistant running on the user's own computer. You remember the user "
@@ -63,7 +64,11 @@ def build_messages(
         older.sort(key=lambda p: p.timestamp)
         sections.append(
             "Relevant past exchanges:\n"
-            + "\n".join(f"[{when.describe(p.timestamp)}] {p.text()}" for p in older)
+            + "\n".join(
+                f"[{when.describe(p.timestamp)}] "
+                + when.resolve_relative(_matched_text(retrieval, p), p.timestamp)
+                for p in older
+            )
         )
     sections.append(f"Today is {when.describe_day(now)}.")
     messages = [{"role": "system", "content": "\n\n".join(sections)}]
@@ -81,23 +86,50 @@ def build_messages(
     return _merge_same_role(messages)
 
 
+def compact_retrieval(retrieval: Retrieval) -> Retrieval:
+    """What of `retrieval` the small-model prompt holds: the first few profile slots and facts,
+    the best few older exchanges and the recent queue, no assistant knowledge or threads (a
+    transcript between two people is left out). The prompt and the list of memories an answer
+    used are both made from this, so that list is exactly what the model was shown."""
+    profile = retrieval.profile[:SMALL_FACTS]
+    facts = retrieval.facts[: SMALL_FACTS - len(profile)]
+    recent = tuple(p for p in retrieval.short_term if "agent_speaker" not in p.meta)
+    recent_ids = {p.id for p in retrieval.short_term}
+    pages = tuple(
+        item
+        for item in retrieval.pages
+        if item.page.id not in recent_ids and "agent_speaker" not in item.page.meta
+    )[:SMALL_PAGES]
+    kept = {item.page.id for item in pages}
+    return dataclasses.replace(
+        retrieval,
+        short_term=recent,
+        pages=pages,
+        profile=profile,
+        facts=facts,
+        knowledge=(),
+        chain_summaries=(),
+        turns=tuple(t for t in retrieval.turns if t.page_id in kept),
+    )
+
+
 def _compact_messages(retrieval: Retrieval, query: str) -> list[dict[str, str]]:
     """The small-model prompt: short instruction, a few known facts and past lines, the last turn."""
+    retrieval = compact_retrieval(retrieval)  # a no-op when the caller already cut it
     known = [f"{slot.name}: {slot.value}" for slot in retrieval.profile]
     known += [item.fact.text for item in retrieval.facts]
-    recent_ids = {p.id for p in retrieval.short_term}
-    ranked = [item.page for item in retrieval.pages if item.page.id not in recent_ids]
+    ranked = [item.page for item in retrieval.pages]
     # The best older pages, then this conversation's recent lines: the user's words only.
-    pages = ranked[:SMALL_PAGES] + list(retrieval.short_term[:-1])
-    said = [_clip(p.user_input) for p in pages if p.user_input and "agent_speaker" not in p.meta]
+    pages = ranked + list(retrieval.short_term[:-1])
+    said = [_clip(p.user_input) for p in pages if p.user_input]
     system = SYSTEM_SMALL
     if known:
-        system += "\nAbout the user: " + "; ".join(known[:SMALL_FACTS]) + "."
+        system += "\nAbout the user: " + "; ".join(known) + "."
     if said:
         system += "\nThe user said earlier:\n" + "\n".join(f"- {line}" for line in said)
     messages = [{"role": "system", "content": system}]
     for page in retrieval.short_term[-1:]:
-        if page.user_input and page.agent_response and "agent_speaker" not in page.meta:
+        if page.user_input and page.agent_response:
             messages.append({"role": "user", "content": _clip(page.user_input)})
             messages.append({"role": "assistant", "content": _clip(page.agent_response)})
     messages.append({"role": "user", "content": query})
@@ -106,6 +138,14 @@ def _compact_messages(retrieval: Retrieval, query: str) -> list[dict[str, str]]:
 
 def _clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _matched_text(retrieval: Retrieval, page: Page) -> str:
+    """The turns of a page that retrieval matched (the whole page when it names none)."""
+    sides = sorted({t.side for t in retrieval.turns if t.page_id == page.id})
+    if not sides:
+        return page.text()
+    return "\n".join(page.turn_text(side) for side in sides)
 
 
 def _merge_same_role(messages: list[dict[str, str]]) -> list[dict[str, str]]:

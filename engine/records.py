@@ -52,6 +52,12 @@ class Page:
     def agent_speaker(self) -> str:
         return str(self.meta.get("agent_speaker") or "Assistant")
 
+    def turn_text(self, side: int) -> str:
+        """One side as 'Speaker: words' (side 0: what the user said, 1: the answer); '' if empty."""
+        if side == 0:
+            return f"{self.user_speaker}: {self.user_input}" if self.user_input else ""
+        return f"{self.agent_speaker}: {self.agent_response}" if self.agent_response else ""
+
     def text(self) -> str:
         """The page as one block of text (used for keywords, embeddings, prompts)."""
         parts = []
@@ -127,6 +133,16 @@ class ScoredPage:
 
 
 @dataclass(frozen=True)
+class ScoredTurn:
+    """One side of a retrieved page: side 0 is what the user (first speaker) said, 1 the reply."""
+
+    page_id: int
+    side: int
+    score: float
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ScoredFact:
     fact: Fact
     score: float
@@ -145,6 +161,12 @@ class Retrieval:
     knowledge: tuple[ScoredFact, ...]
     chain_summaries: tuple[str, ...] = ()
     elapsed_ms: float = 0.0
+    turns: tuple[ScoredTurn, ...] = ()  # the turns of `pages` that matched, best first
+
+    def ranked_turns(self) -> list[tuple[Page, int]]:
+        """(page, side) of every retrieved turn, best first (for recall at a budget of turns)."""
+        by_id = {p.page.id: p.page for p in self.pages}
+        return [(by_id[t.page_id], t.side) for t in self.turns if t.page_id in by_id]
 
     def page_ids(self) -> list[int]:
         """Retrieved page ids, ranked pages first, then the STM queue (newest first)."""

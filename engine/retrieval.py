@@ -5,6 +5,7 @@ Holds no SQL: it composes the vault's searches and the in-memory vector mirrors.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from engine.records import (
     Retrieval,
     ScoredFact,
     ScoredPage,
+    ScoredTurn,
 )
 from engine.vault.store import page_from_row
 
@@ -29,29 +31,50 @@ RRF_K = 20  # reciprocal-rank fusion constant (60 in Cormack et al.; 20 measured
 
 @dataclass(frozen=True)
 class Weights:
-    """How much each ranked list counts in the fusion.
+    """How much each ranked list of turns counts in the fusion (tuned on the LoCoMo dev set,
+    evidence recall at 10 turns, categories 1-4; figures beside each stage's constant)."""
 
-    Measured on the LoCoMo development conversations (evidence recall@10, categories 1-4):
-    ranking pages by their segment's relevance as a third list lowered recall (0.739 -> 0.706),
-    because it repeats the dense signal at a coarser grain; segments still reach the prompt
-    through their summaries and drive heat, eviction and persona analysis."""
+    dense: float = 1.0  # the turn's own vector
+    page: float = 0.5  # the vector of the whole exchange the turn belongs to
+    keyword: float = 1.25  # BM25 over pages, then query-term weight inside each turn
+    segment: float = 0.5  # two-stage read: best segments, then their turns
+    fact: float = 0.5  # persona facts lead back to the turn they were read from
+    time: float = 1.0  # turns of the period the question names
+    hop: float = 0.5  # second hop: the query moved towards the first hop's best turns
 
-    dense: float = 1.0
-    keyword: float = 1.25
-    segment: float = 0.0
-    time: float = 1.0
+
+@dataclass(frozen=True)
+class Stages:
+    """Which stages run; `memoryos eval locomo` switches them on one by one (the ablation)."""
+
+    segments: bool = True
+    facts: bool = True
+    neighbours: bool = True
+    time: bool = True
+    second_hop: bool = True
+
+
+FLAT = Stages(segments=False, facts=False, neighbours=False, time=False, second_hop=False)
 
 
 def _fuse(
-    rankings: dict[str, tuple[float, list[int]]],
+    rankings: dict[str, tuple[float, list[tuple[int, int]]]],
 ) -> tuple[dict[int, float], dict[int, list[str]]]:
+    """Reciprocal-rank fusion of (item, rank) lists; items sharing a rank tie (a page's turns)."""
     scores: dict[int, float] = defaultdict(float)
     sources: dict[int, list[str]] = defaultdict(list)
-    for name, (weight, ids) in rankings.items():
-        for rank, item in enumerate(ids):
+    for name, (weight, ranked) in rankings.items():
+        if not weight:
+            continue
+        for item, rank in ranked:
             scores[item] += weight / (RRF_K + rank + 1)
-            sources[item].append(name)
+            if name not in sources[item]:
+                sources[item].append(name)
     return scores, sources
+
+
+def _ranked(items: list[int]) -> list[tuple[int, int]]:
+    return [(item, rank) for rank, item in enumerate(items)]
 
 
 def estimate_tokens(text: str) -> int:
@@ -75,12 +98,18 @@ def retrieve(
     now: float | None = None,
     query_vector: np.ndarray | None = None,
     weights: Weights = Weights(),
+    stages: Stages = Stages(),
 ) -> tuple[Retrieval, set[int]]:
-    """Everything relevant to `query`; also returns the segment ids to count as visited."""
+    """Everything relevant to `query`; also returns the segment ids to count as visited.
+
+    Ranks turns, not exchanges: a budget of k turns then holds k turns that matched, not k/2
+    exchanges with their other halves. Pages (exchanges) are reported in the order of their
+    best turn."""
     started = time.perf_counter()
     now = time.time() if now is None else now
     settings, vault = memory.settings, memory.vault
     k = max_pages or settings.top_pages
+    max_turns = 2 * max(k, 1)
     pool = max(50, 5 * k)
     if query_vector is None and _nothing_to_search(memory):
         # A new vault: the first answer need not wait for the embedder to load (seconds).
@@ -91,136 +120,279 @@ def retrieve(
     )
     short = [page_from_row(r) for r in vault.pages_in_tier(SHORT_TERM)]
 
-    dense = _dense(memory, vector, pool, query)
-    match = _keyword_match(vault, "pages_fts", query)
+    turn_hits = memory.turn_mirror.search(vector, 2 * pool)
+    page_hits = memory.page_mirror.search(vector, pool)
+    match, idf = _keyword_terms(vault, "pages_fts", query)
     lexical = vault.keyword_search("pages_fts", match, pool) if match else []
+    pages = _load_pages(vault, {r // 2 for r, _ in turn_hits} | {p for p, _ in lexical})
+    lists: dict[str, tuple[float, list[tuple[int, int]]]] = {
+        "dense": (weights.dense, _ranked(_dense_turns(pages, turn_hits, query))),
+        "page": (
+            weights.page,
+            [(2 * p + s, r) for r, (p, _) in enumerate(page_hits) for s in (0, 1)],
+        ),
+        "keyword": (weights.keyword, _ranked(_keyword_turns(pages, lexical, idf))),
+    }
     segments = _top_segments(memory, vector, query, now)
-    segment_pages: list[int] = []
-    if segments and weights.segment:
-        allowed = np.asarray(
-            [pid for s in segments for pid in vault.page_ids_of_segment(s.id)], dtype=np.int64
-        )
-        segment_pages = [pid for pid, _ in memory.page_mirror.search(vector, pool, allowed=allowed)]
-    timed: list[int] = []
-    window = when.time_window(query, now)
-    if window is not None:
-        in_window = np.asarray(
-            vault.page_ids_in_time_range(window[0], window[1], 5000), dtype=np.int64
-        )
-        if len(in_window):
-            timed = [pid for pid, _ in memory.page_mirror.search(vector, pool, allowed=in_window)]
-
-    scores, sources = _fuse(
-        {
-            "dense": (weights.dense, [pid for pid, _ in dense]),
-            "keyword": (weights.keyword, [pid for pid, _ in lexical]),
-            "segment": (weights.segment, segment_pages),
-            "time": (weights.time, timed),
-        }
-    )
-    _boost_neighbours(vault, scores, sources, limit=pool)
-    ranked_ids = sorted(scores, key=lambda pid: -scores[pid])[: max(k, 1) * 2]
-    pages_by_id = {p.id: p for p in map(page_from_row, vault.page_rows(ranked_ids))}
-
+    if stages.segments and segments:
+        allowed = [pid for s in segments for pid in vault.page_ids_of_segment(s.id)]
+        lists["segment"] = (weights.segment, _ranked(_turns_among(memory, vector, allowed, pool)))
     facts, knowledge = _facts(memory, query, vector, settings)
+    if stages.facts:
+        lists["fact"] = (weights.fact, _ranked(_fact_turns(vault, pages, facts + knowledge)))
+    window = when.time_window(query, now) if stages.time else None
+    if window is not None:
+        in_window = vault.page_ids_in_time_range(window[0], window[1], 5000)
+        lists["time"] = (weights.time, _ranked(_turns_among(memory, vector, in_window, pool)))
+        lists["dated"] = (weights.time, _ranked(_dated_turns(vault, pages, window, pool)))
+
+    scores, sources = _fuse(lists)
+    scores = {t: s for t, s in scores.items() if _has_side(pages, t)}
+    if stages.second_hop:
+        hop = _second_hop(memory, vector, scores, pool)
+        extra, extra_sources = _fuse({"hop": (weights.hop, _ranked(hop))})
+        for turn, score in extra.items():
+            scores[turn] = scores.get(turn, 0.0) + score
+            sources[turn] += [s for s in extra_sources[turn] if s not in sources[turn]]
+    pages.update(_load_pages(vault, {t // 2 for t in scores} - set(pages)))
+    scores = {t: s for t, s in scores.items() if _has_side(pages, t)}
+    if stages.neighbours:
+        _boost_neighbours(vault, pages, scores, sources, limit=pool)
+    ranked = sorted(scores, key=lambda t: (-scores[t], t))
+
     profile = tuple(vault.slots(include_superseded=False)[:40])
     budget = settings.context_budget_tokens
     budget -= sum(estimate_tokens(f"{s.name}: {s.value}") for s in profile)
     budget -= sum(estimate_tokens(f.fact.text) for f in facts + knowledge)
     budget -= sum(estimate_tokens(p.text()) for p in short)
-    chosen: list[ScoredPage] = []
-    for pid in ranked_ids:
-        page = pages_by_id.get(pid)
+    chosen: list[ScoredTurn] = []
+    for turn in ranked:
+        page = pages.get(turn // 2)
         if page is None:
             continue
-        cost = estimate_tokens(page.text())
+        cost = estimate_tokens(page.turn_text(turn % 2))
         if chosen and cost > budget:
             continue
-        chosen.append(ScoredPage(page=page, score=scores[pid], sources=tuple(sources[pid])))
+        chosen.append(ScoredTurn(page.id, turn % 2, scores[turn], tuple(sources[turn])))
         budget -= cost
-        if len(chosen) >= k:
+        if len(chosen) >= max_turns:
             break
-    chains = _chain_summaries([c.page for c in chosen] + short)
-    visited = {s.id for s in segments} | {c.page.segment_id for c in chosen if c.page.segment_id}
+    order: list[int] = []
+    for item in chosen:
+        if item.page_id not in order:
+            order.append(item.page_id)
+    best = {pid: max(t.score for t in chosen if t.page_id == pid) for pid in order}
+    found = {
+        pid: tuple(dict.fromkeys(s for t in chosen if t.page_id == pid for s in t.sources))
+        for pid in order
+    }
+    scored_pages = tuple(ScoredPage(pages[pid], best[pid], found[pid]) for pid in order)
+    chains = _chain_summaries([p.page for p in scored_pages] + short)
+    visited = {s.id for s in segments} | {
+        p.page.segment_id for p in scored_pages if p.page.segment_id
+    }
     result = Retrieval(
         query=query,
         short_term=tuple(short),
-        pages=tuple(chosen),
+        pages=scored_pages,
         segments=tuple(segments),
         profile=profile,
         facts=tuple(facts),
         knowledge=tuple(knowledge),
         chain_summaries=chains,
         elapsed_ms=(time.perf_counter() - started) * 1000,
+        turns=tuple(chosen),
     )
     return result, visited
+
+
+def _load_pages(vault, ids: set[int]) -> dict[int, Page]:
+    return {p.id: p for p in map(page_from_row, vault.page_rows(sorted(ids)))} if ids else {}
+
+
+def _has_side(pages: dict[int, Page], turn: int) -> bool:
+    """False for the empty side of a one-sided page, or a page not loaded (yet)."""
+    page = pages.get(turn // 2)
+    if page is None:
+        return True  # loaded later, checked again then
+    return bool(page.user_input if turn % 2 == 0 else page.agent_response)
 
 
 COMMON_TERM_SHARE = 0.2  # a term in more than 1 row in 5 says little about any row
 
 
-def _keyword_match(vault, table: str, query: str) -> str:
+def _keyword_terms(vault, table: str, query: str) -> tuple[str, dict[str, float]]:
     """The FTS query without terms that occur in most rows (like the names of the two people
-    of a transcript, present on every page): they drown the rare terms that matter."""
+    of a transcript, present on every page): they drown the rare terms that matter. Also the
+    inverse document frequency of each kept term (FTS stems), to weigh terms inside a turn."""
     words = keywords.content_words(query)
     if not words:
-        return ""
+        return "", {}
     rows = vault.count_rows("pages" if table == "pages_fts" else "facts")
-    frequency = vault.document_frequency(table, [keywords.fts_term(w) for w in words])
+    terms = {w: keywords.fts_term(w) for w in words}
+    frequency = vault.document_frequency(table, sorted(set(terms.values())))
     common = {
-        w
-        for w in words
-        if rows >= 20 and frequency.get(keywords.fts_term(w), 0) > COMMON_TERM_SHARE * rows
+        w for w in words if rows >= 20 and frequency.get(terms[w], 0) > COMMON_TERM_SHARE * rows
     }
     if common == set(words):
         common = set()
-    return keywords.fts_query(query, skip=common)
+    idf = {
+        terms[w]: math.log(
+            1 + (rows - frequency.get(terms[w], 0) + 0.5) / (frequency.get(terms[w], 0) + 0.5)
+        )
+        for w in words
+        if w not in common
+    }
+    return keywords.fts_query(query, skip=common), idf
+
+
+def _keyword_match(vault, table: str, query: str) -> str:
+    return _keyword_terms(vault, table, query)[0]
 
 
 SPEAKER_BONUS = 0.1  # a turn spoken by someone the question names
 
 
-NEIGHBOUR_SHARE = 0.25  # the question's words often sit in the exchange before the answer
+def _dense_turns(pages: dict[int, Page], hits: list[tuple[int, float]], query: str) -> list[int]:
+    """Turns by their own vector; a turn whose speaker the question names ("What did Caroline
+    research?") counts a little more."""
+    named = {w.lower() for w in keywords.tokens(query)}
+    scored = []
+    for row_id, score in hits:
+        page = pages.get(row_id // 2)
+        if page is not None and SPEAKER_BONUS and named:
+            key = "user_speaker" if row_id % 2 == 0 else "agent_speaker"
+            if str(page.meta.get(key) or "").lower() in named:
+                score += SPEAKER_BONUS
+        scored.append((score, row_id))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [row_id for _, row_id in scored]
+
+
+def _keyword_turns(
+    pages: dict[int, Page], lexical: list[tuple[int, float]], idf: dict[str, float]
+) -> list[int]:
+    """The turns of the BM25 pages, by the summed IDF of the query terms each turn holds
+    (the page's BM25 rank breaks ties): the matching half of an exchange comes first."""
+    scored = []
+    for rank, (page_id, _) in enumerate(lexical):
+        page = pages.get(page_id)
+        if page is None:
+            continue
+        for side, text in ((0, page.user_input), (1, page.agent_response)):
+            held = {keywords.fts_term(w) for w in keywords.tokens(text)} if text else set()
+            weight = sum(v for term, v in idf.items() if term in held)
+            if weight > 0:
+                scored.append((-weight, rank, 2 * page_id + side))
+    scored.sort()
+    return [turn for _, _, turn in scored]
+
+
+def _turns_among(memory, vector: np.ndarray, page_ids: list[int], pool: int) -> list[int]:
+    """The best turns of some pages by their own vectors."""
+    if not page_ids:
+        return []
+    allowed = np.asarray([2 * p + s for p in page_ids for s in (0, 1)], dtype=np.int64)
+    return [row for row, _ in memory.turn_mirror.search(vector, pool, allowed=allowed)]
+
+
+def _fact_turns(vault, pages: dict[int, Page], facts: list[ScoredFact]) -> list[int]:
+    """Facts lead back to the turns they were read from: the side whose speaker the fact
+    names ("Caroline: I ..."), or both sides when it names none."""
+    wanted = {pid for f in facts for pid in f.fact.source_page_ids} - set(pages)
+    pages.update(_load_pages(vault, wanted))
+    out: list[int] = []
+    for item in facts:
+        speaker = item.fact.text.split(":", 1)[0].strip().lower() if ":" in item.fact.text else ""
+        for page_id in item.fact.source_page_ids:
+            page = pages.get(page_id)
+            if page is None:
+                continue
+            sides = [
+                side
+                for side, key in ((0, "user_speaker"), (1, "agent_speaker"))
+                if speaker and str(page.meta.get(key) or "").lower() == speaker
+            ] or [0, 1]
+            out += [2 * page_id + s for s in sides if 2 * page_id + s not in out]
+    return out
+
+
+def _dated_turns(
+    vault, pages: dict[int, Page], window: tuple[float, float], pool: int
+) -> list[int]:
+    """Turns that name a day of the window, as written or as resolved when they were stored
+    ("yesterday [7 May 2023]"): what was said on the 8th about the 7th."""
+    phrases = when.date_phrases(window)
+    match = " OR ".join(f'"{p}"' for p in phrases)
+    hits = vault.keyword_search("pages_fts", match, pool) if match else []
+    pages.update(_load_pages(vault, {p for p, _ in hits} - set(pages)))
+    wanted = [p.lower() for p in phrases]
+    out: list[int] = []
+    for page_id, _ in hits:
+        page = pages.get(page_id)
+        if page is None:
+            continue
+        for side in (0, 1):
+            text = when.resolve_relative(page.turn_text(side), page.timestamp).lower()
+            if text and any(p in text for p in wanted):
+                out.append(2 * page_id + side)
+    return out
+
+
+HOP_SEEDS = 3  # the first hop's best turns that steer the second
+
+
+def _second_hop(memory, vector: np.ndarray, scores: dict[int, float], pool: int) -> list[int]:
+    """Turns near the query moved towards the first hop's best turns (pseudo-relevance
+    feedback): what a multi-part question needs often shares the found part's topic words."""
+    seeds = sorted(scores, key=lambda t: (-scores[t], t))[:HOP_SEEDS]
+    found = memory.turn_mirror.vectors(seeds)
+    if not found:
+        return []
+    moved = vector + np.mean(list(found.values()), axis=0)
+    moved = moved / (np.linalg.norm(moved) or 1.0)
+    return [row for row, _ in memory.turn_mirror.search(moved.astype(np.float32), pool)]
+
+
+NEIGHBOUR_SHARE = 0.25  # the question's words often sit in the turn before the answer
 
 
 def _boost_neighbours(
-    vault, scores: dict[int, float], sources: dict[int, list[str]], limit: int
+    vault,
+    pages: dict[int, Page],
+    scores: dict[int, float],
+    sources: dict[int, list[str]],
+    limit: int,
 ) -> None:
-    """Give the exchanges just before and after each strong page a share of its score
-    (measured on the LoCoMo dev set: recall@10 0.773 -> 0.817; any share 0.15-0.35 helps)."""
-    top = sorted(scores, key=lambda pid: -scores[pid])[:limit]
-    base = {pid: scores[pid] for pid in top}
-    for page_id, around in vault.neighbour_ids(top).items():
-        for neighbour in around:
-            if neighbour is not None:
-                scores[neighbour] = scores.get(neighbour, 0.0) + NEIGHBOUR_SHARE * base[page_id]
-                if "neighbour" not in sources[neighbour]:
-                    sources[neighbour].append("neighbour")
+    """Give the turns just before and after each strong turn a share of its score
+    (page-level on the LoCoMo dev set: recall@10 0.773 -> 0.817; any share 0.15-0.35 helped)."""
+    top = sorted(scores, key=lambda t: (-scores[t], t))[:limit]
+    base = {t: scores[t] for t in top}
+    around = vault.neighbour_ids(sorted({t // 2 for t in top}))
+    missing = {n for pair in around.values() for n in pair if n is not None} - set(pages)
+    pages.update(_load_pages(vault, missing))
 
+    def last_side(page_id: int) -> int:
+        page = pages.get(page_id)
+        return 1 if page is not None and page.agent_response else 0
 
-def _dense(memory, vector: np.ndarray, pool: int, query: str = "") -> list[tuple[int, float]]:
-    """Pages by the best of their page vector and their two turn vectors; a turn whose speaker
-    the question names ("What did Caroline research?") counts a little more."""
-    best: dict[int, float] = {}
-    for page_id, score in memory.page_mirror.search(vector, pool):
-        best[page_id] = score
-    turns = memory.turn_mirror.search(vector, 2 * pool)
-    named = {w.lower() for w in keywords.tokens(query)}
-    speakers: dict[int, dict] = {}
-    if named and SPEAKER_BONUS:
-        speakers = {
-            p.id: p.meta
-            for p in map(page_from_row, memory.vault.page_rows({r // 2 for r, _ in turns}))
-        }
-    for row_id, score in turns:
-        page_id, side = divmod(row_id, 2)
-        meta = speakers.get(page_id, {})
-        speaker = str(meta.get("user_speaker" if side == 0 else "agent_speaker") or "").lower()
-        if speaker and speaker in named:
-            score += SPEAKER_BONUS
-        if score > best.get(page_id, -2.0):
-            best[page_id] = score
-    return sorted(best.items(), key=lambda item: -item[1])[:pool]
+    for turn in top:
+        page_id, side = divmod(turn, 2)
+        before, after = around.get(page_id, (None, None))
+        near = []
+        if side == 1:
+            near.append(2 * page_id)
+            if after is not None:
+                near.append(2 * after)
+        else:
+            if _has_side(pages, 2 * page_id + 1):
+                near.append(2 * page_id + 1)
+            if before is not None:
+                near.append(2 * before + last_side(before))
+        for neighbour in near:
+            scores[neighbour] = scores.get(neighbour, 0.0) + NEIGHBOUR_SHARE * base[turn]
+            if "neighbour" not in sources[neighbour]:
+                sources[neighbour].append("neighbour")
 
 
 def _top_segments(memory, vector: np.ndarray, query: str, now: float):
@@ -237,7 +409,10 @@ def _facts(
     match = _keyword_match(vault, "facts_fts", query)
     lexical = vault.keyword_search("facts_fts", match, pool) if match else []
     scores, _ = _fuse(
-        {"dense": (1.0, [i for i, _ in dense]), "keyword": (1.0, [i for i, _ in lexical])}
+        {
+            "dense": (1.0, _ranked([i for i, _ in dense])),
+            "keyword": (1.0, _ranked([i for i, _ in lexical])),
+        }
     )
     ranked = sorted(scores, key=lambda i: -scores[i])
     by_id = {f.id: f for f in vault.facts(None, include_superseded=False, ids=ranked)}

@@ -100,5 +100,5 @@ def test_report_scores_and_writes_files(tmp_path):
     report.write_all(results, tmp_path)
     assert json.loads((tmp_path / "results.json").read_text())["metrics"]["ours"]
     text = (tmp_path / "report.md").read_text()
-    assert "multi-hop" in text and "ours (k turns)" in text
+    assert "multi-hop" in text and "Headline: evidence recall at 10 turns" in text
     assert (tmp_path / "recall.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -15,6 +15,8 @@ from engine.thinking import strip_thinking
 
 _WORD = re.compile(r"[a-z0-9]+")
 RRF_K = 60  # the usual reciprocal-rank-fusion constant (Cormack et al. 2009)
+BM25_K1 = 1.2
+BM25_B = 0.75
 # A short English stop list: BM25 would otherwise reward 'what', 'did', 'the' matches.
 STOP_WORDS = frozenset(
     "a an and are as at be been but by did do does for from had has have he her hers him his "
@@ -43,7 +45,7 @@ def bm25_tokens(text: str) -> list[str]:
 class BM25:
     """Okapi BM25 (k1=1.2, b=0.75) over a fixed list of documents, in numpy."""
 
-    def __init__(self, documents: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(self, documents: Sequence[str], k1: float = BM25_K1, b: float = BM25_B) -> None:
         self.k1 = k1
         self.b = b
         tokenised = [bm25_tokens(d) for d in documents]
@@ -122,6 +124,16 @@ class TurnBaselines:
         return "\n".join(
             f"[{_date(self.turns[i].timestamp)}] {turn_document(self.turns[i])}" for i in chosen
         )
+
+
+def estimate_tokens(text: str) -> int:
+    """About 4 characters a token (the engine's budget estimate), for every system alike."""
+    return max(1, len(text) // 4)
+
+
+def dated_turn(turn: Turn) -> str:
+    """A turn as a prompt line: '[8 May 2023, 13:56] Speaker: text'."""
+    return f"[{_date(turn.timestamp)}] {turn_document(turn)}"
 
 
 def _date(timestamp: float) -> str:

@@ -19,13 +19,22 @@ CATEGORY_NOTE = (
     "number them differently. 'Overall' is the micro-average over categories 1-4."
 )
 COUNTING_NOTE = (
-    "How items are counted: our memory returns pages (one page = one exchange, usually two "
-    "turns: a turn and the other speaker's reply), so 'ours recall@k' uses the top k pages "
-    "(up to 2k turns). The baselines return single turns, so their recall@k uses k turns. "
-    "'ours (k turns)' is the fair comparison: our ranked pages cut at a budget of k turns "
-    "(a 2-turn page uses 2). Evidence recall = share of a question's evidence turns present "
-    "in the retrieved items, averaged over questions that have evidence."
+    "How items are counted: every system returns single turns, so recall@k is evidence recall "
+    "at an equal budget of k turns (recall_turns@k). Our memory ranks the turns of its pages "
+    "(a page is one exchange: a turn and the other speaker's reply) and keeps the turns that "
+    "matched. Evidence recall = share of a question's evidence turns present in the retrieved "
+    "turns, averaged over questions that have evidence. Context tokens: the k turns rendered "
+    "alike for every system ('[date] Speaker: text'), about 4 characters a token."
 )
+CONSTANTS_NOTE = (
+    "How the constants were chosen: each system's free constants were picked on the "
+    "development subset (locomo_dev.json) by the same procedure: a grid search maximising "
+    "recall_turns@10 over categories 1-4. Ours: the RRF constant, the list weights and the "
+    "neighbour share (engine/retrieval.py, dev figures in its comments). Fusion: the RRF "
+    "constant; BM25: k1 and b (engine/eval/baselines.py, dev figures in its comments). Dense "
+    "has no constant."
+)
+HEADLINE_K = 10
 
 
 def score_records(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -62,10 +71,24 @@ def _score_group(system: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             result[f"recall@{k}"] = metrics.mean(
                 metrics.evidence_recall(e, items, k) for e, items in ranked
             )
-            if system == "ours":
-                result[f"recall_turns@{k}"] = metrics.mean(
-                    metrics.evidence_recall_turns(e, items, k) for e, items in ranked
-                )
+            result[f"recall_turns@{k}"] = metrics.mean(
+                metrics.evidence_recall_turns(e, items, k) for e, items in ranked
+            )
+        tokens = [
+            r["context_tokens"][system] for r in rows if system in r.get("context_tokens", {})
+        ]
+        if tokens:
+            result[f"context_tokens@{HEADLINE_K}"] = sum(tokens) / len(tokens)
+            recall = result[f"recall_turns@{HEADLINE_K}"]
+            result["recall_per_1k_tokens"] = (
+                recall / (result[f"context_tokens@{HEADLINE_K}"] / 1000)
+                if recall is not None and sum(tokens)
+                else None
+            )
+    if system == "ours":
+        app = [r["app_prompt_tokens"] for r in rows if r.get("app_prompt_tokens") is not None]
+        if app:
+            result["app_prompt_tokens"] = sum(app) / len(app)
     if system == "ours":
         shown = [r for r in rows if r.get("context_ids") is not None]
         if shown:  # evidence among everything the answer prompt held (ranked + recent pages)
@@ -87,6 +110,41 @@ def _score_group(system: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if judged:
         result["judge_accuracy"] = sum(1.0 for j in judged if j) / len(judged)
     return result
+
+
+def score_ablation(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Recall at k turns of each ablation step, per category and overall 1-4."""
+    names: list[str] = []
+    for record in records:
+        for name in record.get("ablation", {}):
+            if name not in names:
+                names.append(name)
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for name in names:
+        groups: dict[str, list[float | None]] = {}
+        for record in records:
+            items = record.get("ablation", {}).get(name)
+            if items is None:
+                continue
+            keys = [str(record["category"])]
+            if record["category"] in (1, 2, 3, 4):
+                keys.append(OVERALL)
+            for key in keys:
+                groups.setdefault(key, []).append(record)
+        out[name] = {
+            key: {
+                "questions": len(rows),
+                **{
+                    f"recall_turns@{k}": metrics.mean(
+                        metrics.evidence_recall_turns(r["evidence"], r["ablation"][name], k)
+                        for r in rows
+                    )
+                    for k in K_VALUES
+                },
+            }
+            for key, rows in groups.items()
+        }
+    return out
 
 
 def cost_summary(
@@ -154,8 +212,10 @@ def build_results(
         "categories": {str(k): v for k, v in CATEGORY_NAMES.items()},
         "category_note": CATEGORY_NOTE,
         "counting_note": COUNTING_NOTE,
+        "constants_note": CONSTANTS_NOTE,
         "k_values": list(K_VALUES),
         "metrics": score_records(records),
+        "ablation": score_ablation(records),
         "cost": cost_summary(conversations, records),
         "conversations": [{k: v for k, v in c.items() if k != "add_ms"} for c in conversations],
         "questions": list(records),
@@ -191,11 +251,7 @@ def _retrieval_columns(scores: dict[str, dict[str, dict[str, Any]]]) -> list[tup
     for system in scores:
         if "recall@5" not in scores[system][OVERALL]:
             continue
-        columns.append(
-            (f"{system} ({'k pages' if system == 'ours' else 'k turns'})", system, "recall")
-        )
-        if system == "ours":
-            columns.append(("ours (k turns)", system, "recall_turns"))
+        columns.append((system, system, "recall_turns"))
     return columns
 
 
@@ -210,8 +266,10 @@ def render_markdown(results: dict[str, Any]) -> str:
         f"LLM: {config.get('llm')}; embedder: {config.get('embedder')}; "
         f"judge: {config.get('judge_url') or 'none'}."
     )
-    lines += ["", CATEGORY_NOTE, "", COUNTING_NOTE, ""]
+    lines += ["", CATEGORY_NOTE, "", COUNTING_NOTE, "", CONSTANTS_NOTE, ""]
     columns = _retrieval_columns(scores)
+    lines += _headline_lines(scores, columns)
+    lines += _ablation_lines(results.get("ablation") or {}, groups)
     for k in results["k_values"]:
         lines += [f"## Evidence recall@{k}", ""]
         lines.append("| category | questions | " + " | ".join(c[0] for c in columns) + " |")
@@ -255,6 +313,54 @@ def render_markdown(results: dict[str, Any]) -> str:
             f"{c['questions']} | {c.get('full_context', '-')} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _headline_lines(
+    scores: dict[str, dict[str, dict[str, Any]]], columns: list[tuple[str, str, str]]
+) -> list[str]:
+    """Every system at the same budget of turns, with what that budget costs in tokens."""
+    if not columns:
+        return []
+    k = HEADLINE_K
+    lines = [
+        f"## Headline: evidence recall at {k} turns (categories 1-4) and its cost",
+        "",
+        "| system | recall_turns@10 | multi-hop | temporal | open-domain | single-hop | "
+        "context tokens | recall per 1,000 tokens |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label, system, _ in columns:
+        row = scores[system]
+        cells = [_fmt(row[g].get(f"recall_turns@{k}")) for g in (OVERALL, "1", "2", "3", "4")]
+        cells.append(_fmt(row[OVERALL].get(f"context_tokens@{k}"), 0))
+        cells.append(_fmt(row[OVERALL].get("recall_per_1k_tokens"), 2))
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    app = scores.get("ours", {}).get(OVERALL, {}).get("app_prompt_tokens")
+    if app is not None:
+        lines += [
+            "",
+            f"The whole prompt get_response builds with the app's settings (system text, profile, "
+            f"facts, threads, retrieved turns, recent exchanges) averages {app:.0f} tokens.",
+        ]
+    return lines + [""]
+
+
+def _ablation_lines(ablation: dict[str, dict[str, dict[str, Any]]], groups: list[str]) -> list[str]:
+    """Each stage switched on in turn, at the same budget of turns."""
+    if not ablation:
+        return []
+    k = HEADLINE_K
+    shown = [g for g in groups if g != "5"]
+    lines = [
+        f"## Ablation: recall at {k} turns as stages are added",
+        "",
+        "| stages | " + " | ".join(_group_label(g) for g in shown) + " |",
+        "|---|" + "---:|" * len(shown),
+    ]
+    for name, rows in ablation.items():
+        cells = [_fmt(rows.get(g, {}).get(f"recall_turns@{k}")) for g in shown]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines + [""]
 
 
 def _prompt_lines(ours: dict[str, dict[str, Any]], groups: list[str]) -> list[str]:

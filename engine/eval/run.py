@@ -18,6 +18,7 @@ from engine.eval.report import K_VALUES, build_results, write_all
 from engine.thinking import strip_thinking
 
 MAX_K = max(K_VALUES)
+HEADLINE_K = 10  # the equal budget of the headline: 10 turns for every system
 BASELINE_CONTEXT_TURNS = 10  # turns a retrieval baseline hands to the model when answering
 JUDGE_PROMPT = (
     "Label a generated answer to a question about a conversation as CORRECT or WRONG.\n"
@@ -60,7 +61,37 @@ class EvalConfig:
             "baseline_answers",
             "max_answer_tokens",
         )
-        return {"data_sha256": data_sha256, **{k: getattr(self, k) for k in keep}}
+        return {
+            "data_sha256": data_sha256,
+            **{k: getattr(self, k) for k in keep},
+            "code_version": code_version(),
+            "settings": retrieval_settings(),
+        }
+
+
+def code_version() -> str:
+    """A digest of the engine's source: a checkpoint made by other code is not reused."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def retrieval_settings() -> dict[str, Any]:
+    """The memory settings and retrieval constants a run's numbers depend on."""
+    from engine import retrieval
+    from engine.settings import MemorySettings
+
+    return {
+        "memory": MemorySettings().to_dict(),
+        "weights": asdict(retrieval.Weights()),
+        "rrf_k": retrieval.RRF_K,
+        "neighbour_share": retrieval.NEIGHBOUR_SHARE,
+        "fusion_rrf_k": base.RRF_K,
+        "bm25": [base.BM25_K1, base.BM25_B],
+    }
 
 
 def make_embedder(name: str) -> Any:
@@ -146,9 +177,12 @@ class Checkpoints:
         if marker.exists():
             saved = json.loads(marker.read_text(encoding="utf-8"))
             if saved != identity:
+                differ = sorted(
+                    k for k in set(saved) | set(identity) if saved.get(k) != identity.get(k)
+                )
                 raise ValueError(
-                    f"{out} holds a run with other settings ({saved}); use another --out "
-                    "or --restart"
+                    f"{out} holds a run made with other code or settings (differs in: "
+                    f"{', '.join(differ)}); use another --out or --restart"
                 )
         self.root.mkdir(parents=True, exist_ok=True)
         marker.write_text(json.dumps(identity, indent=1), encoding="utf-8")
@@ -359,10 +393,16 @@ def answer_question(
     full_text: str | None,
 ) -> dict[str, Any]:
     """Retrieve (and answer, with an LLM) one question with our memory and the baselines."""
+    now = conversation_end(conversation)
     start = time.perf_counter()
-    retrieval = ranked_retrieval(mem, question.question, conversation_end(conversation))
+    retrieval = ranked_retrieval(mem, question.question, now)
     retrieval_ms = (time.perf_counter() - start) * 1000
     ranks = turn_index.rank(question.question, MAX_K)
+    retrieved = {
+        "ours": turn_items(retrieval)[:MAX_K],
+        **{name: turn_index.ids(ranks[name]) for name in ranks},
+    }
+    texts = {t.dia_id: t for t in conversation.turns}
     record: dict[str, Any] = {
         "sample_id": conversation.sample_id,
         "index": question.index,
@@ -371,17 +411,28 @@ def answer_question(
         "gold": question.answer,
         "adversarial_answer": question.adversarial_answer,
         "evidence": list(question.evidence),
-        "retrieved": {
-            "ours": [list(p.external_ids) for p in retrieval.ranked_pages()][:MAX_K],
-            **{name: turn_index.ids(ranks[name]) for name in ranks},
+        "retrieved": retrieved,
+        "ablation": {
+            name: turn_items(ranked_retrieval(mem, question.question, now, stages))[:MAX_K]
+            for name, stages in ABLATION
         },
+        "context_tokens": {  # the k turns each system would hand the model, rendered alike
+            name: sum(
+                base.estimate_tokens(base.dated_turn(texts[i]))
+                for item in items[:HEADLINE_K]
+                for i in item
+                if i in texts
+            )
+            for name, items in retrieved.items()
+        },
+        "app_prompt_tokens": app_prompt_tokens(mem, question.question, now),
         "retrieval_ms": retrieval_ms,
         "answers": {},
         "judge": {},
     }
     if chat is None:
         return record
-    record.update(_answer_ours(mem, question, chat, config))
+    record.update(_answer_ours(mem, question, chat, config, now))
     wanted = {"none": (), "fusion": ("fusion",), "all": base.TurnBaselines.NAMES}
     for name in wanted.get(config.baseline_answers, ()):
         context = turn_index.context(ranks[name][:BASELINE_CONTEXT_TURNS])
@@ -395,25 +446,65 @@ def answer_question(
 
 
 def conversation_end(conversation: Conversation) -> float:
-    """'Now' for the questions: one hour after the last turn (they are asked after the talk)."""
+    """'Now' for the questions: the end of the last session (its last turn, plus an hour), not
+    the machine's clock: "last week" means the week before the talk ended."""
     return max((t.timestamp for t in conversation.turns), default=0.0) + 3600.0
 
 
-def ranked_retrieval(mem: Any, query: str, now: float) -> Any:
-    """Our top MAX_K pages for recall@k, the context token budget lifted so k pages fit.
+def ranked_retrieval(mem: Any, query: str, now: float, stages: Any = None) -> Any:
+    """Our top MAX_K turns for recall at k turns, the context token budget lifted so they fit.
 
-    The app's default budget (settings.context_budget_tokens) cuts the list earlier; the
-    pages get_response actually hands the model are counted separately (context_pages).
+    The app's default budget (settings.context_budget_tokens) cuts the list earlier; what
+    get_response actually hands the model is counted separately (app_prompt_tokens).
     """
+    from engine.retrieval import Stages, retrieve
+
     saved = mem.settings
     mem.settings = replace(saved, context_budget_tokens=max(saved.context_budget_tokens, 10**6))
     try:
-        return mem.retrieve(query, max_pages=MAX_K, record_visits=False, now=now)
+        result, _ = retrieve(mem, query, max_pages=MAX_K, now=now, stages=stages or Stages())
+        return result
     finally:
         mem.settings = saved
 
 
-def _answer_ours(mem: Any, question: Question, chat: Any, config: EvalConfig) -> dict[str, Any]:
+def turn_items(retrieval: Any) -> list[list[str]]:
+    """Each retrieved turn as a one-element list of its dia_id (one item = one turn)."""
+    out: list[list[str]] = []
+    for page, side in retrieval.ranked_turns():
+        ids = list(page.external_ids)
+        out.append([ids[side]] if len(ids) == 2 else ids)
+    return out
+
+
+def app_prompt_tokens(mem: Any, query: str, now: float) -> int:
+    """Estimated tokens of the prompt get_response would send (app settings, this `now`)."""
+    from engine.prompt import build_messages
+
+    retrieval = mem.retrieve(query, record_visits=False, now=now)
+    return sum(base.estimate_tokens(m["content"]) for m in build_messages(retrieval, query, now))
+
+
+def _ablation() -> list[tuple[str, Any]]:
+    from engine.retrieval import FLAT, Stages
+
+    steps = [
+        ("flat turns", FLAT),
+        ("+ segments", replace(FLAT, segments=True)),
+        ("+ persona facts", replace(FLAT, segments=True, facts=True)),
+        ("+ neighbours", replace(FLAT, segments=True, facts=True, neighbours=True)),
+        ("+ time resolution", replace(FLAT, segments=True, facts=True, neighbours=True, time=True)),
+        ("full (+ second hop)", Stages()),
+    ]
+    return steps
+
+
+ABLATION = _ablation()
+
+
+def _answer_ours(
+    mem: Any, question: Question, chat: Any, config: EvalConfig, now: float
+) -> dict[str, Any]:
     before = usage_snapshot(chat)
     start = time.perf_counter()
     first_ms = None
@@ -423,7 +514,10 @@ def _answer_ours(mem: Any, question: Question, chat: Any, config: EvalConfig) ->
     context_ids: list[list[str]] | None = None
     try:
         stream = mem.get_response(
-            question.question, max_tokens=config.max_answer_tokens, temporary=True
+            question.question,
+            max_tokens=config.max_answer_tokens,
+            temporary=True,
+            now=now,
         )
         for chunk in stream:
             if first_ms is None:

@@ -140,6 +140,22 @@ class VectorMirror:
             top = top[np.argsort(-scores[top])]
             return [(int(ids[i]), float(scores[i])) for i in top]
 
+    def vectors(self, row_ids: list[int]) -> dict[int, np.ndarray]:
+        """The stored vectors of some rows (those present), by id."""
+        self.sync()
+        with self._lock:
+            if self._matrix is None or not row_ids:
+                return {}
+            wanted = np.unique(np.asarray(row_ids, dtype=np.int64))
+            rows = np.searchsorted(self._ids, wanted)
+            found = rows < len(self._ids)
+            rows, wanted = rows[found], wanted[found]
+            keep = self._ids[rows] == wanted
+            return {
+                int(i): self._matrix[r].copy()
+                for i, r in zip(wanted[keep], rows[keep], strict=True)
+            }
+
     def __len__(self) -> int:
         self.sync()
         return len(self._ids)

@@ -17,6 +17,14 @@ _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if
 _MONTH_YEAR = re.compile(
     r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?,?\s+(\d{4})\b", re.I
 )
+_MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DAY_MONTH_YEAR = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTH_NAMES + r")\.?,?\s+(\d{4})\b", re.I
+)
+_MONTH_DAY_YEAR = re.compile(
+    r"\b(" + _MONTH_NAMES + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b", re.I
+)
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
 _AGO = re.compile(
     r"\b(\d+|a|an|one|two|three|four|five|six)\s+(day|week|month|year)s?\s+ago\b", re.I
@@ -62,6 +70,20 @@ def time_window(query: str, now: float) -> tuple[float, float] | None:
         centre = today - timedelta(days=days)
         slack = timedelta(days=max(1, days // 4))
         return (centre - slack).timestamp(), (centre + slack + timedelta(days=1)).timestamp()
+    for pattern, order in (
+        (_ISO_DAY, (3, 2, 1)),
+        (_DAY_MONTH_YEAR, (1, 2, 3)),
+        (_MONTH_DAY_YEAR, (2, 1, 3)),
+    ):
+        match = pattern.search(query)
+        if match:
+            day, month, year = (match.group(i) for i in order)
+            number = int(month) if month.isdigit() else _MONTHS[month.lower()]
+            try:
+                start = datetime(int(year), number, int(day), tzinfo=timezone.utc)
+            except ValueError:
+                continue  # "31 February": not a date
+            return start.timestamp(), (start + timedelta(days=1)).timestamp()
     match = _MONTH_YEAR.search(query)
     if match:
         month, year = _MONTHS[match.group(1).lower()], int(match.group(2))
@@ -88,3 +110,80 @@ def describe_day(ts: float) -> str:
     """The day only: '8 May 2023'."""
     moment = datetime.fromtimestamp(ts, tz=timezone.utc)
     return f"{moment.day} {calendar.month_name[moment.month]} {moment.year}"
+
+
+_WEEKDAYS = [name.lower() for name in calendar.day_name]
+_RELATIVE = re.compile(
+    r"\b(yesterday|last night|today|tonight|this morning|"
+    r"last (?:week|weekend|month|year)|"
+    r"last (?:" + "|".join(_WEEKDAYS) + r")|"
+    r"(?:\d+|a|an|one|two|three|four|five|six) (?:day|week|month|year)s? ago)\b",
+    re.IGNORECASE,
+)
+
+
+def _resolve(phrase: str, ts: float) -> str:
+    """The absolute date a relative phrase said at `ts` refers to, as people write it."""
+    text = phrase.lower()
+    today = _day(ts)
+    if text in ("yesterday", "last night"):
+        return describe_day((today - timedelta(days=1)).timestamp())
+    if text in ("today", "tonight", "this morning"):
+        return describe_day(today.timestamp())
+    if text == "last week":
+        return "the week before " + describe_day(today.timestamp())
+    if text == "last weekend":
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7 or 7)
+        return "the weekend of " + describe_day(saturday.timestamp())
+    if text == "last month":
+        first = today.replace(day=1) - timedelta(days=1)
+        return f"{calendar.month_name[first.month]} {first.year}"
+    if text == "last year":
+        return str(today.year - 1)
+    if text.startswith("last "):  # last <weekday>: the most recent one before today
+        back = (today.weekday() - _WEEKDAYS.index(text[5:])) % 7 or 7
+        return describe_day((today - timedelta(days=back)).timestamp())
+    match = _AGO.fullmatch(text)
+    if match:
+        count = _NUMBERS.get(match.group(1), None) or int(match.group(1))
+        unit = match.group(2)
+        if unit == "year":
+            return str(today.year - count)
+        moment = today - timedelta(days=count * _SPAN[unit])
+        if unit == "month":
+            return f"{calendar.month_name[moment.month]} {moment.year}"
+        return ("about " if unit == "week" else "") + describe_day(moment.timestamp())
+    return ""
+
+
+def resolve_relative(text: str, ts: float) -> str:
+    """`text` with each relative date ("yesterday", "last Tuesday", "two weeks ago") followed by
+    the absolute date it meant when said at `ts`: "yesterday [7 May 2023]"."""
+
+    def annotate(match: re.Match) -> str:
+        resolved = _resolve(match.group(0), ts)
+        return f"{match.group(0)} [{resolved}]" if resolved else match.group(0)
+
+    return _RELATIVE.sub(annotate, text)
+
+
+def date_phrases(window: tuple[float, float], most: int = 31) -> list[str]:
+    """How the days (or, for a long period, the months) of a window are written in resolved
+    text ("7 May 2023", "May 2023"), to find what was said about them at another time."""
+    start, end = _day(window[0]), datetime.fromtimestamp(window[1], tz=timezone.utc)
+    days = (end - start).days + 1
+    if days <= most:
+        out = []
+        day = start
+        while day.timestamp() < window[1] and len(out) < most:
+            out.append(describe_day(day.timestamp()))
+            day += timedelta(days=1)
+        return out
+    months: list[str] = []
+    day = start
+    while day.timestamp() < window[1] and len(months) < 13:
+        label = f"{calendar.month_name[day.month]} {day.year}"
+        if label not in months:
+            months.append(label)
+        day = (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+    return months
