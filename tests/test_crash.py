@@ -41,6 +41,7 @@ def test_sigkill_at_random_points_loses_nothing(tmp_path):
         child.wait()
         # whatever was printed before the kill had returned from add_memory
         rest = child.stdout.read()
+        child.stdout.close()
         lines += rest.splitlines(keepends=True)
         for line in lines:
             if line.startswith("added "):
