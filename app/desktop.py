@@ -49,6 +49,21 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
     return window, opener
 
 
+def policy_readable() -> bool:
+    """A broken administrator's policy stops the app with its reason (it must not silently
+    mean "no policy")."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from engine import errors, policy
+
+    try:
+        policy.current()
+    except errors.MemoryOSError as error:
+        QMessageBox.critical(None, "MemoryOS cannot start", f"{str(error)[:1].upper()}{str(error)[1:]}.")
+        return False
+    return True
+
+
 def run(argv: list[str] | None = None, *, on_ready: Callable[[Any], None] | None = None) -> int:
     """Run the app until it quits; `on_ready(window)` is called once the window is up (bench)."""
     from PySide6.QtCore import QTimer
@@ -59,6 +74,8 @@ def run(argv: list[str] | None = None, *, on_ready: Callable[[Any], None] | None
     tune_runtime()
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     theme.apply(app)  # type: ignore[arg-type]
+    if not policy_readable():
+        return 1
     window, opener = build()
     window.show()
     QTimer.singleShot(0, opener.start)

@@ -101,3 +101,27 @@ def test_settings_show_what_the_policy_decides_as_locked(qtbot, window, tmp_path
         dialog.grab().save(str(Path(SHOTS) / "settings_locked_by_policy.png"))
     panel = window.open_privacy()
     assert not panel.export_button.isEnabled()
+
+
+def test_a_broken_policy_stops_the_app_with_its_reason(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from app.desktop import policy_readable
+
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"export": "no"}', encoding="utf-8")
+    monkeypatch.setenv("MEMORYOS_POLICY_FILE", str(policy))
+    seen: list[str] = []
+
+    def answer() -> None:
+        boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox)]
+        if not boxes or not boxes[0].isVisible():
+            QTimer.singleShot(20, answer)
+            return
+        seen.append(boxes[0].text())
+        boxes[0].accept()
+
+    QTimer.singleShot(0, answer)
+    assert policy_readable() is False
+    assert "export must be true or false" in seen[0]
