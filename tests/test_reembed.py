@@ -45,5 +45,7 @@ def test_reembed_is_resumable_and_complete(tmp_path, fail_keyring):
         query = mem.embedder.embed_one("I collect vintage stamps from country 7 Nice 7")
         best = mem.page_mirror.search(query, 1)[0][0]  # the new vectors answer the search
         assert best == mem.pages(limit=100)[7].id
-        assert best in mem.retrieve("vintage stamps from country 7").page_ids()
+        # the bound of the first version of this test, loosened when neighbours outranked the
+        # page itself, restored now that retrieval ranks turns (the page comes first again)
+        assert best in mem.retrieve("vintage stamps from country 7").page_ids()[:3]
         assert mem.vault.count_rows("pages_vec") == 30
