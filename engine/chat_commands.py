@@ -114,7 +114,10 @@ def consequences(memory, matches: list[ForgetMatch]) -> list[ForgetMatch]:
     """Facts and profile entries learned only from the matched exchanges, not matched
     themselves: forgetting those exchanges removes them too (the privacy panel's cascade)."""
     pages = [m.id for m in matches if m.kind == remembered.EXCHANGE and not m.consequence]
-    fact_ids, slot_ids = memory.vault.derived_only_from(pages)
+    if not pages:
+        return []
+    cascade = memory.preview_forget_pages(pages)  # exactly what forgetting them will remove
+    fact_ids, slot_ids = cascade.facts, cascade.slots
     listed = {m.key for m in matches}
     out = []
     for fact in memory.vault.facts(None, True, ids=fact_ids) if fact_ids else []:

@@ -78,7 +78,8 @@ def preview_forget(memory, conversation_id: str) -> ForgetPreview:
     page_ids = memory.vault.page_ids_of_conversation(conversation_id)
     if not page_ids:
         raise errors.NotFoundError(f"no conversation {conversation_id!r}")
-    fact_ids, slot_ids = memory.vault.derived_only_from(page_ids)
+    cascade = memory.preview_forget_pages(page_ids)  # exactly what forgetting will remove
+    fact_ids, slot_ids = cascade.facts, cascade.slots
     facts = tuple(memory.vault.facts(None, True, ids=fact_ids)) if fact_ids else ()
     slots = tuple(s for s in memory.profile(include_superseded=True) if s.id in set(slot_ids))
     return ForgetPreview(conversation_id, len(page_ids), facts, slots)

@@ -186,10 +186,6 @@ class ForgetMixin:
         return rows[0][0] or rows[0][1]
 
     @_locked
-    def set_conversation_title(self, conversation_id: str, title: str) -> None:
-        self.conn.execute("UPDATE conversations SET title=? WHERE id=?", (title, conversation_id))
-
-    @_locked
     def purge_staging(self, page_ids: list[int], fact_ids: list[int]) -> None:
         """Remove forgotten rows from an interrupted re-embed's staging tables too."""
         target = self.get_meta("reembed_target")

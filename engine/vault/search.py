@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from engine.vault.sql import locked as _locked
-from engine.vault.sql import placeholders as _placeholders
 
 MARK_START, MARK_END = "\x02", "\x03"  # around each matching word in a snippet
 
@@ -32,27 +31,3 @@ class SearchMixin:
         self.conn.execute("UPDATE conversations SET title=? WHERE id=?", (title, conversation_id))
         return self.conn.changes()
 
-    @_locked
-    def derived_only_from(self, page_ids: list[int]) -> tuple[list[int], list[int]]:
-        """Fact ids and profile slot ids whose only evidence is among `page_ids`: what
-        forgetting those pages also removes (the cascade of delete_pages, read only)."""
-        if not page_ids:
-            return [], []
-        marks = _placeholders(page_ids)
-        facts = [
-            row[0]
-            for row in self.conn.execute(
-                f"SELECT DISTINCT fact_id FROM fact_sources WHERE page_id IN ({marks}) AND fact_id "
-                f"NOT IN (SELECT fact_id FROM fact_sources WHERE page_id NOT IN ({marks}))",
-                page_ids + page_ids,
-            )
-        ]
-        slots = [
-            row[0]
-            for row in self.conn.execute(
-                f"SELECT DISTINCT slot_id FROM profile_evidence WHERE page_id IN ({marks}) AND "
-                f"slot_id NOT IN (SELECT slot_id FROM profile_evidence WHERE page_id NOT IN ({marks}))",
-                page_ids + page_ids,
-            )
-        ]
-        return facts, slots
