@@ -344,3 +344,29 @@ def test_resume_in_place_then_cancel_after_a_pause(qtbot, hub):
     assert list(downloads_dir().iterdir()) == []
     assert not picker.rows(DOWNLOADS)[0].text(3).startswith("paused")
     pool.wait(5000)
+
+
+def test_the_demo_model_answers_are_capped_short(qtbot, memory, send):
+    import dataclasses
+
+    from app.main_window import MainWindow
+    from engine.backends.fake import FakeChat
+
+    limits: list[int] = []
+
+    class Recording(FakeChat):
+        def _stream(self, messages, *, max_tokens, temperature):
+            limits.append(max_tokens)
+            yield from super()._stream(messages, max_tokens=max_tokens, temperature=temperature)
+
+    chat = Recording()
+    memory.set_chat(chat)
+    window = MainWindow.for_memory(memory, chat)
+    qtbot.addWidget(window)
+    window.show()
+    send(window, "Hello")
+    window.settings = dataclasses.replace(window.settings, model_source="gguf", gguf_path="x.gguf")
+    window.session.settings = window.settings
+    send(window, "Hello again")
+    assert limits == [160, 512]
+    window.close()
