@@ -75,6 +75,12 @@ class DownloadSignals(QObject):
     progressed = Signal(object)  # models.download.Progress, from the download's thread
 
 
+def discard_download(model: Any) -> None:
+    from models.download import discard_partial, downloads_dir
+
+    discard_partial(downloads_dir() / model.file)
+
+
 def run_download(model: Any, signals: DownloadSignals, holder: dict) -> Any:
     """Download a recommended model into MemoryOS's models folder (pool thread)."""
     from models.download import Download, downloads_dir
@@ -102,6 +108,7 @@ class ModelPicker(QWidget):
         self.overview: Any = None
         self.fit: Any = None
         self._download: dict = {}
+        self._paused: Any = None  # the recommended model whose download is paused or failed
         self.machine = QLabel("Looking at this computer…", objectName="hint")
         self.machine.setWordWrap(True)
         self.table = QTreeWidget()
@@ -371,10 +378,15 @@ class ModelPicker(QWidget):
             return
         model, fit = picked[1]
         self._download = {"model": model, "fit": fit}
+        self._paused = None
         self.download_box.show()
+        self.pause_button.show()
+        self.cancel_button.show()
         self.progress.setRange(0, 0)
         self.progress_text.setText(f"Asking the hub for {model.file}…")
         self.pause_button.setText("Pause")
+        self.pause_button.clicked.disconnect()
+        self.pause_button.clicked.connect(self.pause_download)
         self._update_buttons()
         self.pool.run(
             run_download,
@@ -405,6 +417,10 @@ class ModelPicker(QWidget):
         download = self._download.get("download")
         if download is not None:
             download.cancel()
+        elif self._paused is not None:  # paused or failed: drop the partial file too
+            model, self._paused = self._paused, None
+            self.download_box.hide()
+            self.pool.run(discard_download, model, on_result=lambda _r: self.refresh())
 
     def _downloaded(self, result: Any) -> None:
         model, fit = self._download["model"], self._download["fit"]
@@ -432,19 +448,17 @@ class ModelPicker(QWidget):
         if stopped and error.cancelled:
             self.download_box.hide()
         else:
+            self._paused = model
             self.progress_text.setText(describe(error) if not stopped else str(error))
             self.pause_button.setText("Resume")
             self.pause_button.clicked.disconnect()
-            self.pause_button.clicked.connect(lambda: self._resume(model))
+            self.pause_button.clicked.connect(self._resume)
         self._update_buttons()
         self.download_finished.emit(error)
 
-    def _resume(self, model: Any) -> None:
-        self.pause_button.clicked.disconnect()
-        self.pause_button.clicked.connect(self.pause_download)
-        for index in range(self.rows(DOWNLOADS).__len__()):
-            row = self.rows(DOWNLOADS)[index]
-            if row.data(0, Qt.ItemDataRole.UserRole)[1][0] is model:
+    def _resume(self) -> None:
+        for row in self.rows(DOWNLOADS):
+            if row.data(0, Qt.ItemDataRole.UserRole)[1][0] == self._paused:
                 self.table.setCurrentItem(row)
         self.start_download()
 

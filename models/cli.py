@@ -47,24 +47,32 @@ def render(result: Overview) -> str:
         f"{machine.physical_cores} physical cores, {gpu}, GPU offload "
         f"{'supported' if result.gpu_offload else 'not in this llama.cpp build'}.",
         "",
-        f"On this computer ({len(result.files)} GGUF files)",
+        f"On this computer ({len(result.files)} GGUF file{'' if len(result.files) == 1 else 's'})",
     ]
     for model in result.files:
         info = model.info
         if info is None:
             lines.append(f"  {model.tool:<22} {model.name}  (unreadable: {model.error})")
         else:
+            fit = result.file_fits.get(model.path)
+            runs = ""
+            if fit is not None:
+                runs = (
+                    f" · fits: {fit.n_ctx:,} tokens on {fit.where}"
+                    if fit.fits
+                    else " · too big here"
+                )
             lines.append(
                 f"  {model.tool:<22} {model.name}\n"
                 f"  {'':<22} {info.architecture} · {_parameters(info.parameters)} · "
                 f"{info.quantisation} · {_gb(info.size_bytes)} · context "
                 f"{info.context_length or '?'} · chat template "
-                f"{'yes' if info.chat_template else 'no'}\n"
+                f"{'yes' if info.chat_template else 'no'}{runs}\n"
                 f"  {'':<22} {model.path}"
             )
     lines += ["", f"Local servers ({len(result.servers)} answering /v1/models on 127.0.0.1)"]
     for server in result.servers:
-        lines.append(f"  {server.kind:<22} {server.url}  models: {', '.join(server.models) or '-'}")
+        lines.append(f"  {server.kind:<26} {server.url}  models: {', '.join(server.models) or '-'}")
     lines += [
         "",
         "Recommended downloads (Hugging Face; SHA-256 checked against the hub's LFS hash)",

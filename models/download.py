@@ -304,6 +304,13 @@ class Download:
         return Downloaded(self.dest, actual, verified=bool(self.sha256))
 
 
+def discard_partial(dest: str | os.PathLike) -> None:
+    """Delete a paused download's .part file and sidecar (cancel after a pause)."""
+    dest = Path(dest)
+    dest.with_name(dest.name + ".part").unlink(missing_ok=True)
+    dest.with_name(dest.name + ".part.json").unlink(missing_ok=True)
+
+
 def partial_downloads(folder: str | os.PathLike | None = None) -> list[dict]:
     """Paused downloads (a .part with its sidecar) that a new run can resume."""
     folder = Path(folder) if folder else downloads_dir()

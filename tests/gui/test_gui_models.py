@@ -312,3 +312,61 @@ def test_a_folder_the_person_adds_is_searched_and_remembered(qtbot, person, tmp_
     assert [(r.text(0), r.text(1)) for r in picker.rows(FILES)][2] == ("my-model", "Chosen folder")
     assert picked_folders() == [str(folder.resolve())]
     pool.wait(5000)
+
+
+def test_resume_in_place_then_cancel_after_a_pause(qtbot, hub):
+    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.workers import WorkerPool
+    from models.download import downloads_dir
+
+    pool = WorkerPool()
+    picker = ModelPicker(pool)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    hub.block_delay = 0.05
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    for _ in range(2):  # pause, Resume in place, pause again
+        with qtbot.waitSignal(picker.download_finished, timeout=30_000):
+            if picker.pause_button.text() == "Resume":
+                picker.pause_button.click()
+            else:
+                picker.download_button.click()
+            qtbot.waitUntil(lambda: picker.pause_button.text() == "Pause", timeout=5_000)
+            qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
+            picker.pause_button.click()
+        assert picker.pause_button.text() == "Resume"
+    assert hub.ranges[0] is None and hub.ranges[1].startswith("bytes=")
+    part = downloads_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf.part"
+    assert part.exists()
+    with qtbot.waitSignal(picker.listed, timeout=20_000):
+        picker.cancel_button.click()
+    assert not part.exists()
+    assert list(downloads_dir().iterdir()) == []
+    assert not picker.rows(DOWNLOADS)[0].text(3).startswith("paused")
+    pool.wait(5000)
+
+
+def test_the_demo_model_answers_are_capped_short(qtbot, memory, send):
+    import dataclasses
+
+    from app.main_window import MainWindow
+    from engine.backends.fake import FakeChat
+
+    limits: list[int] = []
+
+    class Recording(FakeChat):
+        def _stream(self, messages, *, max_tokens, temperature):
+            limits.append(max_tokens)
+            yield from super()._stream(messages, max_tokens=max_tokens, temperature=temperature)
+
+    chat = Recording()
+    memory.set_chat(chat)
+    window = MainWindow.for_memory(memory, chat)
+    qtbot.addWidget(window)
+    window.show()
+    send(window, "Hello")
+    window.settings = dataclasses.replace(window.settings, model_source="gguf", gguf_path="x.gguf")
+    window.session.settings = window.settings
+    send(window, "Hello again")
+    assert limits == [160, 512]
+    window.close()
