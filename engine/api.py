@@ -19,7 +19,7 @@ from engine.memory.long_term import Persona, normalise_text
 from engine.memory.mid_term import segment_from_row
 from engine.memory.segment_index import SegmentIndex
 from engine.memory.vectors import VectorMirror
-from engine.prompt import build_messages, clean_answer
+from engine.prompt import ReasoningFilter, build_messages, clean_answer
 from engine.records import (
     SHORT_TERM,
     USER_FACT,
@@ -535,7 +535,8 @@ class ResponseStream(Iterator[str]):
         self.retrieval = retrieval
         self.messages = build_messages(retrieval, query)
         self.temporary = temporary
-        self.text = ""
+        self.text = ""  # what was shown: without a reasoning model's <think> part
+        self.raw_text = ""  # what the model wrote
         self.page: Page | None = None
         self.cancelled = False
         self.error: BaseException | None = None
@@ -554,12 +555,18 @@ class ResponseStream(Iterator[str]):
     def _generate(self, max_tokens: int) -> Iterator[str]:
         memory = self.memory
         memory._foreground.set()
+        reasoning = ReasoningFilter()  # a reasoning model's <think> part is neither shown nor kept
         try:
             for chunk in memory.chat.stream(
                 self.messages, max_tokens=max_tokens, cancel=self._cancel
             ):
-                self.text += chunk
-                yield chunk
+                self.raw_text += chunk
+                if visible := reasoning.feed(chunk):
+                    self.text += visible
+                    yield visible
+            if tail := reasoning.flush():
+                self.text += tail
+                yield tail
         except errors.GenerationCancelled:
             self.cancelled = True
         except BaseException as exc:

@@ -88,6 +88,40 @@ def clean_answer(text: str) -> str:
     return re.sub(r"\n\s*\n\s*\n", "\n\n", _REASONING.sub("", text)).strip()
 
 
+class ReasoningFilter:
+    """Removes <think>...</think> from a stream of chunks, so a reasoning model's thinking is never
+    shown; a tag split across chunks is held back until it is complete."""
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self) -> None:
+        self.buffer = ""
+        self.inside = False
+
+    def feed(self, chunk: str) -> str:
+        self.buffer += chunk
+        out = []
+        while True:
+            tag = self.CLOSE if self.inside else self.OPEN
+            at = self.buffer.find(tag)
+            if at >= 0:
+                if not self.inside:
+                    out.append(self.buffer[:at])
+                self.buffer = self.buffer[at + len(tag) :]
+                self.inside = not self.inside
+                continue
+            keep = next((k for k in range(len(tag) - 1, 0, -1) if self.buffer.endswith(tag[:k])), 0)
+            cut = len(self.buffer) - keep
+            if not self.inside:
+                out.append(self.buffer[:cut])
+            self.buffer = self.buffer[cut:]
+            return "".join(out)
+
+    def flush(self) -> str:
+        rest, self.buffer = ("" if self.inside else self.buffer), ""
+        return rest
+
+
 def with_conversation_style(
     messages: list[dict[str, str]],
     relationship: str = "",

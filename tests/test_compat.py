@@ -254,3 +254,18 @@ def test_reasoning_is_removed_and_style_goes_into_the_system_prompt():
     assert styled[0]["content"] == "Base.\n\nSpeak to the user as their friend."
     assert messages[0]["content"] == "Base."  # the input is not changed
     assert with_conversation_style(messages, "", "", None) == messages
+
+
+def test_a_reasoning_models_thinking_is_neither_shown_nor_stored(memory, chat):
+    from engine.prompt import ReasoningFilter
+
+    chat.queue("<think>The user wants their job. Checking memory.</think>\n\nYou are a nurse.")
+    stream = memory.get_response("What is my job?")
+    shown = "".join(stream)
+    assert shown.strip() == "You are a nurse." and stream.text.strip() == "You are a nurse."
+    assert stream.raw_text.startswith("<think>")
+    assert memory.page(stream.page.id).agent_response == "You are a nurse."
+    # tags split across chunks are held back until complete
+    parts = ReasoningFilter()
+    out = [parts.feed(c) for c in ["Hi <th", "ink>sec", "ret</thi", "nk> there", " <t"]]
+    assert "".join(out) + parts.flush() == "Hi  there <t"
