@@ -27,6 +27,10 @@ Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours diffe
 - ``long_term_knowledge_capacity`` is accepted but is no FIFO cap: facts are never dropped by
   age; contradicted ones are superseded and kept. Assistant knowledge belongs to the user's vault
   (the reference shares it per ``assistant_id`` across users); ``assistant_id`` is recorded.
+- ``short_term_memory.get_all()``, ``retriever.retrieve_context(query, user_id)`` and
+  ``user_long_term_memory`` / ``assistant_long_term_memory`` (``get_raw_user_profile``,
+  ``get_user_knowledge``, ``get_assistant_knowledge``) are read-only views, enough for code that
+  reaches into them as the reference's MCP server does; writing goes through the methods.
 - ``get_user_profile_summary`` renders the profile slots as text ("None" when empty, as the
   reference); ``get_assistant_knowledge_summary`` returns ``[{"knowledge", "timestamp"}]``
   (embeddings stay in the vault).
@@ -294,6 +298,24 @@ class Memoryos:
     def user_knowledge(self) -> list[dict]:
         return [_knowledge(f) for f in self._memory.facts(kind=USER_FACT)]
 
+    # ---- the reference's attributes that callers reach into (e.g. its MCP server) -----------
+
+    @property
+    def short_term_memory(self) -> _ShortTermView:
+        return _ShortTermView(self)
+
+    @property
+    def retriever(self) -> _RetrieverView:
+        return _RetrieverView(self)
+
+    @property
+    def user_long_term_memory(self) -> _LongTermView:
+        return _LongTermView(self)
+
+    @property
+    def assistant_long_term_memory(self) -> _LongTermView:
+        return _LongTermView(self)
+
     # ---- ours ------------------------------------------------------------------------------
 
     @property
@@ -318,6 +340,45 @@ class Memoryos:
             f"<Memoryos user_id='{self.user_id}' assistant_id='{self.assistant_id}' "
             f"data_path='{self.data_storage_path}'>"
         )
+
+
+class _ShortTermView:
+    """Read-only stand-in for the reference's ShortTermMemory."""
+
+    def __init__(self, owner: Memoryos) -> None:
+        self._owner = owner
+
+    def get_all(self) -> list[dict]:
+        return self._owner.short_term_entries()
+
+    def is_full(self) -> bool:
+        return len(self.get_all()) >= self._owner.memory.settings.stm_capacity
+
+
+class _RetrieverView:
+    """Read-only stand-in for the reference's Retriever."""
+
+    def __init__(self, owner: Memoryos) -> None:
+        self._owner = owner
+
+    def retrieve_context(self, user_query: str, user_id: str | None = None, **_: Any) -> dict:
+        return self._owner.retrieve_context(user_query)
+
+
+class _LongTermView:
+    """Read-only stand-in for the reference's LongTermMemory (user's and assistant's)."""
+
+    def __init__(self, owner: Memoryos) -> None:
+        self._owner = owner
+
+    def get_raw_user_profile(self, user_id: str | None = None) -> str:
+        return self._owner.get_user_profile_summary()
+
+    def get_user_knowledge(self) -> list[dict]:
+        return self._owner.user_knowledge()
+
+    def get_assistant_knowledge(self) -> list[dict]:
+        return self._owner.get_assistant_knowledge_summary()
 
 
 def _queue_analysis(memory: Any, segment_id: int) -> None:

@@ -22,6 +22,14 @@ from tests.test_openai_server import start_server, stop_server
 
 REFERENCE_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 
+
+class _AnyTime:
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and bool(REFERENCE_TIME.fullmatch(other))
+
+
+ANY_TIME = _AnyTime()
+
 # The reference's signatures (BAI-LAB/MemoryOS memoryos-pypi/memoryos.py at 1d71706).
 REFERENCE_INIT = [
     ("user_id", inspect.Parameter.empty),
@@ -216,6 +224,18 @@ def test_assistant_knowledge_summary_and_stats_have_the_reference_shape(tmp_path
             "has_user_profile": False,
             "assistant_knowledge_count": 1,
         }
+        # the attributes the reference's MCP server reaches into
+        assert memo.short_term_memory.get_all() == [
+            {"user_input": "hello", "agent_response": "hi", "timestamp": ANY_TIME}
+        ]
+        assert not memo.short_term_memory.is_full()
+        context = memo.retriever.retrieve_context(user_query="curry", user_id="tom")
+        assert set(context) == {
+            "retrieved_pages", "retrieved_user_knowledge", "retrieved_assistant_knowledge",
+        }  # fmt: skip
+        assert memo.user_long_term_memory.get_raw_user_profile("tom") == "None"
+        assert memo.user_long_term_memory.get_user_knowledge() == []
+        assert memo.assistant_long_term_memory.get_assistant_knowledge() == [entry]
         with pytest.raises(errors.InvalidInputError, match="not a date"):
             memo.add_memory("hello", "hi", timestamp="next Tuesday-ish")
         assert memo.get_memory_stats()["short_term_count"] == 1
@@ -255,3 +275,13 @@ def test_reasoning_is_removed_and_style_goes_into_the_system_prompt():
     assert styled[0]["content"] == "Base.\n\nSpeak to the user as their friend."
     assert messages[0]["content"] == "Base."  # the input is not changed
     assert with_conversation_style(messages, "", "", None) == messages
+
+
+def test_a_reasoning_models_thinking_is_not_stored(memory, chat):
+    chat.queue("<think>The user wants their job. Checking memory.</think>\n\nYou are a nurse.")
+    stream = memory.get_response("What is my job?")
+    "".join(stream)  # the app gets every chunk and folds the thinking apart (engine.thinking)
+    assert stream.text.strip() == "You are a nurse."
+    assert stream.thinking == "The user wants their job. Checking memory."
+    assert stream.raw.startswith("<think>")
+    assert memory.page(stream.page.id).agent_response == "You are a nurse."
