@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser
 
 from app import theme
@@ -42,7 +42,8 @@ class ThinkingFolds:
     def __init__(self, browser: QTextBrowser) -> None:
         self.browser = browser
         self.texts: dict[int, str] = {}
-        # Our own links are handled here; web links still open in the browser.
+        # Our own links are handled here; the conversation view handles every other link
+        # (a web link asks first: app.link_guard).
         browser.setOpenLinks(False)
         browser.anchorClicked.connect(self._clicked)
 
@@ -102,8 +103,6 @@ class ThinkingFolds:
     def _clicked(self, url: QUrl) -> None:
         if url.scheme() == SCHEME:
             self.toggle(int(url.path() or 0))
-        else:
-            QDesktopServices.openUrl(url)
 
 
 def _indented() -> QTextBlockFormat:

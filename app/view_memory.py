@@ -25,6 +25,7 @@ from app import remembered as shown
 from app import theme
 from app.text_formats import char_format as _format
 from app.text_formats import link_format as _link
+from app.thinking_fold import SCHEME as FOLD_SCHEME
 
 
 @dataclass
@@ -217,7 +218,8 @@ class MessagesMixin:
                     else self.learned_manage_requested
                 )
                 signal.emit(item)
-            else:  # a link the model wrote: asked about first, never opened on one click
+            elif scheme != FOLD_SCHEME:  # folded thinking handles its own links
+                # a link the model wrote: asked about first, never opened on one click
                 self.links.clicked(url)
         except (IndexError, ValueError, TypeError):
             pass  # a link from a message redrawn since: nothing to do

@@ -56,10 +56,10 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
             return {"status": "error", "message": "user_input and agent_response are required"}
 
         def add() -> dict[str, Any]:
-            meta: dict[str, Any] = {"source": "mcp"}
-            if meta_data:
-                meta["meta_data"] = meta_data
-            memo.memory.add_memory(user_input, agent_response, timestamp or None, meta)
+            meta: dict[str, Any] = {"meta_data": meta_data} if meta_data else {}
+            memo.memory.add_memory(
+                user_input, agent_response, timestamp or None, meta, source="mcp"
+            )
             return {
                 "status": "success",
                 "message": "Memory has been successfully added to MemoryOS",

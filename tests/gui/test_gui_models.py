@@ -162,6 +162,7 @@ def test_the_models_page_fills_the_model_tab(qtbot, memory, chat, loads, person)
         "Model",
         "Models",
         "Memory",
+        "Conversation",
     ]
     picker = dialog.models_page.picker
     qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
