@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -62,10 +62,24 @@ def fill(memory, pages: int, seed: int = 7) -> float:
     return time.perf_counter() - started
 
 
-def timed(stream) -> tuple[float, int]:
+def timed(stream) -> dict:
+    """Time to the first chunk, whole time and chunks of one streamed answer."""
     started = time.perf_counter()
-    chunks = sum(1 for _ in stream)
-    return time.perf_counter() - started, chunks
+    first = None
+    chunks = 0
+    for _ in stream:
+        chunks += 1
+        if first is None:
+            first = time.perf_counter()
+    end = time.perf_counter()
+    first = first or end
+    return {
+        "ttft": first - started,
+        "total": end - started,
+        "chunks": chunks,
+        # decode speed after the first chunk: the same measure on both sides
+        "decode_tps": max(chunks - 1, 0) / max(end - first, 1e-9),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,45 +112,55 @@ def main(argv: list[str] | None = None) -> int:
         try:
             fill_seconds = fill(memory, args.pages)
             bare, full, retrieval, prompt_tokens = [], [], [], []
-            for run in range(args.runs):
+            question_messages = [{"role": "user", "content": QUESTIONS[0]}]
+            timed(chat.stream(question_messages, max_tokens=4, temperature=0.0))  # warm-up
+            timed(memory.get_response(QUESTIONS[0], max_tokens=4, temporary=True))  # warm-up
+            for _run in range(args.runs):
                 for question in QUESTIONS:
-                    # greedy decoding and a fixed budget: both sides generate comparable text
-                    seconds, _ = timed(
-                        chat.stream(
-                            [{"role": "user", "content": question}],
-                            max_tokens=args.max_tokens,
-                            temperature=0.0,
+                    # greedy decoding and the same token budget on both sides
+                    bare.append(
+                        timed(
+                            chat.stream(
+                                [{"role": "user", "content": question}],
+                                max_tokens=args.max_tokens,
+                                temperature=0.0,
+                            )
                         )
                     )
-                    bare.append((seconds, chat.usage.last_completion_tokens))
-                    started = time.perf_counter()
                     stream = memory.get_response(
                         question, max_tokens=args.max_tokens, temporary=True
                     )
+                    full.append(timed(stream))
                     retrieval.append(stream.retrieval.elapsed_ms)
-                    for _ in stream:
-                        pass
-                    full.append((time.perf_counter() - started, chat.usage.last_completion_tokens))
                     prompt_tokens.append(chat.usage.last_prompt_tokens)
-                del run
         finally:
             memory.close()
 
-    def per_token(items):
-        return statistics.median(s / max(t, 1) for s, t in items)
+    from engine.eval.metrics import percentile
+
+    def p(items, key, q):
+        return round(percentile([item[key] for item in items], q), 3)
 
     result = {
         "pages": args.pages,
         "fill_seconds": round(fill_seconds, 1),
-        "bare_answer_s_median": round(statistics.median(s for s, _ in bare), 3),
-        "memory_answer_s_median": round(statistics.median(s for s, _ in full), 3),
-        "bare_s_per_token": round(per_token(bare), 4),
-        "memory_s_per_token": round(per_token(full), 4),
-        "retrieval_ms_median": round(statistics.median(retrieval), 1),
-        "memory_prompt_tokens_median": statistics.median(prompt_tokens),
+        "answers_per_side": len(bare),
+        "bare_ttft_s_p50": p(bare, "ttft", 50),
+        "bare_ttft_s_p95": p(bare, "ttft", 95),
+        "memory_ttft_s_p50": p(full, "ttft", 50),
+        "memory_ttft_s_p95": p(full, "ttft", 95),
+        "bare_decode_tps_p50": p(bare, "decode_tps", 50),
+        "memory_decode_tps_p50": p(full, "decode_tps", 50),
+        "retrieval_ms_p50": round(percentile(retrieval, 50), 1),
+        "retrieval_ms_p95": round(percentile(retrieval, 95), 1),
+        "memory_prompt_tokens_p50": percentile(prompt_tokens, 50),
+        "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
     }
-    result["overhead_ratio_per_token"] = round(
-        result["memory_s_per_token"] / result["bare_s_per_token"], 3
+    # What memory costs the person: the wait for the first word (prefill of the memory context)
+    # and the decode speed once it streams, each compared on the same question and budget.
+    result["ttft_ratio_p50"] = round(result["memory_ttft_s_p50"] / result["bare_ttft_s_p50"], 3)
+    result["decode_speed_ratio_p50"] = round(
+        result["memory_decode_tps_p50"] / max(result["bare_decode_tps_p50"], 1e-9), 3
     )
     for key, value in result.items():
         print(f"{key:32} {value}")
