@@ -45,7 +45,7 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
     opener.opened.connect(attach)
     opener.cancelled.connect(window.close)
     window.vault_erased.connect(opener.start)
-    window.locked.connect(opener.start)  # auto-lock: the key is asked for again
+    window.locked.connect(opener.after_lock)  # auto-lock: the key is asked for again
     return window, opener
 
 

@@ -52,6 +52,31 @@ class VaultOpener(QObject):
         else:
             self.pool.run(keyring_check, on_result=self._first_run, on_error=self._fatal)
 
+    def after_lock(self) -> None:
+        """Auto-lock closed the vault. A passphrase vault asks for its passphrase at once; a
+        keyring vault would reopen silently, so it waits until the person clicks Unlock."""
+        from engine.vault import keys
+
+        self.pool.run(keys.stored_key, self.path, on_result=self._locked, on_error=self._fatal)
+
+    def _locked(self, key: str | None) -> None:
+        if getattr(self.window, "closing", False):
+            return
+        if key is None:
+            self.start()
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Information, "MemoryOS is locked",
+            "Your memory was closed after a time without use. Unlock it to go on.",
+            QMessageBox.StandardButton.NoButton, self.window,
+        )  # fmt: skip
+        box.setObjectName("lockedBox")
+        unlock = box.addButton("Unlock", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(unlock)
+        box.finished.connect(lambda *_: self.start() if box.clickedButton() is unlock else None)
+        box.open()
+        self.dialog_shown.emit(box)
+
     def _first_run(self, keyring: Any) -> None:
         if getattr(self.window, "closing", False):
             return

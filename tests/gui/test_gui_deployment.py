@@ -61,6 +61,35 @@ def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(qtbot, fail_keyr
     window.close()
 
 
+def test_a_keyring_vault_stays_locked_until_the_person_unlocks_it(qtbot, memory_keyring, tmp_path):
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.desktop import build
+    from app.settings_store import AppSettings
+
+    window, opener = build(_open_fast, settings=AppSettings(auto_lock_minutes=15))
+    qtbot.addWidget(window)
+    opener.path = tmp_path / "k.memoryos"
+    _open_fast(opener.path, True, None).close()  # the key goes to the (in-memory) keyring
+    window.show()
+    with qtbot.waitSignal(window.session_attached):
+        opener.start()  # opens silently through the keyring
+    window.session.mem.add_memory("My locker code is 4471", "Noted")
+    window.auto_lock.timer.setInterval(20)
+    window.auto_lock.restart()
+    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
+        pass
+    box = shown.args[0]
+    assert isinstance(box, QMessageBox) and box.objectName() == "lockedBox"
+    with qtbot.assertNotEmitted(window.session_attached, wait=300):
+        pass  # the keyring could reopen it at once: it must not
+    assert window.session is None and window.view.message_count == 0
+    with qtbot.waitSignal(window.session_attached):
+        next(b for b in box.buttons() if b.text() == "Unlock").click()
+    assert window.session.mem.pages()[0].user_input == "My locker code is 4471"
+    window.close()
+
+
 def test_the_policy_caps_the_idle_minutes():
     from app.auto_lock import effective_minutes
 
