@@ -342,16 +342,16 @@ class ConversationView(MessagesMixin, QStackedWidget):
     def _style_code(self, start: int, end: int) -> None:
         """Code blocks in the system's fixed-width font on a light panel (Qt's Markdown reader
         only names a 'monospace' family, which is not fixed-pitch everywhere)."""
-        from PySide6.QtGui import QFontDatabase
+        from app.text_formats import fixed_family
 
-        fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        family = fixed_family()
         block = self.browser.document().findBlock(start)
         while block.isValid() and block.position() <= end:
             if _is_code(block):
                 cursor = QTextCursor(block)
                 cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
                 code = QTextCharFormat()
-                code.setFontFamilies([fixed.family()])
+                code.setFontFamilies([family])
                 code.setFontFixedPitch(True)
                 cursor.mergeCharFormat(code)
                 panel = QTextBlockFormat()

@@ -25,3 +25,27 @@ def link_format(href: str, color: str = theme.ACCENT, size: float = 9) -> QTextC
     fmt.setAnchor(True)
     fmt.setAnchorHref(href)
     return fmt
+
+
+_FIXED: list[str] = []
+
+
+def fixed_family() -> str:
+    """A family that really is fixed-pitch, for code. The system's fixed font is often only
+    named 'monospace', which fontconfig may resolve to a family that is not (Noto Sans Mono
+    here, offscreen); then the first installed family that is fixed-pitch is used."""
+    if not _FIXED:
+        from PySide6.QtGui import QFontDatabase, QFontInfo
+
+        system = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        if QFontInfo(system).fixedPitch():
+            _FIXED.append(system.family())
+        else:
+            known = ("DejaVu Sans Mono", "Noto Mono", "Liberation Mono", "Menlo", "Consolas",
+                     "Courier New")  # fmt: skip
+            found = [f for f in known if QFontDatabase.hasFamily(f)]
+            found += QFontDatabase.families()
+            _FIXED.append(
+                next((f for f in found if QFontDatabase.isFixedPitch(f)), system.family())
+            )
+    return _FIXED[0]
