@@ -47,6 +47,7 @@ def test_vectors_are_384_unit_float32_and_similar_sentences_are_closer(minilm):
     assert minilm.embed([]).shape == (0, 384)
 
 
+@pytest.mark.slow  # embeds hundreds of sentences with MiniLM
 @pytest.mark.real_models
 def test_batches_larger_than_one_batch_keep_their_order(minilm):
     texts = [f"note number {i} about topic {i % 5}" for i in range(70)]

@@ -166,6 +166,7 @@ def test_empty_home_finds_nothing(tmp_path):
     assert find_models(home=tmp_path, environ={}) == []
 
 
+@pytest.mark.slow  # gguf.GGUFReader takes seconds to read the bundled file
 def test_the_gguf_library_reads_the_same_metadata():
     """The header reader stays for speed (see models/gguf.py); the gguf package is the reference."""
     from gguf import GGUFReader
