@@ -151,8 +151,6 @@ def retrieve(
         for turn, score in extra.items():
             scores[turn] = scores.get(turn, 0.0) + score
             sources[turn] += [s for s in extra_sources[turn] if s not in sources[turn]]
-    pages.update(_load_pages(vault, {t // 2 for t in scores} - set(pages)))
-    scores = {t: s for t, s in scores.items() if _has_side(pages, t)}
     if stages.neighbours:
         _boost_neighbours(vault, pages, scores, sources, limit=pool)
     ranked = sorted(scores, key=lambda t: (-scores[t], t))
@@ -163,17 +161,23 @@ def retrieve(
     budget -= sum(estimate_tokens(f.fact.text) for f in facts + knowledge)
     budget -= sum(estimate_tokens(p.text()) for p in short)
     chosen: list[ScoredTurn] = []
-    for turn in ranked:
-        page = pages.get(turn // 2)
-        if page is None:
-            continue
-        cost = estimate_tokens(page.turn_text(turn % 2))
-        if chosen and cost > budget:
-            continue
-        chosen.append(ScoredTurn(page.id, turn % 2, scores[turn], tuple(sources[turn])))
-        budget -= cost
-        if len(chosen) >= max_turns:
-            break
+    start = 0
+    while start < len(ranked) and len(chosen) < max_turns:
+        batch = ranked[start : start + 2 * max_turns]  # pages are read for the best turns only
+        start += len(batch)
+        pages.update(_load_pages(vault, {t // 2 for t in batch} - set(pages)))
+        for turn in batch:
+            page = pages.get(turn // 2)
+            text = page.turn_text(turn % 2) if page is not None else ""
+            if not text:
+                continue  # gone, or the empty side of a one-sided exchange
+            cost = estimate_tokens(text)
+            if chosen and cost > budget:
+                continue
+            chosen.append(ScoredTurn(page.id, turn % 2, scores[turn], tuple(sources[turn])))
+            budget -= cost
+            if len(chosen) >= max_turns:
+                break
     order: list[int] = []
     for item in chosen:
         if item.page_id not in order:
@@ -379,12 +383,10 @@ def _boost_neighbours(
     top = sorted(scores, key=lambda t: (-scores[t], t))[:limit]
     base = {t: scores[t] for t in top}
     around = vault.neighbour_ids(sorted({t // 2 for t in top}))
-    missing = {n for pair in around.values() for n in pair if n is not None} - set(pages)
-    pages.update(_load_pages(vault, missing))
 
-    def last_side(page_id: int) -> int:
+    def last_side(page_id: int) -> int:  # a page not read yet: most exchanges have a reply
         page = pages.get(page_id)
-        return 1 if page is not None and page.agent_response else 0
+        return 1 if page is None or page.agent_response else 0
 
     for turn in top:
         page_id, side = divmod(turn, 2)
