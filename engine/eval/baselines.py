@@ -14,7 +14,7 @@ from engine.eval.locomo import Conversation, Turn
 
 _WORD = re.compile(r"[a-z0-9]+")
 # The baselines' constants, chosen on the LoCoMo dev set by the same procedure as ours: a grid
-# search maximising recall_turns@10 over categories 1-4 (/work/wt/notes/i12/tune.py).
+# search maximising recall_turns@10 over categories 1-4 (the same objective as ours).
 # BM25 k1 x b over {0.6, 0.9, 1.2, 1.5, 2.0} x {0.3, 0.5, 0.75, 0.9}: best (0.6, 0.3) 0.654;
 # the textbook (1.2, 0.75) gave 0.637.
 BM25_K1 = 0.6
