@@ -250,3 +250,32 @@ def test_sample_questions_spreads_over_all_categories(data_file):
     assert [q.index for q in picked] == [0, 2, 4]
     first = select_questions(conv, EvalConfig(data="", out="", limit_questions=2))
     assert [q.index for q in first] == [0, 1]
+
+
+def test_headline_is_at_equal_turns_with_ablation_and_versioned_checkpoints(data_file, tmp_path):
+    out = tmp_path / "out"
+    results = run_eval(config(data_file, out, llm="none"), embedder=HashEmbedder(384))
+    metrics = results["metrics"]
+    for system in ("ours", "dense", "bm25", "fusion"):  # every system: single turns, same budget
+        assert all(len(item) == 1 for q in results["questions"] for item in q["retrieved"][system])
+        assert metrics[system]["overall_1_4"]["context_tokens@10"] > 0
+    assert metrics["ours"]["overall_1_4"]["recall_turns@10"] == 1.0
+    assert metrics["ours"]["overall_1_4"]["app_prompt_tokens"] > 0
+    assert list(results["ablation"]) == [
+        "flat turns (dense + keyword)",
+        "+ segments",
+        "+ persona facts",
+        "+ neighbours",
+        "+ time resolution = full",
+        "full + second hop (off by default)",
+    ]
+    assert results["ablation"]["+ time resolution = full"]["4"]["recall_turns@10"] == 1.0
+    report = (out / "report.md").read_text()
+    assert "## Ablation: recall at 10 turns" in report and "recall per 1,000 tokens" in report
+
+    # A checkpoint written by other code is refused, not silently reused.
+    marker = out / "checkpoints" / "identity.json"
+    saved = json.loads(marker.read_text())
+    marker.write_text(json.dumps({**saved, "code_version": "0000000000000000"}))
+    with pytest.raises(ValueError, match="code_version"):
+        run_eval(config(data_file, out, llm="none"), embedder=HashEmbedder(384))

@@ -486,17 +486,18 @@ def app_prompt_tokens(mem: Any, query: str, now: float) -> int:
 
 
 def _ablation() -> list[tuple[str, Any]]:
+    """Stages switched on one by one; the default stages are the row marked 'full'."""
     from engine.retrieval import FLAT, Stages
 
-    steps = [
-        ("flat turns", FLAT),
+    full = Stages()
+    return [
+        ("flat turns (dense + keyword)", FLAT),
         ("+ segments", replace(FLAT, segments=True)),
         ("+ persona facts", replace(FLAT, segments=True, facts=True)),
         ("+ neighbours", replace(FLAT, segments=True, facts=True, neighbours=True)),
-        ("+ time resolution", replace(FLAT, segments=True, facts=True, neighbours=True, time=True)),
-        ("full (+ second hop)", Stages()),
+        ("+ time resolution = full", full),
+        ("full + second hop (off by default)", replace(full, second_hop=True)),
     ]
-    return steps
 
 
 ABLATION = _ablation()

@@ -1,0 +1,136 @@
+"""Each retrieval stage finds a turn that only it can find; `now` changes what "last week" is."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timezone
+
+import pytest
+
+from engine.backends.fake import HashEmbedder
+from engine.memory import when
+from engine.prompt import build_messages
+from engine.records import ACTIVE, USER_FACT
+from engine.retrieval import Stages, retrieve
+from engine.settings import MemorySettings
+
+TOPICS = ["weather", "football", "traffic", "podcasts", "pasta", "phones", "news", "homework"]
+
+
+def ts(text: str) -> float:
+    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+
+
+def fillers(memory, count: int, start: float, template: str = "Chat {i} covered {topic}.") -> None:
+    """Small talk that shares no word with the questions (unless the template says so)."""
+    for i in range(count):
+        memory.add_memory(
+            template.format(i=i, topic=TOPICS[i % len(TOPICS)]), "Okay.", timestamp=start + i * 60
+        )
+
+
+def top_turns(memory, question: str, stages: Stages, now: float) -> list[tuple[int, int]]:
+    """The best 4 turns (a budget of 2 exchanges)."""
+    result, _ = retrieve(memory, question, max_pages=2, now=now, stages=stages)
+    return [(t.page_id, t.side) for t in result.turns]
+
+
+@pytest.fixture
+def memory(tmp_path, memory_keyring, chat):
+    """A wide hash embedder: words that differ almost never collide, so unrelated is 0."""
+    from engine.api import MemoryOS
+
+    mem = MemoryOS.open(
+        tmp_path / "stages.memoryos",
+        create=True,
+        embedder=HashEmbedder(4096),
+        chat=chat,
+        background=False,
+    )
+    mem.update_settings(MemorySettings(stm_capacity=1, stm_evict_batch=1))
+    yield mem
+    mem.close()
+
+
+def test_second_hop_finds_what_the_first_hop_names(memory):
+    owner = memory.add_memory(
+        "My neighbour Ingrid adopted greyhound Rexford.",
+        "Lovely!",
+        timestamp=ts("2024-01-01T09:00:00"),
+    )
+    fillers(memory, 30, ts("2024-01-02T09:00:00"))
+    home = memory.add_memory(
+        "Ingrid moved to Trondheim in spring.", "Nice city.", timestamp=ts("2024-02-01T09:00:00")
+    )
+    fillers(memory, 5, ts("2024-02-02T09:00:00"))
+    memory.run_consolidation()
+    question, now = "Where does the owner of Rexford live now?", ts("2024-03-01T00:00:00")
+
+    found = top_turns(memory, question, replace(Stages(), second_hop=True), now)
+    assert found[0] == (owner.id, 0)  # first hop: the turn naming Rexford
+    assert (home.id, 0) in found  # second hop: Ingrid, named by that turn, lives in Trondheim
+    assert (home.id, 0) not in top_turns(memory, question, Stages(), now)
+
+
+def test_relative_date_is_resolved_when_stored(memory):
+    template = (
+        "I did chores on chat {i} about {topic}."  # shares "I", "did", "on" with the question
+    )
+    fillers(memory, 30, ts("2023-03-01T09:00:00"), template)
+    pottery = memory.add_memory(
+        "I went to a pottery class yesterday.", "Fun!", timestamp=ts("2023-05-08T10:00:00")
+    )
+    fillers(memory, 5, ts("2023-06-01T09:00:00"), template)
+    memory.run_consolidation()
+    question, now = "What did I do on 2023-05-07?", ts("2023-07-01T00:00:00")
+
+    assert when.resolve_relative("I went there yesterday.", ts("2023-05-08T10:00:00")) == (
+        "I went there yesterday [7 May 2023]."
+    )
+    found = top_turns(memory, question, Stages(), now)
+    assert found[0] == (pottery.id, 0)  # said on the 8th about the 7th
+    assert (pottery.id, 0) not in top_turns(memory, question, replace(Stages(), time=False), now)
+    shown = build_messages(memory.retrieve(question, max_pages=2, now=now), question, now)
+    assert "I went to a pottery class yesterday [7 May 2023]." in shown[0]["content"]
+
+
+def test_a_fact_leads_back_to_the_turn_it_came_from(memory):
+    fillers(memory, 30, ts("2024-01-02T09:00:00"))
+    hives = memory.add_memory(
+        "I look after three hives on my roof.", "Sounds busy.", timestamp=ts("2024-02-01T09:00:00")
+    )
+    fillers(memory, 5, ts("2024-02-02T09:00:00"))
+    memory.run_consolidation()
+    # What a capable model writes after reading that page: the fact in other words, with its source.
+    memory.persona.remember_fact(
+        USER_FACT, "The user is a beekeeper.", status=ACTIVE, origin="llm:test", sources=[hives.id]
+    )
+    question, now = "Who is a beekeeper?", ts("2024-03-01T00:00:00")
+
+    assert top_turns(memory, question, Stages(), now)[0] == (hives.id, 0)
+    assert (hives.id, 0) not in top_turns(memory, question, replace(Stages(), facts=False), now)
+
+
+def test_now_decides_what_last_week_means(memory):
+    fillers(memory, 20, ts("2023-06-01T09:00:00"))
+    kitchen = memory.add_memory(
+        "I repainted the kitchen.", "Looks fresh.", timestamp=ts("2024-01-10T18:00:00")
+    )
+    fillers(memory, 10, ts("2024-01-20T09:00:00"))
+    shed = memory.add_memory(
+        "I repainted the shed.", "Nice colour.", timestamp=ts("2024-03-10T18:00:00")
+    )
+    fillers(memory, 5, ts("2024-04-01T09:00:00"))
+    memory.run_consolidation()
+    question = "What did I repaint last week?"
+
+    january = memory.get_response(question, temporary=True, now=ts("2024-01-15T12:00:00"))
+    january.collect()
+    march = memory.get_response(question, temporary=True, now=ts("2024-03-15T12:00:00"))
+    march.collect()
+    first = january.retrieval.turns[0]
+    assert (first.page_id, first.side) == (kitchen.id, 0)
+    first = march.retrieval.turns[0]
+    assert (first.page_id, first.side) == (shed.id, 0)
+    assert january.messages[0]["content"].rstrip().endswith("Today is 15 January 2024.")
+    assert march.messages[0]["content"].rstrip().endswith("Today is 15 March 2024.")
