@@ -168,3 +168,25 @@ def test_following_the_system_scheme(qtbot, window, monkeypatch, light_again):
     window.settings.color_scheme = "light"  # a manual choice wins over the system
     window._apply_look()
     assert _window_lightness() > 0.8
+
+
+def _reddish_pixels(widget: QWidget) -> int:
+    image = widget.grab().toImage()
+    count = 0
+    for y in range(image.height()):
+        for x in range(image.width()):
+            pixel = image.pixelColor(x, y)
+            if pixel.red() - max(pixel.green(), pixel.blue()) > 60:
+                count += 1
+    return count
+
+
+def test_a_disabled_delete_button_does_not_look_clickable(qtbot, window):
+    """Privacy's Delete with nothing selected is greyed out like any disabled button, not red."""
+    privacy = window.open_privacy()
+    qtbot.waitUntil(lambda: privacy.isVisible())
+    button = privacy.delete_button
+    assert not button.isEnabled()
+    assert _reddish_pixels(button) == 0
+    button.setEnabled(True)
+    assert _reddish_pixels(button) > 20
