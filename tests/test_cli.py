@@ -86,3 +86,21 @@ def test_forget_everything_needs_confirmation(tmp_path, home):
     done = run_cli("forget", *FAKE, "everything", "--yes", home=home)
     assert done.returncode == 0
     assert "Nothing learned yet" in run_cli("facts", *FAKE, "list", home=home).stdout.decode()
+
+
+def test_vault_options_work_after_the_facts_action(tmp_path, home):
+    """`memoryos facts list --vault bob` is how people type it; it reads bob's vault, as
+    `memoryos facts --vault bob list` does."""
+    transcript = write_transcript(tmp_path)
+    assert run_cli("import", str(transcript), "--vault", "bob", *FAKE, home=home).returncode == 0
+    after = run_cli("facts", "list", "--vault", "bob", *FAKE, home=home)
+    assert after.returncode == 0, after.stderr.decode()
+    before = run_cli("facts", "--vault", "bob", *FAKE, "list", home=home)
+    assert "greyhound called Biscuit" in after.stdout.decode()
+    assert after.stdout == before.stdout
+    added = run_cli("facts", "add", "I grow tomatoes", "--vault", "bob", *FAKE, home=home)
+    assert added.returncode == 0, added.stderr.decode()
+    listing = run_cli("facts", "list", "--vault", "bob", *FAKE, home=home).stdout.decode()
+    assert "I grow tomatoes" in listing
+    # The default vault was never touched.
+    assert run_cli("facts", "list", *FAKE, home=home).returncode == 1
