@@ -371,3 +371,28 @@ def test_the_demo_model_answers_are_capped_short(qtbot, memory, send):
     send(window, "Hello again")
     assert limits == [160, 512]
     window.close()
+
+
+def test_fits_this_computer_is_shown_whole_in_the_settings_tab(qtbot, person):
+    """In Settings → Models (its default size) the verdict column is on screen, not past a
+    horizontal scroll bar; the long details give way."""
+    from app.model_picker import DOWNLOADS
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    dialog.tabs.setCurrentWidget(dialog.models_page)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    picker = dialog.models_page.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    table, header = picker.table, picker.table.header()
+    qtbot.waitUntil(lambda: header.sectionSize(3) > 0)
+    right_edge = header.sectionViewportPosition(3) + header.sectionSize(3)
+    assert right_edge <= table.viewport().width()
+    widest = max(
+        table.fontMetrics().horizontalAdvance(row.text(3)) for row in picker.rows(DOWNLOADS)
+    )
+    assert header.sectionSize(3) >= widest
+    assert not table.horizontalScrollBar().isVisible()
