@@ -135,3 +135,29 @@ def test_gpu_offload_support_is_stated(qtbot, window):
         assert "no GPU support" in dialog.gpu_note.text()
         assert not dialog.gpu_layers.isEnabled()
     dialog.reject()
+
+
+def test_save_and_cancel_carry_no_desktop_icons(qtbot):
+    """Where the desktop's style puts icons on dialog buttons (a floppy disk on Save, a red
+    cross on Cancel), the app's buttons stay text only, like every other button in it."""
+    from PySide6.QtWidgets import QDialogButtonBox, QProxyStyle, QStyle
+
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    hint = QStyle.StyleHint.SH_DialogButtonBox_ButtonsHaveIcons
+
+    class IconsOnButtons(QProxyStyle):  # what a GNOME/KDE platform theme answers
+        def styleHint(self, asked, option=None, widget=None, data=None):  # noqa: N802
+            return 1 if asked == hint else super().styleHint(asked, option, widget, data)
+
+    desktop = IconsOnButtons("Fusion")  # kept alive here: the widgets do not own it
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    box = dialog.findChild(QDialogButtonBox)
+    box.setStyle(desktop)  # under the app's style sheet, as the desktop's style would be
+    assert desktop.styleHint(hint) == 1
+    assert box.style().styleHint(hint, None, box) == 0
+    save = box.button(QDialogButtonBox.StandardButton.Save)
+    assert save.text() == "Save" and save.icon().isNull()
+    box.setStyle(None)
