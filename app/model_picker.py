@@ -136,6 +136,7 @@ class ModelPicker(QWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
         self.progress_text = QLabel(objectName="hint")
+        self.progress_text.setWordWrap(True)  # an error says what to do: all of it is read
         self.pause_button = QPushButton("Pause")
         self.pause_button.clicked.connect(self.pause_download)
         self.cancel_button = QPushButton("Cancel download")
@@ -158,6 +159,9 @@ class ModelPicker(QWidget):
         self.download_button.clicked.connect(self.start_download)
         self.use_button = QPushButton("Use this model", objectName="primary")
         self.use_button.clicked.connect(self.use)
+        for button in (self.pause_button, self.cancel_button, self.add_folder_button,
+                       self.refresh_button, self.download_button):  # fmt: skip
+            button.setAutoDefault(False)  # Enter means "use this model", never one of these
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_folder_button)
         buttons.addWidget(self.refresh_button)

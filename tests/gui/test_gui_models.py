@@ -396,3 +396,37 @@ def test_fits_this_computer_is_shown_whole_in_the_settings_tab(qtbot, person):
     )
     assert header.sectionSize(3) >= widest
     assert not table.horizontalScrollBar().isVisible()
+
+
+def test_a_failed_download_is_explained_whole_and_enter_keeps_the_step_open(
+    qtbot, hub, monkeypatch
+):
+    """Offline: the message saying what to do wraps instead of being cut; focus that lands on
+    "Keep the demo model" does not make Enter dismiss the step."""
+    from PySide6.QtCore import Qt
+
+    from app.model_picker import DOWNLOADS
+    from app.model_step import ModelStepDialog
+    from app.workers import WorkerPool
+    from models import recommended
+
+    monkeypatch.setattr(recommended, "HUB", "http://127.0.0.1:9")  # nothing listens there
+    pool = WorkerPool()
+    dialog = ModelStepDialog(pool, probe=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    picker = dialog.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    with qtbot.waitSignal(picker.download_finished, timeout=30_000):
+        picker.download_button.click()
+    label = picker.progress_text
+    qtbot.waitUntil(lambda: label.isVisible() and label.text() != "")
+    assert label.wordWrap()
+    qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()))
+    dialog.later_button.setFocus()
+    assert not dialog.later_button.isDefault()
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert dialog.isVisible() and dialog.result() == 0
+    pool.wait(5000)
