@@ -103,6 +103,12 @@ class Composer(QFrame):
     def set_hint(self, text: str) -> None:
         self.hint.setText(text)
 
+    def set_placeholder(self, text: str) -> None:
+        """The grey text of the empty box. Qt repaints only when the placeholder appears or
+        disappears, not when it changes while shown: without the update the old one stays."""
+        self.input.setPlaceholderText(text)
+        self.input.viewport().update()
+
     def _update(self) -> None:
         self.send_button.setVisible(not self._busy)
         self.stop_button.setVisible(self._busy)

@@ -406,10 +406,10 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
                 "Nothing you say here is saved, and MemoryOS won't learn from it.\n"
                 "Press Ctrl+T to go back to your normal conversation.",
             )
-            self.composer.input.setPlaceholderText("Message MemoryOS (temporary: not saved)")
+            self.composer.set_placeholder("Message MemoryOS (temporary: not saved)")
         else:
             self.view.set_empty_text(*self.view.default_empty_text())
-            self.composer.input.setPlaceholderText("Message MemoryOS")
+            self.composer.set_placeholder("Message MemoryOS")
             if self.session is not None:
                 self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
 
