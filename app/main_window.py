@@ -404,7 +404,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self.view.set_empty_text(
                 "Temporary chat",
                 "Nothing you say here is saved, and MemoryOS won't learn from it.\n"
-                "Press Ctrl+T to go back to your normal conversation.",
+                "Ctrl+T leaves it for a new conversation; earlier ones are in the sidebar (Ctrl+B).",
             )
             self.composer.set_placeholder("Message MemoryOS (temporary: not saved)")
         else:
