@@ -26,6 +26,7 @@ class MessageInput(QPlainTextEdit):
     """A plain-text box that grows with its text; Enter submits, Shift+Enter inserts a newline."""
 
     submitted = Signal()
+    escaped = Signal()  # Esc while no answer streams (then Esc is Stop's shortcut)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -41,6 +42,8 @@ class MessageInput(QPlainTextEdit):
             event.accept()
             self.submitted.emit()
             return
+        if event.key() == Qt.Key.Key_Escape and not event.modifiers():
+            self.escaped.emit()
         super().keyPressEvent(event)
 
     def _fit(self) -> None:

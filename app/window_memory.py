@@ -35,6 +35,7 @@ class MemoryWindowMixin:
         self.sidebar.setVisible(self.settings.sidebar_visible)
 
     def _make_memory_actions(self) -> None:
+        self.composer.input.escaped.connect(self.cancel_editing)
         self.sidebar_action = self._action(
             "&Conversations",
             self.toggle_sidebar,
@@ -119,6 +120,14 @@ class MemoryWindowMixin:
         self.composer.input.setFocus()
         self.composer.input.moveCursor(self.composer.input.textCursor().MoveOperation.End)
 
+    def cancel_editing(self) -> None:
+        """Esc while editing the last question: the box empties and that exchange stays."""
+        if self._editing is None and not self.composer.property("editing"):
+            return
+        self._editing = None
+        self._set_editing(False)
+        self.composer.input.clear()
+
     def toggle_last_remembered(self) -> None:
         answers = [
             m for m in self.view.messages if m.role == "assistant" and m.memories is not None
@@ -135,7 +144,7 @@ class MemoryWindowMixin:
     def _set_editing(self, on: bool) -> None:
         self.composer.setProperty("editing", on)
         self.composer.set_hint(
-            "Editing your last question: Enter sends it again and replaces that exchange"
+            "Editing your last question: Enter sends it and replaces that exchange · Esc cancels"
             if on
             else "Enter to send · Shift+Enter for a new line"
         )
