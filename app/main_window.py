@@ -215,6 +215,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         session.status_changed.connect(self.status.set_memory)
         self.learned_notices.watch(session)
         self.sidebar.attach(session)
+        self.demo_banner.show_for(self.settings)
         for action in self.vault_actions:
             action.setEnabled(True)
         self._apply_policy()
@@ -246,6 +247,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.composer.set_busy(False)
         self.composer.set_ready(False, "The vault is not open yet")
         self.status.vault.setText("Vault locked")
+        self.demo_banner.hide()  # "you are talking to…" is not true of a locked window
         for action in self.vault_actions:
             action.setEnabled(False)
 
@@ -472,7 +474,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
 
     def _settings_applied(self, settings: AppSettings, model_changed: bool) -> None:
         self.settings = settings
-        self.demo_banner.show_for(settings)
+        if self.session is not None:
+            self.demo_banner.show_for(settings)
         self._save_settings()
         self._apply_look()
         self.show_remote()

@@ -430,3 +430,23 @@ def test_a_failed_download_is_explained_whole_and_enter_keeps_the_step_open(
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
     assert dialog.isVisible() and dialog.result() == 0
     pool.wait(5000)
+
+
+def test_the_banner_waits_for_an_open_vault(qtbot, memory, chat, loads):
+    """Locked (first start, wrong passphrase, auto-lock) nobody is talking to any model: the
+    demo banner shows once the vault is open, and goes when it closes."""
+    from app.main_window import MainWindow
+    from app.session import Session
+    from app.settings_store import AppSettings
+
+    window = MainWindow(AppSettings())
+    qtbot.addWidget(window)
+    window.show()
+    assert window.settings.model_source == "bundled"
+    assert not window.demo_banner.isVisible()
+    window.attach(Session(memory, window.pool, window.settings, chat=chat, parent=window,
+                          chat_factory=loads))  # fmt: skip
+    assert window.demo_banner.isVisible()
+    window.detach()
+    assert not window.demo_banner.isVisible()
+    window.close()
