@@ -523,11 +523,24 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.vault_erased.emit()
 
     def about(self) -> None:
-        QMessageBox.about(
-            self, "About MemoryOS",
-            "<b>MemoryOS Desktop</b><br>A private assistant that remembers you, following the "
-            "MemoryOS memory architecture (Kang et al., EMNLP 2025): short-term pages, mid-term "
-            "topics ranked by heat and a long-term persona, all in one encrypted file.",
+        QMessageBox.about(self, "About MemoryOS", self.about_text())
+
+    def about_text(self) -> str:
+        """What it is, its version, and where this person's encrypted file is."""
+        from html import escape
+
+        from engine import __version__
+
+        where = (
+            f"<br><br>Your memory: <code>{escape(str(self.session.mem.path))}</code>"
+            if self.session is not None
+            else ""
+        )
+        return (
+            f"<b>MemoryOS Desktop {__version__}</b><br>A private assistant that remembers you, "
+            "following the MemoryOS memory architecture (Kang et al., EMNLP 2025): short-term "
+            "pages, mid-term topics ranked by heat and a long-term persona, all in one encrypted "
+            f"file.{where}"
         )
 
     def _show_error(self, error: Exception) -> None:

@@ -185,3 +185,11 @@ def test_leaving_a_temporary_chat_redraws_the_box_without_the_temporary_hint(qtb
     assert not window.temporary and box.placeholderText() == "Message MemoryOS"
     qtbot.waitUntil(lambda: paints.count > 0, timeout=2000)
     box.viewport().removeEventFilter(paints)
+
+
+def test_about_names_the_version_and_the_vault_file(window, memory):
+    from engine import __version__
+
+    text = window.about_text()
+    assert f"MemoryOS Desktop {__version__}" in text
+    assert str(memory.path) in text
