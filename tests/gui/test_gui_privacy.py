@@ -152,3 +152,16 @@ def test_a_broken_transcript_is_reported(qtbot, window, memory, tmp_path):
     qtbot.waitUntil(lambda: _message(window, "Import failed") is not None)
     assert "not valid JSON" in _message(window, "Import failed").text()
     assert memory.pages() == []
+
+
+def test_a_transcript_of_the_wrong_shape_says_nothing_was_imported(qtbot, window, memory, tmp_path):
+    from app.importer import import_transcript
+
+    transcript = tmp_path / "shape.json"
+    transcript.write_text('{"bad": 1}', encoding="utf-8")
+    import_transcript(window, window.session, str(transcript))
+    qtbot.waitUntil(lambda: _message(window, "Import failed") is not None)
+    text = _message(window, "Import failed").text()
+    assert text.startswith("Expected a JSON list of exchanges or messages")
+    assert text.endswith("Nothing was imported.")
+    assert memory.pages() == []
