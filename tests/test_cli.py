@@ -45,7 +45,9 @@ def test_import_list_delete_export(tmp_path, home):
     assert deleted.returncode == 0 and "Deleted 1" in deleted.stdout.decode()
     assert "Biscuit" not in run_cli("facts", *FAKE, "list", home=home).stdout.decode()
     export = tmp_path / "all.json"
-    assert run_cli("export", *FAKE, str(export), home=home).returncode == 0
+    exported_run = run_cli("export", *FAKE, str(export), home=home)
+    assert exported_run.returncode == 0
+    assert "This copy is not encrypted" in exported_run.stderr.decode()
     exported = json.loads(export.read_text(encoding="utf-8"))
     assert len(exported["pages"]) == 3 and exported["pages"][0]["user_input"].startswith("Hi, I'm Maya")
     # the fact's provenance is exactly the exchange that said it

@@ -107,6 +107,7 @@ def test_export_writes_everything_to_json(qtbot, panel, memory, tmp_path):
     export_memory(panel, panel.session, path=str(target))
     qtbot.waitUntil(lambda: _message(panel, "Export") is not None)
     assert str(target) in _message(panel, "Export").text()
+    assert "This copy is not encrypted" in _message(panel, "Export").text()
     data = json.loads(target.read_text(encoding="utf-8"))
     assert any(JOB == page["user_input"] for page in data["pages"])
     assert target.stat().st_mode & 0o077 == 0  # readable by its owner only
