@@ -161,3 +161,44 @@ def test_save_and_cancel_carry_no_desktop_icons(qtbot):
     save = box.button(QDialogButtonBox.StandardButton.Save)
     assert save.text() == "Save" and save.icon().isNull()
     box.setStyle(None)
+
+
+def test_lock_when_idle_has_its_own_group_not_the_local_model_one(qtbot):
+    from PySide6.QtWidgets import QGroupBox
+
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings(auto_lock_minutes=15))
+    qtbot.addWidget(dialog)
+    group = dialog.auto_lock.parentWidget()
+    while not isinstance(group, QGroupBox):
+        group = group.parentWidget()
+    assert group.title() == "When you step away"
+    running = next(g for g in dialog.findChildren(QGroupBox) if g.title() == "Running a local model")
+    assert not running.isAncestorOf(dialog.auto_lock)
+    assert dialog.auto_lock.value() == 15
+
+
+def test_model_rows_never_overlap_whatever_the_source(qtbot):
+    """With a server's fields shown, the Model tab scrolls instead of squeezing the GPU note
+    into the GPU layers field."""
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: "Checking" not in dialog.gpu_note.text(), timeout=10_000)
+    note = dialog.gpu_note
+
+    def laid_out_apart() -> bool:
+        return (
+            note.geometry().top() >= dialog.gpu_layers.geometry().bottom()
+            and note.height() >= note.heightForWidth(note.width())
+        )
+
+    for source in (dialog.gguf, dialog.server):
+        source.setChecked(True)
+        qtbot.waitUntil(laid_out_apart, timeout=3000)  # the layout runs on the next events
