@@ -93,7 +93,7 @@ def test_the_model_step_drives_the_choice_into_settings(qtbot, memory, chat, loa
         "smollm2-135m",
     )
     assert not window.demo_banner.isVisible()
-    qtbot.waitUntil(lambda: loads.asked and loads.asked[-1].model_source == "openai")
+    qtbot.waitUntil(lambda: bool(loads.asked) and loads.asked[-1].model_source == "openai")
     window.close()
 
 
