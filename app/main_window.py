@@ -26,7 +26,7 @@ from app.conversation_view import ConversationView
 from app.demo_banner import DemoBanner
 from app.errors import describe, show_message
 from app.forget_panel import ForgetPanel
-from app.icons import icon, pixmap
+from app.icons import pixmap, themed
 from app.learned import LearnedNotices
 from app.model_choice import remote_host
 from app.outgoing import temporary_text
@@ -141,7 +141,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     def _action(self, text: str, slot: Any, shortcut: str = "", icon_name: str = "", tip: str = "") -> QAction:
         action = QAction(text, self)
         if icon_name:
-            action.setIcon(icon(icon_name))
+            action.setIcon(themed(icon_name))
+            action.setProperty("icon_name", icon_name)  # drawn again when the scheme changes
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
         action.setStatusTip(tip)

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QSplitter, QWidget
 
 from app import theme
 from app.chat_commands import load_conversation
+from app.icons import themed
 from app.sidebar import Sidebar
 
 
@@ -211,6 +212,10 @@ class MemoryWindowMixin:
         """Colour scheme and text size from the settings (and the system's scheme)."""
         app = QGuiApplication.instance()
         changed = theme.apply_look(app, self.settings.color_scheme, self.settings.text_size)
+        if changed:
+            for action in self.findChildren(QAction):  # toolbar and menu icons in the new scheme
+                if action.property("icon_name"):
+                    action.setIcon(themed(action.property("icon_name")))
         if changed and redraw and not self.temporary and self.view.message_count:
             self.reload_conversation()  # the conversation's colours and sizes are drawn in
 
