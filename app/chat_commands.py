@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QKeySequence
 
 from app.errors import describe
 from engine import chat_commands, learned, remembered
@@ -65,7 +66,8 @@ class ChatActions(QObject):
             view.add_notice(
                 "Commands\n"
                 + "\n".join(f"{u} — {w}" for u, w in chat_commands.HELP_LINES)
-                + "\nRight-click a message to copy it, remember it or forget it."
+                + "\nRight-click a message to copy it, remember it or forget it.\n"
+                + self._keys()
             )
             self.done.emit("help")
         elif command.name == chat_commands.UNKNOWN:
@@ -75,6 +77,20 @@ class ChatActions(QObject):
             self.remember(command.argument)
         else:
             self.find_and_ask(command.argument)
+
+    def _keys(self) -> str:
+        """The chat's keys, read from the window's own actions so the help never drifts."""
+        w = self.window
+        pairs = [
+            (w.regenerate_action, "answer again"),
+            (w.edit_action, "edit your last question"),
+            (w.sidebar_action, "conversations"),
+            (w.search_action, "search them"),
+            (w.inspector_action, "what it remembers"),
+            (w.privacy_action, "privacy"),
+        ]
+        native = QKeySequence.SequenceFormat.NativeText
+        return " · ".join(f"{a.shortcut().toString(native)} {what}" for a, what in pairs)
 
     # --- remember ------------------------------------------------------------------------
     def remember(self, text: str) -> None:

@@ -26,6 +26,7 @@ class MessageInput(QPlainTextEdit):
     """A plain-text box that grows with its text; Enter submits, Shift+Enter inserts a newline."""
 
     submitted = Signal()
+    escaped = Signal()  # Esc while no answer streams (then Esc is Stop's shortcut)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -41,6 +42,8 @@ class MessageInput(QPlainTextEdit):
             event.accept()
             self.submitted.emit()
             return
+        if event.key() == Qt.Key.Key_Escape and not event.modifiers():
+            self.escaped.emit()
         super().keyPressEvent(event)
 
     def _fit(self) -> None:
@@ -102,6 +105,12 @@ class Composer(QFrame):
 
     def set_hint(self, text: str) -> None:
         self.hint.setText(text)
+
+    def set_placeholder(self, text: str) -> None:
+        """The grey text of the empty box. Qt repaints only when the placeholder appears or
+        disappears, not when it changes while shown: without the update the old one stays."""
+        self.input.setPlaceholderText(text)
+        self.input.viewport().update()
 
     def _update(self) -> None:
         self.send_button.setVisible(not self._busy)

@@ -72,7 +72,9 @@ def export_memory(parent: QWidget, session: Any, path: str | None = None) -> Wor
 
     def done(written: str) -> None:
         dialog.close()
-        show_message(parent, "Export", f"Everything was exported to\n{written}")
+        show_message(parent, "Export", f"Everything was exported to\n{written}\n\n"
+                     "This copy is not encrypted: only your account can open it, but anyone "
+                     "with access to it can read all of it. Delete it when you are done.")  # fmt: skip
 
     def failed(error: Exception) -> None:
         dialog.close()

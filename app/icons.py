@@ -51,6 +51,14 @@ def icon(name: str, color: str | None = None, disabled_color: str | None = None)
     return result
 
 
+def themed(name: str) -> QIcon:
+    """Icon `name` in the stroke colour of the current scheme (dark grey reads as nothing on a
+    dark background)."""
+    from app import theme
+
+    return icon(name, theme.color(BASE_COLOR)) if theme.dark else icon(name)
+
+
 def app_icon() -> QIcon:
     """The application icon (rendered lazily by Qt's SVG icon engine)."""
     return QIcon(str(icons_dir() / "memoryos.svg"))

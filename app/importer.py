@@ -63,8 +63,15 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
 
     def failed(error: Exception) -> None:
         dialog.close()
-        show_message(parent, "Import failed", f"{describe(error)}\n\n{state['done']} exchanges "
-                     "were imported before the problem.", warning=True)
+        text = describe(error)
+        done = state["done"]  # the file is read and checked first: usually nothing went in
+        after = (
+            "Nothing was imported."
+            if done == 0
+            else f"{done} exchanges were imported before the problem."
+        )
+        show_message(parent, "Import failed", f"{text[:1].upper()}{text[1:]}\n\n{after}",
+                     warning=True)  # fmt: skip
 
     dialog.canceled.connect(worker.cancel)
     worker.signals.yielded.connect(step)

@@ -26,7 +26,7 @@ from app.conversation_view import ConversationView
 from app.demo_banner import DemoBanner
 from app.errors import describe, show_message
 from app.forget_panel import ForgetPanel
-from app.icons import icon, pixmap
+from app.icons import pixmap, themed
 from app.learned import LearnedNotices
 from app.model_choice import remote_host
 from app.outgoing import temporary_text
@@ -141,7 +141,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     def _action(self, text: str, slot: Any, shortcut: str = "", icon_name: str = "", tip: str = "") -> QAction:
         action = QAction(text, self)
         if icon_name:
-            action.setIcon(icon(icon_name))
+            action.setIcon(themed(icon_name))
+            action.setProperty("icon_name", icon_name)  # drawn again when the scheme changes
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
         action.setStatusTip(tip)
@@ -215,6 +216,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         session.status_changed.connect(self.status.set_memory)
         self.learned_notices.watch(session)
         self.sidebar.attach(session)
+        self.demo_banner.show_for(self.settings)
         for action in self.vault_actions:
             action.setEnabled(True)
         self._apply_policy()
@@ -246,6 +248,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.composer.set_busy(False)
         self.composer.set_ready(False, "The vault is not open yet")
         self.status.vault.setText("Vault locked")
+        self.demo_banner.hide()  # "you are talking to…" is not true of a locked window
         for action in self.vault_actions:
             action.setEnabled(False)
 
@@ -404,12 +407,12 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self.view.set_empty_text(
                 "Temporary chat",
                 "Nothing you say here is saved, and MemoryOS won't learn from it.\n"
-                "Press Ctrl+T to go back to your normal conversation.",
+                "Ctrl+T leaves it for a new conversation; earlier ones are in the sidebar (Ctrl+B).",
             )
-            self.composer.input.setPlaceholderText("Message MemoryOS (temporary: not saved)")
+            self.composer.set_placeholder("Message MemoryOS (temporary: not saved)")
         else:
             self.view.set_empty_text(*self.view.default_empty_text())
-            self.composer.input.setPlaceholderText("Message MemoryOS")
+            self.composer.set_placeholder("Message MemoryOS")
             if self.session is not None:
                 self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
 
@@ -472,7 +475,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
 
     def _settings_applied(self, settings: AppSettings, model_changed: bool) -> None:
         self.settings = settings
-        self.demo_banner.show_for(settings)
+        if self.session is not None:
+            self.demo_banner.show_for(settings)
         self._save_settings()
         self._apply_look()
         self.show_remote()
@@ -520,11 +524,24 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.vault_erased.emit()
 
     def about(self) -> None:
-        QMessageBox.about(
-            self, "About MemoryOS",
-            "<b>MemoryOS Desktop</b><br>A private assistant that remembers you, following the "
-            "MemoryOS memory architecture (Kang et al., EMNLP 2025): short-term pages, mid-term "
-            "topics ranked by heat and a long-term persona, all in one encrypted file.",
+        QMessageBox.about(self, "About MemoryOS", self.about_text())
+
+    def about_text(self) -> str:
+        """What it is, its version, and where this person's encrypted file is."""
+        from html import escape
+
+        from engine import __version__
+
+        where = (
+            f"<br><br>Your memory: <code>{escape(str(self.session.mem.path))}</code>"
+            if self.session is not None
+            else ""
+        )
+        return (
+            f"<b>MemoryOS Desktop {__version__}</b><br>A private assistant that remembers you, "
+            "following the MemoryOS memory architecture (Kang et al., EMNLP 2025): short-term "
+            "pages, mid-term topics ranked by heat and a long-term persona, all in one encrypted "
+            f"file.{where}"
         )
 
     def _show_error(self, error: Exception) -> None:

@@ -119,11 +119,15 @@ class ModelPicker(QWidget):
         self.table.setUniformRowHeights(True)
         self.table.setAlternatingRowColors(True)
         header = self.table.header()
+        # "Fits this computer" is what a person decides by: always shown whole; the long
+        # details column gives way (elided, full text in its tooltip) instead of pushing it out.
+        header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        self.table.setColumnWidth(0, 240)
-        self.table.setColumnWidth(1, 200)
-        self.table.setColumnWidth(2, 360)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setColumnWidth(0, 220)
+        self.table.setColumnWidth(1, 150)
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda *_: self.use())
         self.why = QLabel(objectName="hint")
@@ -132,6 +136,7 @@ class ModelPicker(QWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
         self.progress_text = QLabel(objectName="hint")
+        self.progress_text.setWordWrap(True)  # an error says what to do: all of it is read
         self.pause_button = QPushButton("Pause")
         self.pause_button.clicked.connect(self.pause_download)
         self.cancel_button = QPushButton("Cancel download")
@@ -154,6 +159,9 @@ class ModelPicker(QWidget):
         self.download_button.clicked.connect(self.start_download)
         self.use_button = QPushButton("Use this model", objectName="primary")
         self.use_button.clicked.connect(self.use)
+        for button in (self.pause_button, self.cancel_button, self.add_folder_button,
+                       self.refresh_button, self.download_button):  # fmt: skip
+            button.setAutoDefault(False)  # Enter means "use this model", never one of these
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_folder_button)
         buttons.addWidget(self.refresh_button)
@@ -229,10 +237,12 @@ class ModelPicker(QWidget):
                 ])  # fmt: skip
                 row.setData(0, Qt.ItemDataRole.UserRole, ("server", (server, name)))
         if not overview.servers:
-            note = QTreeWidgetItem(groups[SERVERS], ["None answering on 127.0.0.1", "", (
-                "Start Ollama, LM Studio's server, llama.cpp's server, vLLM or Jan, then Look again"
-            ), ""])  # fmt: skip
+            note = QTreeWidgetItem(groups[SERVERS], [
+                "None answering on 127.0.0.1: start Ollama, LM Studio's server, llama.cpp's "
+                "server, vLLM or Jan, then Look again"
+            ])  # fmt: skip
             note.setFlags(Qt.ItemFlag.NoItemFlags)
+            note.setFirstColumnSpanned(True)  # the hint is read whole, not cut into columns
         paused = {Path(item["dest"]).name: item for item in overview.paused}
         for model, fit in overview.recommended:
             verdict = (
@@ -247,6 +257,7 @@ class ModelPicker(QWidget):
                 model.name, f"Download · {model.licence}",
                 f"{_gb(model.size_bytes)} · {model.repo} · {model.file}", verdict,
             ])  # fmt: skip
+            row.setToolTip(1, f"Download · {model.licence}")
             row.setToolTip(2, model.url)
             row.setData(0, Qt.ItemDataRole.UserRole, ("download", (model, fit)))
             if not fit.fits:

@@ -27,7 +27,8 @@ class ModelStepDialog(QDialog):
         intro.setWordWrap(True)
         self.picker = ModelPicker(pool, probe=probe)
         self.picker.chosen.connect(self._chosen)
-        later = QPushButton("Keep the demo model for now")
+        self.later_button = later = QPushButton("Keep the demo model for now")
+        later.setAutoDefault(False)  # focus landing here (a disabled Download) is not a choice
         later.clicked.connect(self.reject)
         row = QHBoxLayout()
         row.addWidget(QLabel("You can change this later in Settings → Models.", objectName="hint"))

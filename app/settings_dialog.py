@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -87,6 +87,16 @@ def save_api_key(url: str, key: str) -> None:
     from models.catalogue import set_api_key
 
     set_api_key(url, key)
+
+
+class _Note(QLabel):
+    """A wrapped hint that keeps the height its text needs: a form layout short of room would
+    otherwise squeeze it into the row above."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().minimumSizeHint()
+        width = max(self.width(), self.minimumWidth())
+        return QSize(hint.width(), max(hint.height(), self.heightForWidth(width)))
 
 
 class SettingsDialog(QDialog):
@@ -211,7 +221,7 @@ class SettingsDialog(QDialog):
         self.gpu_layers = QSpinBox()
         self.gpu_layers.setRange(0, 999)
         self.gpu_layers.setSpecialValueText("0 (CPU only)")
-        self.gpu_note = QLabel("Checking GPU support…", objectName="hint")
+        self.gpu_note = _Note("Checking GPU support…", objectName="hint")
         self.gpu_note.setWordWrap(True)
         self.gpu_note.setMinimumWidth(460)
         self.context_size = QSpinBox()
@@ -244,20 +254,33 @@ class SettingsDialog(QDialog):
             self.auto_lock.setMinimum(1 if self.policy.auto_lock_minutes else 0)
             self.auto_lock.setToolTip(f"At most {self.policy.auto_lock_minutes} minutes: set by "
                                       f"your administrator ({self.policy.source}).")
-        form.addRow("Lock when idle for", self.auto_lock)
-        self.fit_note = QLabel(objectName="hint")  # why the values were chosen (Models page)
+        self.fit_note = _Note(objectName="hint")  # why the values were chosen (Models page)
         self.fit_note.setWordWrap(True)
         self.fit_note.setMinimumWidth(460)
         self.fit_note.hide()
         form.addRow("", self.fit_note)
+        # Locking has nothing to do with running a model: its own group, where it is looked for
+        locking = QGroupBox("When you step away")
+        lock_form = QFormLayout(locking)
+        lock_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        self.auto_lock.setFixedWidth(180)
+        lock_form.addRow("Lock when idle for", self.auto_lock)
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(14, 14, 14, 14)
         layout.setSpacing(12)
         layout.addWidget(source)
         layout.addWidget(local)
+        layout.addWidget(locking)
         layout.addStretch(1)
-        return page
+        # a server's or a file's fields make the page taller than the dialog: scroll rather
+        # than squeeze the rows into each other
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(page)
+        return scroll
 
     def _models_page(self) -> QWidget:
         from app.models_page import ModelsPage

@@ -8,7 +8,7 @@ import datetime as dt
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -81,6 +81,7 @@ class Sidebar(QFrame):
         self.search.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda: self._search_timer.start())
+        self.search.installEventFilter(self)  # Esc clears the search
         self.tree = QTreeWidget()
         self.tree.setAccessibleName("Conversation list")
         self.tree.setHeaderHidden(True)
@@ -109,6 +110,22 @@ class Sidebar(QFrame):
         self._refresh_timer.timeout.connect(self.refresh)
         self._search_timer = QTimer(self, singleShot=True, interval=200)
         self._search_timer.timeout.connect(self.run_search)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Esc in a search with text clears it (the list comes back); taken before the
+        window's Esc (Stop) only while there is text to clear."""
+        kinds = (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress)
+        if (
+            watched is self.search
+            and event.type() in kinds
+            and event.key() == Qt.Key.Key_Escape
+            and self.search.text()
+        ):
+            event.accept()
+            if event.type() == QEvent.Type.KeyPress:
+                self.search.clear()
+            return True
+        return super().eventFilter(watched, event)
 
     def attach(self, session: Any) -> None:
         self.session = session

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QSplitter, QWidget
 
 from app import theme
 from app.chat_commands import load_conversation
+from app.icons import themed
 from app.sidebar import Sidebar
 
 
@@ -35,6 +36,7 @@ class MemoryWindowMixin:
         self.sidebar.setVisible(self.settings.sidebar_visible)
 
     def _make_memory_actions(self) -> None:
+        self.composer.input.escaped.connect(self.cancel_editing)
         self.sidebar_action = self._action(
             "&Conversations",
             self.toggle_sidebar,
@@ -119,6 +121,14 @@ class MemoryWindowMixin:
         self.composer.input.setFocus()
         self.composer.input.moveCursor(self.composer.input.textCursor().MoveOperation.End)
 
+    def cancel_editing(self) -> None:
+        """Esc while editing the last question: the box empties and that exchange stays."""
+        if self._editing is None and not self.composer.property("editing"):
+            return
+        self._editing = None
+        self._set_editing(False)
+        self.composer.input.clear()
+
     def toggle_last_remembered(self) -> None:
         answers = [
             m for m in self.view.messages if m.role == "assistant" and m.memories is not None
@@ -135,7 +145,7 @@ class MemoryWindowMixin:
     def _set_editing(self, on: bool) -> None:
         self.composer.setProperty("editing", on)
         self.composer.set_hint(
-            "Editing your last question: Enter sends it again and replaces that exchange"
+            "Editing your last question: Enter sends it and replaces that exchange · Esc cancels"
             if on
             else "Enter to send · Shift+Enter for a new line"
         )
@@ -202,6 +212,10 @@ class MemoryWindowMixin:
         """Colour scheme and text size from the settings (and the system's scheme)."""
         app = QGuiApplication.instance()
         changed = theme.apply_look(app, self.settings.color_scheme, self.settings.text_size)
+        if changed:
+            for action in self.findChildren(QAction):  # toolbar and menu icons in the new scheme
+                if action.property("icon_name"):
+                    action.setIcon(themed(action.property("icon_name")))
         if changed and redraw and not self.temporary and self.view.message_count:
             self.reload_conversation()  # the conversation's colours and sizes are drawn in
 

@@ -23,16 +23,22 @@ examples:
 """
 
 
-def _vault_options(parser: argparse.ArgumentParser) -> None:
+def _vault_options(parser: argparse.ArgumentParser, after_action: bool = False) -> None:
+    # after_action: the same options on `facts list` etc., so `memoryos facts list --vault bob`
+    # works too; SUPPRESS keeps what was given before the action when they are not repeated.
+    unset = argparse.SUPPRESS if after_action else None
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
-        "--vault", metavar="NAME", help="the vault (person) to use (default: default)"
+        "--vault",
+        metavar="NAME",
+        default=unset,
+        help="the vault (person) to use (default: default)",
     )
-    group.add_argument("--vault-path", metavar="PATH", help="a vault file anywhere")
+    group.add_argument("--vault-path", metavar="PATH", default=unset, help="a vault file anywhere")
     parser.add_argument(
         "--embedder",
         metavar="MODEL",
-        default="default",
+        default=argparse.SUPPRESS if after_action else "default",
         help="the embedding model the vault uses: default (the bundled all-MiniLM-L6-v2) or a "
         "local sentence-transformers model folder (see `memoryos reembed --to`)",
     )
@@ -83,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("ids", nargs="+", type=int)
     add = facts_cmd.add_parser("add", help="tell the assistant a fact")
     add.add_argument("text")
+    for action in (listing, delete, add):
+        _vault_options(action, after_action=True)
 
     export = commands.add_parser("export", help="export everything to JSON")
     _vault_options(export)

@@ -335,7 +335,8 @@ def run_export(args) -> int:
         else:
             data = memory.export_json(args.file)
             print(
-                f"Exported {len(data['pages'])} pages and {len(data['facts'])} facts to {args.file}.",
+                f"Exported {len(data['pages'])} pages and {len(data['facts'])} facts to {args.file}.\n"
+                "This copy is not encrypted (only your account can open it): delete it when done.",
                 file=sys.stderr,
             )
     finally:

@@ -83,7 +83,11 @@ def parse(data: Any) -> Iterator[Exchange]:
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         data = data["messages"]
     if not isinstance(data, list) or not data:
-        raise InvalidInputError("expected a JSON list of exchanges or messages")
+        raise InvalidInputError(
+            "expected a JSON list of exchanges or messages, e.g. "
+            '[{"user": "...", "assistant": "..."}] or [{"role": "user", "content": "..."}] '
+            "(or a LoCoMo-shaped file)"
+        )
     first = data[0]
     if not isinstance(first, dict):
         raise InvalidInputError("each item must be a JSON object")

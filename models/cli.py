@@ -48,6 +48,9 @@ def render(result: Overview) -> str:
         f"{'supported' if result.gpu_offload else 'not in this llama.cpp build'}.",
         "",
         f"On this computer ({len(result.files)} GGUF file{'' if len(result.files) == 1 else 's'})",
+        # as in the app's table: the demo model is always here, so the list is never empty
+        f"  {'Built in':<22} SmolLM2-135M Instruct (bundled demo: for trying the app; "
+        "--model bundled)",
     ]
     for model in result.files:
         info = model.info

@@ -53,3 +53,12 @@ def test_metadata_cannot_overwrite_reserved_fields_in_the_engine(memory):
     assert page.meta == {"topic": "x", "source": "mcp"}
     with pytest.raises(errors.InvalidInputError, match="source must be"):
         memory.add_memory("hi", "yo", source="Not A Name!")
+
+
+@pytest.mark.parametrize("data", [{"bad": 1}, [], "text"])
+def test_a_file_of_the_wrong_shape_is_told_what_shape_to_use(tmp_path, data):
+    with pytest.raises(errors.InvalidInputError) as raised:
+        transcripts.read(_write(tmp_path, data))
+    message = str(raised.value)
+    assert '[{"user": "...", "assistant": "..."}]' in message
+    assert '[{"role": "user", "content": "..."}]' in message

@@ -45,7 +45,9 @@ def test_import_list_delete_export(tmp_path, home):
     assert deleted.returncode == 0 and "Deleted 1" in deleted.stdout.decode()
     assert "Biscuit" not in run_cli("facts", *FAKE, "list", home=home).stdout.decode()
     export = tmp_path / "all.json"
-    assert run_cli("export", *FAKE, str(export), home=home).returncode == 0
+    exported_run = run_cli("export", *FAKE, str(export), home=home)
+    assert exported_run.returncode == 0
+    assert "This copy is not encrypted" in exported_run.stderr.decode()
     exported = json.loads(export.read_text(encoding="utf-8"))
     assert len(exported["pages"]) == 3 and exported["pages"][0]["user_input"].startswith("Hi, I'm Maya")
     # the fact's provenance is exactly the exchange that said it
@@ -86,3 +88,21 @@ def test_forget_everything_needs_confirmation(tmp_path, home):
     done = run_cli("forget", *FAKE, "everything", "--yes", home=home)
     assert done.returncode == 0
     assert "Nothing learned yet" in run_cli("facts", *FAKE, "list", home=home).stdout.decode()
+
+
+def test_vault_options_work_after_the_facts_action(tmp_path, home):
+    """`memoryos facts list --vault bob` is how people type it; it reads bob's vault, as
+    `memoryos facts --vault bob list` does."""
+    transcript = write_transcript(tmp_path)
+    assert run_cli("import", str(transcript), "--vault", "bob", *FAKE, home=home).returncode == 0
+    after = run_cli("facts", "list", "--vault", "bob", *FAKE, home=home)
+    assert after.returncode == 0, after.stderr.decode()
+    before = run_cli("facts", "--vault", "bob", *FAKE, "list", home=home)
+    assert "greyhound called Biscuit" in after.stdout.decode()
+    assert after.stdout == before.stdout
+    added = run_cli("facts", "add", "I grow tomatoes", "--vault", "bob", *FAKE, home=home)
+    assert added.returncode == 0, added.stderr.decode()
+    listing = run_cli("facts", "list", "--vault", "bob", *FAKE, home=home).stdout.decode()
+    assert "I grow tomatoes" in listing
+    # The default vault was never touched.
+    assert run_cli("facts", "list", *FAKE, home=home).returncode == 1

@@ -95,6 +95,7 @@ def test_memoryos_models_lists_files_and_recommendations(tmp_path):
     assert all({"fits", "n_ctx", "reasons"} <= set(r["fit"]) for r in data["recommended"])
     text = models_cli(tmp_path, person, "--no-probe", "--folder", str(picked)).stdout
     assert "On this computer (2 GGUF files)" in text
+    assert "Built in               SmolLM2-135M Instruct (bundled demo" in text
     assert "LM Studio              smollm2" in text
     assert "Qwen2.5 7B Instruct" in text
 

@@ -157,3 +157,39 @@ def test_the_last_conversation_is_shown_when_the_window_opens(qtbot, memory, cha
     assert "November 2023" in window.view.plain_text()  # dated
     qtbot.waitUntil(lambda: "default · keyring" in window.status.vault.text())
     window.close()
+
+
+def test_leaving_a_temporary_chat_redraws_the_box_without_the_temporary_hint(qtbot, window):
+    """The empty box said "(temporary: not saved)" on screen after Ctrl+T turned it off: the
+    changed placeholder must be painted again, not only stored."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+
+    box = window.composer.input
+    window.temporary_action.trigger()
+    assert box.placeholderText() == "Message MemoryOS (temporary: not saved)"
+    qtbot.waitUntil(lambda: box.viewport().isVisible())
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.Paint:
+                self.count += 1
+            return False
+
+    paints = Paints()
+    QApplication.processEvents()  # paints already queued by the switch are not counted
+    box.viewport().installEventFilter(paints)
+    window.temporary_action.trigger()
+    assert not window.temporary and box.placeholderText() == "Message MemoryOS"
+    qtbot.waitUntil(lambda: paints.count > 0, timeout=2000)
+    box.viewport().removeEventFilter(paints)
+
+
+def test_about_names_the_version_and_the_vault_file(window, memory):
+    from engine import __version__
+
+    text = window.about_text()
+    assert f"MemoryOS Desktop {__version__}" in text
+    assert str(memory.path) in text

@@ -168,3 +168,48 @@ def test_following_the_system_scheme(qtbot, window, monkeypatch, light_again):
     window.settings.color_scheme = "light"  # a manual choice wins over the system
     window._apply_look()
     assert _window_lightness() > 0.8
+
+
+def _reddish_pixels(widget: QWidget) -> int:
+    image = widget.grab().toImage()
+    count = 0
+    for y in range(image.height()):
+        for x in range(image.width()):
+            pixel = image.pixelColor(x, y)
+            if pixel.red() - max(pixel.green(), pixel.blue()) > 60:
+                count += 1
+    return count
+
+
+def test_a_disabled_delete_button_does_not_look_clickable(qtbot, window):
+    """Privacy's Delete with nothing selected is greyed out like any disabled button, not red."""
+    privacy = window.open_privacy()
+    qtbot.waitUntil(lambda: privacy.isVisible())
+    button = privacy.delete_button
+    assert not button.isEnabled()
+    assert _reddish_pixels(button) == 0
+    button.setEnabled(True)
+    assert _reddish_pixels(button) > 20
+
+
+def _stroke_lightness(action) -> float:
+    """How light the icon's drawn (opaque) pixels are: 0 black, 1 white."""
+    image = action.icon().pixmap(18, 18).toImage()
+    values = [
+        image.pixelColor(x, y).lightnessF()
+        for y in range(image.height())
+        for x in range(image.width())
+        if image.pixelColor(x, y).alphaF() > 0.8
+    ]
+    return max(values)
+
+
+def test_toolbar_icons_are_light_on_the_dark_scheme(qtbot, window, light_again):
+    assert _stroke_lightness(window.new_action) < 0.4  # dark grey strokes on the light scheme
+    window.settings.color_scheme = "dark"
+    window._apply_look()
+    for action in (window.new_action, window.privacy_action, window.settings_action):
+        assert _stroke_lightness(action) > 0.6
+    window.settings.color_scheme = "light"
+    window._apply_look()
+    assert _stroke_lightness(window.new_action) < 0.4

@@ -93,3 +93,26 @@ def test_the_last_exchange_actions_work_from_the_keyboard(qtbot, window, chat, m
     assert [p.agent_response for p in memory.pages()] == ["Carrot cake."]
     qtbot.keyClick(window, Qt.Key.Key_E, ctrl_shift)
     assert window.composer.input.toPlainText() == "Which cake?"
+
+
+def test_esc_cancels_editing_and_keeps_the_exchange(qtbot, window, chat, memory, send):
+    """Changing one's mind after Edit: Esc empties the box, and the next message is a new
+    question, not a replacement of the last exchange."""
+    from PySide6.QtCore import Qt
+
+    chat.queue("Lemon cake.", "Tuesday.")
+    send(window, "Which cake should I bake?")
+    window.edit_action.trigger()
+    box = window.composer.input
+    assert box.toPlainText() == "Which cake should I bake?"
+    assert "Esc cancels" in window.composer.hint.text()
+
+    qtbot.keyClick(box, Qt.Key.Key_Escape)
+    assert box.toPlainText() == ""
+    assert "Editing" not in window.composer.hint.text()
+    send(window, "When is the fair?")
+    assert [(p.user_input, p.agent_response) for p in memory.pages()] == [
+        ("Which cake should I bake?", "Lemon cake."),
+        ("When is the fair?", "Tuesday."),
+    ]
+    assert window.view.plain_text().count("Which cake should I bake?") == 1

@@ -93,7 +93,7 @@ def test_the_model_step_drives_the_choice_into_settings(qtbot, memory, chat, loa
         "smollm2-135m",
     )
     assert not window.demo_banner.isVisible()
-    qtbot.waitUntil(lambda: loads.asked and loads.asked[-1].model_source == "openai")
+    qtbot.waitUntil(lambda: bool(loads.asked) and loads.asked[-1].model_source == "openai")
     window.close()
 
 
@@ -370,4 +370,83 @@ def test_the_demo_model_answers_are_capped_short(qtbot, memory, send):
     window.session.settings = window.settings
     send(window, "Hello again")
     assert limits == [160, 512]
+    window.close()
+
+
+def test_fits_this_computer_is_shown_whole_in_the_settings_tab(qtbot, person):
+    """In Settings → Models (its default size) the verdict column is on screen, not past a
+    horizontal scroll bar; the long details give way."""
+    from app.model_picker import DOWNLOADS
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    dialog.tabs.setCurrentWidget(dialog.models_page)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    picker = dialog.models_page.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    table, header = picker.table, picker.table.header()
+    qtbot.waitUntil(lambda: header.sectionSize(3) > 0)
+    right_edge = header.sectionViewportPosition(3) + header.sectionSize(3)
+    assert right_edge <= table.viewport().width()
+    widest = max(
+        table.fontMetrics().horizontalAdvance(row.text(3)) for row in picker.rows(DOWNLOADS)
+    )
+    assert header.sectionSize(3) >= widest
+    assert not table.horizontalScrollBar().isVisible()
+
+
+def test_a_failed_download_is_explained_whole_and_enter_keeps_the_step_open(
+    qtbot, hub, monkeypatch
+):
+    """Offline: the message saying what to do wraps instead of being cut; focus that lands on
+    "Keep the demo model" does not make Enter dismiss the step."""
+    from PySide6.QtCore import Qt
+
+    from app.model_picker import DOWNLOADS
+    from app.model_step import ModelStepDialog
+    from app.workers import WorkerPool
+    from models import recommended
+
+    monkeypatch.setattr(recommended, "HUB", "http://127.0.0.1:9")  # nothing listens there
+    pool = WorkerPool()
+    dialog = ModelStepDialog(pool, probe=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    picker = dialog.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    with qtbot.waitSignal(picker.download_finished, timeout=30_000):
+        picker.download_button.click()
+    label = picker.progress_text
+    qtbot.waitUntil(lambda: label.isVisible() and label.text() != "")
+    assert label.wordWrap()
+    qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()))
+    dialog.later_button.setFocus()
+    assert not dialog.later_button.isDefault()
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert dialog.isVisible() and dialog.result() == 0
+    pool.wait(5000)
+
+
+def test_the_banner_waits_for_an_open_vault(qtbot, memory, chat, loads):
+    """Locked (first start, wrong passphrase, auto-lock) nobody is talking to any model: the
+    demo banner shows once the vault is open, and goes when it closes."""
+    from app.main_window import MainWindow
+    from app.session import Session
+    from app.settings_store import AppSettings
+
+    window = MainWindow(AppSettings())
+    qtbot.addWidget(window)
+    window.show()
+    assert window.settings.model_source == "bundled"
+    assert not window.demo_banner.isVisible()
+    window.attach(Session(memory, window.pool, window.settings, chat=chat, parent=window,
+                          chat_factory=loads))  # fmt: skip
+    assert window.demo_banner.isVisible()
+    window.detach()
+    assert not window.demo_banner.isVisible()
     window.close()

@@ -107,6 +107,7 @@ def test_export_writes_everything_to_json(qtbot, panel, memory, tmp_path):
     export_memory(panel, panel.session, path=str(target))
     qtbot.waitUntil(lambda: _message(panel, "Export") is not None)
     assert str(target) in _message(panel, "Export").text()
+    assert "This copy is not encrypted" in _message(panel, "Export").text()
     data = json.loads(target.read_text(encoding="utf-8"))
     assert any(JOB == page["user_input"] for page in data["pages"])
     assert target.stat().st_mode & 0o077 == 0  # readable by its owner only
@@ -151,4 +152,17 @@ def test_a_broken_transcript_is_reported(qtbot, window, memory, tmp_path):
     import_transcript(window, window.session, str(transcript))
     qtbot.waitUntil(lambda: _message(window, "Import failed") is not None)
     assert "not valid JSON" in _message(window, "Import failed").text()
+    assert memory.pages() == []
+
+
+def test_a_transcript_of_the_wrong_shape_says_nothing_was_imported(qtbot, window, memory, tmp_path):
+    from app.importer import import_transcript
+
+    transcript = tmp_path / "shape.json"
+    transcript.write_text('{"bad": 1}', encoding="utf-8")
+    import_transcript(window, window.session, str(transcript))
+    qtbot.waitUntil(lambda: _message(window, "Import failed") is not None)
+    text = _message(window, "Import failed").text()
+    assert text.startswith("Expected a JSON list of exchanges or messages")
+    assert text.endswith("Nothing was imported.")
     assert memory.pages() == []

@@ -264,6 +264,11 @@ def test_forget_command_asks_first_and_cancel_deletes_nothing(qtbot, window, cha
 def test_help_and_unknown_commands(qtbot, window, chat, memory):
     assert _type(qtbot, window, "/help") == "help"
     assert "/forget WORDS" in window.view.plain_text()
+    # The keys for what the right-click menu and the menus do: regenerate, edit, find.
+    help_text = window.view.plain_text()
+    for keys in ("Ctrl+Shift+R answer again", "Ctrl+Shift+E edit your last question",
+                 "Ctrl+B conversations", "Ctrl+Shift+F search them"):  # fmt: skip
+        assert keys in help_text
     assert _type(qtbot, window, "/remeber I like figs") == "unknown"
     assert window.composer.input.toPlainText() == "/remeber I like figs"  # nothing lost
     assert memory.facts() == []

@@ -135,3 +135,70 @@ def test_gpu_offload_support_is_stated(qtbot, window):
         assert "no GPU support" in dialog.gpu_note.text()
         assert not dialog.gpu_layers.isEnabled()
     dialog.reject()
+
+
+def test_save_and_cancel_carry_no_desktop_icons(qtbot):
+    """Where the desktop's style puts icons on dialog buttons (a floppy disk on Save, a red
+    cross on Cancel), the app's buttons stay text only, like every other button in it."""
+    from PySide6.QtWidgets import QDialogButtonBox, QProxyStyle, QStyle
+
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    hint = QStyle.StyleHint.SH_DialogButtonBox_ButtonsHaveIcons
+
+    class IconsOnButtons(QProxyStyle):  # what a GNOME/KDE platform theme answers
+        def styleHint(self, asked, option=None, widget=None, data=None):  # noqa: N802
+            return 1 if asked == hint else super().styleHint(asked, option, widget, data)
+
+    desktop = IconsOnButtons("Fusion")  # kept alive here: the widgets do not own it
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    box = dialog.findChild(QDialogButtonBox)
+    box.setStyle(desktop)  # under the app's style sheet, as the desktop's style would be
+    assert desktop.styleHint(hint) == 1
+    assert box.style().styleHint(hint, None, box) == 0
+    save = box.button(QDialogButtonBox.StandardButton.Save)
+    assert save.text() == "Save" and save.icon().isNull()
+    box.setStyle(None)
+
+
+def test_lock_when_idle_has_its_own_group_not_the_local_model_one(qtbot):
+    from PySide6.QtWidgets import QGroupBox
+
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings(auto_lock_minutes=15))
+    qtbot.addWidget(dialog)
+    group = dialog.auto_lock.parentWidget()
+    while not isinstance(group, QGroupBox):
+        group = group.parentWidget()
+    assert group.title() == "When you step away"
+    running = next(g for g in dialog.findChildren(QGroupBox) if g.title() == "Running a local model")
+    assert not running.isAncestorOf(dialog.auto_lock)
+    assert dialog.auto_lock.value() == 15
+
+
+def test_model_rows_never_overlap_whatever_the_source(qtbot):
+    """With a server's fields shown, the Model tab scrolls instead of squeezing the GPU note
+    into the GPU layers field."""
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: "Checking" not in dialog.gpu_note.text(), timeout=10_000)
+    note = dialog.gpu_note
+
+    def laid_out_apart() -> bool:
+        return (
+            note.geometry().top() >= dialog.gpu_layers.geometry().bottom()
+            and note.height() >= note.heightForWidth(note.width())
+        )
+
+    for source in (dialog.gguf, dialog.server):
+        source.setChecked(True)
+        qtbot.waitUntil(laid_out_apart, timeout=3000)  # the layout runs on the next events

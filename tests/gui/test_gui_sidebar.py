@@ -123,3 +123,15 @@ def test_cancel_forgets_nothing(qtbot, shown, history, memory):
     qtbot.waitUntil(lambda: sidebar.confirm_box is not None and sidebar.confirm_box.isVisible())
     sidebar.confirm_box.button(QMessageBox.StandardButton.Cancel).click()
     assert history[1] in {c.id for c in memory.conversations()}
+
+
+def test_esc_clears_the_search_and_the_list_comes_back(qtbot, shown):
+    sidebar = shown.sidebar
+    shown.search_action.trigger()
+    with qtbot.waitSignal(sidebar.searched):
+        qtbot.keyClicks(sidebar.search, "peanut")
+    assert sidebar.stack.currentWidget() is sidebar.results
+    qtbot.keyClick(sidebar.search, Qt.Key.Key_Escape)
+    assert sidebar.search.text() == ""
+    qtbot.waitUntil(lambda: sidebar.stack.currentWidget() is sidebar.tree)
+    assert len(sidebar.rows()) == 3
