@@ -274,22 +274,8 @@ class PagesMixin:
         if not page_ids:
             return {"pages": [], "facts": [], "slots": []}
         marks = _placeholders(page_ids)
-        derived_facts = [
-            row[0]
-            for row in self.conn.execute(
-                f"SELECT fact_id FROM fact_sources WHERE page_id IN ({marks}) AND fact_id NOT IN "
-                f"(SELECT fact_id FROM fact_sources WHERE page_id NOT IN ({marks}))",
-                page_ids + page_ids,
-            )
-        ]
-        derived_slots = [
-            row[0]
-            for row in self.conn.execute(
-                f"SELECT slot_id FROM profile_evidence WHERE page_id IN ({marks}) AND slot_id NOT IN "
-                f"(SELECT slot_id FROM profile_evidence WHERE page_id NOT IN ({marks}))",
-                page_ids + page_ids,
-            )
-        ]
+        derived = self.only_derived_from(page_ids)  # the same rule the forget preview shows
+        derived_facts, derived_slots = derived["facts"], derived["slots"]
         if keep_derived:
             derived_facts, derived_slots = [], []
         self.delete_facts(derived_facts, dimension)
