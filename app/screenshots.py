@@ -154,6 +154,10 @@ def memory_at_work(window: Any, mem: Any, chat: Any, save: Any, first: str = "",
     wait_for(window.conversation_shown, 5000)
 
 
+# The memory-at-work pictures: made with the bundled models, never with scripted replies.
+BUNDLED_SHOTS = {"remembered", "learned", "forget-panel", "sidebar-search", "dark"}
+
+
 def shoot_bundled(out: Path) -> list[Path]:
     """The memory-at-work screenshots with the bundled models: SmolLM2-135M answers (its
     answers are poor: it is tiny), all-MiniLM-L6-v2 embeds; the earlier conversation is
@@ -193,20 +197,28 @@ def shoot(out: Path) -> list[Path]:
 
     from app import theme
     from app.main_window import MainWindow
+    from app.settings_store import SERVER, AppSettings
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     theme.apply(app)  # type: ignore[arg-type]
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     mem, chat = build_memory(Path(os.environ["MEMORYOS_HOME"]))
+    # The scripted replies stand in for a capable model on a local server, so the window
+    # looks as it does with one (no demo-model banner, no 160-token cap).
+    settings = AppSettings(
+        model_source=SERVER, server_url="http://127.0.0.1:11434/v1", server_model="scripted"
+    )
 
     def save(widget: Any, name: str) -> None:
         settle()
+        if name in BUNDLED_SHOTS:  # those are taken with the real models (--bundled)
+            return
         path = out / f"{name}.png"
         widget.grab().save(str(path))
         written.append(path)
 
-    window = MainWindow.for_memory(mem, chat)
+    window = MainWindow.for_memory(mem, chat, settings=settings)
     window.resize(1000, 720)
     window.show()
     settle(300)
@@ -237,7 +249,8 @@ def shoot(out: Path) -> list[Path]:
     dialog.resize(760, 640)
     wait_for(dialog.loaded, 5000)
     save(dialog, "settings")
-    dialog.tabs.setCurrentIndex(1)
+    tabs = [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())]
+    dialog.tabs.setCurrentIndex(tabs.index("Memory"))
     save(dialog, "settings-memory")
     dialog.reject()
 
