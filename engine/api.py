@@ -98,7 +98,9 @@ class MemoryOS:
         self._subscribers: list[Callable[[str], None]] = []
         self._visits: Counter[int] = Counter()
         self._visits_lock = threading.Lock()
-        self._foreground = threading.Event()
+        # Answers being generated now; background work waits on the condition until it is 0.
+        self._answers = 0
+        self._answers_done = threading.Condition()
         self._conversation_id = self._new_id()
         self.transfers = TransferLog()  # what was sent to which model, in characters
         self.consolidator = Consolidator(self, self._notify)
@@ -411,11 +413,20 @@ class MemoryOS:
         stream.replaces = old
         return stream
 
-    def wait_for_foreground(self, timeout: float = 120.0) -> None:
-        """Background work yields to a running answer (one inference at a time per model)."""
-        deadline = time.monotonic() + timeout
-        while self._foreground.is_set() and time.monotonic() < deadline:
-            time.sleep(0.05)
+    def wait_for_foreground(self, timeout: float = 120.0) -> bool:
+        """Background work yields to a running answer (one inference at a time per model).
+        Woken the moment the last answer ends; False if one was still running at `timeout`."""
+        with self._answers_done:
+            return self._answers_done.wait_for(lambda: self._answers == 0, timeout)
+
+    def _answer_started(self) -> None:
+        with self._answers_done:
+            self._answers += 1
+
+    def _answer_ended(self) -> None:
+        with self._answers_done:
+            self._answers -= 1
+            self._answers_done.notify_all()
 
     def short_term(self) -> list[Page]:
         return [page_from_row(r) for r in self.vault.pages_in_tier(SHORT_TERM)]
@@ -710,7 +721,7 @@ class ResponseStream(Iterator[str]):
 
     def _generate(self, max_tokens: int) -> Iterator[str]:
         memory = self.memory
-        memory._foreground.set()
+        memory._answer_started()
         try:
             for chunk in memory.chat.stream(
                 self.messages, max_tokens=max_tokens, cancel=self._cancel
@@ -725,7 +736,7 @@ class ResponseStream(Iterator[str]):
             self.error = exc
             raise  # nothing is stored: an error text is never memory
         finally:
-            memory._foreground.clear()
+            memory._answer_ended()
             self._splitter.finish()
             self.text, self.thinking = self._splitter.answer, self._splitter.thinking
             self.transfer = memory.transfers.record(memory.chat, "answer", self.messages, self.text)

@@ -168,3 +168,19 @@ def test_capable_model_one_call_per_batch_and_per_hot_segment(memory, chat):
     assert [f.text for f in learned] == ["The user hikes the granite ridge trail most weekends."]
     assert learned[0].source_page_ids == (ids[0], ids[1])
     assert any(s.value == "loves hiking" for s in memory.profile())
+
+
+def test_background_work_waits_for_a_running_answer_and_wakes_when_it_ends(memory, chat):
+    import threading
+
+    chat.queue("one two three four")
+    stream = memory.get_response("How are you?")
+    next(stream)  # the answer is being generated now
+    assert memory.wait_for_foreground(timeout=0.05) is False  # still running: gave up waiting
+    woke = []
+    waiter = threading.Thread(target=lambda: woke.append(memory.wait_for_foreground(timeout=30)))
+    waiter.start()
+    rest = list(stream)  # the answer ends
+    waiter.join(timeout=30)
+    assert woke == [True] and rest  # woken by the end of the answer, not by the timeout
+    assert memory.wait_for_foreground(timeout=0) is True  # nothing running any more
