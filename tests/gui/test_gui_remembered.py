@@ -51,7 +51,8 @@ def _answers(view):
 
 def test_an_answer_shows_what_its_prompt_remembered(qtbot, window, chat, memory, send, spied):
     memory.add_fact("I am allergic to peanuts")
-    memory.add_fact("My sister Ana lives in Porto")
+    # retrieval keeps only facts that share something with the question (#12): both do
+    memory.add_fact("I am also allergic to shellfish")
     memory.add_memory("Can you suggest a dinner without peanuts?", "A lentil curry.")
     chat.queue("Avoid peanuts.")
 
