@@ -157,19 +157,22 @@ class PagesMixin:
 
     @_locked
     def neighbour_ids(self, page_ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
-        """The exchanges just before and after each page in its conversation."""
+        """The exchanges just before and after each page in its conversation (one query per
+        500 pages, not one per page: retrieval asks this for ~50 candidates per question)."""
         out: dict[int, tuple[int | None, int | None]] = {}
-        for page_id in page_ids:
-            rows = self.conn.execute(
-                "SELECT (SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
+        page_ids = list(page_ids)
+        for start in range(0, len(page_ids), 500):
+            chunk = page_ids[start : start + 500]
+            for page_id, before, after in self.conn.execute(
+                "SELECT p.id, "
+                "(SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
                 "(q.ts < p.ts OR (q.ts = p.ts AND q.id < p.id)) ORDER BY q.ts DESC, q.id DESC LIMIT 1), "
                 "(SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
                 "(q.ts > p.ts OR (q.ts = p.ts AND q.id > p.id)) ORDER BY q.ts, q.id LIMIT 1) "
-                "FROM pages p WHERE p.id=?",
-                (page_id,),
-            ).fetchall()
-            if rows:
-                out[page_id] = (rows[0][0], rows[0][1])
+                f"FROM pages p WHERE p.id IN ({_placeholders(chunk)})",
+                chunk,
+            ):
+                out[page_id] = (before, after)
         return out
 
     @_locked

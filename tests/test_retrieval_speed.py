@@ -1,0 +1,101 @@
+"""Speed refactors of retrieval return exactly what the slower paths returned."""
+
+from __future__ import annotations
+
+import random
+import secrets
+
+import numpy as np
+import pytest
+
+from engine.api import MemoryOS
+from engine.backends.fake import HashEmbedder
+from engine.eval.bench import build_vault, synthetic_exchange
+from engine.memory import keywords
+
+NOW = 1_790_000_000.0
+
+
+@pytest.fixture
+def mem(tmp_path):
+    memory = MemoryOS.open(
+        tmp_path / "speed.memoryos",
+        create=True,
+        passphrase=secrets.token_urlsafe(24),
+        embedder=HashEmbedder(384),
+        background=False,
+    )
+    yield memory
+    memory.close()
+
+
+def _page(vault, conversation: str, ts: float) -> int:
+    vault.ensure_conversation(conversation, ts, title=conversation)
+    return vault.insert_page(
+        conversation_id=conversation,
+        user_input="hello",
+        agent_response="hi",
+        ts=ts,
+        meta={},
+        body="User: hello\nAssistant: hi",
+        vector=np.ones(384, dtype=np.float32) / np.sqrt(384),
+        now=ts,
+    )
+
+
+def test_neighbour_ids_in_one_query(mem):
+    vault = mem.vault
+    with vault.transaction():
+        a1 = _page(vault, "a", 100.0)
+        b1 = _page(vault, "b", 150.0)
+        a2 = _page(vault, "a", 200.0)
+        a3 = _page(vault, "a", 200.0)  # same time as a2: the id orders them
+        b2 = _page(vault, "b", 250.0)
+    around = vault.neighbour_ids([a1, a2, a3, b1, b2, 10_000])
+    assert around == {
+        a1: (None, a2),
+        a2: (a1, a3),
+        a3: (a2, None),
+        b1: (None, b2),
+        b2: (b1, None),
+    }  # conversations do not mix; an unknown id is left out
+    assert vault.neighbour_ids([]) == {}
+
+
+def _old_neighbour_ids(vault, page_ids):
+    """The per-page query the batched one replaced (the reference)."""
+    out = {}
+    for page_id in page_ids:
+        rows = vault.conn.execute(
+            "SELECT (SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
+            "(q.ts < p.ts OR (q.ts = p.ts AND q.id < p.id)) ORDER BY q.ts DESC, q.id DESC "
+            "LIMIT 1), (SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
+            "(q.ts > p.ts OR (q.ts = p.ts AND q.id > p.id)) ORDER BY q.ts, q.id LIMIT 1) "
+            "FROM pages p WHERE p.id=?",
+            (page_id,),
+        ).fetchall()
+        if rows:
+            out[page_id] = (rows[0][0], rows[0][1])
+    return out
+
+
+def _ranked(mem, queries):
+    out = []
+    for text, vector in queries:
+        result = mem.retrieve(text, query_vector=vector, record_visits=False, now=NOW)
+        out.append([(t.page_id, t.side, t.score, t.sources) for t in result.turns])
+    return out
+
+
+def test_fast_paths_rank_the_same_turns(mem, monkeypatch):
+    build_vault(mem, 200, random.Random(7), pages_per_segment=20)
+    rng = random.Random(11)
+    texts = [synthetic_exchange(rng)[0] for _ in range(10)]
+    queries = list(zip(texts, mem.embedder.embed(texts, kind="query"), strict=True))
+    fast = _ranked(mem, queries)
+    vault = mem.vault
+    monkeypatch.setattr(vault, "neighbour_ids", lambda ids: _old_neighbour_ids(vault, ids))
+    monkeypatch.setattr(keywords, "fts_term", keywords.fts_term.__wrapped__)  # no cache
+    slow = _ranked(mem, queries)
+    assert fast == slow
+    assert all(len(turns) == 2 * mem.settings.top_pages for turns in fast)  # the budget filled
