@@ -62,6 +62,20 @@ def test_neighbour_ids_in_one_query(mem):
     assert vault.neighbour_ids([]) == {}
 
 
+def test_batched_lookups(mem):
+    build_vault(mem, 60, random.Random(3), pages_per_segment=20)
+    vault = mem.vault
+    segments = sorted({vault.page_rows([p])[0][6] for p in range(1, 61)})
+    assert len(segments) == 3
+    assert sorted(vault.page_ids_of_segments(segments[:2])) == list(range(1, 41))
+    assert vault.page_ids_of_segments([]) == []
+    terms = ["bicycl", "lisbon", "nosuchterm"]
+    assert vault.document_frequency("pages_fts", terms) == _old_document_frequency(
+        vault, "pages_fts", terms
+    )
+    assert vault.document_frequency("pages_fts", ["nosuchterm"]) == {"nosuchterm": 0}
+
+
 def _old_neighbour_ids(vault, page_ids):
     """The per-page query the batched one replaced (the reference)."""
     out = {}
@@ -76,6 +90,21 @@ def _old_neighbour_ids(vault, page_ids):
         ).fetchall()
         if rows:
             out[page_id] = (rows[0][0], rows[0][1])
+    return out
+
+
+def _old_document_frequency(vault, table, terms):
+    """One query per term, as before (the reference)."""
+    vault.conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_terms "
+        f"USING fts5vocab(main, {table}, 'row')"
+    )
+    out = {}
+    for term in terms:
+        rows = vault.conn.execute(
+            f"SELECT doc FROM temp.{table}_terms WHERE term=?", (term,)
+        ).fetchall()
+        out[term] = rows[0][0] if rows else 0
     return out
 
 
@@ -96,6 +125,14 @@ def test_fast_paths_rank_the_same_turns(mem, monkeypatch):
     vault = mem.vault
     monkeypatch.setattr(vault, "neighbour_ids", lambda ids: _old_neighbour_ids(vault, ids))
     monkeypatch.setattr(keywords, "fts_term", keywords.fts_term.__wrapped__)  # no cache
+    monkeypatch.setattr(
+        vault,
+        "page_ids_of_segments",
+        lambda ids: [p for s in ids for p in vault.page_ids_of_segment(s)],
+    )
+    monkeypatch.setattr(
+        vault, "document_frequency", lambda t, terms: _old_document_frequency(vault, t, terms)
+    )
     slow = _ranked(mem, queries)
     assert fast == slow
     assert all(len(turns) == 2 * mem.settings.top_pages for turns in fast)  # the budget filled

@@ -237,10 +237,13 @@ class PagesMixin:
         self.conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, {table}, 'row')"
         )
-        out = {}
-        for term in terms:
-            rows = self.conn.execute(f"SELECT doc FROM {vocab} WHERE term=?", (term,)).fetchall()
-            out[term] = rows[0][0] if rows else 0
+        out = dict.fromkeys(terms, 0)
+        if terms:  # one query for all the terms of a question
+            out.update(
+                self.conn.execute(
+                    f"SELECT term, doc FROM {vocab} WHERE term IN ({_placeholders(terms)})", terms
+                )
+            )
         return out
 
     @_locked
@@ -447,6 +450,19 @@ class PagesMixin:
     def delete_segment_row(self, segment_id: int, dimension: int) -> None:
         self._erase_vectors("segments_vec", [segment_id], dimension)
         self.conn.execute("DELETE FROM segments WHERE id=?", (segment_id,))
+
+    @_locked
+    def page_ids_of_segments(self, segment_ids: list[int]) -> list[int]:
+        """The pages of several segments in one query (retrieval reads the best few)."""
+        if not segment_ids:
+            return []
+        return [
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT id FROM pages WHERE segment_id IN ({_placeholders(segment_ids)})",
+                list(segment_ids),
+            )
+        ]
 
     @_locked
     def page_ids_of_segment(self, segment_id: int) -> list[int]:
