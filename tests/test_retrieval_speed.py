@@ -136,3 +136,20 @@ def test_fast_paths_rank_the_same_turns(mem, monkeypatch):
     slow = _ranked(mem, queries)
     assert fast == slow
     assert all(len(turns) == 2 * mem.settings.top_pages for turns in fast)  # the budget filled
+
+
+def test_all_vectors_in_one_array(mem):
+    build_vault(mem, 30, random.Random(5))
+    vault = mem.vault
+    ids, matrix = vault.all_vectors("pages_vec")
+    assert list(ids) == list(range(1, 31)) and matrix.shape == (30, 384)
+    stored = vault.page_vectors(list(range(1, 31)))
+    assert all(np.array_equal(matrix[i], stored[i + 1]) for i in range(30))
+    later, rest = vault.all_vectors("pages_vec", after_id=28)
+    assert list(later) == [29, 30] and np.array_equal(rest, matrix[28:])
+    assert matrix.flags.writeable  # the mirror edits rows in place (re-embedding)
+    assert np.array_equal(mem.page_mirror.vectors([3])[3], stored[3])  # loaded from the vault
+    mem.page_mirror.update(3, np.zeros(384, dtype=np.float32))
+    assert not mem.page_mirror.vectors([3])[3].any()
+    empty_ids, empty = vault.all_vectors("pages_vec", after_id=30)
+    assert len(empty_ids) == 0 and empty.shape == (0, 0)
