@@ -145,7 +145,7 @@ def retrieve(
     }
     segments = _top_segments(memory, vector, query, now)
     if stages.segments and segments:
-        allowed = [pid for s in segments for pid in vault.page_ids_of_segment(s.id)]
+        allowed = vault.page_ids_of_segments([s.id for s in segments])  # order unused
         lists["segment"] = (weights.segment, _ranked(_turns_among(memory, vector, allowed, pool)))
     facts, knowledge = _facts(memory, query, vector, settings)
     if stages.facts:

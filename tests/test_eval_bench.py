@@ -5,15 +5,36 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 
-from engine.eval.bench import BenchConfig, format_table, run_bench, synthetic_exchange
+from engine.eval.bench import (
+    FLAT_PAGES_K,
+    FLAT_TURNS_K,
+    BenchConfig,
+    flat_scan,
+    format_table,
+    run_bench,
+    synthetic_exchange,
+)
 from engine.eval.cli import bench_main
 
 
 def test_synthetic_text_is_varied():
     rng = random.Random(1)
     assert len({synthetic_exchange(rng) for _ in range(200)}) == 200
+
+
+def test_flat_scan_is_the_exact_top_k():
+    rng = np.random.default_rng(3)
+    turns = rng.standard_normal((300, 16)).astype(np.float32)
+    pages = rng.standard_normal((150, 16)).astype(np.float32)
+    query = rng.standard_normal(16).astype(np.float32)
+    top_turns, top_pages = flat_scan(turns, pages, query)
+    assert list(top_turns) == list(np.argsort(-(turns @ query), kind="stable")[:FLAT_TURNS_K])
+    assert list(top_pages) == list(np.argsort(-(pages @ query), kind="stable")[:FLAT_PAGES_K])
+    few, _ = flat_scan(turns[:7], pages, query)  # fewer rows than k: all of them, in order
+    assert list(few) == list(np.argsort(-(turns[:7] @ query)))
 
 
 def test_bench_measures_everything_with_fakes(tmp_path):
@@ -34,6 +55,11 @@ def test_bench_measures_everything_with_fakes(tmp_path):
     assert (small["pages"], large["pages"]) == (100, 300)
     for row in (small, large):
         assert row["n"] == 5 and 0 < row["p50_ms"] <= row["p95_ms"]
+        # the numpy reference ran on the same queries, and the ratio is of the two p95s
+        assert row["flat_scan_n"] == row["n"]
+        assert row["flat_scan_p50_ms"] <= row["flat_scan_p95_ms"]
+        assert row["ratio_p95"] == pytest.approx(row["p95_ms"] / row["flat_scan_p95_ms"])
+        assert row["cold_first_ms"] > 0
         # MiB and MiB per 1,000 pages describe the same file
         assert row["vault_mb_per_1k_pages"] == pytest.approx(row["vault_mb"] / row["pages"] * 1000)
     assert large["vault_mb"] > small["vault_mb"]  # three times the pages take more room
@@ -46,8 +72,11 @@ def test_bench_measures_everything_with_fakes(tmp_path):
         assert row["segments"] >= 1  # 25 pages overflow a 10-page short-term queue
     assert none["llm_calls"] == 0  # no model: the non-LLM paths did all the work
     assert results["peak_rss_mb"] >= large["peak_rss_mb"]
+    for key in ("load_avg_1m_start", "load_avg_1m_end"):
+        assert results[key] is None or results[key] >= 0
     table = format_table(results)
     assert "retrieval" in table and "pages/s" in table
+    assert "flat p95" in table and "load average (1 min" in table
     assert list(tmp_path.iterdir()) == []  # throwaway vaults removed
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import resource
 import secrets
@@ -194,8 +195,27 @@ def build_vault(
         done += n
 
 
+FLAT_TURNS_K = 100  # what retrieve asks of the turn index (2 x its pool of 50)
+FLAT_PAGES_K = 50  # and of the page index
+
+
+def flat_scan(turns: Any, pages: Any, vector: Any) -> tuple[Any, Any]:
+    """The reference: brute-force top-k over every turn and page vector held in RAM (numpy)."""
+    import numpy as np
+
+    out = []
+    for matrix, k in ((turns, FLAT_TURNS_K), (pages, FLAT_PAGES_K)):
+        scores = matrix @ vector
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        out.append(top[np.argsort(-scores[top])])
+    return out[0], out[1]
+
+
 def bench_retrieval(folder: Path, size: int, queries: int, rng: random.Random) -> dict[str, Any]:
-    """Retrieval latency at `size` pages, query embedding excluded (vectors given)."""
+    """Retrieval latency at `size` pages, query embedding excluded (vectors given), beside a
+    brute-force numpy scan of the same vectors for the same queries (interleaved, so both see
+    the same machine load)."""
     from engine.backends.fake import HashEmbedder
 
     embedder = HashEmbedder(384)
@@ -209,11 +229,18 @@ def bench_retrieval(folder: Path, size: int, queries: int, rng: random.Random) -
         start = time.perf_counter()
         mem.retrieve(texts[0], query_vector=vectors[0], record_visits=False)
         cold_ms = (time.perf_counter() - start) * 1000
-        samples = []
+        _, turns = mem.vault.all_vectors("turns_vec")
+        _, pages = mem.vault.all_vectors("pages_vec")
+        flat_scan(turns, pages, vectors[0])  # warm, as the first retrieve above
+        samples, flat = [], []
         for text, vector in zip(texts, vectors, strict=True):
             start = time.perf_counter()
             mem.retrieve(text, query_vector=vector, record_visits=False)
             samples.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            flat_scan(turns, pages, vector)
+            flat.append(time.perf_counter() - start)
+        del turns, pages
         path = mem.path
     finally:
         mem.close()
@@ -223,10 +250,24 @@ def bench_retrieval(folder: Path, size: int, queries: int, rng: random.Random) -
         "build_s": build_s,
         "cold_first_ms": cold_ms,
         **_ms(samples),
+        **{f"flat_scan_{key}": value for key, value in _ms(flat).items()},
+        "ratio_p95": _ratio(_ms(samples)["p95_ms"], _ms(flat)["p95_ms"]),
         "vault_mb": size_bytes / 2**20,
         "vault_mb_per_1k_pages": size_bytes / 2**20 / size * 1000,
         "peak_rss_mb": peak_rss_mb(),
     }
+
+
+def _ratio(ours: float | None, reference: float | None) -> float | None:
+    return ours / reference if ours is not None and reference else None
+
+
+def load_average() -> float | None:
+    """The machine's 1-minute load average (None where the OS has none)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def _chat(name: str) -> Any:
@@ -286,6 +327,7 @@ def run_bench(config: BenchConfig, log: Any = print) -> dict[str, Any]:
         "retrieval": [],
         "consolidation": [],
         "errors": [],
+        "load_avg_1m_start": load_average(),
     }
     results["notes"] = (
         "Retrieval vaults are filled with synthetic varied text and embedded with the fake "
@@ -319,6 +361,7 @@ def run_bench(config: BenchConfig, log: Any = print) -> dict[str, Any]:
             except Exception as exc:
                 results["errors"].append(f"consolidation/{chat_name}: {type(exc).__name__}: {exc}")
     results["peak_rss_mb"] = peak_rss_mb()
+    results["load_avg_1m_end"] = load_average()
     return results
 
 
@@ -336,13 +379,16 @@ def format_table(results: dict[str, Any]) -> str:
         lines.append(f"  {row['embedder']:44} {_f(row['p50_ms'], 2):>8} {_f(row['p95_ms'], 2):>8}")
     lines += [
         "",
-        "retrieval (query embedding excluded; fake 384-d vectors)",
-        f"  {'pages':>8} {'p50 ms':>8} {'p95 ms':>8} {'cold ms':>8} {'build s':>8} "
-        f"{'MB':>8} {'MB/1k':>7} {'RSS MB':>7}",
+        "retrieval (query embedding excluded; fake 384-d vectors); flat = brute-force numpy "
+        "scan of the same turn and page vectors in RAM, same queries; x flat = p95 / flat p95",
+        f"  {'pages':>8} {'p50 ms':>8} {'p95 ms':>8} {'flat p50':>8} {'flat p95':>8} "
+        f"{'x flat':>7} {'cold ms':>8} {'build s':>8} {'MB':>8} {'MB/1k':>7} {'RSS MB':>7}",
     ]
     for row in results["retrieval"]:
         lines.append(
             f"  {row['pages']:>8} {_f(row['p50_ms'], 2):>8} {_f(row['p95_ms'], 2):>8} "
+            f"{_f(row['flat_scan_p50_ms'], 2):>8} {_f(row['flat_scan_p95_ms'], 2):>8} "
+            f"{_f(row['ratio_p95'], 1):>7} "
             f"{_f(row['cold_first_ms']):>8} {_f(row['build_s']):>8} "
             f"{_f(row['vault_mb']):>8} {_f(row['vault_mb_per_1k_pages'], 2):>7} "
             f"{_f(row['peak_rss_mb'], 0):>7}"
@@ -357,6 +403,12 @@ def format_table(results: dict[str, Any]) -> str:
             f"  {row['chat']:36} {row['embedder']:40} {row['pages']:>6} "
             f"{_f(row['pages_per_s']):>8} {row['llm_calls']:>9}"
         )
-    lines += ["", f"peak RSS: {_f(results['peak_rss_mb'], 0)} MiB", results["notes"]]
+    lines += [
+        "",
+        f"peak RSS: {_f(results['peak_rss_mb'], 0)} MiB",
+        f"load average (1 min, {os.cpu_count()} cores): "
+        f"{_f(results['load_avg_1m_start'], 2)} at start, {_f(results['load_avg_1m_end'], 2)} at end",
+        results["notes"],
+    ]
     lines += [f"error: {e}" for e in results["errors"]]
     return "\n".join(lines)

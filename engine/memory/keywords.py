@@ -93,7 +93,7 @@ def _porter():
     return snowballstemmer.stemmer("porter")  # the algorithm of FTS5's porter tokenizer
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=100_000)  # retrieval stems every word of ~100 candidate turns per query
 def fts_term(word: str) -> str:
     """A word as FTS5's porter tokenizer stores it."""
     return _porter().stemWord(word.lower())

@@ -157,19 +157,22 @@ class PagesMixin:
 
     @_locked
     def neighbour_ids(self, page_ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
-        """The exchanges just before and after each page in its conversation."""
+        """The exchanges just before and after each page in its conversation (one query per
+        500 pages, not one per page: retrieval asks this for ~50 candidates per question)."""
         out: dict[int, tuple[int | None, int | None]] = {}
-        for page_id in page_ids:
-            rows = self.conn.execute(
-                "SELECT (SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
+        page_ids = list(page_ids)
+        for start in range(0, len(page_ids), 500):
+            chunk = page_ids[start : start + 500]
+            for page_id, before, after in self.conn.execute(
+                "SELECT p.id, "
+                "(SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
                 "(q.ts < p.ts OR (q.ts = p.ts AND q.id < p.id)) ORDER BY q.ts DESC, q.id DESC LIMIT 1), "
                 "(SELECT q.id FROM pages q WHERE q.conversation_id=p.conversation_id AND "
                 "(q.ts > p.ts OR (q.ts = p.ts AND q.id > p.id)) ORDER BY q.ts, q.id LIMIT 1) "
-                "FROM pages p WHERE p.id=?",
-                (page_id,),
-            ).fetchall()
-            if rows:
-                out[page_id] = (rows[0][0], rows[0][1])
+                f"FROM pages p WHERE p.id IN ({_placeholders(chunk)})",
+                chunk,
+            ):
+                out[page_id] = (before, after)
         return out
 
     @_locked
@@ -211,15 +214,16 @@ class PagesMixin:
             "facts_vec_next",
             "turns_vec",
         )
-        ids, rows = [], []
-        for row_id, blob in self.conn.execute(
+        rows = self.conn.execute(
             f"SELECT rowid, embedding FROM {table} WHERE rowid > ? ORDER BY rowid", (after_id,)
-        ):
-            ids.append(row_id)
-            rows.append(np.frombuffer(blob, dtype=np.float32))
+        ).fetchall()
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-        return np.asarray(ids, dtype=np.int64), np.vstack(rows)
+        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        # one join, one array (a bytearray, so the mirror can update rows in place): the first
+        # query after opening a vault builds its mirrors from 2 x pages rows (vstack was slower)
+        matrix = np.frombuffer(bytearray().join(row[1] for row in rows), dtype=np.float32)
+        return ids, matrix.reshape(len(rows), -1)
 
     @_locked
     def count_rows(self, table: str) -> int:
@@ -234,10 +238,13 @@ class PagesMixin:
         self.conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, {table}, 'row')"
         )
-        out = {}
-        for term in terms:
-            rows = self.conn.execute(f"SELECT doc FROM {vocab} WHERE term=?", (term,)).fetchall()
-            out[term] = rows[0][0] if rows else 0
+        out = dict.fromkeys(terms, 0)
+        if terms:  # one query for all the terms of a question
+            out.update(
+                self.conn.execute(
+                    f"SELECT term, doc FROM {vocab} WHERE term IN ({_placeholders(terms)})", terms
+                )
+            )
         return out
 
     @_locked
@@ -430,6 +437,19 @@ class PagesMixin:
     def delete_segment_row(self, segment_id: int, dimension: int) -> None:
         self._erase_vectors("segments_vec", [segment_id], dimension)
         self.conn.execute("DELETE FROM segments WHERE id=?", (segment_id,))
+
+    @_locked
+    def page_ids_of_segments(self, segment_ids: list[int]) -> list[int]:
+        """The pages of several segments in one query (retrieval reads the best few)."""
+        if not segment_ids:
+            return []
+        return [
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT id FROM pages WHERE segment_id IN ({_placeholders(segment_ids)})",
+                list(segment_ids),
+            )
+        ]
 
     @_locked
     def page_ids_of_segment(self, segment_id: int) -> list[int]:
