@@ -106,15 +106,20 @@ class ForgetMixin:
     @_locked
     def segments_of_pages(self, page_ids: list[int]) -> dict[int, int]:
         """segment id -> how many of its pages are NOT among `page_ids` (0: it goes too)."""
+        return self._survivors("segment_id", page_ids)
+
+    def _survivors(self, column: str, page_ids: list[int]) -> dict:
+        """For each value of `column` (segment_id, conversation_id) that `page_ids` touch: how
+        many of its pages are not among them."""
         if not page_ids:
             return {}
         marks = _placeholders(page_ids)
         return {
             row[0]: row[1]
             for row in self.conn.execute(
-                f"SELECT s.segment_id, (SELECT count(*) FROM pages q WHERE q.segment_id=s.segment_id "
-                f"AND q.id NOT IN ({marks})) FROM (SELECT DISTINCT segment_id FROM pages "
-                f"WHERE id IN ({marks}) AND segment_id IS NOT NULL) s",
+                f"SELECT s.{column}, (SELECT count(*) FROM pages q WHERE q.{column}=s.{column} "
+                f"AND q.id NOT IN ({marks})) FROM (SELECT DISTINCT {column} FROM pages "
+                f"WHERE id IN ({marks}) AND {column} IS NOT NULL) s",
                 page_ids + page_ids,
             )
         }
@@ -139,18 +144,7 @@ class ForgetMixin:
     @_locked
     def conversations_of_pages(self, page_ids: list[int]) -> dict[str, int]:
         """conversation id -> how many of its pages survive the forget."""
-        if not page_ids:
-            return {}
-        marks = _placeholders(page_ids)
-        return {
-            row[0]: row[1]
-            for row in self.conn.execute(
-                f"SELECT c.conversation_id, (SELECT count(*) FROM pages q WHERE "
-                f"q.conversation_id=c.conversation_id AND q.id NOT IN ({marks})) FROM "
-                f"(SELECT DISTINCT conversation_id FROM pages WHERE id IN ({marks})) c",
-                page_ids + page_ids,
-            )
-        }
+        return self._survivors("conversation_id", page_ids)
 
     @_locked
     def set_chain(self, page_id: int, chain_prev_id: int | None, summary: str) -> None:
