@@ -125,8 +125,9 @@ def test_settings_show_what_the_policy_decides_as_locked(qtbot, window, tmp_path
     assert "turned off by your administrator" in dialog.error.text()
     if SHOTS:
         dialog.resize(900, 780)
-        dialog.tabs.setCurrentIndex(1)
-        dialog.tabs.widget(1).ensureWidgetVisible(form["retention_days"])
+        memory_tab = [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())].index("Memory")
+        dialog.tabs.setCurrentIndex(memory_tab)
+        dialog.tabs.widget(memory_tab).ensureWidgetVisible(form["retention_days"])
         dialog.grab().save(str(Path(SHOTS) / "settings_locked_by_policy.png"))
     panel = window.open_privacy()
     assert not panel.export_button.isEnabled()
