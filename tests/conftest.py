@@ -105,3 +105,19 @@ def memory(tmp_path, memory_keyring, embedder, chat):
                         background=False)
     yield mem
     mem.close()
+
+
+@pytest.fixture
+def spied(monkeypatch):
+    """Every Retrieval the prompt builder receives (the Remembered list must equal it)."""
+    from engine import api
+
+    received = []
+    original = api.build_messages
+
+    def spy(retrieval, query, *args, **kwargs):
+        received.append(retrieval)
+        return original(retrieval, query, *args, **kwargs)
+
+    monkeypatch.setattr(api, "build_messages", spy)
+    return received

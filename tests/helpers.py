@@ -60,3 +60,15 @@ def decrypted_bytes(path: Path, *, hexkey: str | None = None, passphrase: str | 
     data = copy.read_bytes()
     assert data.startswith(b"SQLite format 3\x00"), "the copy was not decrypted"
     return data
+
+
+def prompt_ids(retrieval) -> list[tuple[str, int]]:
+    """The ids in a Retrieval, in the prompt's order, read straight from its fields."""
+    recent = {p.id for p in retrieval.short_term}
+    return (
+        [("profile", s.id) for s in retrieval.profile]
+        + [("fact", f.fact.id) for f in retrieval.facts]
+        + [("knowledge", f.fact.id) for f in retrieval.knowledge]
+        + [("exchange", p.page.id) for p in retrieval.pages if p.page.id not in recent]
+        + [("exchange", p.id) for p in reversed(retrieval.short_term)]
+    )

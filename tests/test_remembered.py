@@ -6,23 +6,10 @@ import time
 
 import pytest
 
-from engine import api, remembered
+from engine import remembered
 from engine.records import ASSISTANT_KNOWLEDGE
 from engine.settings import MemorySettings
-
-
-@pytest.fixture
-def spied(monkeypatch):
-    """Records every Retrieval the prompt builder receives."""
-    received = []
-    original = api.build_messages
-
-    def spy(retrieval, query, *args, **kwargs):
-        received.append(retrieval)
-        return original(retrieval, query, *args, **kwargs)
-
-    monkeypatch.setattr(api, "build_messages", spy)
-    return received
+from tests.helpers import prompt_ids
 
 
 def _fill(memory) -> None:
@@ -47,18 +34,6 @@ def _fill(memory) -> None:
         memory.vault.insert_slot("identity", "name", "Tom", "user", [], time.time())
 
 
-def _prompt_ids(retrieval) -> list[tuple[str, int]]:
-    """The ids in a Retrieval, in the prompt's order, read straight from its fields."""
-    recent = {p.id for p in retrieval.short_term}
-    return (
-        [("profile", s.id) for s in retrieval.profile]
-        + [("fact", f.fact.id) for f in retrieval.facts]
-        + [("knowledge", f.fact.id) for f in retrieval.knowledge]
-        + [("exchange", p.page.id) for p in retrieval.pages if p.page.id not in recent]
-        + [("exchange", p.id) for p in reversed(retrieval.short_term)]
-    )
-
-
 def test_remembered_ids_are_exactly_what_the_prompt_builder_received(memory, chat, spied, capsys):
     _fill(memory)
     chat.queue("Avoid peanuts, Tom.")
@@ -67,7 +42,7 @@ def test_remembered_ids_are_exactly_what_the_prompt_builder_received(memory, cha
 
     (retrieval,) = spied
     shown = [item.key for item in stream.memories]
-    assert shown == _prompt_ids(retrieval)
+    assert shown == prompt_ids(retrieval)
     kinds = {kind for kind, _ in shown}
     assert kinds == {"profile", "fact", "knowledge", "exchange"}
     tiers = {item.tier for item in stream.memories if item.kind == "exchange"}
@@ -83,7 +58,7 @@ def test_remembered_ids_are_exactly_what_the_prompt_builder_received(memory, cha
     assert [i.text for i in stored] == [i.text for i in stream.memories]
     assert not any(i.forgotten for i in stored)
     print("\nquestion:", stream.query)
-    print("prompt builder received:", _prompt_ids(retrieval))
+    print("prompt builder received:", prompt_ids(retrieval))
     print("remembered, shown:      ", shown)
     print("remembered, stored:     ", [i.key for i in stored])
     print(remembered.summary(stored))

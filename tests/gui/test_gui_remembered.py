@@ -5,34 +5,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from engine import api
+from tests.helpers import prompt_ids
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def spied(monkeypatch):
-    """Every Retrieval the prompt builder receives."""
-    received = []
-    original = api.build_messages
-
-    def spy(retrieval, query, *args, **kwargs):
-        received.append(retrieval)
-        return original(retrieval, query, *args, **kwargs)
-
-    monkeypatch.setattr(api, "build_messages", spy)
-    return received
-
-
-def _prompt_ids(retrieval):
-    recent = {p.id for p in retrieval.short_term}
-    return (
-        [("profile", s.id) for s in retrieval.profile]
-        + [("fact", f.fact.id) for f in retrieval.facts]
-        + [("knowledge", f.fact.id) for f in retrieval.knowledge]
-        + [("exchange", p.page.id) for p in retrieval.pages if p.page.id not in recent]
-        + [("exchange", p.id) for p in reversed(retrieval.short_term)]
-    )
 
 
 def _click_text(qtbot, view, text, after=""):
@@ -60,8 +35,8 @@ def test_an_answer_shows_what_its_prompt_remembered(qtbot, window, chat, memory,
 
     (retrieval,) = spied
     (message,) = _answers(window.view)
-    assert [i.key for i in message.memories] == _prompt_ids(retrieval)
-    assert [i.key for i in answer.memories] == _prompt_ids(retrieval)
+    assert [i.key for i in message.memories] == prompt_ids(retrieval)
+    assert [i.key for i in answer.memories] == prompt_ids(retrieval)
     text = window.view.plain_text()
     assert "Used 3 memories: 2 facts, 1 recent exchange" in text
     assert "I am allergic to peanuts" not in text  # collapsed: quiet
