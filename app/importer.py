@@ -34,6 +34,16 @@ def import_exchanges(mem: Any, path: str) -> Iterator[tuple[int, int]]:
     return len(exchanges)
 
 
+def _progress_dialog(parent: QWidget, label: str, cancel: str) -> QProgressDialog:
+    """A window-modal import progress dialog, shown at once at 0%."""
+    dialog = QProgressDialog(label, cancel, 0, 100, parent)
+    dialog.setWindowTitle("Import")
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.setMinimumDuration(0)
+    dialog.setValue(0)
+    return dialog
+
+
 def import_transcript(parent: QWidget, session: Any, path: str | None = None) -> Worker | None:
     """Ask for a file, then import it behind a progress dialog that can cancel between exchanges."""
     if path is None:
@@ -42,11 +52,7 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
         )
         if not path:
             return None
-    dialog = QProgressDialog("Importing conversations…", "Stop", 0, 100, parent)
-    dialog.setWindowTitle("Import")
-    dialog.setWindowModality(Qt.WindowModality.WindowModal)
-    dialog.setMinimumDuration(0)
-    dialog.setValue(0)
+    dialog = _progress_dialog(parent, "Importing conversations…", "Stop")
     worker = Worker(import_exchanges, session.mem, path)
     state = {"done": 0}
 
@@ -116,11 +122,7 @@ def import_reference_folder(parent: QWidget, session: Any, folder: str | None = 
             user_id, ok = QInputDialog.getItem(parent, "Import", "Whose memory?", users, 0, False)
             if not ok:
                 return None
-    dialog = QProgressDialog("Reading the reference memory…", "Cancel", 0, 100, parent)
-    dialog.setWindowTitle("Import")
-    dialog.setWindowModality(Qt.WindowModality.WindowModal)
-    dialog.setMinimumDuration(0)
-    dialog.setValue(0)
+    dialog = _progress_dialog(parent, "Reading the reference memory…", "Cancel")
     worker = Worker(import_reference_steps, session.mem, folder, user_id)
 
     def step(progress: tuple[int, int]) -> None:
