@@ -25,8 +25,13 @@ Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours diffe
   ``user_conversation_meta_data`` go into the system prompt. A failing model raises
   ``engine.errors.BackendError`` instead of returning (and storing) an error text.
 - ``long_term_knowledge_capacity`` is accepted but is no FIFO cap: facts are never dropped by
-  age; contradicted ones are superseded and kept. Assistant knowledge belongs to the user's vault
-  (the reference shares it per ``assistant_id`` across users); ``assistant_id`` is recorded.
+  age; contradicted ones are superseded and kept.
+- Assistant knowledge is shared per ``assistant_id`` across users, as in the reference: it lives in
+  ``<data_storage_path>/assistants/<assistant_id>/vault.memoryos`` (encrypted, same key handling;
+  ``engine.shared_knowledge``) and each user's vault keeps a synced copy, so answers, retrieval and
+  ``get_assistant_knowledge_summary`` of every user of that assistant see it.
+  ``forget_assistant_knowledge`` deletes it for everyone. Users sharing an assistant use one
+  embedder (the assistant's vault records it, as the reference's JSON keeps its vectors).
 - ``short_term_memory.get_all()``, ``retriever.retrieve_context(query, user_id)`` and
   ``user_long_term_memory`` / ``assistant_long_term_memory`` (``get_raw_user_profile``,
   ``get_user_knowledge``, ``get_assistant_knowledge``) are read-only views, enough for code that
@@ -39,7 +44,6 @@ Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours diffe
 from __future__ import annotations
 
 import os
-import re
 import sys
 import threading
 import time
@@ -47,16 +51,16 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from engine import errors, unlock
+from engine import unlock
 from engine.prompt import with_conversation_style
 from engine.records import ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT
 from engine.settings import MemorySettings
+from engine.shared_knowledge import SharedKnowledge, check_id
 from engine.thinking import strip_thinking
 
 DEFAULT_ASSISTANT_ID = "default_assistant_profile"
 OPENAI_URL = "https://api.openai.com/v1"
 BUNDLED_EMBEDDER_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
-_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
 VAULT_FILE = "vault.memoryos"
 
 
@@ -67,11 +71,7 @@ def reference_time(timestamp: float) -> str:
 
 def vault_path(data_storage_path: str | os.PathLike, user_id: str) -> Path:
     """Where the vault of `user_id` lives under a reference-style data folder."""
-    if not isinstance(user_id, str) or not _SAFE_ID.fullmatch(user_id) or ".." in user_id:
-        raise errors.InvalidInputError(
-            f"user_id {user_id!r} cannot name a folder: use letters, digits and . _ @ + - "
-            "(at most 128 characters)"
-        )
+    check_id(user_id, "user_id")
     return Path(data_storage_path).expanduser().resolve() / "users" / user_id / VAULT_FILE
 
 
@@ -149,6 +149,7 @@ class Memoryos:
         self.embedding_model_name = embedding_model_name
         self.embedding_model_kwargs = dict(embedding_model_kwargs or {})
         path = vault_path(data_storage_path, user_id)
+        check_id(assistant_id, "assistant_id")
         settings = MemorySettings(
             stm_capacity=int(short_term_capacity),
             mtm_capacity=int(mid_term_capacity),
@@ -163,6 +164,9 @@ class Memoryos:
         if embedder is None:
             embedder = make_reference_embedder(embedding_model_name, embedding_model_kwargs)
         path.parent.mkdir(parents=True, exist_ok=True)
+        if passphrase is None:
+            # read once (it is removed from the environment): the assistant's vault needs it too
+            passphrase = unlock.env_passphrase()
         if passphrase is not None:
             from engine.api import MemoryOS
 
@@ -180,7 +184,14 @@ class Memoryos:
                 path, create=True, embedder=embedder, chat=chat, background=background
             )
             memory.settings = settings  # this session's parameters; the vault's stay as saved
-        self._attach(memory)
+        try:
+            shared = SharedKnowledge.open(
+                self.data_storage_path, assistant_id, embedder, passphrase
+            )
+        except BaseException:
+            memory.close()
+            raise
+        self._attach(memory, shared)
 
     @classmethod
     def from_memory(
@@ -199,15 +210,20 @@ class Memoryos:
         self.embedding_model_kwargs = {}
         self._memory = memory
         self._lock = threading.RLock()
+        self._shared = None  # one vault, no data folder: its assistant knowledge stays in it
         self._finalizer = None
         return self
 
-    def _attach(self, memory: Any) -> None:
+    def _attach(self, memory: Any, shared: SharedKnowledge) -> None:
         self._memory = memory
         self._lock = threading.RLock()
-        # The reference has no close(): the vault is closed cleanly when this object goes away
+        self._shared = shared
+        shared.sync(memory)
+        listener = shared.on_event(memory)
+        memory.subscribe(listener)
+        # The reference has no close(): the vaults are closed cleanly when this object goes away
         # or the interpreter exits.
-        self._finalizer = weakref.finalize(self, memory.close)
+        self._finalizer = weakref.finalize(self, _close_both, memory, shared, listener)
 
     # ---- the reference's API ---------------------------------------------------------------
 
@@ -232,6 +248,7 @@ class Memoryos:
     ) -> str:
         """Answer `query` from memory with one generation, store the exchange, return the text."""
         with self._lock:
+            self._sync()
             stream = self._memory.get_response(query, max_tokens=1500)
             stream.messages = with_conversation_style(
                 stream.messages, relationship_with_user, style_hint, user_conversation_meta_data
@@ -246,7 +263,9 @@ class Memoryos:
         return "\n".join(f"{slot.name}: {slot.value}" for slot in slots)
 
     def get_assistant_knowledge_summary(self) -> list[dict]:
-        """What the assistant did or promised: [{"knowledge": text, "timestamp": date}]."""
+        """What the assistant did or promised: [{"knowledge": text, "timestamp": date}], shared by
+        every user of this assistant_id."""
+        self._sync()
         return [
             {"knowledge": f.text, "timestamp": reference_time(f.created)}
             for f in self._memory.facts(kind=ASSISTANT_KNOWLEDGE)
@@ -262,6 +281,7 @@ class Memoryos:
                     _queue_analysis(memory, segment.id)
                     break
             memory.run_consolidation()
+            self._sync()
 
     def get_memory_stats(self) -> dict:
         """Counts per tier, as the reference's get_memory_stats."""
@@ -284,6 +304,7 @@ class Memoryos:
     def retrieve_context(self, query: str) -> dict[str, list[dict]]:
         """Retrieved pages, user knowledge and assistant knowledge, as the reference's Retriever."""
         with self._lock:
+            self._sync()
             found = self._memory.retrieve(query)
         return {
             "retrieved_pages": [
@@ -317,6 +338,24 @@ class Memoryos:
         return _LongTermView(self)
 
     # ---- ours ------------------------------------------------------------------------------
+
+    def forget_assistant_knowledge(self, knowledge: list[str] | None = None) -> int:
+        """Delete these pieces of assistant knowledge (all when None) for every user of this
+        assistant_id; returns how many. Other users' copies go at their next call."""
+        if self._shared is None:
+            facts = self._memory.facts(kind=ASSISTANT_KNOWLEDGE)
+            wanted = None if knowledge is None else set(knowledge)
+            ids = [f.id for f in facts if wanted is None or f.text in wanted]
+            self._memory.delete_facts(ids)
+            return len(ids)
+        with self._lock:
+            count = self._shared.delete(knowledge)
+            self._sync()
+            return count
+
+    def _sync(self) -> None:
+        if self._shared is not None:
+            self._shared.sync(self._memory)
 
     @property
     def memory(self) -> Any:
@@ -379,6 +418,14 @@ class _LongTermView:
 
     def get_assistant_knowledge(self) -> list[dict]:
         return self._owner.get_assistant_knowledge_summary()
+
+
+def _close_both(memory: Any, shared: SharedKnowledge, listener: Any) -> None:
+    memory.unsubscribe(listener)
+    try:
+        memory.close()
+    finally:
+        shared.close()
 
 
 def _queue_analysis(memory: Any, segment_id: int) -> None:
