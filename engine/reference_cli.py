@@ -45,6 +45,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--no-consolidate", action="store_true", help="do not organise the memory afterwards"
     )
+    parser.add_argument(
+        "--data-folder",
+        metavar="FOLDER",
+        help="import into a data folder of the compatibility class (engine.compat.Memoryos): the "
+        "user's vault FOLDER/users/<user>/vault.memoryos, and each assistant's knowledge into "
+        "FOLDER/assistants/<assistant>/vault.memoryos, shared by every user of that assistant "
+        "(instead of --vault/--vault-path, where it goes into that one vault)",
+    )
     _vault_options(parser)
     return parser.parse_args(argv)
 
@@ -78,15 +86,26 @@ def _run(args: argparse.Namespace) -> int:
 
     from engine.commands import _consolidate_with_progress, _open
 
-    memory = _open(args, create=True, background=False)
+    shared: dict = {}
+    if args.data_folder:
+        if args.vault or args.vault_path:
+            raise errors.InvalidInputError("give either --data-folder or --vault/--vault-path")
+        memory, shared = _open_data_folder(args, data)
+    else:
+        memory = _open(args, create=True, background=False)
     try:
         before = vault_counts(memory)
         with tqdm(
             total=data.total_items + 1, desc="Importing", unit="item", file=sys.stderr
         ) as bar:
-            for done, total in import_steps(memory, data):
+            for done, total in import_steps(memory, data, shared):
                 bar.total = total
                 bar.update(done - bar.n)
+        for aid, store in shared.items():
+            store.sync(memory)  # the user's copy of the assistant's knowledge
+            print(
+                f"Assistant {aid!r}: {len(store.entries())} pieces of knowledge in {store.vault.path}"
+            )
         after = vault_counts(memory)
         print(f"Vault {memory.path.name}:        before  after")
         for key in after:
@@ -95,7 +114,42 @@ def _run(args: argparse.Namespace) -> int:
             _consolidate_with_progress(memory)
     finally:
         memory.close()
+        for store in shared.values():
+            store.close()
     return 0
+
+
+def _open_data_folder(args: argparse.Namespace, data) -> tuple:
+    """The user's vault in a compat data folder and the shared vault of each assistant imported;
+    one key for all (the keyring, else one passphrase, as engine.compat.Memoryos does)."""
+    from engine import unlock
+    from engine.api import MemoryOS
+    from engine.compat import vault_path
+    from engine.shared_knowledge import SharedKnowledge
+    from engine.vault import keyring_status
+
+    path = vault_path(args.data_folder, data.user_id)
+    embedder = unlock.make_embedder(args.embedder)
+    passphrase = unlock.env_passphrase()
+    if passphrase is None and not keyring_status().usable:
+        exists = path.exists() and path.stat().st_size > 0
+        passphrase = (
+            unlock._ask(f"Passphrase for {path}: ") if exists else unlock.ask_new_passphrase()
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    memory = MemoryOS.open(
+        path, create=True, passphrase=passphrase, embedder=embedder, background=False
+    )
+    shared = {}
+    try:
+        for aid in data.assistants:
+            shared[aid] = SharedKnowledge.open(args.data_folder, aid, embedder, passphrase)
+    except BaseException:
+        memory.close()
+        for store in shared.values():
+            store.close()
+        raise
+    return memory, shared
 
 
 if __name__ == "__main__":

@@ -293,10 +293,19 @@ def _knowledge(content: dict, key: str, kind: str, source: str, path: Path) -> l
 # ---- writing ---------------------------------------------------------------------------------
 
 
-def import_steps(memory: Any, data: ReferenceData) -> Iterator[tuple[int, int]]:
+def import_steps(
+    memory: Any, data: ReferenceData, shared: dict[str, Any] | None = None
+) -> Iterator[tuple[int, int]]:
     """Import `data` into `memory` (an open engine.api.MemoryOS), yielding (done, total) while
     embedding; the write at the end is one transaction. Pages imported before (same reference
-    page id) are skipped, so running it twice adds nothing twice."""
+    page id) are skipped, so running it twice adds nothing twice. `shared` maps assistant ids to
+    their engine.shared_knowledge.SharedKnowledge (a compat data folder): those assistants'
+    knowledge goes there, shared by all their users, instead of into this user's vault."""
+    shared = shared or {}
+    to_shared = {
+        aid: [k for k in data.knowledge if k.source == f"assistant {aid}"] for aid in shared
+    }
+    knowledge = [k for k in data.knowledge if all(k not in v for v in to_shared.values())]
     state_key = f"reference_import:{data.user_id}"
     seen = set(json.loads(memory.vault.get_meta(state_key) or "[]"))
     short = [p for p in data.short_term if _key(p) not in seen]
@@ -328,13 +337,18 @@ def import_steps(memory: Any, data: ReferenceData) -> Iterator[tuple[int, int]]:
             )
         done += len(batch)
         yield done, total
-    fact_vectors = memory.embedder.embed([k.text for k in data.knowledge]) if data.knowledge else []
+    fact_vectors = memory.embedder.embed([k.text for k in knowledge]) if knowledge else []
     done += len(data.knowledge)
     yield done, total
 
-    # 2. One transaction for everything.
+    # 2. The assistants' shared vaults (small; undone below if the user's vault fails), then one
+    # transaction for everything in the user's vault.
     now = time.time()
     added: list[tuple[int, np.ndarray, dict[int, np.ndarray]]] = []
+    shared_added = []
+    for aid, store in shared.items():
+        items = [(k.text[:2000], k.timestamp, ORIGIN) for k in to_shared[aid]]
+        shared_added.append((store, store.add(items)))
     try:
         with memory.vault.transaction():
             ids: dict[str, int] = {}
@@ -386,7 +400,7 @@ def import_steps(memory: Any, data: ReferenceData) -> Iterator[tuple[int, int]]:
                     evidence=[],
                     now=data.profile_updated or now,
                 )
-            for item, vector in zip(data.knowledge, fact_vectors, strict=True):
+            for item, vector in zip(knowledge, fact_vectors, strict=True):
                 memory.persona.remember_fact(
                     item.kind,
                     item.text[:2000],
@@ -404,6 +418,8 @@ def import_steps(memory: Any, data: ReferenceData) -> Iterator[tuple[int, int]]:
                     memory.vault.enqueue(STM_OVERFLOW, {}, now)
     except BaseException:
         memory.fact_mirror.reset()  # it saw facts the rollback removed: reload from the file
+        for store, ids in shared_added:
+            store.remove(ids)
         raise
     for page_id, vector, turns in added:
         memory.page_mirror.add(page_id, vector)

@@ -130,6 +130,12 @@ class SharedKnowledge:
                     added.append(self._insert(text, norm, created, origin, vector))
         return added
 
+    def remove(self, ids: list[int]) -> None:
+        """Undo `add` (an import that failed later)."""
+        if ids:
+            with self._lock, self.vault.transaction():
+                self.vault.delete_facts(ids, self.embedder.dimension)
+
     def _insert(self, text: str, norm: str, created: float, origin: str, vector: Any) -> int:
         return self.vault.insert_fact(
             kind=ASSISTANT_KNOWLEDGE,

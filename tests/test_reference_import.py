@@ -199,3 +199,40 @@ def test_the_command_line_dry_run_and_import(home):
 
     bad = run_cli("import-reference", str(home / "nowhere"), "--embedder", "fake", home=home)
     assert bad.returncode == 2 and b"has no users/ folder" in bad.stderr
+
+
+def test_into_a_data_folder_the_assistants_knowledge_is_shared_by_its_users(home, tmp_path):
+    from engine.backends.fake import HashEmbedder
+    from engine.compat import Memoryos
+    from engine.shared_knowledge import assistant_vault_path
+
+    folder = tmp_path / "memoryos_data"
+    done = run_cli("import-reference", str(FIXTURE), "--data-folder", str(folder),
+                   "--embedder", "fake", "--no-consolidate", home=home)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (shared_text,) = [
+        k["knowledge"]
+        for k in json.loads((FIXTURE / "assistants" / "helper" / "long_term_assistant.json")
+                            .read_text())["assistant_knowledge"]
+    ]  # fmt: skip
+    assert "Assistant 'helper': 1 pieces of knowledge" in done.stdout.decode()
+    assert (folder / "users" / "alex" / "vault.memoryos").is_file()
+    assert assistant_vault_path(folder, "helper").is_file()
+
+    def open_user(user_id: str) -> Memoryos:
+        return Memoryos(user_id, "", str(folder), openai_base_url="http://127.0.0.1:9/v1",
+                        assistant_id="helper", embedder=HashEmbedder(384), background=False,
+                        passphrase="correct horse battery")  # fmt: skip
+
+    alex, sam = open_user("alex"), open_user("sam")  # sam never used the reference
+    try:
+        for memo in (alex, sam):
+            summary = [k["knowledge"] for k in memo.get_assistant_knowledge_summary()]
+            assert shared_text in summary
+        (fact,) = [f for f in sam.memory.facts(kind="assistant_knowledge") if f.text == shared_text]
+        assert fact.origin == ORIGIN
+        assert sam.memory.facts(kind="user_fact") == []  # alex's own facts stay alex's
+        assert len(alex.memory.facts(kind="user_fact")) == len(raw_knowledge()[0])
+    finally:
+        alex.close()
+        sam.close()
