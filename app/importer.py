@@ -109,7 +109,8 @@ def import_reference_folder(parent: QWidget, session: Any, folder: str | None = 
 
     if folder is None:
         folder = QFileDialog.getExistingDirectory(
-            parent, "Import from the reference MemoryOS (its data_storage_path)", str(Path.home()))
+            parent, "Import from the reference MemoryOS (its data_storage_path, JSON or ChromaDB)",
+            str(Path.home()))
         if not folder:
             return None
     if user_id is None:

@@ -77,6 +77,10 @@ def _run(args: argparse.Namespace) -> int:
     print(f"Reference memory of user {data.user_id!r} in {data.folder}:")
     for key, label in COUNT_LABELS.items():
         print(f"  {label:32} {found[key]}")
+    if data.recovered:
+        print(
+            f"  {data.recovered} mid-term page(s) only in chroma.sqlite3 (the reference's own JSON lost them): imported too"
+        )
     if data.assistants:
         print(f"  assistants: {', '.join(data.assistants)}")
     if args.dry_run:

@@ -7,7 +7,8 @@ The reference keeps, under its data_storage_path:
     users/<user_id>/long_term_user.json    {"user_profiles": {user_id: {data, last_updated}},
                                             "knowledge_base": [{knowledge, timestamp}], ...}
     assistants/<assistant_id>/long_term_assistant.json   {"assistant_knowledge": [...], ...}
-Everything is read and checked first (a bad file is an error naming it), then embedded with the
+or, in its chromadb variant, a Chroma store (engine/reference_chroma.py reads it into the same
+ReferenceData). Everything is read and checked first (a bad file is an error naming it), then embedded with the
 vault's embedder, then written in one transaction: an error at any point leaves the vault as it
 was. Every fact and profile entry carries the origin "imported from the reference".
 """
@@ -80,6 +81,7 @@ class ReferenceData:
     knowledge: list[RefKnowledge]
     assistants: list[str]
     skipped_empty: int = 0
+    recovered: int = 0  # chromadb variant: pages only its index kept (engine/reference_chroma.py)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -102,11 +104,16 @@ class ReferenceData:
 
 
 def find_users(folder: str | Path) -> list[str]:
-    """The user ids of a reference data folder."""
+    """The user ids of a reference data folder (JSON files, or the chromadb variant's store)."""
     users = Path(folder).expanduser() / "users"
     if not users.is_dir():
+        from engine import reference_chroma
+
+        if reference_chroma.store_folder(folder) is not None:
+            return reference_chroma.find_chroma_users(folder)
         raise InvalidInputError(
-            f"{folder} is not a reference MemoryOS data folder: it has no users/ folder "
+            f"{folder} is not a reference MemoryOS data folder: it has no users/ folder and no "
+            f"{reference_chroma.STORE_FOLDER}/{reference_chroma.CHROMA_FILE} "
             "(pass the data_storage_path of the reference)"
         )
     return sorted(p.name for p in users.iterdir() if p.is_dir())
@@ -118,6 +125,11 @@ def read_reference(
     """Read one user's files (the only user when `user_id` is None) and the assistants' knowledge
     (all assistants when `assistant_ids` is None)."""
     folder = Path(folder).expanduser()
+    if not (folder / "users").is_dir():
+        from engine import reference_chroma
+
+        if reference_chroma.store_folder(folder) is not None:
+            return reference_chroma.read_chroma(folder, user_id, assistant_ids)
     users = find_users(folder)
     if user_id is None:
         if len(users) != 1:

@@ -49,3 +49,17 @@ def test_a_broken_reference_folder_is_reported_and_nothing_is_written(
     text = _message(window, "Import failed").text()
     assert "mid_term.json is not valid JSON" in text and "Nothing was imported." in text
     assert memory.pages() == []
+
+
+def test_the_menu_detects_and_imports_the_chromadb_variant(qtbot, window, memory):
+    from app.importer import import_reference_folder
+
+    import_reference_folder(
+        window, window.session, str(ROOT / "tests" / "data" / "reference_chroma")
+    )
+    qtbot.waitUntil(lambda: _message(window, "Import") is not None, timeout=30_000)
+    assert (
+        "Imported 8 pages in 1 topics, 2 facts, 1 pieces of assistant knowledge and the profile"
+        in (_message(window, "Import").text())
+    )
+    assert len(memory.pages()) == 8
