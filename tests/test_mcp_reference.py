@@ -249,3 +249,45 @@ def test_a_configured_chat_model_consolidates_under_mcp(home):
         stop_server(process)
     structured = [b for b in proxy.bodies if "response_format" in b]
     assert structured and all(b["model"] == "smollm2" for b in structured)
+
+
+def test_users_of_one_assistant_share_its_knowledge_over_mcp(home, tmp_path, fail_keyring):
+    """Two configs, two user_ids, one assistant_id: what the assistant learned with one user is
+    in the other's get_user_profile(include_assistant_knowledge=True); another assistant's is not."""
+    from engine.backends.fake import HashEmbedder
+    from engine.compat import Memoryos
+    from engine.records import ASSISTANT_KNOWLEDGE
+    from tests.test_mcp_server import PASSPHRASE
+
+    folder = tmp_path / "mcp"
+    folder.mkdir()
+    tom = Memoryos("tom", "", str(folder / "memoryos_data"), openai_base_url="http://127.0.0.1:9/v1",
+                   assistant_id="memoryos_assistant", embedder=HashEmbedder(384), background=False,
+                   passphrase=PASSPHRASE)  # fmt: skip
+    tom.memory.add_fact("Recommended a gluten-free bakery to the user", kind=ASSISTANT_KNOWLEDGE)
+    tom.close()
+    for name, assistant in (("ann.json", "memoryos_assistant"), ("bob.json", "other_assistant")):
+        config = {**REFERENCE_CONFIG, "user_id": name[:3], "assistant_id": assistant}
+        (folder / name).write_text(json.dumps(config), encoding="utf-8")
+    seen: dict[str, list] = {}
+
+    def reader(user: str) -> Callable[[ClientSession], Awaitable[None]]:
+        async def body(session: ClientSession) -> None:
+            profile = await call(session, "get_user_profile", include_assistant_knowledge=True)
+            seen[user] = [k["knowledge"] for k in profile["assistant_knowledge"]]
+            found = await call(session, "retrieve_memory", query="gluten-free bakery")
+            seen[user + " retrieved"] = [
+                k["knowledge"] for k in found["retrieved_assistant_knowledge"]
+            ]
+
+        return body
+
+    for user in ("ann", "bob"):
+        config = str(folder / f"{user}.json")
+        serve_and_run(home, ["--compat", "reference", "--config", config], reader(user))
+    assert seen == {
+        "ann": ["Recommended a gluten-free bakery to the user"],
+        "ann retrieved": ["Recommended a gluten-free bakery to the user"],
+        "bob": [],
+        "bob retrieved": [],
+    }
