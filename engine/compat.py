@@ -57,6 +57,7 @@ from engine.records import ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT
 from engine.settings import MemorySettings
 from engine.shared_knowledge import SharedKnowledge, check_id
 from engine.thinking import strip_thinking
+from engine.vault import keyring_status
 
 DEFAULT_ASSISTANT_ID = "default_assistant_profile"
 OPENAI_URL = "https://api.openai.com/v1"
@@ -167,6 +168,12 @@ class Memoryos:
         if passphrase is None:
             # read once (it is removed from the environment): the assistant's vault needs it too
             passphrase = unlock.env_passphrase()
+        if passphrase is None and not keyring_status().usable:
+            # no keyring: one passphrase typed once unlocks the user's and the assistant's vaults
+            exists = path.exists() and path.stat().st_size > 0
+            passphrase = (
+                unlock._ask(f"Passphrase for {path}: ") if exists else unlock.ask_new_passphrase()
+            )
         if passphrase is not None:
             from engine.api import MemoryOS
 
