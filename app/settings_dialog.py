@@ -72,19 +72,13 @@ def remember_model(settings: AppSettings) -> None:
 
 
 def gpu_support() -> bool:
-    from models.catalogue import gpu_offload_supported
+    from models.machine import gpu_offload_supported
 
     return bool(gpu_offload_supported())
 
 
-def saved_api_key(url: str) -> bool:
-    from models.catalogue import get_api_key
-
-    return bool(get_api_key(url))
-
-
 def save_api_key(url: str, key: str) -> None:
-    from models.catalogue import set_api_key
+    from engine.api_keys import set_api_key
 
     set_api_key(url, key)
 

@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 from engine import unlock
+from engine.backends.build import make_embedder
 from engine.errors import MemoryOSError
 
 TOKEN_ENV = "MEMORYOS_MCP_TOKEN"
@@ -120,14 +121,14 @@ def main(argv: list[str] | None = None) -> int:
                 chat=chat,
                 embedder=None
                 if args.embedder == "default"
-                else unlock.make_embedder(args.embedder),
+                else make_embedder(args.embedder),
             )
             memory, embedder = compat.memory, compat.memory.embedder
         else:
             path = unlock.choose_vault(args.vault, args.vault_path)
             if not args.create and not path.exists():
                 raise MemoryOSError(f"no vault at {path}: create it in the app, or pass --create")
-            embedder = unlock.make_embedder(args.embedder)
+            embedder = make_embedder(args.embedder)
             memory = unlock.open_memory(path, create=args.create, embedder=embedder, chat=chat)
             compat = None
     except (MemoryOSError, ValueError) as exc:

@@ -275,7 +275,8 @@ def _chat(name: str) -> Any:
         from engine.backends.fake import FakeChat
 
         return FakeChat()
-    from models.catalogue import ModelConfig, make_chat
+    from engine.backends.build import make_chat
+    from engine.model_config import ModelConfig
 
     chat = make_chat(ModelConfig(source="bundled"))
     chat.load()  # model load excluded

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from engine.backends.embedder import SentenceTransformerEmbedder
     from engine.backends.llama import LlamaChat
-    from models.catalogue import bundled_gguf_path
+    from engine.bundled import bundled_gguf_path
 
     path = bundled_gguf_path()
     turns = load_turns(args.data) if args.data else []
