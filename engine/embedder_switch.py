@@ -41,13 +41,17 @@ class EmbedderSwitch:
         )
 
     def question(self) -> str:
-        texts = f"{self.pages:,} exchanges and {self.facts:,} facts"
+        texts = f"{_count(self.pages, 'exchange')} and {_count(self.facts, 'fact')}"
         return (
             f"Your memories were embedded with {self.current_id} ({self.current_dimension} "
             f"dimensions). To search them with {self.new_id} ({self.new_dimension} dimensions), "
             f"{texts} are embedded again. Memory is closed while it runs and reopens afterwards; "
             "if it is interrupted, choosing the same model again resumes it."
         )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def plan_switch(mem: Any, embedder: Embedder) -> EmbedderSwitch:

@@ -68,7 +68,7 @@ def test_a_new_embedder_reembeds_the_vault_behind_a_progress_bar(qtbot, memory, 
 
     dialog.save()
     box = _question(qtbot, dialog)
-    assert "2 exchanges and 1 facts are embedded again" in box.text()
+    assert "2 exchanges and 1 fact are embedded again" in box.text()
     assert f"To search them with {NEW_MODEL} (32 dimensions)" in box.text()
     with qtbot.waitSignal(window.reopen_requested, timeout=10_000):
         dialog.switcher.reembed_button.click()
