@@ -21,7 +21,6 @@ CATEGORY_NAMES = {
 TURN_OFFSET_SECONDS = 10.0  # spacing of turns inside a session, so their order is kept
 
 _SESSION = re.compile(r"session_(\d+)")
-_SESSION_TIME = re.compile(r"session_(\d+)_date_time")
 _DIA_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)", re.IGNORECASE)
 _TIME_FORMATS = (
     "%I:%M %p on %d %B, %Y",

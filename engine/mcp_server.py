@@ -119,9 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             compat = open_from_config(
                 args.config,
                 chat=chat,
-                embedder=None
-                if args.embedder == "default"
-                else make_embedder(args.embedder),
+                embedder=None if args.embedder == "default" else make_embedder(args.embedder),
             )
             memory, embedder = compat.memory, compat.memory.embedder
         else:

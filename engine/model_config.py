@@ -15,7 +15,6 @@ from engine.errors import InvalidInputError
 BUNDLED, GGUF, URL = "bundled", "gguf", "url"
 SOURCES = (BUNDLED, GGUF, URL)
 _SOURCE_ALIASES = {"openai": URL, "server": URL, "endpoint": URL}
-SPEC_HELP = "bundled | gguf:PATH | url:BASE_URL"
 
 
 @dataclass

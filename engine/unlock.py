@@ -11,7 +11,6 @@ from engine import errors, paths
 from engine.vault import keyring_status
 
 PASSPHRASE_ENV = "MEMORYOS_PASSPHRASE"
-PASSPHRASE_FILE_ENV = "MEMORYOS_PASSPHRASE_FILE"  # e.g. a Docker secret, /run/secrets/...
 VAULT_ENV = "MEMORYOS_VAULT"
 DEFAULT_VAULT = "default"
 

@@ -13,9 +13,6 @@ from engine.backends.base import ChatBackend, Embedder
 from engine.model_config import BUNDLED, URL, ModelConfig
 
 DEFAULT_EMBEDDER = "default"  # the bundled all-MiniLM-L6-v2
-EMBEDDER_HELP = (
-    "default (the bundled all-MiniLM-L6-v2) or a local sentence-transformers model folder"
-)
 
 
 def make_chat(config: ModelConfig, *, allow_plain_http: bool = False) -> ChatBackend:
