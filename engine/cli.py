@@ -43,9 +43,10 @@ def _vault_options(parser: argparse.ArgumentParser, after_action: bool = False) 
     parser.add_argument(
         "--embedder",
         metavar="MODEL",
-        default=argparse.SUPPRESS if after_action else "default",
+        default=argparse.SUPPRESS if after_action else None,
         help="the embedding model the vault uses: default (the bundled all-MiniLM-L6-v2) or a "
-        "local sentence-transformers model folder (see `memoryos reembed --to`)",
+        "local sentence-transformers model folder (see `memoryos reembed --to`); without it, "
+        "the one chosen in the app's settings, else default",
     )
 
 

@@ -15,19 +15,35 @@ from engine.unlock import choose_vault, open_memory
 def _open(args, *, create: bool = False, chat=None, background: bool = True):
     path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
     return open_memory(
-        path, create=create, embedder=make_embedder(args.embedder), chat=chat, background=background
+        path,
+        create=create,
+        embedder=make_embedder(embedder_name(args)),
+        chat=chat,
+        background=background,
     )
+
+
+def _app_settings() -> dict:
+    """The desktop app's settings file as a dict ({} when there is none or it is damaged)."""
+    try:
+        data = json.loads(paths.settings_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def saved_model_config():
     """The model picked in the desktop app's settings (bundled when there is none)."""
     from engine.model_config import ModelConfig
 
-    try:
-        data = json.loads(paths.settings_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    return ModelConfig.from_settings(data if isinstance(data, dict) else {})
+    return ModelConfig.from_settings(_app_settings())
+
+
+def embedder_name(args) -> str:
+    """--embedder, else the embedding model chosen in the app's settings, else the bundled one:
+    the terminal opens the vault with the model its vectors came from."""
+    given = getattr(args, "embedder", None)
+    return given if given is not None else str(_app_settings().get("embedder") or "default")
 
 
 def make_chat(model: str | None, url_model: str = ""):
@@ -459,5 +475,5 @@ def run_doctor(args) -> int:
 
     return run_checks(
         choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None)),
-        make_embedder(args.embedder),
+        make_embedder(embedder_name(args)),
     )

@@ -53,3 +53,24 @@ def _imports(folder: str) -> list[tuple[str, str]]:
 def test_models_is_data_and_the_backends_do_not_reach_into_it():
     assert [i for i in _imports("models") if i[1].startswith("engine.backends")] == []
     assert [i for i in _imports("engine/backends") if i[1].split(".")[0] == "models"] == []
+
+
+def test_the_terminal_uses_the_embedder_chosen_in_the_app(home, tmp_path):
+    import json
+
+    from tests.helpers import run_cli
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"user": "I keep bees.", "assistant": "Nice."}]), encoding="utf-8")
+    created = run_cli("import", str(chat), "--embedder", "fake", "--no-consolidate", home=home)
+    assert created.returncode == 0, created.stderr
+    settings = home / "config" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"embedder": "fake"}), encoding="utf-8")
+    listed = run_cli("export", "-", home=home)  # no --embedder: the app's choice opens it
+    assert listed.returncode == 0, listed.stderr
+    assert [p["user_input"] for p in json.loads(listed.stdout)["pages"]] == ["I keep bees."]
+    settings.write_text(json.dumps({"embedder": str(tmp_path)}), encoding="utf-8")
+    refused = run_cli("export", "-", home=home)
+    assert refused.returncode == 2
+    assert b"is not a sentence-transformers model folder" in refused.stderr
