@@ -48,6 +48,19 @@ def describe_choice(factory: Callable[[str], Any], name: str) -> str:
     return f"<b>{embedder.model_id}</b> · {embedder.dimension} dimensions"
 
 
+def reembed_and_release(mem: Any, embedder: Any, progress: Any = None) -> str:
+    """Re-embed the open memory (in a worker), then stop the model's helper process: the
+    reopened memory starts its own."""
+    from engine.embedder_switch import reembed_memory
+
+    try:
+        return reembed_memory(mem, embedder, progress)
+    finally:
+        close = getattr(embedder, "close", None)
+        if close is not None:
+            close()
+
+
 class EmbedderBox(QGroupBox):
     """Bundled MiniLM or a local sentence-transformers folder; `value()` is "" or the folder."""
 
@@ -202,8 +215,6 @@ class EmbedderSwitcher:
             self.message = self.switch.refusal()
             self.on_done(False)
             return
-        from engine.embedder_switch import reembed_memory
-
         dialog = QProgressDialog(
             f"Re-embedding with {self.switch.new_id}…", "", 0, 1000, self.parent
         )
@@ -214,7 +225,7 @@ class EmbedderSwitcher:
         dialog.setValue(0)
         dialog.show()  # at once: loading the model alone can take seconds
         self.progress = dialog
-        worker = Worker(reembed_memory, self.session.mem, embedder, progress=True)
+        worker = Worker(reembed_and_release, self.session.mem, embedder, progress=True)
         worker.signals.progress.connect(self._step)
         worker.signals.returned.connect(self._reembedded)
         worker.signals.errored.connect(self._failed)
