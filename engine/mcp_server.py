@@ -80,9 +80,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--embedder",
         metavar="MODEL",
-        default="default",
+        default=None,
         help="default (the bundled all-MiniLM-L6-v2) or the local sentence-transformers model "
-        "folder the vault was moved to with `memoryos reembed --to`",
+        "folder the vault was moved to (`memoryos reembed --to`, or the app's Settings); "
+        "without it, the one chosen in the app's settings, else default",
     )
     return parser.parse_args(argv)
 
@@ -110,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
+        from engine.commands import embedder_name
+
+        args.embedder = embedder_name(args)
         chat = _chat(args.model, args.url_model)
         # Asks for a passphrase only when stdin is a terminal (a person started us): a client
         # launching us over stdio gets a clear error naming $MEMORYOS_PASSPHRASE instead.
