@@ -9,7 +9,6 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
-DEFAULT_MINUTES = 15
 INPUT_EVENTS = {
     QEvent.Type.KeyPress,
     QEvent.Type.MouseButtonPress,

@@ -46,6 +46,7 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
     opener.cancelled.connect(window.close)
     window.vault_erased.connect(opener.start)
     window.locked.connect(opener.after_lock)  # auto-lock: the key is asked for again
+    window.reopen_requested.connect(opener.start)  # a new embedder: open with it
     return window, opener
 
 

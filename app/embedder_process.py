@@ -31,14 +31,14 @@ def serve(model_path: str | None = None) -> int:
     requests = sys.stdin.buffer
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever the libraries print goes to stderr, never into the protocol
-    from engine.backends.embedder import SentenceTransformerEmbedder
+    from engine.backends.build import make_embedder
 
     def reply(message: tuple) -> None:
         pickle.dump(message, replies, protocol=pickle.HIGHEST_PROTOCOL)
         replies.flush()
 
     try:
-        embedder = SentenceTransformerEmbedder(model_path)
+        embedder = make_embedder(model_path)
         embedder.load()
     except Exception as error:  # reported to the app, which shows it
         reply(("error", f"{type(error).__name__}: {error}"))
@@ -61,9 +61,9 @@ class ProcessEmbedder(Embedder):
     """Same model id, dimension and vectors as SentenceTransformerEmbedder; runs elsewhere."""
 
     def __init__(self, model_path: str | None = None) -> None:
-        from engine.backends.embedder import SentenceTransformerEmbedder
+        from engine.backends.build import make_embedder
 
-        local = SentenceTransformerEmbedder(model_path)  # reads config files only: no torch
+        local = make_embedder(model_path)  # checks the folder, reads config files only: no torch
         self.model_id = local.model_id
         self.dimension = local.dimension
         self._model_path = model_path

@@ -1,4 +1,8 @@
-"""Entry point of the `memoryos` command: the desktop app, the self-test, or the terminal CLI."""
+"""The desktop side of `memoryos` (engine/cli.py is the entry point): the window, the self-test.
+
+`python -m app.launcher ARGS` and the frozen app's entry script still start here; terminal
+commands are handed back to engine.cli.
+"""
 
 from __future__ import annotations
 

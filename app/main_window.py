@@ -59,6 +59,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     session_attached = Signal()
     vault_erased = Signal()  # the vault is gone: the launcher goes back to the first-run dialog
     locked = Signal()  # auto-lock closed the vault: the launcher asks for the key again
+    reopen_requested = Signal()  # the vault moved to another embedder: the launcher opens it again
     conversation_shown = Signal(str)  # a conversation was (re)drawn from the vault
 
     def __init__(self, settings: AppSettings | None = None, pool: WorkerPool | None = None) -> None:
@@ -450,6 +451,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
 
         dialog = SettingsDialog(self.settings, self.session, self)
         dialog.applied.connect(self._settings_applied)
+        dialog.reopen_needed.connect(self.reopen_memory)
         dialog.open()
         self.panels["settings"] = dialog
         dialog.finished.connect(lambda *_: self.panels.pop("settings", None))
@@ -473,7 +475,13 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
 
         self._settings_applied(dataclasses.replace(self.settings, **choice.values), True)
 
+    def reopen_memory(self) -> None:
+        """Close the vault and open it again with the embedder in the settings."""
+        self.detach()
+        self.reopen_requested.emit()
+
     def _settings_applied(self, settings: AppSettings, model_changed: bool) -> None:
+        embedder_changed = settings.embedder != self.settings.embedder
         self.settings = settings
         if self.session is not None:
             self.demo_banner.show_for(settings)
@@ -482,7 +490,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.show_remote()
         if self.session is not None:
             self._apply_policy()  # the idle minutes may have changed
-        if self.session is not None:
+        if self.session is not None and embedder_changed:
+            self.reopen_memory()  # the vault now holds the new model's vectors
+        elif self.session is not None:
             self.session.settings = settings
             if model_changed:
                 self.stop()

@@ -1,11 +1,11 @@
-"""From the person's model settings to a models.catalogue ModelConfig (imported lazily)."""
+"""From the person's model settings to the engine's ModelConfig and a loaded chat backend."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
+from app.settings_store import GGUF, SERVER, AppSettings
 
 BUNDLED_LABEL = "SmolLM2-135M (bundled)"
 
@@ -31,26 +31,15 @@ def model_label(settings: AppSettings) -> str:
 
 
 def model_config(settings: AppSettings) -> Any:
-    """The catalogue's ModelConfig for these settings."""
-    from models.catalogue import BUNDLED as CATALOGUE_BUNDLED
-    from models.catalogue import GGUF as CATALOGUE_GGUF
-    from models.catalogue import URL, ModelConfig
+    """The engine's ModelConfig for these settings (the one conversion, engine/model_config.py)."""
+    from engine.model_config import ModelConfig
 
-    source = {BUNDLED: CATALOGUE_BUNDLED, GGUF: CATALOGUE_GGUF, SERVER: URL}[settings.model_source]
-    return ModelConfig(
-        source=source,
-        gguf_path=settings.gguf_path if settings.model_source == GGUF else "",
-        n_gpu_layers=settings.gpu_layers,
-        n_ctx=settings.context_size,
-        n_threads=settings.threads,
-        url=settings.server_url if settings.model_source == SERVER else "",
-        url_model=settings.server_model if settings.model_source == SERVER else "",
-    )
+    return ModelConfig.from_settings(settings.to_dict())
 
 
 def load_chat(settings: AppSettings, progress: Any = None) -> Any:
     """Build and load the chat backend (runs in a worker: this can take seconds)."""
-    from models.catalogue import make_chat
+    from engine.backends.build import make_chat
 
     if progress:
         progress(0.0, "Preparing the model")

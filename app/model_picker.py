@@ -65,12 +65,6 @@ def remember_folder(folder: str) -> list[str]:
     return add_folder(folder)
 
 
-def bundled_path() -> str:
-    from models.catalogue import bundled_gguf_path
-
-    return str(bundled_gguf_path())
-
-
 class DownloadSignals(QObject):
     progressed = Signal(object)  # models.download.Progress, from the download's thread
 

@@ -167,7 +167,8 @@ def shoot_bundled(out: Path) -> list[Path]:
     from app import theme
     from app.main_window import MainWindow
     from engine.api import default_embedder
-    from models.catalogue import ModelConfig, make_chat
+    from engine.backends.build import make_chat
+    from engine.model_config import ModelConfig
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     theme.apply(app)  # type: ignore[arg-type]

@@ -1,4 +1,5 @@
-"""Settings: where the model comes from (bundled, GGUF file, server), its performance, memory."""
+"""Settings: where the model comes from (bundled, GGUF file, server), its performance, the
+embedding model, memory."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.embedder_choice import EmbedderBox, EmbedderSwitcher, app_embedder
 from app.errors import describe
 from app.memory_form import MemoryForm
 from app.outgoing import url_note
@@ -72,19 +74,13 @@ def remember_model(settings: AppSettings) -> None:
 
 
 def gpu_support() -> bool:
-    from models.catalogue import gpu_offload_supported
+    from models.machine import gpu_offload_supported
 
     return bool(gpu_offload_supported())
 
 
-def saved_api_key(url: str) -> bool:
-    from models.catalogue import get_api_key
-
-    return bool(get_api_key(url))
-
-
 def save_api_key(url: str, key: str) -> None:
-    from models.catalogue import set_api_key
+    from engine.api_keys import set_api_key
 
     set_api_key(url, key)
 
@@ -103,6 +99,7 @@ class SettingsDialog(QDialog):
     """Model and memory settings; `applied(settings, model_changed)` when the person saves."""
 
     applied = Signal(object, bool)
+    reopen_needed = Signal()  # a re-embedding stopped half-way: the memory must be opened again
     loaded = Signal()  # the background look-ups (GPU support, file metadata) have answered
 
     def __init__(self, settings: AppSettings, session: Any = None, parent: QWidget | None = None) -> None:
@@ -271,6 +268,7 @@ class SettingsDialog(QDialog):
         layout.setSpacing(12)
         layout.addWidget(source)
         layout.addWidget(local)
+        layout.addWidget(self._embedder_group())
         layout.addWidget(locking)
         layout.addStretch(1)
         # a server's or a file's fields make the page taller than the dialog: scroll rather
@@ -281,6 +279,18 @@ class SettingsDialog(QDialog):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(page)
         return scroll
+
+    def _embedder_group(self) -> QWidget:
+        # tests give the session a fake factory; the app runs the model in its helper process
+        self.embedder_factory = getattr(self.session, "embedder_factory", None) or app_embedder
+        self.embedder_box = EmbedderBox(self.pool, self.embedder_factory)
+        if self.session is None:
+            self.embedder_box.setEnabled(False)
+            self.embedder_box.vault_note.setText("Open your memory to change its embedding model.")
+        else:
+            self.session.run(self.session.mem.info, on_result=lambda info: self.embedder_box.show_vault(
+                info.embedder_id, info.embedder_dimension))
+        return self.embedder_box
 
     def _models_page(self) -> QWidget:
         from app.models_page import ModelsPage
@@ -342,6 +352,7 @@ class SettingsDialog(QDialog):
         self.threads.setValue(settings.threads)
         self.max_tokens.setValue(settings.max_tokens)
         self.auto_lock.setValue(settings.auto_lock_minutes)
+        self.embedder_box.set_value(settings.embedder)
         self.conversation_page.set_values(settings)
         self._source_changed()
 
@@ -353,7 +364,7 @@ class SettingsDialog(QDialog):
             gpu_layers=self.gpu_layers.value(), context_size=self.context_size.value(),
             threads=self.threads.value(), max_tokens=self.max_tokens.value(),
             allow_plain_http=self.allow_plain_http.isChecked(),
-            auto_lock_minutes=self.auto_lock.value(),
+            auto_lock_minutes=self.auto_lock.value(), embedder=self.embedder_box.value(),
             **self.conversation_page.values(),
         )
 
@@ -427,6 +438,8 @@ class SettingsDialog(QDialog):
         """Check, then apply: memory settings to the vault, model settings to the app."""
         settings = self.values()
         problem = self._problem(settings)
+        if self.embedder_box.folder.isChecked() and not settings.embedder:
+            problem = "Choose the embedding model's folder, or pick the bundled model."
         memory = self.memory_form.settings() if self.session is not None else None
         if not problem and memory is not None:
             try:
@@ -437,6 +450,24 @@ class SettingsDialog(QDialog):
             self.error.setText(problem)
             self.error.show()
             return
+        if settings.embedder != self.original.embedder and self.session is not None:
+            # the vault must move to the new model first; the rest is saved once it has
+            self.switcher = EmbedderSwitcher(self, self.session, self.embedder_factory,
+                                             lambda ok: self._embedder_switched(ok, settings, memory))
+            self.switcher.start(settings.embedder)
+            return
+        self._apply(settings, memory)
+
+    def _embedder_switched(self, ok: bool, settings: AppSettings, memory: Any) -> None:
+        if ok:
+            self._apply(settings, memory)
+            return
+        self.error.setText(self.switcher.message)
+        self.error.show()
+        if self.switcher.worker is not None:  # stopped half-way: resumable, the old model stays
+            self.reopen_needed.emit()
+
+    def _apply(self, settings: AppSettings, memory: Any) -> None:
         if memory is not None and memory != self.session.mem.settings:
             self.session.run(self.session.mem.update_settings, memory, on_error=self._failed)
         changed = any(getattr(settings, k) != getattr(self.original, k) for k in MODEL_KEYS)

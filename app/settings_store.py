@@ -28,6 +28,7 @@ class AppSettings:
     context_size: int = 4096
     threads: int = 0  # 0 = let llama.cpp decide
     max_tokens: int = 512
+    embedder: str = ""  # "" = the bundled all-MiniLM-L6-v2, else a sentence-transformers folder
     allow_plain_http: bool = False  # plain http:// to a server that is not this computer
     auto_lock_minutes: int = 15  # lock the vault after this long without input (0: never)
     window_geometry: str = ""  # hex of QWidget.saveGeometry()

@@ -14,13 +14,14 @@ from app.workers import WorkerPool
 
 
 def open_default(path: Path, create: bool, passphrase: str | None) -> Any:
-    """The desktop app's vault: bundled embedder (in its helper process), background
-    consolidation; the chat model is loaded afterwards."""
-    from app.embedder_process import ProcessEmbedder
+    """The desktop app's vault: the embedder chosen in Settings (in its helper process),
+    background consolidation; the chat model is loaded afterwards."""
+    from app.embedder_choice import app_embedder
+    from app.settings_store import load_settings
     from engine.api import MemoryOS
 
-    return MemoryOS.open(path, create=create, passphrase=passphrase, embedder=ProcessEmbedder(),
-                         background=True)
+    return MemoryOS.open(path, create=create, passphrase=passphrase,
+                         embedder=app_embedder(load_settings().embedder), background=True)
 
 
 def keyring_check() -> Any:

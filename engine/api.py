@@ -69,9 +69,9 @@ def erase_vault(path: str | Path) -> None:
 
 
 def default_embedder() -> Embedder:
-    from engine.backends.embedder import SentenceTransformerEmbedder
+    from engine.backends.build import make_embedder
 
-    return SentenceTransformerEmbedder()
+    return make_embedder()
 
 
 class MemoryOS:

@@ -1,4 +1,9 @@
-"""`memoryos` in a terminal: chat, import, facts, export, forget, status, doctor, mcp, eval, bench."""
+"""The `memoryos` command: the terminal commands, and (with no command) the desktop app.
+
+Everything here runs without Qt; only opening a window (no command, `--self-test`, the frozen
+app's `--embedder-process`) reaches `app/`, imported by name at that moment, so a server with no
+display or no PySide6 runs the CLI and `memoryos mcp`.
+"""
 
 from __future__ import annotations
 
@@ -38,9 +43,10 @@ def _vault_options(parser: argparse.ArgumentParser, after_action: bool = False) 
     parser.add_argument(
         "--embedder",
         metavar="MODEL",
-        default=argparse.SUPPRESS if after_action else "default",
+        default=argparse.SUPPRESS if after_action else None,
         help="the embedding model the vault uses: default (the bundled all-MiniLM-L6-v2) or a "
-        "local sentence-transformers model folder (see `memoryos reembed --to`)",
+        "local sentence-transformers model folder (see `memoryos reembed --to`); without it, "
+        "the one chosen in the app's settings, else default",
     )
 
 
@@ -141,8 +147,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Arguments that belong to the desktop app (app/launcher.py), not to the terminal CLI.
+APP_ARGUMENTS = ("--self-test", "--embedder-process")
+
+
+def open_app(argv: list[str]) -> int:
+    """Hand over to the desktop app; a clear error where PySide6 (or Qt's libraries) is missing."""
+    import importlib
+
+    try:
+        launcher = importlib.import_module("app.launcher")  # by name: the engine never imports app/
+        return int(launcher.main(argv) or 0)
+    except ImportError as error:
+        # error.name is None when Qt's own libraries (libEGL, xcb) fail to load
+        if error.name and not error.name.startswith(("PySide6", "shiboken6")):
+            raise
+        print(
+            f"memoryos: the desktop app cannot start here ({error}). The terminal commands and "
+            "`memoryos mcp` work without it: see `memoryos --help`.",
+            file=sys.stderr,
+        )
+        return 2
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one terminal command; no arguments open the desktop app."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in APP_ARGUMENTS:
+        return open_app(argv)
     passthrough = {
         "mcp": ("engine.mcp_server", "main"),
         "import-reference": ("engine.reference_cli", "main"),
@@ -154,12 +186,11 @@ def main(argv: list[str] | None = None) -> int:
         import importlib
 
         module, function = passthrough[argv[0]]
+        if argv[0] in ("eval", "bench"):
+            return _run_evaluation(module, function, argv[1:])
         return getattr(importlib.import_module(module), function)(argv[1:]) or 0
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help()
-        return 0
     try:
         from engine import commands
 
@@ -175,6 +206,36 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+# Third-party modules only evaluation and benchmarks use: the `eval` extra installs them.
+EVAL_EXTRA = ("nltk", "matplotlib")
+
+
+def _installed(name: str) -> bool:
+    """Is the module there, without importing it (nltk takes seconds to import)?"""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a broken or blocked install counts as missing
+        return False
+
+
+def _run_evaluation(module: str, function: str, argv: list[str]) -> int:
+    """`memoryos eval` / `bench`: imported only now, so nothing else ever loads engine/eval."""
+    import importlib
+
+    missing = [name for name in EVAL_EXTRA if not _installed(name)]
+    if missing:
+        print(
+            f"memoryos: evaluation and benchmarks need {' and '.join(missing)}, not installed "
+            "here. Install the evaluation extra: pip install 'memoryos-desktop[eval]' (from a "
+            "source checkout: pip install -e '.[eval]')",
+            file=sys.stderr,
+        )
+        return 2
+    return getattr(importlib.import_module(module), function)(argv) or 0
 
 
 if __name__ == "__main__":

@@ -7,47 +7,52 @@ import sys
 import time
 
 from engine import errors, paths
+from engine.backends.build import make_embedder
 from engine.thinking import ANSWER, ThinkingSplitter
-from engine.unlock import choose_vault, make_embedder, open_memory
+from engine.unlock import choose_vault, open_memory
 
 
 def _open(args, *, create: bool = False, chat=None, background: bool = True):
     path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
     return open_memory(
-        path, create=create, embedder=make_embedder(args.embedder), chat=chat, background=background
+        path,
+        create=create,
+        embedder=make_embedder(embedder_name(args)),
+        chat=chat,
+        background=background,
     )
 
 
-def _saved_model_choice() -> tuple[str, str]:
-    """The model picked in the desktop app's settings, as a --model value and a server model."""
+def _app_settings() -> dict:
+    """The desktop app's settings file as a dict ({} when there is none or it is damaged)."""
     try:
         data = json.loads(paths.settings_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return "bundled", ""
-    source = data.get("model_source", "bundled")
-    if source == "gguf" and data.get("gguf_path"):
-        return f"gguf:{data['gguf_path']}", ""
-    if source in ("openai", "url") and data.get("server_url"):
-        return f"url:{data['server_url']}", str(data.get("server_model", ""))
-    return "bundled", ""
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def saved_model_config():
+    """The model picked in the desktop app's settings (bundled when there is none)."""
+    from engine.model_config import ModelConfig
+
+    return ModelConfig.from_settings(_app_settings())
+
+
+def embedder_name(args) -> str:
+    """--embedder, else the embedding model chosen in the app's settings, else the bundled one:
+    the terminal opens the vault with the model its vectors came from."""
+    given = getattr(args, "embedder", None)
+    return given if given is not None else str(_app_settings().get("embedder") or "default")
 
 
 def make_chat(model: str | None, url_model: str = ""):
-    """A chat backend from `bundled`, `gguf:PATH` or `url:BASE_URL` (not loaded yet)."""
-    from models.catalogue import ModelConfig
-    from models.catalogue import make_chat as build
+    """A chat backend from a `--model` spec (bundled | gguf:PATH | url:BASE_URL), or the app's
+    saved choice when None (not loaded yet)."""
+    from engine.backends.build import make_chat as build
+    from engine.model_config import ModelConfig
 
-    if model is None:
-        model, url_model = _saved_model_choice()
-    if model == "bundled":
-        return build(ModelConfig(source="bundled"))
-    if model.startswith("gguf:"):
-        return build(ModelConfig(source="gguf", gguf_path=model[5:]))
-    if model.startswith("url:"):
-        return build(ModelConfig(source="url", url=model[4:], url_model=url_model))
-    raise errors.InvalidInputError(
-        f"unknown model {model!r}: use bundled, gguf:PATH or url:BASE_URL"
-    )
+    return build(saved_model_config() if model is None else ModelConfig.parse(model, url_model))
 
 
 # ---- chat -------------------------------------------------------------------------------
@@ -470,5 +475,5 @@ def run_doctor(args) -> int:
 
     return run_checks(
         choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None)),
-        make_embedder(args.embedder),
+        make_embedder(embedder_name(args)),
     )

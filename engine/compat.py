@@ -82,7 +82,8 @@ def make_reference_chat(openai_api_key: str | None, openai_base_url: str | None,
         from engine.backends.openai_compat import OpenAIChat
 
         return OpenAIChat(openai_base_url or OPENAI_URL, llm_model, api_key=openai_api_key or None)
-    from models.catalogue import ModelConfig, make_chat
+    from engine.backends.build import make_chat
+    from engine.model_config import ModelConfig
 
     return make_chat(ModelConfig(source="bundled"))
 

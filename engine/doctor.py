@@ -56,7 +56,7 @@ def _cipher() -> str:
 
 
 def _bundled_chat() -> str:
-    from models.catalogue import bundled_gguf_path
+    from engine.bundled import bundled_gguf_path
 
     path = bundled_gguf_path()
     if not Path(path).exists():
@@ -65,7 +65,7 @@ def _bundled_chat() -> str:
 
 
 def _bundled_embedder() -> str:
-    from models.catalogue import bundled_embedder_path
+    from engine.bundled import bundled_embedder_path
 
     path = Path(bundled_embedder_path())
     if not path.is_dir():

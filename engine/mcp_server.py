@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 from engine import unlock
+from engine.backends.build import make_embedder
 from engine.errors import MemoryOSError
 
 TOKEN_ENV = "MEMORYOS_MCP_TOKEN"
@@ -79,9 +80,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--embedder",
         metavar="MODEL",
-        default="default",
+        default=None,
         help="default (the bundled all-MiniLM-L6-v2) or the local sentence-transformers model "
-        "folder the vault was moved to with `memoryos reembed --to`",
+        "folder the vault was moved to (`memoryos reembed --to`, or the app's Settings); "
+        "without it, the one chosen in the app's settings, else default",
     )
     return parser.parse_args(argv)
 
@@ -109,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
+        from engine.commands import embedder_name
+
+        args.embedder = embedder_name(args)
         chat = _chat(args.model, args.url_model)
         # Asks for a passphrase only when stdin is a terminal (a person started us): a client
         # launching us over stdio gets a clear error naming $MEMORYOS_PASSPHRASE instead.
@@ -118,16 +123,14 @@ def main(argv: list[str] | None = None) -> int:
             compat = open_from_config(
                 args.config,
                 chat=chat,
-                embedder=None
-                if args.embedder == "default"
-                else unlock.make_embedder(args.embedder),
+                embedder=None if args.embedder == "default" else make_embedder(args.embedder),
             )
             memory, embedder = compat.memory, compat.memory.embedder
         else:
             path = unlock.choose_vault(args.vault, args.vault_path)
             if not args.create and not path.exists():
                 raise MemoryOSError(f"no vault at {path}: create it in the app, or pass --create")
-            embedder = unlock.make_embedder(args.embedder)
+            embedder = make_embedder(args.embedder)
             memory = unlock.open_memory(path, create=args.create, embedder=embedder, chat=chat)
             compat = None
     except (MemoryOSError, ValueError) as exc:

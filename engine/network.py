@@ -122,3 +122,17 @@ class TransferLog:
     def items(self) -> list[Transfer]:
         with self._lock:
             return list(self._items)
+
+
+def normalise_url(url: str) -> str:
+    """ "localhost:11434" -> "http://localhost:11434/v1"; no trailing slash."""
+    url = (url or "").strip()
+    if not url:
+        raise ServerError("No server URL given (e.g. http://localhost:11434/v1)")
+    if "://" not in url:
+        url = "http://" + url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServerError(f"Not a server URL: {url!r} (e.g. http://localhost:11434/v1)")
+    path = parts.path.rstrip("/")
+    return f"{parts.scheme}://{parts.netloc}{path or '/v1'}"

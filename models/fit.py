@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from models.gguf import kv_cache_bytes, read_header
+from engine.gguf import kv_cache_bytes, read_header
 from models.machine import Machine
 
 GB = 1024**3

@@ -86,3 +86,12 @@ def this_machine() -> Machine:
         total_ram=total, free_ram=available, free_vram=vram, gpu_name=gpu,
         physical_cores=physical_cores(), logical_cores=os.cpu_count() or 1,
     )  # fmt: skip
+
+
+def gpu_offload_supported() -> bool:
+    """True when the installed llama-cpp-python build can offload layers to a GPU."""
+    try:
+        import llama_cpp
+    except ImportError:
+        return False
+    return bool(llama_cpp.llama_supports_gpu_offload())

@@ -75,7 +75,7 @@ def add_folder(folder: str | os.PathLike) -> list[str]:
 
 def gpu_offload() -> bool:
     """llama_supports_gpu_offload() of the installed llama.cpp (False when it is missing)."""
-    from models.catalogue import gpu_offload_supported
+    from models.machine import gpu_offload_supported
 
     try:
         return bool(gpu_offload_supported())

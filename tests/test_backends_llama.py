@@ -9,9 +9,10 @@ import jsonschema
 import pytest
 
 from engine.backends.base import CancelToken
-from engine.backends.llama import LlamaChat, bounded_schema, gpu_offload_supported
+from engine.backends.llama import LlamaChat, bounded_schema
 from engine.errors import GenerationCancelled, ModelLoadError
 from models.catalogue import bundled_gguf_path
+from models.machine import gpu_offload_supported
 
 SCHEMA = {
     "type": "object",

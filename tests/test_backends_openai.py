@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from engine.backends.openai_compat import OpenAIChat, _error_text, _HTTPError, normalise_url
+from engine.backends.openai_compat import OpenAIChat, _error_text, _HTTPError
 from engine.errors import ServerError
+from engine.network import normalise_url
 
 
 @pytest.mark.parametrize(

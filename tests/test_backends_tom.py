@@ -16,7 +16,8 @@ pytestmark = pytest.mark.real_models
 CHILD = """
 import json, sys
 from engine.api import MemoryOS
-from models.catalogue import ModelConfig, make_chat
+from engine.backends.build import make_chat
+from engine.model_config import ModelConfig
 
 path, question, create = sys.argv[1], sys.argv[2], sys.argv[3] == "create"
 memory = MemoryOS.open(path, create=create, passphrase="tom-test-passphrase",

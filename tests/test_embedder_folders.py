@@ -7,7 +7,7 @@ import json
 import pytest
 
 from engine import errors
-from engine.unlock import make_embedder
+from engine.backends.build import make_embedder
 from tests.helpers import run_cli
 
 

@@ -6,12 +6,15 @@ import json
 
 import pytest
 
-from engine import paths
+from engine import api_keys, paths
+from engine.api_keys import ApiKeyError
+from engine.backends.build import make_chat
 from engine.backends.llama import LlamaChat
 from engine.backends.openai_compat import OpenAIChat
 from engine.errors import InvalidInputError, ModelLoadError
 from models import catalogue
-from models.catalogue import ApiKeyError, ModelConfig
+from models.catalogue import ModelConfig
+from models.machine import gpu_offload_supported
 
 
 def test_bundled_models_are_found_without_network():
@@ -53,36 +56,36 @@ def test_model_config_round_trips_and_accepts_the_app_aliases():
 
 
 def test_make_chat_builds_without_loading(memory_keyring):
-    chat = catalogue.make_chat(ModelConfig(n_ctx=1024))
+    chat = make_chat(ModelConfig(n_ctx=1024))
     assert isinstance(chat, LlamaChat) and not chat.loaded and chat.context_window == 1024
-    catalogue.set_api_key("http://127.0.0.1:9/v1/", "sk-abc")
-    remote = catalogue.make_chat(ModelConfig(source="url", url="127.0.0.1:9", url_model="m"))
+    api_keys.set_api_key("http://127.0.0.1:9/v1/", "sk-abc")
+    remote = make_chat(ModelConfig(source="url", url="127.0.0.1:9", url_model="m"))
     assert isinstance(remote, OpenAIChat)
     assert remote.base_url == "http://127.0.0.1:9/v1" and remote._api_key == "sk-abc"
 
 
 def test_api_keys_live_in_the_keyring_only(memory_keyring, home):
-    catalogue.set_api_key("https://api.example.com/v1", "sk-secret-1")
-    assert catalogue.get_api_key("https://api.example.com/v1/") == "sk-secret-1"
+    api_keys.set_api_key("https://api.example.com/v1", "sk-secret-1")
+    assert api_keys.get_api_key("https://api.example.com/v1/") == "sk-secret-1"
     assert memory_keyring.secrets == {
-        (catalogue.KEYRING_SERVICE, "https://api.example.com/v1"): "sk-secret-1"
+        (api_keys.KEYRING_SERVICE, "https://api.example.com/v1"): "sk-secret-1"
     }
     catalogue.add_endpoint("https://api.example.com/v1", "gpt-4o-mini")
     on_disk = "".join(p.read_text() for p in home.rglob("*") if p.is_file())
     assert "sk-secret-1" not in on_disk
-    catalogue.set_api_key("https://api.example.com/v1", None)
-    assert catalogue.get_api_key("https://api.example.com/v1") is None
+    api_keys.set_api_key("https://api.example.com/v1", None)
+    assert api_keys.get_api_key("https://api.example.com/v1") is None
 
 
 def test_unusable_keyring_is_a_clear_error(fail_keyring):
     with pytest.raises(ApiKeyError, match="No usable system keyring") as caught:
-        catalogue.set_api_key("http://h/v1", "sk-never-shown")
+        api_keys.set_api_key("http://h/v1", "sk-never-shown")
     assert "sk-never-shown" not in str(caught.value)
     with pytest.raises(ApiKeyError):
-        catalogue.get_api_key("http://h/v1")
+        api_keys.get_api_key("http://h/v1")
     # A server that needs no key still works without a keyring.
     assert isinstance(
-        catalogue.make_chat(ModelConfig(source="url", url="https://h", url_model="m")), OpenAIChat
+        make_chat(ModelConfig(source="url", url="https://h", url_model="m")), OpenAIChat
     )
 
 
@@ -110,4 +113,4 @@ def test_the_saved_list_of_models(tmp_path):
 
 
 def test_gpu_offload_is_reported_as_a_bool():
-    assert isinstance(catalogue.gpu_offload_supported(), bool)
+    assert isinstance(gpu_offload_supported(), bool)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.gguf import gguf_info
 from models.catalogue import bundled_gguf_path
 from models.discovery import find_models, ollama_models
-from models.gguf import gguf_info
 
 SMOL_PARAMETERS = 134_515_008
 

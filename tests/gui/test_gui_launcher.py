@@ -46,3 +46,11 @@ def test_no_arguments_start_the_desktop_app(monkeypatch):
 
     monkeypatch.setattr(desktop, "run", lambda: 7)
     assert launcher.main([]) == 7
+
+
+def test_the_memoryos_command_with_no_arguments_opens_the_window(monkeypatch):
+    from app import desktop
+    from engine import cli
+
+    monkeypatch.setattr(desktop, "run", lambda: 7)
+    assert cli.main([]) == 7

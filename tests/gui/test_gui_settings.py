@@ -125,7 +125,7 @@ def test_a_chosen_gguf_file_shows_its_metadata(qtbot, window):
 
 
 def test_gpu_offload_support_is_stated(qtbot, window):
-    from models.catalogue import gpu_offload_supported
+    from models.machine import gpu_offload_supported
 
     dialog = window.open_settings()
     qtbot.waitUntil(lambda: "Checking" not in dialog.gpu_note.text(), timeout=10_000)

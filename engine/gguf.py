@@ -69,15 +69,6 @@ class GGUFInfo:
         return dict(self.__dict__)
 
 
-def is_gguf(path: str | Path) -> bool:
-    """True when the file starts with the GGUF magic bytes."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(4) == GGUF_MAGIC
-    except OSError:
-        return False
-
-
 def check_gguf_file(path: str | Path) -> Path:
     """Raise ModelLoadError unless `path` is an existing, readable GGUF file."""
     file = Path(path).expanduser()

@@ -1,0 +1,206 @@
+"""The LoCoMo file format (locomo10.json): its conversations, turns and questions as records.
+
+Shared by `memoryos import` (engine/transcripts.py) and the evaluation (engine/eval/locomo.py),
+so importing a transcript never loads the evaluation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+CATEGORY_NAMES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+TURN_OFFSET_SECONDS = 10.0  # spacing of turns inside a session, so their order is kept
+
+_SESSION = re.compile(r"session_(\d+)")
+_DIA_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)", re.IGNORECASE)
+_TIME_FORMATS = (
+    "%I:%M %p on %d %B, %Y",
+    "%I:%M %p on %d %B %Y",
+    "%I:%M %p on %d %b, %Y",
+    "%I:%M %p on %d %b %Y",
+    "%H:%M on %d %B, %Y",
+)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One utterance of one speaker."""
+
+    dia_id: str
+    speaker: str
+    text: str  # the utterance, with a shared photo's caption appended as text
+    session: int
+    timestamp: float
+
+
+@dataclass(frozen=True)
+class Session:
+    number: int
+    date_text: str
+    timestamp: float
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True)
+class Question:
+    index: int
+    question: str
+    answer: str  # the gold answer ("" for category 5, whose gold is 'not mentioned')
+    category: int
+    evidence: tuple[str, ...]
+    adversarial_answer: str = ""
+
+    @property
+    def category_name(self) -> str:
+        return CATEGORY_NAMES.get(self.category, f"category {self.category}")
+
+
+@dataclass(frozen=True)
+class Conversation:
+    sample_id: str
+    speaker_a: str
+    speaker_b: str
+    sessions: tuple[Session, ...]
+    questions: tuple[Question, ...]
+
+    @property
+    def turns(self) -> list[Turn]:
+        return [turn for session in self.sessions for turn in session.turns]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """What becomes one page: a turn and the other speaker's reply that follows it (if any)."""
+
+    first: Turn
+    second: Turn | None
+    session: int
+
+    @property
+    def turns(self) -> tuple[Turn, ...]:
+        return (self.first,) if self.second is None else (self.first, self.second)
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "external_ids": [t.dia_id for t in self.turns],
+            "user_speaker": self.first.speaker,
+            "agent_speaker": self.second.speaker if self.second else "",
+            "session": self.session,
+        }
+
+
+def parse_session_time(text: str) -> float:
+    """'1:56 pm on 8 May, 2023' -> epoch seconds (UTC; the data gives no time zone)."""
+    cleaned = " ".join(str(text).replace("\u202f", " ").split())
+    for fmt in _TIME_FORMATS:
+        try:
+            moment = datetime.strptime(cleaned, fmt)
+        except ValueError:
+            continue
+        return moment.replace(tzinfo=timezone.utc).timestamp()
+    raise ValueError(f"unrecognised session date-time: {text!r}")
+
+
+def normalise_dia_id(raw: str) -> str:
+    """'D8:6' stays 'D8:6'; stray spacing or colons ('D:8:6', 'd8 : 6') are repaired."""
+    match = _DIA_ID.search(str(raw))
+    return f"D{int(match.group(1))}:{int(match.group(2))}" if match else str(raw).strip()
+
+
+def split_evidence(items: list[Any] | None) -> tuple[str, ...]:
+    """Evidence ids, one per turn; entries like 'D8:6; D9:17' hold several."""
+    out: list[str] = []
+    for item in items or []:
+        for part in re.split(r"[;,]", str(item)):
+            if part.strip():
+                dia_id = normalise_dia_id(part)
+                if dia_id not in out:
+                    out.append(dia_id)
+    return tuple(out)
+
+
+def turn_text(raw: dict[str, Any]) -> str:
+    """The utterance with a shared photo kept as text."""
+    text = str(raw.get("text") or "").strip()
+    caption = str(raw.get("blip_caption") or "").strip()
+    if caption:
+        text = f"{text} [shares a photo: {caption}]".strip()
+    return text
+
+
+def parse_conversation(sample: dict[str, Any]) -> Conversation:
+    """One sample of the file: sessions in order (date keys without a session are ignored)."""
+    conv = sample["conversation"]
+    numbers = sorted(int(m.group(1)) for key in conv if (m := _SESSION.fullmatch(key)))
+    sessions: list[Session] = []
+    for number in numbers:
+        date_text = str(conv.get(f"session_{number}_date_time") or "")
+        start = _session_start(date_text, sessions)
+        turns = []
+        for index, raw in enumerate(conv.get(f"session_{number}") or []):
+            turns.append(
+                Turn(
+                    dia_id=normalise_dia_id(raw.get("dia_id", f"D{number}:{index + 1}")),
+                    speaker=str(raw.get("speaker") or ""),
+                    text=turn_text(raw),
+                    session=number,
+                    timestamp=start + index * TURN_OFFSET_SECONDS,
+                )
+            )
+        if turns:
+            sessions.append(Session(number, date_text, start, tuple(turns)))
+    questions = tuple(_question(i, qa) for i, qa in enumerate(sample.get("qa") or []))
+    return Conversation(
+        sample_id=str(sample.get("sample_id", "")),
+        speaker_a=str(conv.get("speaker_a") or ""),
+        speaker_b=str(conv.get("speaker_b") or ""),
+        sessions=tuple(sessions),
+        questions=questions,
+    )
+
+
+def _session_start(date_text: str, earlier: list[Session]) -> float:
+    try:
+        return parse_session_time(date_text)
+    except ValueError:
+        # A missing or odd date: one day after the previous session keeps the order.
+        return earlier[-1].timestamp + 86400.0 if earlier else 0.0
+
+
+def _question(index: int, qa: dict[str, Any]) -> Question:
+    answer = qa.get("answer")
+    return Question(
+        index=index,
+        question=str(qa.get("question") or ""),
+        answer="" if answer is None else str(answer),
+        category=int(qa.get("category") or 0),
+        evidence=split_evidence(qa.get("evidence")),
+        adversarial_answer=str(qa.get("adversarial_answer") or ""),
+    )
+
+
+def exchanges(conversation: Conversation) -> list[Exchange]:
+    """Pair each turn with the other speaker's next turn; nothing is dropped or merged."""
+    out: list[Exchange] = []
+    for session in conversation.sessions:
+        turns = list(session.turns)
+        i = 0
+        while i < len(turns):
+            first = turns[i]
+            nxt = turns[i + 1] if i + 1 < len(turns) else None
+            if nxt is not None and nxt.speaker != first.speaker:
+                out.append(Exchange(first, nxt, session.number))
+                i += 2
+            else:
+                out.append(Exchange(first, None, session.number))
+                i += 1
+    return out
