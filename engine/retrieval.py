@@ -131,28 +131,28 @@ def retrieve(
         # A new vault: the first answer need not wait for the embedder to load (seconds).
         elapsed = (time.perf_counter() - started) * 1000
         return Retrieval(query, (), (), (), (), (), (), elapsed_ms=elapsed), set()
-    vector = (
-        query_vector if query_vector is not None else memory.embedder.embed_one(query, kind="query")
-    )
     short = [page_from_row(r) for r in vault.pages_in_tier(SHORT_TERM)]
-
-    turn_hits = _related(memory.turn_mirror.search(vector, 2 * pool))
-    page_hits = _related(memory.page_mirror.search(vector, pool))
     match, idf = _keyword_terms(vault, "pages_fts", query)
     lexical = vault.keyword_search("pages_fts", match, pool) if match else []
-    pages = _load_pages(vault, {r // 2 for r, _ in turn_hits} | {p for p, _ in lexical})
-    named = _named_speakers(query, pages) if stages.speakers else set()
-    topic = _without_names(query, named)
-    if topic != query:
-        # Embedded with the names in, the question sits nearest to turns that greet or thank
-        # the named person ("Wow, Melanie!"), which are the other speaker's; without them it
-        # sits nearest to what was said. Dev recall_turns@10 0.829 both ways, multi-hop
-        # 0.498 -> 0.560, single-hop 0.882 -> 0.851 (removing the names' direction from the
-        # vector instead of embedding again: 0.824 / 0.542).
-        vector = memory.embedder.embed_one(topic, kind="query")
-        turn_hits = _related(memory.turn_mirror.search(vector, 2 * pool))
-        page_hits = _related(memory.page_mirror.search(vector, pool))
-        pages.update(_load_pages(vault, {r // 2 for r, _ in turn_hits} - set(pages)))
+    pages = _load_pages(vault, {p for p, _ in lexical})
+    # Who speaks is read from the keyword hits and the recent exchanges, before the one
+    # embedding: the question is embedded without the names of speakers it names. With the
+    # names in, it sits nearest to turns that greet or praise the named person ("Wow,
+    # Melanie!"), which are the other speaker's. Dev recall_turns@10 (overall / multi-hop /
+    # single-hop): 0.829 / 0.498 / 0.882 with the names, 0.829 / 0.560 / 0.851 without them;
+    # removing the names' direction from the vector instead: 0.824 / 0.542 / 0.851.
+    # A caller's query_vector is used as given.
+    named = _named_speakers(query, [*pages.values(), *short]) if stages.speakers else set()
+    vector = (
+        query_vector
+        if query_vector is not None
+        else memory.embedder.embed_one(_without_names(query, named), kind="query")
+    )
+    turn_hits = _related(memory.turn_mirror.search(vector, 2 * pool))
+    page_hits = _related(memory.page_mirror.search(vector, pool))
+    pages.update(_load_pages(vault, {r // 2 for r, _ in turn_hits} - set(pages)))
+    if stages.speakers:  # the dense hits may show speakers the keyword hits did not
+        named = _named_speakers(query, [*pages.values(), *short])
     lists: dict[str, tuple[float, list[tuple[int, int]]]] = {
         "dense": (weights.dense, _ranked(_dense_turns(turn_hits))),
         "page": (
@@ -300,10 +300,10 @@ def _speaker(page: Page, side: int) -> str:
     return str(page.meta.get("user_speaker" if side == 0 else "agent_speaker") or "").lower()
 
 
-def _named_speakers(query: str, pages: dict[int, Page]) -> set[str]:
+def _named_speakers(query: str, pages: list[Page]) -> set[str]:
     """The speakers of these pages that the question names ("Melanie's kids": melanie)."""
     words = {w.removesuffix("'s") for w in keywords.tokens(query.replace("\u2019", "'"))}
-    spoken = {_speaker(p, side) for p in pages.values() for side in (0, 1)}
+    spoken = {_speaker(p, side) for p in pages for side in (0, 1)}
     return {w for w in words if w in spoken}
 
 

@@ -158,4 +158,6 @@ def test_a_named_speaker_own_turn_comes_first(memory):
     question, now = "What does Bo bake for the fair?", ts("2024-03-01T00:00:00")
 
     assert top_turns(memory, question, Stages(), now)[0] == (rye.id, 1)
+    possessive = "What is Bo\u2019s bake for the fair?"  # "Bo's" names Bo too, curly or not
+    assert top_turns(memory, possessive, Stages(), now)[0] == (rye.id, 1)
     assert top_turns(memory, question, replace(Stages(), speakers=False), now)[0] != (rye.id, 1)
