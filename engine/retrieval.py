@@ -403,8 +403,8 @@ def _second_hop(memory, vector: np.ndarray, scores: dict[int, float], pool: int)
 
 # The question's words often sit in the turn before the answer. Dev recall_turns@10 with the
 # stage off 0.664, share 0.25 0.702 (conv-26); 0.4 -> 0.741 vs 0.25 -> 0.731 on both. With
-# the named-speakers stage (final constants, overall / multi-hop): 0.3 0.849/0.606,
-# 0.4 0.841/0.566, 0.5 0.835/0.554.
+# the named-speakers stage (overall / multi-hop; other-speaker factor 0.3): 0.3 0.849/0.606,
+# 0.4 0.841/0.566, 0.5 0.835/0.554; with the final factor 0.5: 0.3 0.843/0.573, 0.4 0.838/0.538.
 NEIGHBOUR_SHARE = 0.3
 # The reply to a strong turn that asks something is where its answer usually is. Dev
 # recall_turns@10: 0.4 (as any neighbour) 0.771, 0.5 0.781, 0.6 0.786 (multi-hop 0.409),
@@ -449,12 +449,13 @@ def _boost_neighbours(
                 sources[neighbour].append("neighbour")
 
 
-# Score factor for a turn by a speaker the question does not name. Dev recall_turns@10
-# (overall / multi-hop, before the names were taken out of the query vector): 1.0 (off)
-# 0.800/0.412, 0.85 0.792/0.420, 0.5 0.817/0.436, 0.4 0.822/0.463, 0.3 0.829/0.498,
-# 0.2 0.820/0.498, 0.1 0.820/0.498. Applied after the neighbour shares: applied before them,
-# 0.781/0.430.
-SPEAKER_OTHER = 0.3
+# Score factor for a turn by a speaker the question does not name. Dev recall_turns@10,
+# question embedded without the names (overall 1-4 / multi-hop / adversarial, category 5,
+# whose questions name the wrong person and whose evidence is the other speaker's turn):
+# 1.0 0.786/0.418/0.944, 0.7 0.807/0.484/0.915, 0.5 0.843/0.573/0.880, 0.3 0.849/0.595/0.634.
+# 0.5: a question that names the wrong person must still find who really said it. Applied
+# after the neighbour shares: before them, 0.781/0.430 (at 0.3, names kept in the query).
+SPEAKER_OTHER = 0.5
 
 
 def _prefer_named_speakers(vault, pages, ranked, scores, named, pool):
