@@ -64,7 +64,7 @@ class Stages:
     # (weight 0.25, one seed; 0.5 with three seeds: 0.731 -> 0.716 without it, RRF_K=20).
     second_hop: bool = False
     # Names in the question matched to the speakers of turns: the question is embedded without
-    # them, turns by the named speakers count more, turns by others less.
+    # them, and turns by speakers it does not name count less (SPEAKER_OTHER).
     speakers: bool = True
 
 
@@ -161,7 +161,6 @@ def retrieve(
         ),
         "keyword": (weights.keyword, _ranked(_keyword_turns(pages, lexical, idf))),
     }
-
     segments = _top_segments(memory, vector, query, now)
     if stages.segments and segments:
         allowed = vault.page_ids_of_segments([s.id for s in segments])  # order unused
@@ -458,7 +457,14 @@ def _boost_neighbours(
 SPEAKER_OTHER = 0.5
 
 
-def _prefer_named_speakers(vault, pages, ranked, scores, named, pool):
+def _prefer_named_speakers(
+    vault,
+    pages: dict[int, Page],
+    ranked: list[int],
+    scores: dict[int, float],
+    named: set[str],
+    pool: int,
+) -> list[int]:
     """When the question names who spoke ("What has Melanie painted?"), turns by others
     count less: their words about the named person are second-hand."""
     head = ranked[:pool]
