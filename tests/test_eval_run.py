@@ -266,10 +266,16 @@ def test_headline_is_at_equal_turns_with_ablation_and_versioned_checkpoints(data
         "+ segments",
         "+ persona facts",
         "+ neighbours",
-        "+ time resolution = full",
+        "+ time resolution",
+        "+ named speakers = full",
+        "full without segments",
+        "full without persona facts",
+        "full without neighbours",
+        "full without time resolution",
+        "full without named speakers",
         "full + second hop (off by default)",
     ]
-    assert results["ablation"]["+ time resolution = full"]["4"]["recall_turns@10"] == 1.0
+    assert results["ablation"]["+ named speakers = full"]["4"]["recall_turns@10"] == 1.0
     report = (out / "report.md").read_text()
     assert "## Ablation: recall at 10 turns" in report and "recall per 1,000 tokens" in report
 

@@ -134,3 +134,30 @@ def test_now_decides_what_last_week_means(memory):
     assert (first.page_id, first.side) == (shed.id, 0)
     assert january.messages[0]["content"].rstrip().endswith("Today is 15 January 2024.")
     assert march.messages[0]["content"].rstrip().endswith("Today is 15 March 2024.")
+
+
+def test_a_named_speaker_own_turn_comes_first(memory):
+    """Ana keeps telling Bo to bake; only Bo says what Bo bakes."""
+    who = {"user_speaker": "Ana", "agent_speaker": "Bo"}
+    for i in range(30):
+        memory.add_memory(
+            f"Chat {i} covered {TOPICS[i % len(TOPICS)]}.",
+            "Okay.",
+            timestamp=ts("2024-01-02T09:00:00") + i * 60,
+            meta=who,
+        )
+    for day in ("2024-02-01", "2024-02-02"):
+        memory.add_memory(
+            "Bo, bake something for the fair.", "Maybe.", timestamp=ts(day + "T09:00:00"), meta=who
+        )
+    rye = memory.add_memory(
+        "Lovely weather.", "I bake rye loaves.", timestamp=ts("2024-02-03T09:00:00"), meta=who
+    )
+    fillers(memory, 5, ts("2024-02-04T09:00:00"))
+    memory.run_consolidation()
+    question, now = "What does Bo bake for the fair?", ts("2024-03-01T00:00:00")
+
+    assert top_turns(memory, question, Stages(), now)[0] == (rye.id, 1)
+    possessive = "What is Bo\u2019s bake for the fair?"  # "Bo's" names Bo too, curly or not
+    assert top_turns(memory, possessive, Stages(), now)[0] == (rye.id, 1)
+    assert top_turns(memory, question, replace(Stages(), speakers=False), now)[0] != (rye.id, 1)

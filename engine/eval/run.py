@@ -89,6 +89,8 @@ def retrieval_settings() -> dict[str, Any]:
         "weights": asdict(retrieval.Weights()),
         "rrf_k": retrieval.RRF_K,
         "neighbour_share": retrieval.NEIGHBOUR_SHARE,
+        "answer_share": retrieval.ANSWER_SHARE,
+        "speaker_other": retrieval.SPEAKER_OTHER,
         "fusion_rrf_k": base.RRF_K,
         "bm25": [base.BM25_K1, base.BM25_B],
     }
@@ -477,16 +479,32 @@ def app_prompt_tokens(mem: Any, query: str, now: float) -> int:
 
 
 def _ablation() -> list[tuple[str, Any]]:
-    """Stages switched on one by one; the default stages are the row marked 'full'."""
+    """Stages switched on one by one (the default stages are the row marked 'full'), then
+    each stage left out of the full set: what the system loses without it."""
     from engine.retrieval import FLAT, Stages
 
     full = Stages()
-    return [
+    steps = [
         ("flat turns (dense + keyword)", FLAT),
         ("+ segments", replace(FLAT, segments=True)),
         ("+ persona facts", replace(FLAT, segments=True, facts=True)),
         ("+ neighbours", replace(FLAT, segments=True, facts=True, neighbours=True)),
-        ("+ time resolution = full", full),
+        ("+ time resolution", replace(full, speakers=False)),
+        ("+ named speakers = full", full),
+    ]
+    left_out = [
+        (f"full without {label}", replace(full, **{stage: False}))
+        for stage, label in (
+            ("segments", "segments"),
+            ("facts", "persona facts"),
+            ("neighbours", "neighbours"),
+            ("time", "time resolution"),
+            ("speakers", "named speakers"),
+        )
+    ]
+    return [
+        *steps,
+        *left_out,
         ("full + second hop (off by default)", replace(full, second_hop=True)),
     ]
 
