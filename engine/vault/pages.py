@@ -13,6 +13,9 @@ from engine.records import (
     MID_TERM,
     SHORT_TERM,
     Page,
+    StoredSegment,
+    turn_id,
+    turn_ids,
 )
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
@@ -63,11 +66,12 @@ class PagesMixin:
         for side, turn in vectors.items():
             self.conn.execute(
                 "INSERT INTO turns_vec(rowid, embedding) VALUES(?, ?)",
-                (page_id * 2 + side, _blob(turn)),
+                (turn_id(page_id, side), _blob(turn)),
             )
 
     @_locked
-    def page_rows(self, ids: Iterable[int]) -> list[tuple]:
+    def pages(self, ids: Iterable[int]) -> list[Page]:
+        """The pages with these ids (unknown ids are skipped), in no particular order."""
         ids = list(ids)
         if not ids:
             return []
@@ -77,15 +81,16 @@ class PagesMixin:
             rows += self.conn.execute(
                 f"SELECT {PAGE_COLUMNS} FROM pages WHERE id IN ({_placeholders(chunk)})", chunk
             ).fetchall()
-        return rows
+        return [page_from_row(row) for row in rows]
 
     @_locked
-    def pages_in_tier(self, tier: str, limit: int = -1, oldest_first: bool = True) -> list[tuple]:
+    def pages_in_tier(self, tier: str, limit: int = -1, oldest_first: bool = True) -> list[Page]:
         order = "ASC" if oldest_first else "DESC"
-        return self.conn.execute(
+        rows = self.conn.execute(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE tier=? ORDER BY ts {order}, id {order} LIMIT ?",
             (tier, limit),
         ).fetchall()
+        return [page_from_row(row) for row in rows]
 
     @_locked
     def count_pages(self, tier: str | None = None) -> int:
@@ -96,32 +101,36 @@ class PagesMixin:
         ]
 
     @_locked
-    def list_pages(self, conversation_id: str | None, limit: int, offset: int) -> list[tuple]:
+    def list_pages(self, conversation_id: str | None, limit: int, offset: int) -> list[Page]:
         if conversation_id is None:
-            return self.conn.execute(
+            rows = self.conn.execute(
                 f"SELECT {PAGE_COLUMNS} FROM pages ORDER BY ts, id LIMIT ? OFFSET ?",
                 (limit, offset),
             ).fetchall()
-        return self.conn.execute(
-            f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? ORDER BY ts, id "
-            "LIMIT ? OFFSET ?",
-            (conversation_id, limit, offset),
-        ).fetchall()
+        else:
+            rows = self.conn.execute(
+                f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? ORDER BY ts, id "
+                "LIMIT ? OFFSET ?",
+                (conversation_id, limit, offset),
+            ).fetchall()
+        return [page_from_row(row) for row in rows]
 
     @_locked
-    def segment_page_rows(self, segment_id: int) -> list[tuple]:
-        return self.conn.execute(
+    def pages_of_segment(self, segment_id: int) -> list[Page]:
+        rows = self.conn.execute(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE segment_id=? ORDER BY ts, id", (segment_id,)
         ).fetchall()
+        return [page_from_row(row) for row in rows]
 
     @_locked
-    def previous_page_row(self, conversation_id: str, ts: float, page_id: int) -> tuple | None:
+    def previous_page(self, conversation_id: str, ts: float, page_id: int) -> Page | None:
+        """The exchange just before this one in its conversation, if any."""
         rows = self.conn.execute(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? AND (ts < ? OR (ts = ? AND id < ?)) "
             "ORDER BY ts DESC, id DESC LIMIT 1",
             (conversation_id, ts, ts, page_id),
         ).fetchall()
-        return rows[0] if rows else None
+        return page_from_row(rows[0]) if rows else None
 
     @_locked
     def page_ids_in_time_range(self, start: float, end: float, limit: int) -> list[int]:
@@ -149,11 +158,12 @@ class PagesMixin:
         )
 
     @_locked
-    def pages_after(self, after_id: int, upto: int, limit: int) -> list[tuple]:
-        return self.conn.execute(
+    def pages_after(self, after_id: int, upto: int, limit: int) -> list[Page]:
+        rows = self.conn.execute(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
             (after_id, upto, limit),
         ).fetchall()
+        return [page_from_row(row) for row in rows]
 
     @_locked
     def neighbour_ids(self, page_ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
@@ -297,9 +307,7 @@ class PagesMixin:
         for page_id in page_ids:
             self.conn.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
         self._erase_vectors("pages_vec", page_ids, dimension)
-        self._erase_vectors(
-            "turns_vec", [pid * 2 + side for pid in page_ids for side in (0, 1)], dimension
-        )
+        self._erase_vectors("turns_vec", turn_ids(page_ids), dimension)
         self.conn.execute(
             f"UPDATE pages SET chain_prev_id=NULL WHERE chain_prev_id IN ({marks})", page_ids
         )
@@ -376,9 +384,9 @@ class PagesMixin:
         )
 
     @_locked
-    def segment_rows(
+    def segments(
         self, include_archived: bool = False, ids: list[int] | None = None
-    ) -> list[tuple]:
+    ) -> list[StoredSegment]:
         where = [] if include_archived else ["s.archived=0"]
         params: list[Any] = []
         if ids is not None:
@@ -387,9 +395,10 @@ class PagesMixin:
             where.append(f"s.id IN ({_placeholders(ids)})")
             params += ids
         clause = f"WHERE {' AND '.join(where)}" if where else ""
-        return self.conn.execute(
+        rows = self.conn.execute(
             f"SELECT {self.SEGMENT_COLUMNS} FROM segments s {clause}", params
         ).fetchall()
+        return [segment_from_row(row) for row in rows]
 
     @_locked
     def segment_vectors(
@@ -457,6 +466,22 @@ class PagesMixin:
             row[0]
             for row in self.conn.execute("SELECT id FROM pages WHERE segment_id=?", (segment_id,))
         ]
+
+
+def segment_from_row(row: tuple) -> StoredSegment:
+    """A StoredSegment record from a row selected with SEGMENT_COLUMNS."""
+    seg_id, summary, kws, created, last_access, visits, length, archived, page_count = row
+    return StoredSegment(
+        id=seg_id,
+        summary=summary,
+        keywords=tuple(json.loads(kws)),
+        created=created,
+        last_access=last_access,
+        visit_count=visits,
+        length=length,
+        archived=bool(archived),
+        page_count=page_count,
+    )
 
 
 def page_from_row(row: tuple) -> Page:

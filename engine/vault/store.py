@@ -10,12 +10,12 @@ from pathlib import Path
 
 from engine import errors, paths
 from engine.files import private_dir, private_file
-from engine.records import ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED
+from engine.records import ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED, ConversationInfo
 from engine.vault import cipher, keys
 from engine.vault.connection import mapped_errors, open_connection
 from engine.vault.forget import ForgetMixin
 from engine.vault.jobs import JobsMixin
-from engine.vault.pages import PAGE_COLUMNS, PagesMixin, page_from_row
+from engine.vault.pages import PAGE_COLUMNS, PagesMixin
 from engine.vault.persona import PersonaMixin
 from engine.vault.remembered import RememberedMixin
 from engine.vault.schema import MIGRATIONS, applied, migrate
@@ -209,12 +209,15 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, S
         )
 
     @_locked
-    def conversations(self) -> list[tuple]:
-        """(id, title, first ts, last ts, page count), newest first."""
-        return self.conn.execute(
-            "SELECT c.id, c.title, min(p.ts), max(p.ts), count(p.id) FROM conversations c "
-            "JOIN pages p ON p.conversation_id = c.id GROUP BY c.id ORDER BY max(p.ts) DESC"
-        ).fetchall()
+    def conversations(self) -> list[ConversationInfo]:
+        """Conversations that hold pages, newest first."""
+        return [
+            ConversationInfo(id=row[0], title=row[1], first_ts=row[2], last_ts=row[3], pages=row[4])
+            for row in self.conn.execute(
+                "SELECT c.id, c.title, min(p.ts), max(p.ts), count(p.id) FROM conversations c "
+                "JOIN pages p ON p.conversation_id = c.id GROUP BY c.id ORDER BY max(p.ts) DESC"
+            )
+        ]
 
     # ---- whole vault ---------------------------------------------------------------------
 
@@ -297,4 +300,4 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, S
         return [dict(zip(names, row, strict=True)) for row in cursor]
 
 
-__all__ = ["Vault", "page_from_row", "PAGE_COLUMNS", "_blob"]
+__all__ = ["Vault", "PAGE_COLUMNS", "_blob"]
