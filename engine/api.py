@@ -456,18 +456,7 @@ class MemoryOS:
     # ---- consolidation (engine/consolidation.py) ------------------------------------------
 
     def consolidation_status(self) -> ConsolidationStatus:
-        jobs = self.vault.job_counts()
-        counts = self.vault.counts()
-        return ConsolidationStatus(
-            pending_jobs=jobs.get("pending", 0) + jobs.get("running", 0),
-            running=self.consolidator.running,
-            failed_jobs=jobs.get("failed", 0),
-            last_error=self.consolidator.last_error or self.vault.last_job_error(),
-            short_term_pages=counts["short"],
-            mid_term_pages=counts["mid"] + counts["archived"],
-            segments=counts["segments"],
-            facts=counts["facts"],
-        )
+        return self.consolidator.status()
 
     def run_consolidation(self, max_jobs: int | None = None) -> int:
         """Run pending consolidation jobs now, in this thread. Returns how many ran."""

@@ -24,7 +24,7 @@ from engine.memory import mid_term, short_term
 from engine.memory.context import MemoryContext
 from engine.memory.long_term import Persona
 from engine.memory.model import ConsolidationModel
-from engine.records import Job
+from engine.records import ConsolidationStatus, Job
 from engine.vault.jobs import ANALYSE_SEGMENT, EMBED_TURNS, PAGE_ADDED, STM_OVERFLOW
 
 __all__ = ["ANALYSE_SEGMENT", "EMBED_TURNS", "PAGE_ADDED", "STM_OVERFLOW", "Consolidator"]
@@ -59,6 +59,21 @@ class Consolidator:
     def structured_stats(self):
         """Counts of the structured calls made so far (None before the first)."""
         return self.model.stats
+
+    def status(self) -> ConsolidationStatus:
+        """Jobs waiting or failed, whether the worker is busy, and what each tier holds."""
+        vault = self.ctx.vault
+        jobs, counts = vault.job_counts(), vault.counts()
+        return ConsolidationStatus(
+            pending_jobs=jobs.get("pending", 0) + jobs.get("running", 0),
+            running=self.running,
+            failed_jobs=jobs.get("failed", 0),
+            last_error=self.last_error or vault.last_job_error(),
+            short_term_pages=counts["short"],
+            mid_term_pages=counts["mid"] + counts["archived"],
+            segments=counts["segments"],
+            facts=counts["facts"],
+        )
 
     def _report(self, message: str) -> None:
         self.last_error = message

@@ -20,6 +20,7 @@ from engine.vault.persona import PersonaMixin
 from engine.vault.remembered import RememberedMixin
 from engine.vault.schema import MIGRATIONS, applied, migrate
 from engine.vault.search import SearchMixin
+from engine.vault.segments import SegmentsMixin
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
 
@@ -46,7 +47,9 @@ def _unlock(path: Path, hexkey, passphrase, create: bool, is_new: bool):
     return conn, cipher.LEGACY_KDF_ITER
 
 
-class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, SearchMixin):
+class Vault(
+    PagesMixin, SegmentsMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, SearchMixin
+):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, conn, path: Path, key_location: str) -> None:
