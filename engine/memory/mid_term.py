@@ -104,9 +104,7 @@ def place(ctx: MemoryContext, pages: list[Page], finish_job: int | None) -> dict
                 if seg_id is None:
                     heat.make_room(vault, index, now, settings)  # before the new one joins
                     seg_id = vault.insert_segment("", words, vector, now)
-                    index.put(
-                        StoredSegment(seg_id, "", tuple(words), now, now, 0, 0, False, 0), vector
-                    )
+                    index.put(_new_segment(seg_id, words, now), vector)
                 vault.move_page_to_segment(
                     page.id, seg_id, prev.id if linked else None, summary, words
                 )
@@ -122,6 +120,14 @@ def place(ctx: MemoryContext, pages: list[Page], finish_job: int | None) -> dict
         index.invalidate()  # it holds edits the rollback undid
         raise
     return touched
+
+
+def _new_segment(seg_id: int, words: list[str], now: float) -> StoredSegment:
+    """A segment as insert_segment stored it: no summary yet, no visits, no pages."""
+    return StoredSegment(
+        id=seg_id, summary="", keywords=tuple(words), created=now, last_access=now,
+        visit_count=0, length=0, archived=False, page_count=0,
+    )  # fmt: skip
 
 
 def _refresh(
