@@ -39,15 +39,9 @@ from engine.records import (
 from engine.remembered import MemoryUsed
 from engine.retrieval import retrieve as _retrieve
 from engine.settings import MemorySettings
-from engine.vault import KeyringStatus, Vault, keys
-from engine.vault import keyring_status as _keyring_status
+from engine.vault import Vault, keyring_status, keys  # keyring_status: is a keyring usable?
 
 __all__ = ["MemoryOS", "ResponseStream", "erase_vault", "keyring_status"]
-
-
-def keyring_status() -> KeyringStatus:
-    """Whether the OS keyring can hold vault keys (else the person sets a passphrase)."""
-    return _keyring_status()
 
 
 def erase_vault(path: str | Path) -> None:

@@ -29,8 +29,6 @@ from engine.records import (
     ProfileSlot,
 )
 
-__all__ = ["Persona", "normalise_text"]
-
 
 class Persona:
     """Writes to the long-term tier: merge duplicates, supersede contradictions, keep provenance."""
