@@ -5,6 +5,7 @@ retrieval share one segment cache)."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -48,8 +49,9 @@ def test_questions_during_background_learning_and_placement_never_hang(
     threads.append(threading.Thread(target=add, daemon=True))
     for thread in threads:
         thread.start()
+    deadline = time.monotonic() + 60  # all of them together: a hang fails, never waits longer
     for thread in threads:
-        thread.join(timeout=60)
+        thread.join(timeout=max(0.0, deadline - time.monotonic()))
     if any(thread.is_alive() for thread in threads):  # a deadlock: closing would hang too
         pytest.fail("adding and asking at once hung (lock order between vault and caches)")
     try:
