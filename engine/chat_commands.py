@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from engine import errors, remembered
 from engine.memory import keywords
-from engine.vault.store import page_from_row
 
 REMEMBER, FORGET, HELP, UNKNOWN = "remember", "forget", "help", "unknown"
 
@@ -105,7 +104,7 @@ def find_matches(memory, words: str, limit: int = 50) -> list[ForgetMatch]:
                 ForgetMatch(remembered.PROFILE, slot.id, f"{slot.name}: {slot.value}", slot.updated)
             )
     page_ids = [i for i, _ in vault.keyword_search("pages_fts", match, limit)]
-    pages = sorted(map(page_from_row, vault.page_rows(page_ids)), key=lambda p: -p.timestamp)
+    pages = sorted(vault.pages(page_ids), key=lambda p: -p.timestamp)
     out += [ForgetMatch(remembered.EXCHANGE, p.id, p.text(), p.timestamp) for p in pages]
     return out + consequences(memory, out)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from engine import errors, validation
 from engine.memory import keywords
-from engine.records import Fact, ProfileSlot
+from engine.records import Fact, ProfileSlot, SearchHit
 from engine.vault.search import MARK_END, MARK_START
 
 __all__ = [
@@ -19,15 +19,6 @@ __all__ = [
     "rename",
     "search",
 ]
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    page_id: int
-    conversation_id: str
-    title: str
-    timestamp: float
-    snippet: str  # matching words between MARK_START and MARK_END
 
 
 def _match(text: str) -> str:
@@ -43,12 +34,7 @@ def _match(text: str) -> str:
 def search(memory, text: str, limit: int = 50) -> list[SearchHit]:
     """Exchanges of past conversations that contain all of `text`'s words, best first."""
     text = validation.text(text, "search")
-    return [
-        SearchHit(page_id, conversation, title, ts, snippet)
-        for page_id, conversation, title, ts, snippet in memory.vault.search_pages(
-            _match(text), limit
-        )
-    ]
+    return memory.vault.search_pages(_match(text), limit)
 
 
 def rename(memory, conversation_id: str, title: str) -> str:

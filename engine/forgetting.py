@@ -15,8 +15,10 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine import errors
 from engine.memory import chains, keywords, mid_term
-from engine.vault.store import page_from_row
+from engine.memory.context import MemoryContext
+from engine.records import turn_ids
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +86,10 @@ def backups(path: Path) -> list[Path]:
     )
 
 
-def preview(memory, page_ids: list[int], keep_facts: bool = False) -> ForgetPreview:
+def preview(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) -> ForgetPreview:
     """What forgetting `page_ids` would remove and rewrite. Reads only. With `keep_facts`
     (retention that keeps what was learned) facts and profile entries stay, sourceless."""
-    vault = memory.vault
+    vault = ctx.vault
     ids = vault.existing_page_ids([int(i) for i in page_ids])
     derived = vault.only_derived_from(ids)
     quoting = _quoting(vault, ids, derived)
@@ -122,7 +124,7 @@ MAX_WORDS = 5000  # distinct words of the forgotten pages checked one by one
 
 def _distinctive(vault, ids: list[int]) -> list[str]:
     """Words of the forgotten pages that no other page contains."""
-    pages = [page_from_row(r) for r in vault.page_rows(ids)]
+    pages = vault.pages(ids)
     words: list[str] = []
     seen: set[str] = set()
     for page in pages:
@@ -161,22 +163,22 @@ def _quoting(vault, ids: list[int], derived: dict[str, list[int]]) -> dict[str, 
     return out
 
 
-def forget(memory, page_ids: list[int], keep_facts: bool = False) -> ForgetPreview:
+def forget(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) -> ForgetPreview:
     """Forget `page_ids` and everything derived from them, in one transaction; then make
     sure the old bytes leave the disk. Returns what was done (the same shape as `preview`)."""
-    vault, settings = memory.vault, memory.settings
+    vault, settings = ctx.vault, ctx.settings
     with vault.transaction():  # the plan and the change see the same state
-        done = preview(memory, page_ids, keep_facts)
+        done = preview(ctx, page_ids, keep_facts)
         if not done.pages:
             return done
         descendants = done.chain_summaries_rebuilt
-        vault.delete_facts(done.facts, memory.dimension)  # with those that quote the pages
+        vault.delete_facts(done.facts, ctx.dimension)  # with those that quote the pages
         vault.delete_slots(done.slots)
-        removed = vault.delete_pages(done.pages, memory.dimension, keep_derived=keep_facts)
+        removed = vault.delete_pages(done.pages, ctx.dimension, keep_derived=keep_facts)
         removed["facts"] = sorted(set(removed["facts"]) | set(done.facts))
         vault.purge_staging(removed["pages"], removed["facts"])
         for segment_id in done.segments_rewritten:
-            _recompute_segment(vault, segment_id, settings)
+            mid_term.recompute(vault, segment_id, settings)
         for page_id in descendants:  # chain order: a page's predecessor is already rebuilt
             _rebuild_chain_summary(vault, page_id)
         for conversation_id in done.conversations_retitled:
@@ -184,44 +186,33 @@ def forget(memory, page_ids: list[int], keep_facts: bool = False) -> ForgetPrevi
             if text is not None:
                 vault.set_conversation_title(conversation_id, title_of(text))
         vault.bump_vector_generation()
-    memory.page_mirror.remove(removed["pages"])
-    memory.turn_mirror.remove([pid * 2 + side for pid in removed["pages"] for side in (0, 1)])
-    memory.fact_mirror.remove(removed["facts"])
-    scrub(memory)
+    ctx.page_mirror.remove(removed["pages"])
+    ctx.turn_mirror.remove(turn_ids(removed["pages"]))
+    ctx.fact_mirror.remove(removed["facts"])
+    scrub(ctx)
     return done
 
 
-def scrub(memory) -> None:
+def scrub(ctx: MemoryContext) -> None:
     """After a forget: truncate the WAL and delete backups that predate it."""
-    if not memory.vault.checkpoint_truncate():
+    if not ctx.vault.checkpoint_truncate():
         log.warning("the WAL could not be truncated now (another program is reading the vault)")
-    for backup in backups(memory.vault.path):
+    for backup in backups(ctx.vault.path):
         try:
             backup.unlink()
         except OSError:
             log.warning("could not delete the vault backup %s", backup)
 
 
-def _recompute_segment(vault, segment_id: int, settings) -> None:
-    members = [page_from_row(r) for r in vault.segment_page_rows(segment_id)]
-    if not members:
-        return
-    by_id = vault.page_vectors([p.id for p in members])
-    vectors = [by_id[p.id] for p in members]
-    words = mid_term.merged_keywords(members, settings.segment_keywords)
-    summary = mid_term.extractive_summary(members, vectors, words)
-    vault.rewrite_segment(segment_id, summary, words, mid_term.centroid(vectors))
-
-
 def _rebuild_chain_summary(vault, page_id: int) -> None:
-    rows = vault.page_rows([page_id])
-    if not rows:
+    found = vault.pages([page_id])
+    if not found:
         return
-    page = page_from_row(rows[0])
+    page = found[0]
     prev = None
     if page.chain_prev_id is not None:
-        prev_rows = vault.page_rows([page.chain_prev_id])
-        prev = page_from_row(prev_rows[0]) if prev_rows else None
+        before = vault.pages([page.chain_prev_id])
+        prev = before[0] if before else None
     linked = prev is not None
     summary = chains.running_summary(prev, linked, list(page.keywords))
     vault.set_chain(page.id, prev.id if linked else None, summary)
@@ -230,14 +221,40 @@ def _rebuild_chain_summary(vault, page_id: int) -> None:
 RETENTION_BATCH = 500  # pages forgotten per transaction by the retention policy
 
 
-def apply_retention(memory, days: int, keep_facts: bool, now: float) -> int:
+def apply_retention(ctx: MemoryContext, days: int, keep_facts: bool, now: float) -> int:
     """Forget pages older than `days` (consolidation runs this). Returns how many went."""
     if days <= 0:
         return 0
     cutoff = now - days * 86400.0
     total = 0
     while True:
-        ids = memory.vault.page_ids_older_than(cutoff, RETENTION_BATCH)
+        ids = ctx.vault.page_ids_older_than(cutoff, RETENTION_BATCH)
         if not ids:
             return total
-        total += len(forget(memory, ids, keep_facts=keep_facts).pages)
+        total += len(forget(ctx, ids, keep_facts=keep_facts).pages)
+
+
+def pages_of_segment(ctx: MemoryContext, segment_id: int) -> list[int]:
+    """The pages forgetting a segment removes (NotFoundError for an unknown segment)."""
+    if not ctx.vault.segments(include_archived=True, ids=[int(segment_id)]):
+        raise errors.NotFoundError(f"no segment with id {segment_id}")
+    return ctx.vault.page_ids_of_segment(int(segment_id))
+
+
+def pages_of_conversation(ctx: MemoryContext, conversation_id: str) -> list[int]:
+    """The pages forgetting a conversation removes (NotFoundError for an unknown one)."""
+    ids = ctx.vault.page_ids_of_conversation(conversation_id)
+    if not ids:
+        raise errors.NotFoundError(f"no conversation {conversation_id!r}")
+    return ids
+
+
+def everything(ctx: MemoryContext) -> None:
+    """Delete every memory (the schema and the key stay), on disk and in RAM."""
+    with ctx.vault.transaction():
+        ctx.vault.wipe(ctx.dimension)
+        ctx.vault.purge_staging_all()
+        ctx.vault.bump_vector_generation()
+    for mirror in (ctx.page_mirror, ctx.fact_mirror, ctx.turn_mirror):
+        mirror.reset()
+    scrub(ctx)

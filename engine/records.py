@@ -17,6 +17,30 @@ ACTIVE = "active"
 CANDIDATE = "candidate"  # verbatim first-person statement, not yet rewritten by a capable model
 SUPERSEDED = "superseded"
 
+# Each side of a page has its own vector: the user's words (side 0) and the answer (side 1).
+USER_SIDE, ANSWER_SIDE = 0, 1
+SIDES = (USER_SIDE, ANSWER_SIDE)
+
+
+def turn_id(page_id: int, side: int) -> int:
+    """The one rule naming a turn: its rowid in turns_vec and its key in retrieval."""
+    return page_id * 2 + side
+
+
+def turn_page(turn: int) -> int:
+    """The page a turn id belongs to."""
+    return turn // 2
+
+
+def turn_side(turn: int) -> int:
+    """Which side of its page a turn id is (USER_SIDE or ANSWER_SIDE)."""
+    return turn % 2
+
+
+def turn_ids(page_ids: list[int]) -> list[int]:
+    """Both turn ids of each page (what forgetting a page removes from turns_vec)."""
+    return [turn_id(page_id, side) for page_id in page_ids for side in SIDES]
+
 
 @dataclass(frozen=True)
 class Page:
@@ -66,6 +90,54 @@ class Page:
         if self.agent_response:
             parts.append(f"{self.agent_speaker}: {self.agent_response}")
         return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class StoredSegment:
+    """A mid-term segment as the vault holds it; heat is computed from it when read."""
+
+    id: int
+    summary: str
+    keywords: tuple[str, ...]
+    created: float
+    last_access: float
+    visit_count: int
+    length: int  # L_interaction: pages since the last persona analysis
+    archived: bool
+    page_count: int
+
+
+@dataclass(frozen=True)
+class Job:
+    """One durable consolidation job (the jobs table)."""
+
+    id: int
+    kind: str
+    payload: dict[str, Any]
+    attempts: int
+
+
+@dataclass(frozen=True)
+class SavedMemory:
+    """One item of the list of memories a stored answer's prompt held (page_memories)."""
+
+    page_id: int
+    kind: str
+    item_id: int
+    tier: str
+    score: float
+    date: float
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One exchange found by the conversations search."""
+
+    page_id: int
+    conversation_id: str
+    title: str
+    timestamp: float
+    snippet: str  # matching words between MARK_START and MARK_END
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ import numpy as np
 from engine.errors import InvalidInputError
 from engine.memory import keywords as keyword_tools
 from engine.memory import mid_term
-from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT, Page
+from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT, Page, turn_id
 from engine.timestamps import parse_timestamp
 
 ORIGIN = "imported from the reference"
@@ -436,7 +436,7 @@ def import_steps(
     for page_id, vector, turns in added:
         memory.page_mirror.add(page_id, vector)
         for side, turn in turns.items():
-            memory.turn_mirror.add(page_id * 2 + side, turn)
+            memory.turn_mirror.add(turn_id(page_id, side), turn)
     for event in ("pages", "segments", "facts", "jobs"):
         memory._notify(event)
     memory.consolidator.wake()

@@ -133,35 +133,35 @@ def summary(items: list[MemoryUsed]) -> str:
 def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
     """The saved lists of stored answers, each item as it reads now; an item deleted since
     (or whose id a later item took) comes back forgotten, without its text."""
-    from engine.vault.store import page_from_row
-
     vault = memory.vault
     rows = vault.page_memory_rows(page_ids)
-    answered = {p.id: p.timestamp for p in map(page_from_row, vault.page_rows(page_ids))}
+    answered = {p.id: p.timestamp for p in vault.pages(page_ids)}
     wanted: dict[str, set[int]] = {}
-    for _, kind, item_id, *_ in rows:
-        wanted.setdefault(kind, set()).add(item_id)
+    for row in rows:
+        wanted.setdefault(row.kind, set()).add(row.item_id)
     fact_ids = sorted(wanted.get(FACT, set()) | wanted.get(KNOWLEDGE, set()))
     facts = {f.id: f for f in vault.facts(None, True, ids=fact_ids)}
     slots = {s.id: s for s in vault.slots(include_superseded=True)} if PROFILE in wanted else {}
-    pages = {p.id: p for p in map(page_from_row, vault.page_rows(sorted(wanted.get(EXCHANGE, ()))))}
+    pages = {p.id: p for p in vault.pages(sorted(wanted.get(EXCHANGE, ())))}
     out: dict[int, list[MemoryUsed]] = {i: [] for i in page_ids}
-    for page_id, kind, item_id, tier, score, date in rows:
-        answered_at = answered.get(page_id, date) + 1.0
-        item = MemoryUsed(kind, item_id, tier, "", date, score)
-        if kind in (FACT, KNOWLEDGE):
-            fact = facts.get(item_id)
+    for row in rows:
+        answered_at = answered.get(row.page_id, row.date) + 1.0
+        item = MemoryUsed(row.kind, row.item_id, row.tier, "", row.date, row.score)
+        if row.kind in (FACT, KNOWLEDGE):
+            fact = facts.get(row.item_id)
             # A later item may reuse a deleted one's id: it was created after the answer.
             if fact is not None and fact.created <= answered_at:
-                item = MemoryUsed(kind, item_id, tier, fact.text, fact.updated, score)
-        elif kind == PROFILE:
-            slot = slots.get(item_id)
+                item = MemoryUsed(
+                    row.kind, row.item_id, row.tier, fact.text, fact.updated, row.score
+                )
+        elif row.kind == PROFILE:
+            slot = slots.get(row.item_id)
             if slot is not None and slot.created <= answered_at:
                 text = f"{slot.name}: {slot.value}"
-                item = MemoryUsed(kind, item_id, tier, text, slot.updated, score)
+                item = MemoryUsed(row.kind, row.item_id, row.tier, text, slot.updated, row.score)
         else:
-            page = pages.get(item_id)
-            if page is not None and abs(page.timestamp - date) < 1e-3:
-                item = page_item(page, tier, score)
-        out[page_id].append(item if item.text else forgotten(item))
+            page = pages.get(row.item_id)
+            if page is not None and abs(page.timestamp - row.date) < 1e-3:
+                item = page_item(page, row.tier, row.score)
+        out[row.page_id].append(item if item.text else forgotten(item))
     return out

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.memory import keywords, mid_term, when
+from engine.memory import heat, keywords, when
+from engine.memory.context import MemoryContext
 from engine.records import (
     ASSISTANT_KNOWLEDGE,
     SHORT_TERM,
@@ -24,8 +25,10 @@ from engine.records import (
     ScoredFact,
     ScoredPage,
     ScoredTurn,
+    turn_id,
+    turn_page,
+    turn_side,
 )
-from engine.vault.store import page_from_row
 
 # Reciprocal-rank fusion constant (60 in Cormack et al.). Chosen on the LoCoMo dev set by the
 # same grid as the fusion baseline's, recall_turns@10 categories 1-4: 40: 0.738, 10: 0.761,
@@ -107,7 +110,7 @@ def _nothing_to_search(memory) -> bool:
 
 
 def retrieve(
-    memory,
+    memory: MemoryContext,
     query: str,
     *,
     max_pages: int | None = None,
@@ -131,7 +134,7 @@ def retrieve(
         # A new vault: the first answer need not wait for the embedder to load (seconds).
         elapsed = (time.perf_counter() - started) * 1000
         return Retrieval(query, (), (), (), (), (), (), elapsed_ms=elapsed), set()
-    short = [page_from_row(r) for r in vault.pages_in_tier(SHORT_TERM)]
+    short = vault.pages_in_tier(SHORT_TERM)
     match, idf = _keyword_terms(vault, "pages_fts", query)
     lexical = vault.keyword_search("pages_fts", match, pool) if match else []
     pages = _load_pages(vault, {p for p, _ in lexical})
@@ -150,14 +153,14 @@ def retrieve(
     )
     turn_hits = _related(memory.turn_mirror.search(vector, 2 * pool))
     page_hits = _related(memory.page_mirror.search(vector, pool))
-    pages.update(_load_pages(vault, {r // 2 for r, _ in turn_hits} - set(pages)))
+    pages.update(_load_pages(vault, {turn_page(r) for r, _ in turn_hits} - set(pages)))
     if stages.speakers:  # the dense hits may show speakers the keyword hits did not
         named = _named_speakers(query, [*pages.values(), *short])
     lists: dict[str, tuple[float, list[tuple[int, int]]]] = {
         "dense": (weights.dense, _ranked(_dense_turns(turn_hits))),
         "page": (
             weights.page,
-            [(2 * p + s, r) for r, (p, _) in enumerate(page_hits) for s in (0, 1)],
+            [(turn_id(p, s), r) for r, (p, _) in enumerate(page_hits) for s in (0, 1)],
         ),
         "keyword": (weights.keyword, _ranked(_keyword_turns(pages, lexical, idf))),
     }
@@ -198,16 +201,16 @@ def retrieve(
     while start < len(ranked) and len(chosen) < max_turns:
         batch = ranked[start : start + 2 * max_turns]  # pages are read for the best turns only
         start += len(batch)
-        pages.update(_load_pages(vault, {t // 2 for t in batch} - set(pages)))
+        pages.update(_load_pages(vault, {turn_page(t) for t in batch} - set(pages)))
         for turn in batch:
-            page = pages.get(turn // 2)
-            text = page.turn_text(turn % 2) if page is not None else ""
+            page = pages.get(turn_page(turn))
+            text = page.turn_text(turn_side(turn)) if page is not None else ""
             if not text:
                 continue  # gone, or the empty side of a one-sided exchange
             cost = estimate_tokens(text)
             if chosen and cost > budget:
                 continue
-            chosen.append(ScoredTurn(page.id, turn % 2, scores[turn], tuple(sources[turn])))
+            chosen.append(ScoredTurn(page.id, turn_side(turn), scores[turn], tuple(sources[turn])))
             budget -= cost
             if len(chosen) >= max_turns:
                 break
@@ -247,15 +250,15 @@ def _related(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
 
 
 def _load_pages(vault, ids: set[int]) -> dict[int, Page]:
-    return {p.id: p for p in map(page_from_row, vault.page_rows(sorted(ids)))} if ids else {}
+    return {p.id: p for p in vault.pages(sorted(ids))} if ids else {}
 
 
 def _has_side(pages: dict[int, Page], turn: int) -> bool:
     """False for the empty side of a one-sided page, or a page not loaded (yet)."""
-    page = pages.get(turn // 2)
+    page = pages.get(turn_page(turn))
     if page is None:
         return True  # loaded later, checked again then
-    return bool(page.user_input if turn % 2 == 0 else page.agent_response)
+    return bool(page.user_input if turn_side(turn) == 0 else page.agent_response)
 
 
 COMMON_TERM_SHARE = 0.2  # a term in more than 1 row in 5 says little about any row
@@ -329,7 +332,7 @@ def _keyword_turns(
             held = {keywords.fts_term(w) for w in keywords.tokens(text)} if text else set()
             weight = sum(v for term, v in idf.items() if term in held)
             if weight > 0:
-                scored.append((-weight, rank, 2 * page_id + side))
+                scored.append((-weight, rank, turn_id(page_id, side)))
     scored.sort()
     return [turn for _, _, turn in scored]
 
@@ -338,7 +341,7 @@ def _turns_among(memory, vector: np.ndarray, page_ids: list[int], pool: int) -> 
     """The best turns of some pages by their own vectors."""
     if not page_ids:
         return []
-    allowed = np.asarray([2 * p + s for p in page_ids for s in (0, 1)], dtype=np.int64)
+    allowed = np.asarray([turn_id(p, s) for p in page_ids for s in (0, 1)], dtype=np.int64)
     return [row for row, _ in _related(memory.turn_mirror.search(vector, pool, allowed=allowed))]
 
 
@@ -359,7 +362,7 @@ def _fact_turns(vault, pages: dict[int, Page], facts: list[ScoredFact]) -> list[
                 for side, key in ((0, "user_speaker"), (1, "agent_speaker"))
                 if speaker and str(page.meta.get(key) or "").lower() == speaker
             ] or [0, 1]
-            out += [2 * page_id + s for s in sides if 2 * page_id + s not in out]
+            out += [turn_id(page_id, s) for s in sides if turn_id(page_id, s) not in out]
     return out
 
 
@@ -381,7 +384,7 @@ def _dated_turns(
         for side in (0, 1):
             text = when.resolve_relative(page.turn_text(side), page.timestamp).lower()
             if text and any(p in text for p in wanted):
-                out.append(2 * page_id + side)
+                out.append(turn_id(page_id, side))
     return out
 
 
@@ -421,25 +424,25 @@ def _boost_neighbours(
     """Give the turns just before and after each strong turn a share of its score."""
     top = sorted(scores, key=lambda t: (-scores[t], t))[:limit]
     base = {t: scores[t] for t in top}
-    around = vault.neighbour_ids(sorted({t // 2 for t in top}))
+    around = vault.neighbour_ids(sorted({turn_page(t) for t in top}))
 
     def last_side(page_id: int) -> int:  # a page not read yet: most exchanges have a reply
         page = pages.get(page_id)
         return 1 if page is None or page.agent_response else 0
 
     for turn in top:
-        page_id, side = divmod(turn, 2)
+        page_id, side = turn_page(turn), turn_side(turn)
         before, after = around.get(page_id, (None, None))
         near = []  # (turn, True when it follows `turn`)
         if side == 1:
-            near.append((2 * page_id, False))
+            near.append((turn_id(page_id, 0), False))
             if after is not None:
-                near.append((2 * after, True))
+                near.append((turn_id(after, 0), True))
         else:
-            if _has_side(pages, 2 * page_id + 1):
-                near.append((2 * page_id + 1, True))
+            if _has_side(pages, turn_id(page_id, 1)):
+                near.append((turn_id(page_id, 1), True))
             if before is not None:
-                near.append((2 * before + last_side(before), False))
+                near.append((turn_id(before, last_side(before)), False))
         asks = "?" in (pages[page_id].turn_text(side) if page_id in pages else "")
         for neighbour, follows in near:
             share = ANSWER_SHARE if follows and asks else NEIGHBOUR_SHARE
@@ -468,10 +471,10 @@ def _prefer_named_speakers(
     """When the question names who spoke ("What has Melanie painted?"), turns by others
     count less: their words about the named person are second-hand."""
     head = ranked[:pool]
-    pages.update(_load_pages(vault, {t // 2 for t in head} - set(pages)))
+    pages.update(_load_pages(vault, {turn_page(t) for t in head} - set(pages)))
     for turn in head:
-        page = pages.get(turn // 2)
-        who = _speaker(page, turn % 2) if page is not None else ""
+        page = pages.get(turn_page(turn))
+        who = _speaker(page, turn_side(turn)) if page is not None else ""
         if who and who not in named:
             scores[turn] *= SPEAKER_OTHER
     head.sort(key=lambda t: (-scores[t], t))
@@ -480,7 +483,7 @@ def _prefer_named_speakers(
 
 def _top_segments(memory, vector: np.ndarray, query: str, now: float):
     ranked = memory.segment_index.rank(vector, query, memory.settings.top_segments)
-    return [mid_term.segment_from_row(row, now, memory.settings) for _, row in ranked]
+    return [heat.segment(stored, now, memory.settings) for _, stored in ranked]
 
 
 def _facts(

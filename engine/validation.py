@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from engine.errors import InvalidInputError
+from engine.records import SHORT_TERM, Page
 from engine.timestamps import parse_timestamp
 
 MAX_TEXT_CHARS = 4_000_000  # a 1 MB message is stored faithfully; 4M characters is the cap
@@ -61,3 +62,39 @@ def meta(value: Any, *, reserved_ok: bool = False) -> dict:
     if len(encoded.encode("utf-8")) > MAX_META_BYTES:
         raise InvalidInputError(f"meta is too large (limit {MAX_META_BYTES // 1024} KiB)")
     return json.loads(encoded)
+
+
+def exchange(
+    user_input: Any,
+    agent_response: Any,
+    when: Any,
+    meta_value: Any,
+    *,
+    conversation_id: str,
+    source: Any,
+    program_meta: dict | None,
+    now: float,
+) -> Page:
+    """An exchange to store, checked: a draft page (id 0) at the back of the short-term queue.
+
+    `meta_value` is the caller's and may not set reserved keys; `source` ("mcp", "import",
+    ...) is stored as meta["source"]; `program_meta` is the engine's own (e.g. "stopped")."""
+    user_input = text(user_input, "user_input")
+    agent_response = text(agent_response, "agent_response")
+    if not user_input.strip() and not agent_response.strip():
+        raise InvalidInputError("an exchange needs some text: both sides are empty")
+    checked = meta(meta_value)
+    if source is not None:
+        if not isinstance(source, str) or not SOURCE_PATTERN.match(source):
+            raise InvalidInputError("source must be a short lower-case name")
+        checked["source"] = source
+    checked.update(program_meta or {})
+    return Page(
+        id=0,
+        user_input=user_input,
+        agent_response=agent_response,
+        timestamp=timestamp(when, now),
+        conversation_id=conversation_id,
+        tier=SHORT_TERM,
+        meta=checked,
+    )

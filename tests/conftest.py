@@ -110,14 +110,14 @@ def memory(tmp_path, memory_keyring, embedder, chat):
 @pytest.fixture
 def spied(monkeypatch):
     """Every Retrieval the prompt builder receives (the Remembered list must equal it)."""
-    from engine import api
+    from engine import answer
 
     received = []
-    original = api.build_messages
+    original = answer.build_messages
 
     def spy(retrieval, query, *args, **kwargs):
         received.append(retrieval)
         return original(retrieval, query, *args, **kwargs)
 
-    monkeypatch.setattr(api, "build_messages", spy)
+    monkeypatch.setattr(answer, "build_messages", spy)
     return received

@@ -65,7 +65,7 @@ def test_neighbour_ids_in_one_query(mem):
 def test_batched_lookups(mem):
     build_vault(mem, 60, random.Random(3), pages_per_segment=20)
     vault = mem.vault
-    segments = sorted({vault.page_rows([p])[0][6] for p in range(1, 61)})
+    segments = sorted({vault.pages([p])[0].segment_id for p in range(1, 61)})
     assert len(segments) == 3
     assert sorted(vault.page_ids_of_segments(segments[:2])) == list(range(1, 41))
     assert vault.page_ids_of_segments([]) == []

@@ -1,1 +1,13 @@
-"""The three MemoryOS tiers (short-term queue, mid-term segments, long-term persona) and their helpers."""
+"""The three MemoryOS tiers (short-term queue, mid-term segments, long-term persona) and their helpers.
+
+context.py       MemoryContext: what every tier, consolidation and retrieval receive
+short_term.py    the queue: writing a page, when it overflows, the turn-vector backfill
+mid_term.py      segments: placing pages, refreshing a segment's summary and centroid
+heat.py          segment heat, eviction of the coldest, which segments are hot
+segment_index.py the active segments in RAM (placement and retrieval share it)
+chains.py        dialogue chains between consecutive pages
+long_term.py     the persona: learning from pages and hot segments, the person's edits
+persona_patterns.py  what a page teaches without an LLM (statements, profile slots)
+model.py         the chat model as consolidation may use it
+vectors.py       in-RAM vector mirrors;  keywords.py, when.py: words and dates
+"""

@@ -1,177 +1,43 @@
-"""Long-term persona memory: profile slots, user facts and assistant knowledge, with provenance."""
+"""Long-term memory: the persona. Profile slots, user facts and assistant knowledge, with
+provenance: what each new page teaches (patterns, no LLM), what a hot segment teaches (one
+structured call, capable models only), and the person's own edits."""
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from engine import errors, validation
 from engine.memory import keywords
-from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, CANDIDATE, USER_FACT, Page
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|me|myself|we|our|we're|we've)\b", re.I)
-_COMMITMENT = re.compile(
-    r"\b(i'll|i will|i can|i've (?:added|set|saved|noted)|let me|i'm going to)\b", re.I
+from engine.memory.context import MemoryContext
+from engine.memory.model import ConsolidationModel
+from engine.memory.persona_patterns import (
+    SlotCandidate,
+    normalise_text,
+    slot_candidates,
+    statement_candidates,
 )
-_FILLER = re.compile(
-    r"^(i (?:see|know|agree|understand|guess|think so|hope so|don't know|am not sure|mean)|"
-    r"i'm (?:sorry|glad|happy for you|not sure)|me too|my pleasure)\b",
-    re.I,
+from engine.records import (
+    ACTIVE,
+    ASSISTANT_KNOWLEDGE,
+    CANDIDATE,
+    USER_FACT,
+    Fact,
+    Page,
+    ProfileSlot,
 )
-_NOT_NAMES = {
-    "sorry",
-    "glad",
-    "fine",
-    "good",
-    "here",
-    "not",
-    "so",
-    "just",
-    "really",
-    "going",
-    "happy",
-    "sure",
-    "okay",
-    "ok",
-    "back",
-    "excited",
-    "tired",
-    "busy",
-    "home",
-    "done",
-    "ready",
-}
-
-# (category, slot name, pattern whose group 1 is the value). The lead-in is case-insensitive;
-# names and places must be capitalised, which keeps "I'm tired" from becoming a name.
-_PLACE = r"([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)"
-_SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
-    ("identity", "name", re.compile(r"(?i:\b(?:my name is|call me|i'm|i am))\s+([A-Z][a-z]+)\b")),
-    (
-        "identity",
-        "occupation",
-        re.compile(
-            r"\bi (?:work|am working|'m working) as (?:an? )?([^,.;!?]+?)(?= in [A-Z]| at [A-Z]| for [A-Z]|[,.;!?]|$)",
-            re.I,
-        ),
-    ),
-    ("identity", "employer", re.compile(r"(?i:\bi work (?:at|for)) " + _PLACE)),
-    (
-        "identity",
-        "location",
-        re.compile(r"(?i:\bi (?:live|am living|'m living|moved|relocated) (?:in|to)) " + _PLACE),
-    ),
-    ("identity", "location", re.compile(r"(?i:\bi work [^,.;!?]*? in) " + _PLACE)),
-    ("identity", "origin", re.compile(r"(?i:\bi(?:'m| am) (?:originally )?from) " + _PLACE)),
-    (
-        "preference",
-        "likes",
-        re.compile(r"\bi (?:really |absolutely )?(?:love|like|enjoy|adore) ([^,.;!?]+)", re.I),
-    ),
-    (
-        "preference",
-        "dislikes",
-        re.compile(r"\bi (?:really )?(?:hate|dislike|can't stand) ([^,.;!?]+)", re.I),
-    ),
-    (
-        "value",
-        "values",
-        re.compile(
-            r"\b(?:i care (?:a lot )?about|what matters (?:most )?to me is|i believe in) ([^,.;!?]+)",
-            re.I,
-        ),
-    ),
-]
-
-
-@dataclass(frozen=True)
-class SlotCandidate:
-    category: str
-    name: str
-    value: str
-
-
-def normalise_text(text: str) -> str:
-    return " ".join(keywords.tokens(text))
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
-
-
-def _named_speaker(page: Page, side: str) -> str | None:
-    key = "user_speaker" if side == "user" else "agent_speaker"
-    name = page.meta.get(key)
-    return str(name) if name else None
-
-
-def statement_candidates(page: Page) -> list[tuple[str, str]]:
-    """(kind, text) facts kept verbatim from first-person statements, with no LLM.
-
-    The person's own statements are the most faithful facts a small model can keep; a capable
-    model later rewrites them. In a two-person transcript both speakers' statements are kept,
-    prefixed with the speaker's name.
-    """
-    out: list[tuple[str, str]] = []
-    sides = [("user", page.user_input)]
-    if _named_speaker(page, "agent"):
-        sides.append(("agent", page.agent_response))  # a transcript: the other person's facts too
-    for side, text in sides:
-        speaker = _named_speaker(page, side)
-        for sentence in _sentences(text):
-            if not _FIRST_PERSON.search(sentence) or sentence.endswith("?"):
-                continue
-            words = sentence.split()
-            if not 4 <= len(words) <= 45 or _FILLER.match(sentence):
-                continue
-            if len(keywords.content_words(sentence)) < 2:
-                continue
-            out.append((USER_FACT, f"{speaker}: {sentence}" if speaker else sentence))
-    if not _named_speaker(page, "agent"):
-        for sentence in _sentences(page.agent_response):
-            if _COMMITMENT.search(sentence) and 4 <= len(sentence.split()) <= 45:
-                out.append((ASSISTANT_KNOWLEDGE, sentence))
-    return out
-
-
-def slot_candidates(page: Page) -> list[SlotCandidate]:
-    """Profile slots read from the person's own words by patterns (no LLM)."""
-    if _named_speaker(page, "agent"):
-        return []  # a transcript between two people: no single "user" profile to fill
-    found: list[SlotCandidate] = []
-    for sentence in _sentences(page.user_input):
-        if sentence.endswith("?"):
-            continue
-        for category, name, pattern in _SLOT_PATTERNS:
-            for match in pattern.finditer(sentence):
-                value = match.group(1).strip(" '\"").rstrip()
-                words = value.split()
-                if not value or len(words) > 8:
-                    continue
-                if name == "name" and value.lower() in _NOT_NAMES:
-                    continue
-                if category == "preference":
-                    obj = " ".join(keywords.content_words(value)[:4])
-                    if not obj:
-                        continue
-                    verb = "likes" if name == "likes" else "dislikes"
-                    found.append(SlotCandidate("preference", obj, f"{verb} {value}"))
-                else:
-                    found.append(SlotCandidate(category, name, value))
-    return found
 
 
 class Persona:
     """Writes to the long-term tier: merge duplicates, supersede contradictions, keep provenance."""
 
-    def __init__(self, vault, embedder, facts_mirror, dimension: int) -> None:
-        self.vault = vault
-        self.embedder = embedder
-        self.facts_mirror = facts_mirror
-        self.dimension = dimension
+    def __init__(self, ctx: MemoryContext) -> None:
+        self.ctx = ctx
+        self.vault = ctx.vault
+        self.embedder = ctx.embedder
+        self.facts_mirror = ctx.fact_mirror
 
     def remember_fact(
         self,
@@ -262,6 +128,135 @@ class Persona:
                 now=now,
             )
         return len(learned.statements) + len(learned.slots)
+
+    # ---- a hot segment: one structured call over its unanalysed pages ----------------------
+
+    def analyse_segment(self, model: ConsolidationModel, job_id: int, segment_id: int) -> bool:
+        """The ANALYSE_SEGMENT job. The segment's heat counters restart either way; returns
+        whether the model taught anything."""
+        ctx, vault = self.ctx, self.vault
+        page_ids = vault.unanalysed_page_ids(segment_id)
+        pages = vault.pages(page_ids)
+        result = None
+        if pages and model.available() is not None:
+            known = vault.facts(USER_FACT, False)[:40]
+            messages = analysis_messages(pages, known, vault.slots(include_superseded=False))
+            result = model.structured(messages, ANALYSIS_SCHEMA)
+        now = ctx.clock()
+        with vault.transaction():
+            if result:
+                self._apply_analysis(result, pages, f"llm:{ctx.chat.model_id}", now)
+            if page_ids:
+                vault.mark_analysed(page_ids)
+            vault.reset_segment_counters(segment_id)
+            vault.finish_job(job_id)
+        return bool(result)
+
+    def _apply_analysis(self, result: dict, pages: list[Page], origin: str, now: float) -> None:
+        vault = self.vault
+        page_ids = [p.id for p in pages]
+        allowed = set(page_ids)
+        vectors: dict[int, np.ndarray] = {}
+
+        def evidence(item: dict, text: str) -> list[int]:
+            # Exact provenance per item: the pages the model cited, else the pages that say
+            # it; never the whole batch, or the item would outlive forgetting its true source.
+            cited = [
+                int(i) for i in item.get("evidence", []) if isinstance(i, int) and i in allowed
+            ]
+            if cited:
+                return sorted(set(cited))
+            if not vectors:
+                vectors.update(vault.page_vectors(page_ids))
+            return attribute(text, pages, vectors, self.embedder)
+
+        for slot in result.get("profile", []):
+            name, value = str(slot.get("name", "")).strip(), str(slot.get("value", "")).strip()
+            if name and value:
+                self.set_slot(
+                    str(slot.get("category", "trait")),
+                    name[:80],
+                    value[:300],
+                    origin=origin,
+                    evidence=evidence(slot, f"{name} {value}"),
+                    now=now,
+                )
+        new_facts = []
+        for fact in result.get("user_facts", []):
+            text = str(fact.get("text", "")).strip()
+            if not text:
+                continue
+            fact_id = self.remember_fact(
+                USER_FACT, text[:500], status=ACTIVE, origin=origin,
+                sources=evidence(fact, text), now=now,
+            )  # fmt: skip
+            new_facts.append(fact_id)
+            for old in fact.get("supersedes", []) or []:
+                if isinstance(old, int) and old != fact_id:
+                    try:
+                        vault.fact(old)
+                    except Exception:
+                        continue
+                    vault.supersede_fact(old, fact_id, now)
+        for item in result.get("assistant_knowledge", []):
+            text = str(item.get("text", "")).strip()
+            if text:
+                self.remember_fact(
+                    ASSISTANT_KNOWLEDGE, text[:500], status=ACTIVE, origin=origin,
+                    sources=evidence(item, text), now=now,
+                )  # fmt: skip
+        if new_facts:  # clean facts now stand for the verbatim candidates of these pages
+            for fact_id in vault.candidate_facts_from_pages(list(page_ids), CANDIDATE):
+                vault.supersede_fact(fact_id, None, now)
+
+    # ---- the person's own edits -------------------------------------------------------------
+
+    def add_fact(self, text: str, kind: str) -> Fact:
+        text = validation.text(text, "fact").strip()
+        if not text:
+            raise errors.InvalidInputError("the fact is empty")
+        vector = self.embedder.embed_one(text)
+        with self.vault.transaction():
+            fact_id = self.remember_fact(
+                kind, text, status=ACTIVE, origin="user", sources=[], vector=vector
+            )
+        return self.vault.fact(fact_id)
+
+    def edit_fact(self, fact_id: int, text: str) -> Fact:
+        text = validation.text(text, "fact").strip()
+        if not text:
+            raise errors.InvalidInputError("the fact is empty: delete it instead")
+        self.vault.fact(fact_id)  # NotFoundError for unknown ids
+        vector = self.embedder.embed_one(text)
+        with self.vault.transaction():
+            self.vault.update_fact_text(
+                fact_id, text, normalise_text(text), vector, "user", self.ctx.clock()
+            )
+            self.vault.bump_vector_generation()
+        self.facts_mirror.update(fact_id, vector)
+        return self.vault.fact(fact_id)
+
+    def delete_facts(self, fact_ids: list[int]) -> None:
+        for fact_id in fact_ids:
+            self.vault.fact(fact_id)  # NotFoundError before anything is deleted
+        with self.vault.transaction():
+            self.vault.delete_facts(fact_ids, self.ctx.dimension)
+            self.vault.bump_vector_generation()
+        self.facts_mirror.remove(fact_ids)
+
+    def edit_slot(self, slot_id: int, value: str) -> ProfileSlot:
+        value = validation.text(value, "value").strip()
+        if not value:
+            raise errors.InvalidInputError("the value is empty: delete the slot instead")
+        self.vault.slot(slot_id)
+        with self.vault.transaction():
+            self.vault.update_slot_value(slot_id, value, "user", self.ctx.clock())
+        return self.vault.slot(slot_id)
+
+    def delete_slot(self, slot_id: int) -> None:
+        self.vault.slot(slot_id)
+        with self.vault.transaction():
+            self.vault.delete_slots([int(slot_id)])
 
 
 @dataclass

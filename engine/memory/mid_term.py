@@ -1,99 +1,213 @@
-"""Mid-term memory: topic segments joined by cos + keyword overlap, ranked and evicted by heat."""
+"""Mid-term memory: topic segments. Pages leaving the short-term queue join the segment
+closest in meaning and words (cos + keyword Jaccard), or start one; a segment's summary,
+keywords and centroid follow its pages. Heat (engine/memory/heat.py) decides eviction."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
-from engine.memory import keywords
-from engine.memory.heat import heat
-from engine.records import HeatParts, Page, Segment
+from engine.memory import chains, heat, keywords, short_term
+from engine.memory.context import MemoryContext
+from engine.memory.model import ConsolidationModel
+from engine.records import Page, Segment, StoredSegment
 from engine.settings import MemorySettings
+from engine.vault.jobs import ANALYSE_SEGMENT
+
+CHUNK = 32  # pages moved from the queue to segments per transaction
+FULL_REFRESH = 32  # segments up to this size are recomputed from all their pages
+
+# JSON schema of the one structured call per evicted batch (capable models only).
+BATCH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "pages": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "keywords": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["id", "keywords"],
+            },
+        },
+        "segments": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "summary": {"type": "string"},
+                    "keywords": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["id", "summary", "keywords"],
+            },
+        },
+    },
+    "required": ["pages", "segments"],
+}
 
 
-def segment_from_row(row: tuple, now: float, settings: MemorySettings) -> Segment:
-    seg_id, summary, kws, created, last_access, visits, length, archived, page_count = row
-    parts: HeatParts = heat(visits, length, last_access, now, settings)
-    return Segment(
-        id=seg_id,
-        summary=summary,
-        keywords=tuple(json.loads(kws)),
-        created=created,
-        last_access=last_access,
-        visit_count=visits,
-        length=length,
-        page_count=page_count,
-        heat=parts,
-        archived=bool(archived),
+def segments(ctx: MemoryContext, include_archived: bool = False) -> list[Segment]:
+    """The segments, hottest first."""
+    now = ctx.clock()
+    items = [heat.segment(s, now, ctx.settings) for s in ctx.vault.segments(include_archived)]
+    return sorted(items, key=lambda s: -s.heat.heat)
+
+
+# ---- the STM_OVERFLOW job: pages leave the queue in a batch and join segments ----------------
+
+
+def overflow(ctx: MemoryContext, model: ConsolidationModel, job_id: int) -> None:
+    """Move the oldest short-term pages into segments, a chunk per transaction (an import of
+    thousands of pages never holds the write lock for long); the job ends with the last."""
+    while True:
+        count = short_term.overflow_count(ctx.vault.count_pages("short"), ctx.settings)
+        pages = short_term.oldest(ctx.vault, min(count, CHUNK))
+        last = count <= CHUNK
+        touched = place(ctx, pages, job_id if last else None)
+        ctx.notify("pages")
+        ctx.notify("segments")
+        if touched:
+            llm_refresh(ctx, model, pages, list(touched))
+        if last or not pages:
+            return
+
+
+def place(ctx: MemoryContext, pages: list[Page], finish_job: int | None) -> dict[int, int]:
+    """Move `pages` into segments in one transaction (finishing the job with it, if given);
+    returns how many pages each touched segment received."""
+    vault, settings, index = ctx.vault, ctx.settings, ctx.segment_index
+    vectors = vault.page_vectors([p.id for p in pages])
+    page_keywords = {
+        p.id: keywords.extract(f"{p.user_input}\n{p.agent_response}", 8) for p in pages
+    }
+    now = ctx.clock()
+    touched: dict[int, int] = {}
+    try:
+        with vault.transaction():
+            for page in pages:
+                vector, words = vectors[page.id], page_keywords[page.id]
+                prev = vault.previous_page(page.conversation_id, page.timestamp, page.id)
+                prev_vector = None
+                if prev is not None:
+                    prev_vector = vectors.get(prev.id)
+                    if prev_vector is None:
+                        prev_vector = vault.page_vectors([prev.id]).get(prev.id)
+                linked = chains.continues(prev, prev_vector, page, vector, settings)
+                summary = chains.running_summary(prev, linked, words)
+                seg_id, _ = index.best(vector, words, settings.segment_threshold)
+                if seg_id is None:
+                    heat.make_room(vault, index, now, settings)  # before the new one joins
+                    seg_id = vault.insert_segment("", words, vector, now)
+                    index.put(_new_segment(seg_id, words, now), vector)
+                vault.move_page_to_segment(
+                    page.id, seg_id, prev.id if linked else None, summary, words
+                )
+                touched[seg_id] = touched.get(seg_id, 0) + 1
+                _refresh(ctx, seg_id, now, vector, words)
+            for seg_id in heat.hot(vault, now, settings):
+                payload = {"segment_id": seg_id}
+                if not vault.has_pending(ANALYSE_SEGMENT, payload):
+                    vault.enqueue(ANALYSE_SEGMENT, payload, now)
+            if finish_job is not None:
+                vault.finish_job(finish_job)
+    except BaseException:
+        index.invalidate()  # it holds edits the rollback undid
+        raise
+    return touched
+
+
+def _new_segment(seg_id: int, words: list[str], now: float) -> StoredSegment:
+    """A segment as insert_segment stored it: no summary yet, no visits, no pages."""
+    return StoredSegment(
+        id=seg_id, summary="", keywords=tuple(words), created=now, last_access=now,
+        visit_count=0, length=0, archived=False, page_count=0,
+    )  # fmt: skip
+
+
+def _refresh(
+    ctx: MemoryContext, seg_id: int, now: float, vector: np.ndarray, words: list[str]
+) -> None:
+    """Update a segment after a page joined: from all its pages while it is small, then
+    incrementally (running centroid, merged keywords), with a full refresh every
+    FULL_REFRESH pages, so a long import stays linear."""
+    vault, settings = ctx.vault, ctx.settings
+    stored = vault.segments(include_archived=True, ids=[seg_id])[0]
+    count = stored.page_count  # pages in the segment, this one included
+    if count <= FULL_REFRESH or count % FULL_REFRESH == 0:
+        summary, merged, centre = _from_pages(vault.pages_of_segment(seg_id), vault, settings)
+    else:
+        old = ctx.segment_index.vector(seg_id)
+        centre = centroid([old * (count - 1), vector])
+        merged = merge_keyword_lists(list(stored.keywords), words, settings.segment_keywords)
+        summary = stored.summary
+    vault.update_segment(
+        seg_id, summary=summary, keywords=merged, vector=centre, length_delta=1, now=now
     )
+    updated = replace(
+        stored, summary=summary, keywords=tuple(merged), length=stored.length + 1, last_access=now
+    )
+    ctx.segment_index.put(updated, centre)
 
 
-class SegmentTable:
-    """The active segments while pages are being placed: vectors in a growable matrix and
-    keyword stem sets, so placing a page is one matrix product plus set overlaps."""
+def _from_pages(
+    members: list[Page], vault, settings: MemorySettings
+) -> tuple[str, list[str], np.ndarray]:
+    """(summary, keywords, centroid) of a segment computed from all its pages."""
+    by_id = vault.page_vectors([p.id for p in members])
+    vectors = [by_id[p.id] for p in members]
+    merged = merged_keywords(members, settings.segment_keywords)
+    return extractive_summary(members, vectors, merged), merged, centroid(vectors)
 
-    def __init__(self, dimension: int) -> None:
-        self.ids: list[int] = []
-        self._matrix = np.zeros((64, dimension), dtype=np.float32)
-        self.stems: dict[int, set[str]] = {}
 
-    @classmethod
-    def load(cls, vault) -> SegmentTable:
-        ids, matrix = vault.segment_vectors()
-        rows = {row[0]: row for row in vault.segment_rows(ids=ids)}
-        dimension = (
-            matrix.shape[1]
-            if matrix is not None
-            else int(vault.get_meta("embedder_dimension") or 1)
-        )
-        table = cls(dimension)
-        for index, seg_id in enumerate(ids):
-            table.add(seg_id, matrix[index], json.loads(rows[seg_id][2]) if seg_id in rows else [])
-        return table
+def recompute(vault, segment_id: int, settings: MemorySettings) -> None:
+    """Rewrite a segment from the pages it still holds (after some were forgotten)."""
+    members = vault.pages_of_segment(segment_id)
+    if members:
+        summary, words, centre = _from_pages(members, vault, settings)
+        vault.rewrite_segment(segment_id, summary, words, centre)
 
-    def add(self, seg_id: int, vector: np.ndarray, words: list[str]) -> None:
-        if len(self.ids) == len(self._matrix):
-            self._matrix = np.vstack([self._matrix, np.zeros_like(self._matrix)])
-        self._matrix[len(self.ids)] = vector
-        self.ids.append(seg_id)
-        self.stems[seg_id] = keywords.normalise(list(words))
 
-    def vector(self, seg_id: int) -> np.ndarray:
-        return self._matrix[self.ids.index(seg_id)].copy()
+def llm_refresh(
+    ctx: MemoryContext, model: ConsolidationModel, pages: list[Page], segment_ids: list[int]
+) -> None:
+    """One structured call per evicted batch: better keywords and segment summaries."""
+    if model.available() is None:
+        return
+    vault, settings = ctx.vault, ctx.settings
+    now = ctx.clock()
+    touched = [heat.segment(s, now, settings) for s in vault.segments(ids=segment_ids)]
+    text = "\n".join(f"[page {p.id}] {p.text()}" for p in pages)
+    current = "\n".join(f"[segment {s.id}] {s.summary}" for s in touched)
+    messages = [
+        {
+            "role": "system",
+            "content": "You organise a conversation memory. For each page give 3-8 "
+            "topic keywords. For each segment write a one or two sentence summary of everything in it "
+            "(its current summary plus the new pages) and 3-10 keywords. Answer with JSON only.",
+        },
+        {"role": "user", "content": f"Segments:\n{current}\n\nNew pages:\n{text}"},
+    ]
+    result = model.structured(messages, BATCH_SCHEMA)
+    if not result:
+        return
+    with vault.transaction():
+        for seg in result.get("segments", []):
+            summary = str(seg.get("summary", "")).strip()
+            if seg.get("id") in segment_ids and summary:
+                words = [str(w) for w in seg.get("keywords", []) if str(w).strip()][
+                    : settings.segment_keywords
+                ]
+                vault.set_segment_text(int(seg["id"]), summary[:1000], words)
+    ctx.notify("segments")
 
-    def update(self, seg_id: int, vector: np.ndarray, words: list[str]) -> None:
-        self._matrix[self.ids.index(seg_id)] = vector
-        self.stems[seg_id] = keywords.normalise(list(words))
 
-    def remove(self, seg_id: int) -> None:
-        index = self.ids.index(seg_id)
-        count = len(self.ids)
-        self._matrix[index : count - 1] = self._matrix[index + 1 : count]
-        self.ids.pop(index)
-        self.stems.pop(seg_id, None)
-
-    def best(
-        self, vector: np.ndarray, page_words: list[str], threshold: float
-    ) -> tuple[int | None, float]:
-        """The segment a page joins: highest cos + Jaccard(stems), if it reaches the threshold."""
-        if not self.ids:
-            return None, 0.0
-        cosines = self._matrix[: len(self.ids)] @ vector
-        page_stems = keywords.normalise(list(page_words))
-        order = np.argsort(-cosines)
-        best_id, best_score = None, -2.0
-        for index in order:
-            cosine = float(cosines[index])
-            if cosine + 1.0 < best_score:
-                break  # sorted by cosine and Jaccard <= 1: nobody further down can win
-            seg_id = self.ids[index]
-            score = cosine + keywords.jaccard(page_stems, self.stems[seg_id])
-            if score > best_score:
-                best_id, best_score = seg_id, score
-        return (best_id, best_score) if best_score >= threshold else (None, best_score)
+# ---- a segment's text and centroid, without an LLM -------------------------------------------
 
 
 def merged_keywords(pages: list[Page], limit: int) -> list[str]:
@@ -143,7 +257,3 @@ def extractive_summary(pages: list[Page], vectors: list[np.ndarray], words: list
     speaker = page.user_speaker if page.user_input else page.agent_speaker
     topic = ", ".join(words[:5])
     return f"About {topic}. {speaker}: {lead}" if topic else f"{speaker}: {lead}"
-
-
-def coldest(segments: list[Segment]) -> Segment | None:
-    return min(segments, key=lambda s: s.heat.heat) if segments else None

@@ -1,9 +1,72 @@
-"""Short-term memory: the FIFO queue of the most recent pages; overflow leaves in batches."""
+"""Short-term memory: the FIFO queue of the most recent pages; overflow leaves in batches.
+
+Writing a page is one embedding batch (the page and each of its turns) and one transaction
+that also enqueues the PAGE_ADDED job, so consolidation never misses a page."""
 
 from __future__ import annotations
 
-from engine.records import SHORT_TERM
+from engine.memory import when
+from engine.memory.context import MemoryContext
+from engine.records import SHORT_TERM, SIDES, Page, turn_id
 from engine.settings import MemorySettings
+from engine.vault.jobs import PAGE_ADDED, STM_OVERFLOW
+
+CHUNK = 32  # pages embedded per transaction by the turn backfill
+
+
+def write(ctx: MemoryContext, draft: Page, memories_used: list | None = None) -> Page:
+    """Store one exchange at the back of the queue; returns it with its id. No LLM call."""
+    now = ctx.clock()
+    body = draft.text()
+    # Relative dates resolved from the page's own time ("yesterday [7 May 2023]"), so a
+    # question naming the date finds it; the vectors embed the words as said.
+    indexed = when.resolve_relative(body, draft.timestamp)
+    sides = {side: text for side, text in _sides(draft) if text.strip()}
+    vectors = ctx.embedder.embed([body, *sides.values()])  # one batch: page and its turns
+    vector = vectors[0]
+    turn_vectors = dict(zip(sides, vectors[1:], strict=True))
+    vault = ctx.vault
+    with vault.transaction():
+        vault.ensure_conversation(
+            draft.conversation_id, now, title=title(draft.user_input or draft.agent_response)
+        )
+        page_id = vault.insert_page(
+            conversation_id=draft.conversation_id,
+            user_input=draft.user_input,
+            agent_response=draft.agent_response,
+            ts=draft.timestamp,
+            meta=draft.meta,
+            body=indexed,
+            vector=vector,
+            now=now,
+            turn_vectors=turn_vectors,
+        )
+        if memories_used:
+            vault.insert_page_memories(page_id, memories_used)
+        vault.enqueue(PAGE_ADDED, {"page_id": page_id}, now)
+    ctx.page_mirror.add(page_id, vector)
+    for side, turn in turn_vectors.items():
+        ctx.turn_mirror.add(turn_id(page_id, side), turn)
+    return Page(
+        id=page_id,
+        user_input=draft.user_input,
+        agent_response=draft.agent_response,
+        timestamp=draft.timestamp,
+        conversation_id=draft.conversation_id,
+        tier=SHORT_TERM,
+        meta=draft.meta,
+    )
+
+
+def title(text: str) -> str:
+    """A conversation's title: its first words, on one line."""
+    line = " ".join(text.split())
+    return line if len(line) <= 60 else line[:59] + "…"
+
+
+def pages(ctx: MemoryContext) -> list[Page]:
+    """The queue, oldest first."""
+    return ctx.vault.pages_in_tier(SHORT_TERM)
 
 
 def overflow_count(queue_length: int, settings: MemorySettings) -> int:
@@ -15,5 +78,38 @@ def overflow_count(queue_length: int, settings: MemorySettings) -> int:
     return min(queue_length, max(excess, settings.stm_evict_batch))
 
 
-def oldest_rows(vault, count: int) -> list[tuple]:
+def oldest(vault, count: int) -> list[Page]:
     return vault.pages_in_tier(SHORT_TERM, limit=count, oldest_first=True)
+
+
+def check_overflow(ctx: MemoryContext, now: float) -> None:
+    """After pages joined the queue (inside the caller's transaction): once it is over
+    capacity, one STM_OVERFLOW job moves the oldest into the mid-term store."""
+    vault = ctx.vault
+    if overflow_count(vault.count_pages(SHORT_TERM), ctx.settings) and not vault.has_pending(
+        STM_OVERFLOW, {}
+    ):
+        vault.enqueue(STM_OVERFLOW, {}, now)
+
+
+def embed_turns(ctx: MemoryContext, job_id: int, upto: int) -> None:
+    """The EMBED_TURNS job: one vector per turn for pages stored before schema step 0002
+    (which gave pages their turn vectors), a chunk per transaction, resumable."""
+    vault = ctx.vault
+    while True:
+        done = int(vault.get_meta("turns_embedded_upto") or 0)
+        batch = vault.pages_after(done, upto, CHUNK)
+        items = [(p.id, side, text) for p in batch for side, text in _sides(p) if text.strip()]
+        vectors = ctx.embedder.embed([text for _, _, text in items]) if items else []
+        with vault.transaction():
+            for (page_id, side, _), vector in zip(items, vectors, strict=True):
+                vault.insert_turn_vectors(page_id, {side: vector})
+            if batch:
+                vault.set_meta("turns_embedded_upto", str(batch[-1].id))
+            else:
+                vault.finish_job(job_id)
+                return
+
+
+def _sides(page: Page) -> list[tuple[int, str]]:
+    return list(zip(SIDES, (page.user_input, page.agent_response), strict=True))

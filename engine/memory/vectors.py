@@ -55,7 +55,10 @@ class VectorMirror:
         """Load on first use; afterwards append rows with new ids, or reload when any process
         removed or changed rows. Keyed by id: ids are never reused (schema step 0004), and
         every removal or change bumps the vault's vector generation."""
-        with self._lock:
+        # The vault's lock first, as a writer inside a transaction takes them (persona
+        # learning searches facts mid-transaction): the opposite order deadlocked with a
+        # question asked at the same time.
+        with self.vault._lock, self._lock:
             if not self._loaded:
                 self._load_all()
                 return

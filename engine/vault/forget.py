@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 
+from engine.records import turn_ids
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
 from engine.vault.sql import placeholders as _placeholders
@@ -194,7 +195,7 @@ class ForgetMixin:
         dimension = int(json.loads(target)["dimension"]) if target else self.dimension_of_next()
         rows = {
             "pages": list(page_ids),
-            "turns": [pid * 2 + side for pid in page_ids for side in (0, 1)],
+            "turns": turn_ids(page_ids),
             "facts": list(fact_ids),
         }
         for table, ids in rows.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from engine.records import Job
 from engine.vault.sql import locked as _locked
 from engine.vault.sql import placeholders as _placeholders
 
@@ -17,6 +18,13 @@ def _alive(pid: int) -> bool:
     except OSError:  # exists, owned by someone else
         return True
     return True
+
+
+# The kinds of consolidation job (engine/consolidation.py runs them).
+PAGE_ADDED = "page_added"  # a page joined the short-term queue: learn from it
+STM_OVERFLOW = "stm_overflow"  # the queue is over capacity: move its oldest to segments
+ANALYSE_SEGMENT = "analyse_segment"  # a segment is hot: the persona analyses its pages
+EMBED_TURNS = "embed_turns"  # schema step 0002's backfill of turn vectors
 
 
 class JobsMixin:
@@ -42,9 +50,9 @@ class JobsMixin:
         )
 
     @_locked
-    def pending_jobs(self, limit: int = 100) -> list[tuple[int, str, dict, int]]:
+    def pending_jobs(self, limit: int = 100) -> list[Job]:
         return [
-            (row[0], row[1], json.loads(row[2]), row[3])
+            Job(id=row[0], kind=row[1], payload=json.loads(row[2]), attempts=row[3])
             for row in self.conn.execute(
                 "SELECT id, kind, payload, attempts FROM jobs WHERE state='pending' ORDER BY id LIMIT ?",
                 (limit,),

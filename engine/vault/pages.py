@@ -1,18 +1,18 @@
-"""Vault tables of the STM and MTM tiers: pages (with FTS and vectors), segments, conversations."""
+"""Vault table of the pages (with their FTS rows and page and turn vectors)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 
 from engine.records import (
-    ARCHIVED,
     MID_TERM,
     SHORT_TERM,
     Page,
+    turn_id,
+    turn_ids,
 )
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
@@ -25,7 +25,7 @@ PAGE_COLUMNS = (
 
 
 class PagesMixin:
-    """Pages and segments. Methods expect to run inside Vault (self.conn, self._lock)."""
+    """Pages. Methods expect to run inside Vault (self.conn, self._lock)."""
 
     # ---- pages ---------------------------------------------------------------------------
 
@@ -63,11 +63,12 @@ class PagesMixin:
         for side, turn in vectors.items():
             self.conn.execute(
                 "INSERT INTO turns_vec(rowid, embedding) VALUES(?, ?)",
-                (page_id * 2 + side, _blob(turn)),
+                (turn_id(page_id, side), _blob(turn)),
             )
 
     @_locked
-    def page_rows(self, ids: Iterable[int]) -> list[tuple]:
+    def pages(self, ids: Iterable[int]) -> list[Page]:
+        """The pages with these ids (unknown ids are skipped), in no particular order."""
         ids = list(ids)
         if not ids:
             return []
@@ -77,15 +78,16 @@ class PagesMixin:
             rows += self.conn.execute(
                 f"SELECT {PAGE_COLUMNS} FROM pages WHERE id IN ({_placeholders(chunk)})", chunk
             ).fetchall()
-        return rows
+        return [page_from_row(row) for row in rows]
 
     @_locked
-    def pages_in_tier(self, tier: str, limit: int = -1, oldest_first: bool = True) -> list[tuple]:
+    def pages_in_tier(self, tier: str, limit: int = -1, oldest_first: bool = True) -> list[Page]:
         order = "ASC" if oldest_first else "DESC"
-        return self.conn.execute(
+        rows = self.conn.execute(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE tier=? ORDER BY ts {order}, id {order} LIMIT ?",
             (tier, limit),
         ).fetchall()
+        return [page_from_row(row) for row in rows]
 
     @_locked
     def count_pages(self, tier: str | None = None) -> int:
@@ -96,32 +98,36 @@ class PagesMixin:
         ]
 
     @_locked
-    def list_pages(self, conversation_id: str | None, limit: int, offset: int) -> list[tuple]:
+    def list_pages(self, conversation_id: str | None, limit: int, offset: int) -> list[Page]:
         if conversation_id is None:
-            return self.conn.execute(
+            rows = self.conn.execute(
                 f"SELECT {PAGE_COLUMNS} FROM pages ORDER BY ts, id LIMIT ? OFFSET ?",
                 (limit, offset),
             ).fetchall()
-        return self.conn.execute(
-            f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? ORDER BY ts, id "
-            "LIMIT ? OFFSET ?",
-            (conversation_id, limit, offset),
-        ).fetchall()
+        else:
+            rows = self.conn.execute(
+                f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? ORDER BY ts, id "
+                "LIMIT ? OFFSET ?",
+                (conversation_id, limit, offset),
+            ).fetchall()
+        return [page_from_row(row) for row in rows]
 
     @_locked
-    def segment_page_rows(self, segment_id: int) -> list[tuple]:
-        return self.conn.execute(
+    def pages_of_segment(self, segment_id: int) -> list[Page]:
+        rows = self.conn.execute(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE segment_id=? ORDER BY ts, id", (segment_id,)
         ).fetchall()
+        return [page_from_row(row) for row in rows]
 
     @_locked
-    def previous_page_row(self, conversation_id: str, ts: float, page_id: int) -> tuple | None:
+    def previous_page(self, conversation_id: str, ts: float, page_id: int) -> Page | None:
+        """The exchange just before this one in its conversation, if any."""
         rows = self.conn.execute(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? AND (ts < ? OR (ts = ? AND id < ?)) "
             "ORDER BY ts DESC, id DESC LIMIT 1",
             (conversation_id, ts, ts, page_id),
         ).fetchall()
-        return rows[0] if rows else None
+        return page_from_row(rows[0]) if rows else None
 
     @_locked
     def page_ids_in_time_range(self, start: float, end: float, limit: int) -> list[int]:
@@ -149,11 +155,12 @@ class PagesMixin:
         )
 
     @_locked
-    def pages_after(self, after_id: int, upto: int, limit: int) -> list[tuple]:
-        return self.conn.execute(
+    def pages_after(self, after_id: int, upto: int, limit: int) -> list[Page]:
+        rows = self.conn.execute(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
             (after_id, upto, limit),
         ).fetchall()
+        return [page_from_row(row) for row in rows]
 
     @_locked
     def neighbour_ids(self, page_ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
@@ -297,9 +304,7 @@ class PagesMixin:
         for page_id in page_ids:
             self.conn.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
         self._erase_vectors("pages_vec", page_ids, dimension)
-        self._erase_vectors(
-            "turns_vec", [pid * 2 + side for pid in page_ids for side in (0, 1)], dimension
-        )
+        self._erase_vectors("turns_vec", turn_ids(page_ids), dimension)
         self.conn.execute(
             f"UPDATE pages SET chain_prev_id=NULL WHERE chain_prev_id IN ({marks})", page_ids
         )
@@ -326,136 +331,6 @@ class PagesMixin:
             for row in self.conn.execute(
                 "SELECT id FROM pages WHERE conversation_id=?", (conversation_id,)
             )
-        ]
-
-    # ---- segments ------------------------------------------------------------------------
-
-    SEGMENT_COLUMNS = (
-        "s.id, s.summary, s.keywords, s.created, s.last_access, s.visit_count, s.length, "
-        "s.archived, (SELECT count(*) FROM pages p WHERE p.segment_id = s.id)"
-    )
-
-    @_locked
-    def insert_segment(
-        self, summary: str, keywords: list[str], vector: np.ndarray, now: float
-    ) -> int:
-        self.conn.execute(
-            "INSERT INTO segments(summary, keywords, created, last_access) VALUES(?, ?, ?, ?)",
-            (summary, json.dumps(keywords), now, now),
-        )
-        segment_id = self.conn.last_insert_rowid()
-        self.conn.execute(
-            "INSERT INTO segments_vec(rowid, embedding) VALUES(?, ?)", (segment_id, _blob(vector))
-        )
-        return segment_id
-
-    @_locked
-    def update_segment(
-        self,
-        segment_id: int,
-        *,
-        summary: str,
-        keywords: list[str],
-        vector: np.ndarray,
-        length_delta: int,
-        now: float,
-    ) -> None:
-        self.conn.execute(
-            "UPDATE segments SET summary=?, keywords=?, length=length+?, last_access=? WHERE id=?",
-            (summary, json.dumps(keywords), length_delta, now, segment_id),
-        )
-        self.conn.execute(
-            "UPDATE segments_vec SET embedding=? WHERE rowid=?", (_blob(vector), segment_id)
-        )
-
-    @_locked
-    def set_segment_text(self, segment_id: int, summary: str, keywords: list[str]) -> None:
-        self.conn.execute(
-            "UPDATE segments SET summary=?, keywords=? WHERE id=?",
-            (summary, json.dumps(keywords), segment_id),
-        )
-
-    @_locked
-    def segment_rows(
-        self, include_archived: bool = False, ids: list[int] | None = None
-    ) -> list[tuple]:
-        where = [] if include_archived else ["s.archived=0"]
-        params: list[Any] = []
-        if ids is not None:
-            if not ids:
-                return []
-            where.append(f"s.id IN ({_placeholders(ids)})")
-            params += ids
-        clause = f"WHERE {' AND '.join(where)}" if where else ""
-        return self.conn.execute(
-            f"SELECT {self.SEGMENT_COLUMNS} FROM segments s {clause}", params
-        ).fetchall()
-
-    @_locked
-    def segment_vectors(
-        self, include_archived: bool = False
-    ) -> tuple[list[int], np.ndarray | None]:
-        clause = (
-            "" if include_archived else "WHERE rowid IN (SELECT id FROM segments WHERE archived=0)"
-        )
-        ids, rows = [], []
-        for row_id, blob in self.conn.execute(
-            f"SELECT rowid, embedding FROM segments_vec {clause}"
-        ):
-            ids.append(row_id)
-            rows.append(np.frombuffer(blob, dtype=np.float32))
-        return ids, (np.vstack(rows) if rows else None)
-
-    @_locked
-    def record_visits(self, visits: dict[int, int], now: float) -> None:
-        for segment_id, count in visits.items():
-            self.conn.execute(
-                "UPDATE segments SET visit_count=visit_count+?, last_access=? WHERE id=?",
-                (count, now, segment_id),
-            )
-
-    @_locked
-    def archive_segment(self, segment_id: int) -> None:
-        self.conn.execute("UPDATE segments SET archived=1 WHERE id=?", (segment_id,))
-        self.conn.execute("UPDATE pages SET tier=? WHERE segment_id=?", (ARCHIVED, segment_id))
-
-    @_locked
-    def set_segment_state(
-        self, segment_id: int, *, created: float, last_access: float, visits: int, length: int
-    ) -> None:
-        """Heat counters and dates as another system kept them (an import)."""
-        self.conn.execute(
-            "UPDATE segments SET created=?, last_access=?, visit_count=?, length=? WHERE id=?",
-            (created, last_access, visits, length, segment_id),
-        )
-
-    @_locked
-    def reset_segment_counters(self, segment_id: int) -> None:
-        self.conn.execute("UPDATE segments SET visit_count=0, length=0 WHERE id=?", (segment_id,))
-
-    @_locked
-    def delete_segment_row(self, segment_id: int, dimension: int) -> None:
-        self._erase_vectors("segments_vec", [segment_id], dimension)
-        self.conn.execute("DELETE FROM segments WHERE id=?", (segment_id,))
-
-    @_locked
-    def page_ids_of_segments(self, segment_ids: list[int]) -> list[int]:
-        """The pages of several segments in one query (retrieval reads the best few)."""
-        if not segment_ids:
-            return []
-        return [
-            row[0]
-            for row in self.conn.execute(
-                f"SELECT id FROM pages WHERE segment_id IN ({_placeholders(segment_ids)})",
-                list(segment_ids),
-            )
-        ]
-
-    @_locked
-    def page_ids_of_segment(self, segment_id: int) -> list[int]:
-        return [
-            row[0]
-            for row in self.conn.execute("SELECT id FROM pages WHERE segment_id=?", (segment_id,))
         ]
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from engine.records import turn_id
 from engine.vault.store import Vault, _blob
 
 TABLES = ("pages", "facts", "segments", "turns")
@@ -44,9 +45,9 @@ def pending_texts(vault: Vault, table: str, limit: int) -> list[tuple[int, str]]
 
 
 def _turn_rows(rows: list[tuple]) -> list[tuple[int, str]]:
-    """(turn rowid, text) for the pages in `rows` (rowid = page id * 2 + side)."""
+    """(turn rowid, text) for the pages in `rows` (rowid: records.turn_id)."""
     return [
-        (row[0] * 2 + side, text)
+        (turn_id(row[0], side), text)
         for row in rows
         for side, text in ((0, row[2]), (1, row[3]))
         if text.strip()

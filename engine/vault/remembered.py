@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.records import SavedMemory
 from engine.vault.sql import locked as _locked
 from engine.vault.sql import placeholders as _placeholders
 
@@ -24,15 +25,16 @@ class RememberedMixin:
         )
 
     @_locked
-    def page_memory_rows(self, page_ids: list[int]) -> list[tuple]:
-        """(page_id, kind, item_id, tier, score, item_date) in rank order per page."""
+    def page_memory_rows(self, page_ids: list[int]) -> list[SavedMemory]:
+        """What the answers' prompts held, in rank order per page."""
         if not page_ids:
             return []
-        return self.conn.execute(
+        rows = self.conn.execute(
             "SELECT page_id, kind, item_id, tier, score, item_date FROM page_memories "
             f"WHERE page_id IN ({_placeholders(page_ids)}) ORDER BY page_id, position",
             list(page_ids),
         ).fetchall()
+        return [SavedMemory(*row) for row in rows]
 
     @_locked
     def delete_page_memories(self, page_id: int) -> None:

@@ -10,16 +10,17 @@ from pathlib import Path
 
 from engine import errors, paths
 from engine.files import private_dir, private_file
-from engine.records import ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED
+from engine.records import ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED, ConversationInfo
 from engine.vault import cipher, keys
 from engine.vault.connection import mapped_errors, open_connection
 from engine.vault.forget import ForgetMixin
 from engine.vault.jobs import JobsMixin
-from engine.vault.pages import PAGE_COLUMNS, PagesMixin, page_from_row
+from engine.vault.pages import PAGE_COLUMNS, PagesMixin
 from engine.vault.persona import PersonaMixin
 from engine.vault.remembered import RememberedMixin
 from engine.vault.schema import MIGRATIONS, applied, migrate
 from engine.vault.search import SearchMixin
+from engine.vault.segments import SegmentsMixin
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
 
@@ -46,7 +47,9 @@ def _unlock(path: Path, hexkey, passphrase, create: bool, is_new: bool):
     return conn, cipher.LEGACY_KDF_ITER
 
 
-class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, SearchMixin):
+class Vault(
+    PagesMixin, SegmentsMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, SearchMixin
+):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, conn, path: Path, key_location: str) -> None:
@@ -209,12 +212,15 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, S
         )
 
     @_locked
-    def conversations(self) -> list[tuple]:
-        """(id, title, first ts, last ts, page count), newest first."""
-        return self.conn.execute(
-            "SELECT c.id, c.title, min(p.ts), max(p.ts), count(p.id) FROM conversations c "
-            "JOIN pages p ON p.conversation_id = c.id GROUP BY c.id ORDER BY max(p.ts) DESC"
-        ).fetchall()
+    def conversations(self) -> list[ConversationInfo]:
+        """Conversations that hold pages, newest first."""
+        return [
+            ConversationInfo(id=row[0], title=row[1], first_ts=row[2], last_ts=row[3], pages=row[4])
+            for row in self.conn.execute(
+                "SELECT c.id, c.title, min(p.ts), max(p.ts), count(p.id) FROM conversations c "
+                "JOIN pages p ON p.conversation_id = c.id GROUP BY c.id ORDER BY max(p.ts) DESC"
+            )
+        ]
 
     # ---- whole vault ---------------------------------------------------------------------
 
@@ -297,4 +303,4 @@ class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, S
         return [dict(zip(names, row, strict=True)) for row in cursor]
 
 
-__all__ = ["Vault", "page_from_row", "PAGE_COLUMNS", "_blob"]
+__all__ = ["Vault", "PAGE_COLUMNS", "_blob"]
