@@ -128,12 +128,14 @@ def _open_data_folder(args: argparse.Namespace, data) -> tuple:
     one key for all (the keyring, else one passphrase, as engine.compat.Memoryos does)."""
     from engine import unlock
     from engine.api import MemoryOS
+    from engine.backends.build import make_embedder
+    from engine.commands import embedder_name
     from engine.compat import vault_path
     from engine.shared_knowledge import SharedKnowledge
     from engine.vault import keyring_status
 
     path = vault_path(args.data_folder, data.user_id)
-    embedder = unlock.make_embedder(args.embedder)
+    embedder = make_embedder(embedder_name(args))
     passphrase = unlock.env_passphrase()
     if passphrase is None and not keyring_status().usable:
         exists = path.exists() and path.stat().st_size > 0
