@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from engine import errors, forgetting, validation
+from engine import bulk, errors, forgetting, validation
 from engine.backends.base import CancelToken, ChatBackend, Embedder
 from engine.consolidation import PAGE_ADDED, Consolidator
 from engine.files import write_private
@@ -330,6 +330,10 @@ class MemoryOS:
             tier=SHORT_TERM,
             meta=meta,
         )
+
+    def add_memories(self, exchanges, **options: Any) -> list[int]:
+        """Many exchanges at once, each stored as add_memory would (engine/bulk.py)."""
+        return bulk.add_memories(self, exchanges, **options)
 
     # ---- reading -------------------------------------------------------------------------
 

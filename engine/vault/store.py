@@ -17,6 +17,7 @@ from engine.vault.forget import ForgetMixin
 from engine.vault.jobs import JobsMixin
 from engine.vault.pages import PAGE_COLUMNS, PagesMixin, page_from_row
 from engine.vault.persona import PersonaMixin
+from engine.vault.quantized import QuantizedMixin
 from engine.vault.remembered import RememberedMixin
 from engine.vault.schema import MIGRATIONS, applied, migrate
 from engine.vault.search import SearchMixin
@@ -46,7 +47,9 @@ def _unlock(path: Path, hexkey, passphrase, create: bool, is_new: bool):
     return conn, cipher.LEGACY_KDF_ITER
 
 
-class Vault(PagesMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, SearchMixin):
+class Vault(
+    PagesMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, SearchMixin, QuantizedMixin
+):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, conn, path: Path, key_location: str) -> None:
