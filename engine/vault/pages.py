@@ -53,7 +53,8 @@ class PagesMixin:
         del cursor
         self.conn.execute("INSERT INTO pages_fts(rowid, body) VALUES(?, ?)", (page_id, body))
         self.conn.execute(
-            "INSERT INTO pages_vec(rowid, embedding) VALUES(?, ?)", (page_id, quantized.encode(vector))
+            "INSERT INTO pages_vec(rowid, embedding) VALUES(?, ?)",
+            (page_id, quantized.encode(vector)),
         )
         self.insert_turn_vectors(page_id, turn_vectors or {})
         return page_id
