@@ -295,11 +295,11 @@ def bench_retrieval(
         for text, vector in zip(texts, vectors, strict=True):  # every query once, untimed
             mem.retrieve(text, query_vector=vector, record_visits=False)
         peak = _peak_since_reset_mb()
-        turn_ids, turns = mem.vault.all_vectors("turns_vec")
-        page_ids, pages = mem.vault.all_vectors("pages_vec")
-        reference = turns.nbytes + pages.nbytes <= REFERENCE_MAX_BYTES
-        if not reference:
-            del turns, pages
+        rows = mem.vault.count_rows("turns_vec") + mem.vault.count_rows("pages_vec")
+        reference = rows * embedder.dimension * 4 <= REFERENCE_MAX_BYTES
+        if reference:
+            turn_ids, turns = mem.vault.all_vectors("turns_vec")
+            _, pages = mem.vault.all_vectors("pages_vec")
         samples, flat, overlap = [], [], []
         for text, vector in zip(texts, vectors, strict=True):
             start = time.perf_counter()
