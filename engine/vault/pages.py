@@ -487,7 +487,7 @@ def page_from_row(row: tuple) -> Page:
         conversation_id=conversation_id,
         tier=tier,
         segment_id=segment_id,
-        meta=json.loads(meta),
+        meta=json.loads(meta) if meta != "{}" else {},  # the common case, without a parse
         chain_prev_id=chain_prev_id,
         chain_summary=chain_summary,
         keywords=tuple(json.loads(kws)),
