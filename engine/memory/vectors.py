@@ -245,12 +245,16 @@ class VectorMirror:
             codes, inverse = codes[rows], inverse[rows]
         return (codes.astype(np.float32) @ query) * inverse
 
-    def _candidates(self, query: np.ndarray, wanted: int) -> np.ndarray | None:
-        """Rows whose sign bits are nearest the query's (None: too few rows to bother)."""
-        if self._bits is None or wanted >= self._n:
-            return None
+    def _candidates(
+        self, query: np.ndarray, wanted: int, rows: np.ndarray | None = None
+    ) -> np.ndarray | None:
+        """The rows (of `rows`, or of all) whose sign bits are nearest the query's; None or
+        `rows` itself when there are too few to bother."""
+        count = self._n if rows is None else len(rows)
+        if self._bits is None or wanted >= count:
+            return rows
         probe = _sign_bits(query[None, :])[:, 0]
-        bits = self._bits[:, : self._n]
+        bits = self._bits[:, : self._n] if rows is None else self._bits[:, rows]
         distance = np.bitwise_count(bits[0] ^ probe[0]).astype(np.uint16)
         for word in range(1, len(probe)):
             distance += np.bitwise_count(bits[word] ^ probe[word])
@@ -258,7 +262,8 @@ class VectorMirror:
         # at most that far goes on, so a tie at the edge is never cut arbitrarily
         counts = np.cumsum(np.bincount(distance, minlength=64 * len(probe) + 1))
         edge = int(np.searchsorted(counts, wanted))
-        return np.flatnonzero(distance <= edge)
+        near = np.flatnonzero(distance <= edge)
+        return near if rows is None else rows[near]
 
     def search(
         self, query: np.ndarray, k: int, allowed: np.ndarray | None = None
@@ -269,13 +274,12 @@ class VectorMirror:
             if not self._n or k <= 0:
                 return []
             query = np.asarray(query, dtype=np.float32)
-            if allowed is None:
-                wanted = max(CANDIDATES_PER_ROW * k, MIN_CANDIDATES)
-                rows = self._candidates(query, wanted)
-            else:
+            rows = None
+            if allowed is not None:
                 rows = self._rows_of(allowed)
                 if not len(rows):
                     return []
+            rows = self._candidates(query, max(CANDIDATES_PER_ROW * k, MIN_CANDIDATES), rows)
             scores = self._scores(rows, query)
             ids = self._ids if rows is None else self._ids[rows]
             k = min(k, len(ids))
