@@ -162,7 +162,8 @@ def build_vault(
     """Fill a vault with `pages` synthetic exchanges through add_memories (the path every
     page takes: validation, resolved dates, page and turn vectors, a consolidation job), one
     conversation per `pages_per_segment` exchanges; then place each conversation in a segment
-    of its own, as consolidation would at the end (its job finished), without running it:
+    of its own, as consolidation would at the end (its job finished; the oldest segments
+    archived past the mid-term capacity), without running it:
     consolidating 1M pages here takes hours (278 pages/s without a model), and only the
     search cost at this size is being measured. Returns seconds spent in each part."""
     start_ts = time.time() - pages * 600.0
@@ -216,6 +217,11 @@ def _segment(mem: Any, ids: list[int], texts: list, pages_per_segment: int, ts: 
                 vault.move_page_to_segment(page_id, segment_id, None, "", keywords.extract(body))
         for job in jobs:
             vault.finish_job(job[0])
+        # past its capacity mid-term memory archives its coldest segments (here the oldest:
+        # none was visited); their pages stay searchable (consolidation's _make_room)
+        live = [row[0] for row in vault.segment_rows()]
+        for segment_id in sorted(live)[: max(0, len(live) - mem.settings.mtm_capacity)]:
+            vault.archive_segment(segment_id)
 
 
 FLAT_TURNS_K = 100  # what retrieve asks of the turn index (2 x its pool of 50)
