@@ -306,15 +306,17 @@ def bench_retrieval(
         if reference:
             turn_ids, turns = mem.vault.all_vectors("turns_vec")
             _, pages = mem.vault.all_vectors("pages_vec")
-        samples, flat, overlap = [], [], []
+        samples, cpu, flat, flat_cpu, overlap = [], [], [], [], []
         for text, vector in zip(texts, vectors, strict=True):
-            start = time.perf_counter()
+            start, started_cpu = time.perf_counter(), time.process_time()
             mem.retrieve(text, query_vector=vector, record_visits=False)
             samples.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - started_cpu)
             if reference:
-                start = time.perf_counter()
+                start, started_cpu = time.perf_counter(), time.process_time()
                 top_turns, _ = flat_scan(turns, pages, vector)
                 flat.append(time.perf_counter() - start)
+                flat_cpu.append(time.process_time() - started_cpu)
                 # how many of the exact 100 nearest turns the engine's dense search found
                 found = {i for i, _ in mem.turn_mirror.search(vector, FLAT_TURNS_K)}
                 overlap.append(len(found & set(turn_ids[top_turns].tolist())) / len(top_turns))
@@ -332,6 +334,11 @@ def bench_retrieval(
         **ours,
         **{f"flat_scan_{key}": value for key, value in reference_ms.items()},
         "ratio_p95": _ratio(ours["p95_ms"], reference_ms["p95_ms"]),
+        # CPU time of this process per query: on a shared machine it moves far less with the
+        # load than the wall clock (waiting for a core is not counted)
+        **{f"cpu_{key}": value for key, value in _ms(cpu).items() if key != "n"},
+        "flat_scan_cpu_p95_ms": _ms(flat_cpu)["p95_ms"],
+        "ratio_cpu_p95": _ratio(_ms(cpu)["p95_ms"], _ms(flat_cpu)["p95_ms"]),
         "dense_overlap_100": sum(overlap) / len(overlap) if overlap else None,
         "vault_mb": size_bytes / 2**20,
         "vault_mb_per_1k_pages": size_bytes / 2**20 / size * 1000,
@@ -484,10 +491,11 @@ def format_table(results: dict[str, Any]) -> str:
         "scan of the same turn and page vectors in RAM, same queries; x flat = p95 / flat p95;\n"
         "  cold = first query after opening the vault; RSS = peak from opening through every "
         "query (reference excluded);\n  dense@100 = share of the exact 100 nearest turns that "
-        "the engine's dense search returned",
+        "the engine's dense search returned; cpu = this process's CPU time per query (x flat: "
+        "over the scan's CPU p95)",
         f"  {'pages':>8} {'p50 ms':>8} {'p95 ms':>8} {'flat p50':>8} {'flat p95':>8} "
         f"{'x flat':>7} {'cold ms':>8} {'build s':>8} {'MB':>8} {'KB/page':>7} {'RSS MB':>7} "
-        f"{'dense@100':>9}",
+        f"{'dense@100':>9} {'cpu p50':>8} {'cpu p95':>8} {'x flat':>7}",
     ]
     for row in results["retrieval"]:
         lines.append(
@@ -496,7 +504,9 @@ def format_table(results: dict[str, Any]) -> str:
             f"{_f(row['ratio_p95'], 1):>7} "
             f"{_f(row['cold_first_ms']):>8} {_f(row['build_s']):>8} "
             f"{_f(row['vault_mb']):>8} {_f(row.get('vault_kb_per_page'), 2):>7} "
-            f"{_f(row['peak_rss_mb'], 0):>7} {_f(row.get('dense_overlap_100'), 3):>9}"
+            f"{_f(row['peak_rss_mb'], 0):>7} {_f(row.get('dense_overlap_100'), 3):>9} "
+            f"{_f(row.get('cpu_p50_ms'), 2):>8} {_f(row.get('cpu_p95_ms'), 2):>8} "
+            f"{_f(row.get('ratio_cpu_p95'), 1):>7}"
         )
     lines += [
         "",
