@@ -309,6 +309,12 @@ class VectorMirror:
                 matrix = quantized.decode_codes(self._codes[rows])
             return {int(self._ids[r]): matrix[i].copy() for i, r in enumerate(rows)}
 
+    def held_bytes(self) -> int:
+        """Bytes of decrypted vectors held in RAM now (0 after `reset`); does not load."""
+        with self._lock:
+            arrays = (self._codes, self._inverse, self._floats, self._bits)
+            return sum(a.nbytes for a in arrays if a is not None)
+
     def __len__(self) -> int:
         self.sync()
         return self._n
