@@ -181,3 +181,45 @@ def test_mirror_search_past_the_exact_size(tmp_path, fail_keyring, embedder, mon
         assert len(mirror._ids) == 598 and 4 not in {i for i, _ in mirror.search(rows[3], 5)}
         mirror.update(556, -rows[555])
         assert mirror.vectors([556])[556] @ rows[555] < -0.999
+
+
+def test_a_re_embed_interrupted_before_the_migration_finishes_after_it(
+    tmp_path, fail_keyring, monkeypatch
+):
+    """The staging tables of a move to another embedder, left by the previous program, are
+    converted too; the move then resumes and completes with int8 vectors."""
+    from engine.backends.fake import HashEmbedder
+    from engine.vault import Vault
+    from engine.vault.reembed import reembed
+
+    path = tmp_path / "v.memoryos"
+
+    class Interrupting(HashEmbedder):
+        def embed(self, texts, *, kind="document"):
+            if self.calls >= 1:
+                raise KeyboardInterrupt
+            return super().embed(texts, kind=kind)
+
+    with monkeypatch.context() as old:  # the previous program
+        old.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:5])
+        old.setattr(quantized, "QUANTIZED_TABLES", frozenset())
+        old.setattr(quantized, "encode", float_blob)
+        with _open(path, HashEmbedder(64), create=True) as mem:
+            for i in range(20):
+                mem.add_memory(f"I collect vintage stamps from country {i}", f"Nice {i}")
+        vault = Vault.open(path, passphrase=PASS, embedder_id=None, dimension=0)
+        with pytest.raises(KeyboardInterrupt):
+            reembed(vault, Interrupting(32), batch=8)  # 8 pages staged as float32, then stopped
+        vault.close()
+    vault = Vault.open(path, passphrase=PASS, embedder_id=None, dimension=0)
+    staged = vault.conn.execute("SELECT count(*), min(length(embedding)) FROM pages_vec_next")
+    assert staged.fetchall()[0] == (8, 32)  # converted: 32 dimensions, one byte each
+    reembed(vault, HashEmbedder(32), batch=8)
+    vault.close()
+    with _open(path, HashEmbedder(32)) as mem:
+        assert mem.vault.count_rows("pages_vec") == 20 and mem.vault.count_rows("turns_vec") == 40
+        lengths = mem.vault.conn.execute("SELECT DISTINCT length(embedding) FROM turns_vec")
+        assert lengths.fetchall() == [(32,)]
+        query = mem.embedder.embed_one("I collect vintage stamps from country 7 Nice 7")
+        assert mem.page_mirror.search(query, 1)[0][0] == 8  # the new vectors answer the search
+        assert 8 in mem.retrieve("vintage stamps from country 7").page_ids()[:3]
