@@ -10,7 +10,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +268,27 @@ class MemoryOS:
         self.consolidator.wake()  # PAGE_ADDED is queued: the persona learns from it
         self._notify("pages")
         return page
+
+    def add_memories(
+        self,
+        exchanges: Iterable[Any],
+        *,
+        conversation_id: str | None = None,
+        source: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[int]:
+        """Many exchanges at once, in order, each stored as add_memory stores one but embedded
+        and written a batch at a time; returns their page ids. Every exchange is checked first:
+        nothing is stored if one is invalid. `progress(done, total)` after each batch."""
+        conversation = validation.text(conversation_id, "conversation_id") or self._conversation_id
+        drafts = validation.exchanges(
+            exchanges, conversation_id=conversation, source=source, now=time.time()
+        )
+        pages = short_term.write_many(self.ctx, drafts, progress=progress)
+        if pages:
+            self.consolidator.wake()  # PAGE_ADDED is queued for each
+            self._notify("pages")
+        return [page.id for page in pages]
 
     # ---- reading -------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.errors import InvalidInputError
@@ -98,3 +99,47 @@ def exchange(
         tier=SHORT_TERM,
         meta=checked,
     )
+
+
+EXCHANGE_KEYS = frozenset({"user_input", "agent_response", "timestamp", "meta"})
+
+
+def exchanges(items: Iterable[Any], *, conversation_id: str, source: Any, now: float) -> list[Page]:
+    """Many exchanges to store, each checked as `exchange` checks one: (user_input,
+    agent_response[, timestamp]) tuples, or mappings with EXCHANGE_KEYS. The error names which
+    one was wrong, before anything is stored."""
+    drafts = []
+    for index, item in enumerate(items):
+        if isinstance(item, Mapping):
+            unknown = set(item) - EXCHANGE_KEYS
+            if unknown:
+                raise InvalidInputError(f"exchange {index}: unknown keys {sorted(unknown)}")
+            fields = (
+                item.get("user_input", ""),
+                item.get("agent_response", ""),
+                item.get("timestamp"),
+                item.get("meta"),
+            )
+        elif isinstance(item, (tuple, list)) and len(item) in (2, 3):
+            fields = (item[0], item[1], item[2] if len(item) == 3 else None, None)
+        else:
+            raise InvalidInputError(
+                f"exchange {index}: give (user_input, agent_response[, timestamp]) or a mapping"
+            )
+        user_input, agent_response, when, meta_value = fields
+        try:
+            drafts.append(
+                exchange(
+                    user_input,
+                    agent_response,
+                    when,
+                    meta_value,
+                    conversation_id=conversation_id,
+                    source=source,
+                    program_meta=None,
+                    now=now,
+                )
+            )
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"exchange {index}: {exc}") from None
+    return drafts

@@ -163,8 +163,9 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
     assert memory.vault.schema_steps() == [
         "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids",
         "0005_page_memories",
+        "0006_int8_vectors",
     ]
-    assert memory.info().schema_version == 5
+    assert memory.info().schema_version == 6
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
@@ -183,7 +184,7 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
     with MemoryOS.open(path, passphrase="pw-long-enough", embedder=embedder, background=False) as mem:
         assert mem.vault.schema_steps() == [
             "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids",
-            "0005_page_memories",
+            "0005_page_memories", "0006_int8_vectors",
         ]
         backups = list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
         assert len(backups) == 1 and backups[0].stat().st_mode & 0o777 == 0o600

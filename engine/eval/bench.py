@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import resource
@@ -102,13 +103,15 @@ def peak_rss_mb() -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
-def _open(folder: Path, name: str, embedder: Any, chat: Any = None) -> Any:
+def _open(
+    folder: Path, name: str, embedder: Any, chat: Any = None, passphrase: str | None = None
+) -> Any:
     from engine.api import MemoryOS
 
     return MemoryOS.open(
         folder / f"{name}.memoryos",
         create=True,
-        passphrase=secrets.token_urlsafe(24),
+        passphrase=passphrase or secrets.token_urlsafe(24),
         embedder=embedder,
         chat=chat,
         background=False,
@@ -147,50 +150,78 @@ def bench_add(folder: Path, embedder: Any, count: int, rng: random.Random) -> di
 
 
 def build_vault(
-    mem: Any, pages: int, rng: random.Random, *, batch: int = 2000, pages_per_segment: int = 50
-) -> None:
-    """Fill a vault fast with consolidated-looking pages (mid-term, in segments).
+    mem: Any,
+    pages: int,
+    rng: random.Random,
+    *,
+    pages_per_segment: int = 50,
+    progress: Any = None,
+) -> dict[str, float]:
+    """Fill a vault with `pages` synthetic exchanges through add_memories (the path every
+    page takes: validation, resolved dates, page and turn vectors, a consolidation job), one
+    conversation per `pages_per_segment` exchanges; then place each conversation in a segment
+    of its own, as consolidation would at the end (its job finished; the oldest segments
+    archived past the mid-term capacity), without running it:
+    consolidating 1M pages here takes hours (278 pages/s without a model), and only the
+    search cost at this size is being measured. Returns seconds spent in each part."""
+    start_ts = time.time() - pages * 600.0
+    timings = {"add_s": 0.0, "segment_s": 0.0}
+    done = 0
+    while done < pages:
+        chunk = []  # 4,000 pages at a time (whole conversations): memory stays flat at 1M
+        while done + len(chunk) < pages and len(chunk) < 4000:
+            index = done + len(chunk)
+            user, agent = synthetic_exchange(rng)
+            chunk.append((index, user, agent))
+        started = time.perf_counter()
+        ids: list[int] = []
+        for first in range(0, len(chunk), pages_per_segment):
+            conversation = chunk[first : first + pages_per_segment]
+            ids += mem.add_memories(
+                [(user, agent, start_ts + i * 600.0) for i, user, agent in conversation],
+                conversation_id=f"bench-{conversation[0][0] // pages_per_segment}",
+            )
+        timings["add_s"] += time.perf_counter() - started
+        started = time.perf_counter()
+        _segment(mem, ids, [(u, a) for _, u, a in chunk], pages_per_segment, start_ts)
+        timings["segment_s"] += time.perf_counter() - started
+        done += len(chunk)
+        if progress is not None:
+            progress(done, pages)
+    return timings
 
-    Goes below add_memory on purpose (one transaction per batch, vectors embedded in batches,
-    no jobs queued): only the search cost at this size is being measured.
-    """
+
+def _segment(mem: Any, ids: list[int], texts: list, pages_per_segment: int, ts: float) -> None:
+    """Each run of `pages_per_segment` pages becomes one mid-term segment (centroid vector,
+    keywords), and their consolidation jobs are done."""
     import numpy as np
 
     from engine.memory import keywords
 
-    vault, embedder = mem.vault, mem.embedder
-    start_ts = time.time() - pages * 600.0
-    done = 0
-    while done < pages:
-        n = min(batch, pages - done)
-        rows = [synthetic_exchange(rng) for _ in range(n)]
-        bodies = [f"User: {u}\nAssistant: {a}" for u, a in rows]
-        vectors = embedder.embed(bodies)
-        # one vector per turn too, as add_memory stores them (the turn index is searched)
-        turn_vectors = embedder.embed([side for pair in rows for side in pair])
-        with vault.transaction():
-            segment_id = None
-            for i, ((user, agent), body) in enumerate(zip(rows, bodies, strict=True)):
-                index = done + i
-                conversation = f"bench-{index // pages_per_segment}"
-                if index % pages_per_segment == 0 or segment_id is None:
-                    vault.ensure_conversation(conversation, start_ts, title=user[:40])
-                    segment_id = vault.insert_segment(
-                        body[:200], keywords.extract(body), vectors[i], start_ts
-                    )
-                page_id = vault.insert_page(
-                    conversation_id=conversation,
-                    user_input=user,
-                    agent_response=agent,
-                    ts=start_ts + index * 600.0,
-                    meta={},
-                    body=body,
-                    vector=np.asarray(vectors[i], dtype=np.float32),
-                    now=start_ts,
-                    turn_vectors={0: turn_vectors[2 * i], 1: turn_vectors[2 * i + 1]},
-                )
+    vault = mem.vault
+    vectors = vault.page_vectors(ids)
+    wanted = set(ids)
+    jobs = [
+        j for j in vault.pending_jobs(limit=len(ids) + 10) if j.payload.get("page_id") in wanted
+    ]
+    with vault.transaction():
+        for first in range(0, len(ids), pages_per_segment):
+            members = ids[first : first + pages_per_segment]
+            bodies = [f"User: {u}\nAssistant: {a}" for u, a in texts[first : first + len(members)]]
+            centroid = np.mean([vectors[p] for p in members], axis=0)
+            centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
+            segment_id = vault.insert_segment(
+                bodies[0][:200], keywords.extract(" ".join(bodies)), centroid, ts
+            )
+            for page_id, body in zip(members, bodies, strict=True):
                 vault.move_page_to_segment(page_id, segment_id, None, "", keywords.extract(body))
-        done += n
+        for job in jobs:
+            vault.finish_job(job.id)
+        # past its capacity mid-term memory archives its coldest segments (here the oldest:
+        # none was visited); their pages stay searchable (consolidation's _make_room)
+        live = [segment.id for segment in vault.segments()]
+        for segment_id in sorted(live)[: max(0, len(live) - mem.settings.mtm_capacity)]:
+            vault.archive_segment(segment_id)
 
 
 FLAT_TURNS_K = 100  # what retrieve asks of the turn index (2 x its pool of 50)
@@ -210,50 +241,121 @@ def flat_scan(turns: Any, pages: Any, vector: Any) -> tuple[Any, Any]:
     return out[0], out[1]
 
 
-def bench_retrieval(folder: Path, size: int, queries: int, rng: random.Random) -> dict[str, Any]:
+# The numpy reference holds every turn and page vector as float32; past this it is skipped
+# (1M pages would need 4.6 GB) and its columns read "-".
+REFERENCE_MAX_BYTES = 3 * 2**30
+
+
+def _reset_peak() -> bool:
+    """Start a new peak-RSS measure (Linux: clear_refs 5 resets VmHWM); False elsewhere."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_since_reset_mb() -> float:
+    """VmHWM (the peak since the last reset) in MiB; the whole run's peak where unknown."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return peak_rss_mb()
+
+
+def bench_retrieval(
+    folder: Path, size: int, queries: int, rng: random.Random, log: Any = None
+) -> dict[str, Any]:
     """Retrieval latency at `size` pages, query embedding excluded (vectors given), beside a
     brute-force numpy scan of the same vectors for the same queries (interleaved, so both see
-    the same machine load)."""
+    the same machine load).
+
+    The vault is closed after it is filled and opened again: `cold_first_ms` is the first
+    query after opening (vectors read from the file), and `peak_rss_mb` the process's peak
+    from that opening through every query, before the reference's float copy is made."""
     from engine.backends.fake import HashEmbedder
 
     embedder = HashEmbedder(384)
-    mem = _open(folder, f"retrieve-{size}", embedder)
+    passphrase = secrets.token_urlsafe(24)  # a throwaway vault's throwaway key
+    mem = _open(folder, f"retrieve-{size}", embedder, passphrase=passphrase)
     try:
         start = time.perf_counter()
-        build_vault(mem, size, rng)
+        timings = build_vault(mem, size, rng, progress=log)
         build_s = time.perf_counter() - start
-        texts = [synthetic_exchange(rng)[0] for _ in range(queries)]
-        vectors = embedder.embed(texts, kind="query")
-        start = time.perf_counter()
-        mem.retrieve(texts[0], query_vector=vectors[0], record_visits=False)
-        cold_ms = (time.perf_counter() - start) * 1000
-        _, turns = mem.vault.all_vectors("turns_vec")
-        _, pages = mem.vault.all_vectors("pages_vec")
-        flat_scan(turns, pages, vectors[0])  # warm, as the first retrieve above
-        samples, flat = [], []
-        for text, vector in zip(texts, vectors, strict=True):
-            start = time.perf_counter()
-            mem.retrieve(text, query_vector=vector, record_visits=False)
-            samples.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            flat_scan(turns, pages, vector)
-            flat.append(time.perf_counter() - start)
-        del turns, pages
         path = mem.path
     finally:
         mem.close()
+    texts = [synthetic_exchange(rng)[0] for _ in range(queries)]
+    vectors = embedder.embed(texts, kind="query")
+    gc.collect()
+    _reset_peak()
+    rss_open = _current_rss_mb()
+    mem = _open(folder, f"retrieve-{size}", embedder, passphrase=passphrase)
+    try:
+        start = time.perf_counter()
+        mem.retrieve(texts[0], query_vector=vectors[0], record_visits=False)
+        cold_ms = (time.perf_counter() - start) * 1000
+        for text, vector in zip(texts, vectors, strict=True):  # every query once, untimed
+            mem.retrieve(text, query_vector=vector, record_visits=False)
+        peak = _peak_since_reset_mb()
+        rows = mem.vault.count_rows("turns_vec") + mem.vault.count_rows("pages_vec")
+        reference = rows * embedder.dimension * 4 <= REFERENCE_MAX_BYTES
+        if reference:
+            turn_ids, turns = mem.vault.all_vectors("turns_vec")
+            _, pages = mem.vault.all_vectors("pages_vec")
+        samples, cpu, flat, flat_cpu, overlap = [], [], [], [], []
+        for text, vector in zip(texts, vectors, strict=True):
+            start, started_cpu = time.perf_counter(), time.process_time()
+            mem.retrieve(text, query_vector=vector, record_visits=False)
+            samples.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - started_cpu)
+            if reference:
+                start, started_cpu = time.perf_counter(), time.process_time()
+                top_turns, _ = flat_scan(turns, pages, vector)
+                flat.append(time.perf_counter() - start)
+                flat_cpu.append(time.process_time() - started_cpu)
+                # how many of the exact 100 nearest turns the engine's dense search found
+                found = {i for i, _ in mem.turn_mirror.search(vector, FLAT_TURNS_K)}
+                overlap.append(len(found & set(turn_ids[top_turns].tolist())) / len(top_turns))
+        if reference:
+            del turns, pages
+    finally:
+        mem.close()
     size_bytes = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+    ours, reference_ms = _ms(samples), _ms(flat)
     return {
         "pages": size,
         "build_s": build_s,
+        **{f"build_{key}": value for key, value in timings.items()},
         "cold_first_ms": cold_ms,
-        **_ms(samples),
-        **{f"flat_scan_{key}": value for key, value in _ms(flat).items()},
-        "ratio_p95": _ratio(_ms(samples)["p95_ms"], _ms(flat)["p95_ms"]),
+        **ours,
+        **{f"flat_scan_{key}": value for key, value in reference_ms.items()},
+        "ratio_p95": _ratio(ours["p95_ms"], reference_ms["p95_ms"]),
+        # CPU time of this process per query: on a shared machine it moves far less with the
+        # load than the wall clock (waiting for a core is not counted)
+        **{f"cpu_{key}": value for key, value in _ms(cpu).items() if key != "n"},
+        "flat_scan_cpu_p95_ms": _ms(flat_cpu)["p95_ms"],
+        "ratio_cpu_p95": _ratio(_ms(cpu)["p95_ms"], _ms(flat_cpu)["p95_ms"]),
+        "dense_overlap_100": sum(overlap) / len(overlap) if overlap else None,
         "vault_mb": size_bytes / 2**20,
         "vault_mb_per_1k_pages": size_bytes / 2**20 / size * 1000,
-        "peak_rss_mb": peak_rss_mb(),
+        "vault_kb_per_page": size_bytes / 1024 / size,
+        "rss_before_open_mb": rss_open,
+        "peak_rss_mb": peak,
     }
+
+
+def _current_rss_mb() -> float | None:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
 
 
 def _ratio(ours: float | None, reference: float | None) -> float | None:
@@ -346,7 +448,15 @@ def run_bench(config: BenchConfig, log: Any = print) -> dict[str, Any]:
                 results["errors"].append(f"add_memory/{name}: {type(exc).__name__}: {exc}")
         for size in config.sizes:
             log(f"retrieval at {size} pages ...")
-            results["retrieval"].append(bench_retrieval(folder, size, config.queries, rng))
+            results["retrieval"].append(
+                bench_retrieval(
+                    folder,
+                    size,
+                    config.queries,
+                    rng,
+                    log=lambda done, total: log(f"  {done:,} of {total:,} pages stored"),
+                )
+            )
         embedder = embedders.get(config.embedder) or embedders.get("fake") or _embedder("fake")
         chats = ["none", "fake"] + (["bundled"] if config.chat == "bundled" else [])
         for chat_name in chats:
@@ -359,7 +469,8 @@ def run_bench(config: BenchConfig, log: Any = print) -> dict[str, Any]:
                 )
             except Exception as exc:
                 results["errors"].append(f"consolidation/{chat_name}: {type(exc).__name__}: {exc}")
-    results["peak_rss_mb"] = peak_rss_mb()
+    # the process's peak; /proc's VmHWM (per size) and getrusage round differently
+    results["peak_rss_mb"] = max([peak_rss_mb()] + [r["peak_rss_mb"] for r in results["retrieval"]])
     results["load_avg_1m_end"] = load_average()
     return results
 
@@ -379,9 +490,14 @@ def format_table(results: dict[str, Any]) -> str:
     lines += [
         "",
         "retrieval (query embedding excluded; fake 384-d vectors); flat = brute-force numpy "
-        "scan of the same turn and page vectors in RAM, same queries; x flat = p95 / flat p95",
+        "scan of the same turn and page vectors in RAM, same queries; x flat = p95 / flat p95;\n"
+        "  cold = first query after opening the vault; RSS = peak from opening through every "
+        "query (reference excluded);\n  dense@100 = share of the exact 100 nearest turns that "
+        "the engine's dense search returned; cpu = this process's CPU time per query (x flat: "
+        "over the scan's CPU p95)",
         f"  {'pages':>8} {'p50 ms':>8} {'p95 ms':>8} {'flat p50':>8} {'flat p95':>8} "
-        f"{'x flat':>7} {'cold ms':>8} {'build s':>8} {'MB':>8} {'MB/1k':>7} {'RSS MB':>7}",
+        f"{'x flat':>7} {'cold ms':>8} {'build s':>8} {'MB':>8} {'KB/page':>7} {'RSS MB':>7} "
+        f"{'dense@100':>9} {'cpu p50':>8} {'cpu p95':>8} {'x flat':>7}",
     ]
     for row in results["retrieval"]:
         lines.append(
@@ -389,8 +505,10 @@ def format_table(results: dict[str, Any]) -> str:
             f"{_f(row['flat_scan_p50_ms'], 2):>8} {_f(row['flat_scan_p95_ms'], 2):>8} "
             f"{_f(row['ratio_p95'], 1):>7} "
             f"{_f(row['cold_first_ms']):>8} {_f(row['build_s']):>8} "
-            f"{_f(row['vault_mb']):>8} {_f(row['vault_mb_per_1k_pages'], 2):>7} "
-            f"{_f(row['peak_rss_mb'], 0):>7}"
+            f"{_f(row['vault_mb']):>8} {_f(row.get('vault_kb_per_page'), 2):>7} "
+            f"{_f(row['peak_rss_mb'], 0):>7} {_f(row.get('dense_overlap_100'), 3):>9} "
+            f"{_f(row.get('cpu_p50_ms'), 2):>8} {_f(row.get('cpu_p95_ms'), 2):>8} "
+            f"{_f(row.get('ratio_cpu_p95'), 1):>7}"
         )
     lines += [
         "",

@@ -5,6 +5,9 @@ that also enqueues the PAGE_ADDED job, so consolidation never misses a page."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from engine.memory import when
 from engine.memory.context import MemoryContext
 from engine.records import SHORT_TERM, SIDES, Page, turn_id
@@ -12,50 +15,68 @@ from engine.settings import MemorySettings
 from engine.vault.jobs import PAGE_ADDED, STM_OVERFLOW
 
 CHUNK = 32  # pages embedded per transaction by the turn backfill
+BATCH = 256  # exchanges per embedding call and per transaction when many are stored at once
 
 
 def write(ctx: MemoryContext, draft: Page, memories_used: list | None = None) -> Page:
-    """Store one exchange at the back of the queue; returns it with its id. No LLM call."""
+    """Store one exchange at the back of the queue; returns it with its id. No LLM call.
+    `memories_used`: what the answer's prompt held, saved with the page."""
+    return write_many(ctx, [draft], memories_used)[0]
+
+
+def write_many(
+    ctx: MemoryContext,
+    drafts: list[Page],
+    memories_used: list | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Page]:
+    """Store exchanges at the back of the queue, in order; returns them with their ids.
+
+    Each batch of BATCH exchanges is one embedding call (every page and each of its turns) and
+    one transaction; `memories_used` belongs to a single exchange's answer; `progress(done,
+    total)` is called after each batch. No LLM call."""
     now = ctx.clock()
-    body = draft.text()
-    # Relative dates resolved from the page's own time ("yesterday [7 May 2023]"), so a
-    # question naming the date finds it; the vectors embed the words as said.
-    indexed = when.resolve_relative(body, draft.timestamp)
-    sides = {side: text for side, text in _sides(draft) if text.strip()}
-    vectors = ctx.embedder.embed([body, *sides.values()])  # one batch: page and its turns
-    vector = vectors[0]
-    turn_vectors = dict(zip(sides, vectors[1:], strict=True))
-    vault = ctx.vault
-    with vault.transaction():
-        vault.ensure_conversation(
-            draft.conversation_id, now, title=title(draft.user_input or draft.agent_response)
-        )
-        page_id = vault.insert_page(
-            conversation_id=draft.conversation_id,
-            user_input=draft.user_input,
-            agent_response=draft.agent_response,
-            ts=draft.timestamp,
-            meta=draft.meta,
-            body=indexed,
-            vector=vector,
-            now=now,
-            turn_vectors=turn_vectors,
-        )
-        if memories_used:
-            vault.insert_page_memories(page_id, memories_used)
-        vault.enqueue(PAGE_ADDED, {"page_id": page_id}, now)
-    ctx.page_mirror.add(page_id, vector)
-    for side, turn in turn_vectors.items():
-        ctx.turn_mirror.add(turn_id(page_id, side), turn)
-    return Page(
-        id=page_id,
-        user_input=draft.user_input,
-        agent_response=draft.agent_response,
-        timestamp=draft.timestamp,
-        conversation_id=draft.conversation_id,
-        tier=SHORT_TERM,
-        meta=draft.meta,
-    )
+    vault, stored = ctx.vault, []
+    for start in range(0, len(drafts), BATCH):
+        chunk = drafts[start : start + BATCH]
+        sides = [{side: text for side, text in _sides(d) if text.strip()} for d in chunk]
+        texts = [t for d, s in zip(chunk, sides, strict=True) for t in (d.text(), *s.values())]
+        vectors = iter(ctx.embedder.embed(texts))
+        pages, turns = [], []
+        with vault.transaction():
+            for draft, draft_sides in zip(chunk, sides, strict=True):
+                vault.ensure_conversation(
+                    draft.conversation_id,
+                    now,
+                    title=title(draft.user_input or draft.agent_response),
+                )
+                vector = next(vectors)
+                turn_vectors = {side: next(vectors) for side in draft_sides}
+                page_id = vault.insert_page(
+                    conversation_id=draft.conversation_id,
+                    user_input=draft.user_input,
+                    agent_response=draft.agent_response,
+                    ts=draft.timestamp,
+                    meta=draft.meta,
+                    # Relative dates resolved from the page's own time ("yesterday [7 May
+                    # 2023]"), so a question naming the date finds it; the vectors embed the
+                    # words as said.
+                    body=when.resolve_relative(draft.text(), draft.timestamp),
+                    vector=vector,
+                    now=now,
+                    turn_vectors=turn_vectors,
+                )
+                if memories_used:
+                    vault.insert_page_memories(page_id, memories_used)
+                vault.enqueue(PAGE_ADDED, {"page_id": page_id}, now)
+                pages.append((page_id, vector))
+                turns += [(turn_id(page_id, side), v) for side, v in turn_vectors.items()]
+                stored.append(replace(draft, id=page_id, tier=SHORT_TERM))
+        ctx.page_mirror.add_many(pages)
+        ctx.turn_mirror.add_many(turns)
+        if progress is not None:
+            progress(start + len(chunk), len(drafts))
+    return stored
 
 
 def title(text: str) -> str:

@@ -14,6 +14,7 @@ from engine.records import (
     turn_id,
     turn_ids,
 )
+from engine.vault import quantized
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
 from engine.vault.sql import placeholders as _placeholders
@@ -52,7 +53,8 @@ class PagesMixin:
         del cursor
         self.conn.execute("INSERT INTO pages_fts(rowid, body) VALUES(?, ?)", (page_id, body))
         self.conn.execute(
-            "INSERT INTO pages_vec(rowid, embedding) VALUES(?, ?)", (page_id, _blob(vector))
+            "INSERT INTO pages_vec(rowid, embedding) VALUES(?, ?)",
+            (page_id, quantized.encode(vector)),
         )
         self.insert_turn_vectors(page_id, turn_vectors or {})
         return page_id
@@ -63,7 +65,7 @@ class PagesMixin:
         for side, turn in vectors.items():
             self.conn.execute(
                 "INSERT INTO turns_vec(rowid, embedding) VALUES(?, ?)",
-                (turn_id(page_id, side), _blob(turn)),
+                (turn_id(page_id, side), quantized.encode(turn)),
             )
 
     @_locked
@@ -207,7 +209,7 @@ class PagesMixin:
                 f"SELECT rowid, embedding FROM pages_vec WHERE rowid IN ({_placeholders(chunk)})",
                 chunk,
             ):
-                out[row_id] = np.frombuffer(blob, dtype=np.float32).copy()
+                out[row_id] = quantized.decode(blob)
         return out
 
     @_locked
@@ -227,6 +229,9 @@ class PagesMixin:
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        if quantized.is_quantized(table):
+            codes = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.int8)
+            return ids, quantized.decode_codes(codes.reshape(len(rows), -1))
         # one join, one array (a bytearray, so the mirror can update rows in place): the first
         # query after opening a vault builds its mirrors from 2 x pages rows (vstack was slower)
         matrix = np.frombuffer(bytearray().join(row[1] for row in rows), dtype=np.float32)
@@ -357,7 +362,7 @@ def page_from_row(row: tuple) -> Page:
         conversation_id=conversation_id,
         tier=tier,
         segment_id=segment_id,
-        meta=json.loads(meta),
+        meta=json.loads(meta) if meta != "{}" else {},  # the common case, without a parse
         chain_prev_id=chain_prev_id,
         chain_summary=chain_summary,
         keywords=tuple(json.loads(kws)),

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from engine.records import turn_id
+from engine.vault import quantized
 from engine.vault.store import Vault, _blob
 
 TABLES = ("pages", "facts", "segments", "turns")
@@ -17,6 +18,17 @@ def _next(table: str) -> str:
     return f"{table}_vec_next"
 
 
+def _create(name: str, dimension: int) -> str:
+    """Page and turn vectors are int8 codes in plain tables; segment and fact vectors vec0."""
+    if quantized.is_quantized(name):
+        return quantized.create_sql(name)
+    return f"CREATE VIRTUAL TABLE {name} USING vec0(embedding float[{dimension}])"
+
+
+def _encode(name: str, vector: np.ndarray) -> bytes:
+    return quantized.encode(vector) if quantized.is_quantized(name) else _blob(vector)
+
+
 def prepare(vault: Vault, model_id: str, dimension: int) -> None:
     """Create the staging tables for the new model (or keep them, if the same move was interrupted)."""
     target = json.dumps({"model": model_id, "dimension": dimension})
@@ -24,9 +36,7 @@ def prepare(vault: Vault, model_id: str, dimension: int) -> None:
         if vault.get_meta("reembed_target") != target:
             for table in TABLES:
                 vault.conn.execute(f"DROP TABLE IF EXISTS {_next(table)}")
-                vault.conn.execute(
-                    f"CREATE VIRTUAL TABLE {_next(table)} USING vec0(embedding float[{dimension}])"
-                )
+                vault.conn.execute(_create(_next(table), dimension))
             vault.set_meta("reembed_target", target)
             vault.conn.execute("DELETE FROM meta WHERE key LIKE 'reembed_last_%'")
 
@@ -80,12 +90,12 @@ def store(
         for row_id, vector in turns:
             vault.conn.execute(
                 f"INSERT INTO {_next('turns')}(rowid, embedding) VALUES(?, ?)",
-                (row_id, _blob(vector)),
+                (row_id, _encode(_next("turns"), vector)),
             )
         for row_id, vector in rows:
             vault.conn.execute(
                 f"INSERT INTO {_next(table)}(rowid, embedding) VALUES(?, ?)",
-                (row_id, _blob(vector)),
+                (row_id, _encode(_next(table), vector)),
             )
         vault.set_meta(f"reembed_last_{table}", str(max(row_id for row_id, _ in rows)))
 
@@ -103,7 +113,7 @@ def finish(vault: Vault, model_id: str, dimension: int) -> None:
                 )
             ]
             if blobs:
-                mean = np.mean([np.frombuffer(b, dtype=np.float32) for b in blobs], axis=0)
+                mean = np.mean([quantized.decode(b) for b in blobs], axis=0)
                 mean /= max(float(np.linalg.norm(mean)), 1e-12)
             else:
                 mean = np.zeros(dimension, dtype=np.float32)
@@ -113,9 +123,7 @@ def finish(vault: Vault, model_id: str, dimension: int) -> None:
             )
         for table in TABLES:
             vault.conn.execute(f"DROP TABLE {table}_vec")
-            vault.conn.execute(
-                f"CREATE VIRTUAL TABLE {table}_vec USING vec0(embedding float[{dimension}])"
-            )
+            vault.conn.execute(_create(f"{table}_vec", dimension))
             vault.conn.execute(
                 f"INSERT INTO {table}_vec(rowid, embedding) SELECT rowid, embedding FROM {_next(table)}"
             )

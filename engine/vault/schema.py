@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from engine import errors
 from engine.files import private_file
+from engine.vault import quantized
 from engine.vault.connection import APPLICATION_ID
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -203,6 +207,29 @@ def _page_memories(conn, dimension: int) -> None:
     )
 
 
+def _int8_vectors(conn, dimension: int) -> None:
+    """Page and turn vectors as int8 codes in plain tables (engine/vault/quantized.py): the
+    float32 copies were 4.8 of a vault's 5.7 KB per page. Existing rows are converted here,
+    a re-embed's staging copies too; the old tables go (`secure_delete` zeroes them)."""
+    for table in ("pages_vec", "turns_vec", "pages_vec_next", "turns_vec_next"):
+        found = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type='table' AND name=?", (table,)
+        ).fetchall()
+        if not found or "vec0" not in found[0][0].lower():
+            continue  # absent (no re-embed under way), or converted already
+        conn.execute(quantized.create_sql(f"{table}_int8"))
+        rows = conn.execute(f"SELECT rowid, embedding FROM {table} ORDER BY rowid")
+        while batch := list(itertools.islice(rows, 2000)):
+            floats = np.frombuffer(b"".join(blob for _, blob in batch), dtype=np.float32)
+            codes = quantized.encode_many(floats.reshape(len(batch), -1))
+            conn.executemany(
+                f"INSERT INTO {table}_int8(id, embedding) VALUES(?, ?)",
+                [(row_id, code.tobytes()) for (row_id, _), code in zip(batch, codes, strict=True)],
+            )
+        conn.execute(f"DROP TABLE {table}")
+        conn.execute(f"ALTER TABLE {table}_int8 RENAME TO {table}")
+
+
 # Named steps in order. Append new ones; never edit an applied step.
 MIGRATIONS: list[tuple[str, Callable]] = [
     ("0001_initial", _initial),
@@ -210,11 +237,15 @@ MIGRATIONS: list[tuple[str, Callable]] = [
     ("0003_job_owner", _job_owner),
     ("0004_stable_ids", _stable_ids),
     ("0005_page_memories", _page_memories),
+    ("0006_int8_vectors", _int8_vectors),
 ]
 
 # Steps that rebuild a table referenced by foreign keys: run with enforcement off (a DROP
 # would otherwise cascade into fact_sources and profile_evidence), checked before commit.
 REBUILDS = {"0004_stable_ids"}
+
+# Steps after which an existing vault is compacted: 0006 frees three quarters of its bytes.
+SHRINKS = {"0006_int8_vectors"}
 
 
 def _backup(path: Path) -> Path:
@@ -277,3 +308,6 @@ def migrate(conn, path: Path, dimension: int) -> None:
         finally:
             if rebuild:
                 conn.execute("PRAGMA foreign_keys=ON")
+    if done and any(name in SHRINKS for name, _ in pending):
+        conn.execute("VACUUM")  # give the freed pages back to the disk (once, after the steps)
+        conn.wal_checkpoint(mode=3)  # in WAL mode the file shrinks only at a checkpoint

@@ -17,6 +17,7 @@ from engine.vault.forget import ForgetMixin
 from engine.vault.jobs import JobsMixin
 from engine.vault.pages import PAGE_COLUMNS, PagesMixin
 from engine.vault.persona import PersonaMixin
+from engine.vault.quantized import QuantizedMixin
 from engine.vault.remembered import RememberedMixin
 from engine.vault.schema import MIGRATIONS, applied, migrate
 from engine.vault.search import SearchMixin
@@ -48,7 +49,14 @@ def _unlock(path: Path, hexkey, passphrase, create: bool, is_new: bool):
 
 
 class Vault(
-    PagesMixin, SegmentsMixin, PersonaMixin, JobsMixin, ForgetMixin, RememberedMixin, SearchMixin
+    PagesMixin,
+    SegmentsMixin,
+    PersonaMixin,
+    JobsMixin,
+    ForgetMixin,
+    RememberedMixin,
+    SearchMixin,
+    QuantizedMixin,
 ):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 

@@ -43,6 +43,7 @@ def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(qtbot, fail_keyr
     mem = window.session.mem
     mem.add_memory("I keep my spare key under the blue pot", "Noted")
     assert mem.retrieve("spare key").page_ids()  # the vector mirror now holds decrypted rows
+    assert mem.page_mirror.held_bytes() > 0
     assert window.auto_lock.minutes == 15 and window.auto_lock.timer.isActive()
 
     window.auto_lock.timer.setInterval(20)  # fifteen minutes, compressed for the test
@@ -51,7 +52,7 @@ def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(qtbot, fail_keyr
         pass
     assert isinstance(asked.args[0], UnlockDialog)  # the key is asked for again
     assert window.session is None and mem.vault.conn is None  # the vault is closed
-    assert len(mem.page_mirror._ids) == 0 and mem.page_mirror._matrix is None  # caches dropped
+    assert mem.page_mirror.held_bytes() == 0  # decrypted vectors dropped
     assert window.view.message_count == 0  # nothing decrypted left on screen
     assert not window.composer.send_button.isEnabled()
     with qtbot.waitSignal(window.session_attached):
