@@ -132,7 +132,7 @@ class LlamaChat(ChatBackend):
                         n_gpu_layers=self.n_gpu_layers,
                         n_ctx=self.context_window,
                         n_threads=self.n_threads or None,
-                        n_threads_batch=self.n_threads or None,
+                        n_threads_batch=self.n_threads or batch_threads(),
                         chat_format="chat_template.default" if self.info.chat_template else None,
                         verbose=False,
                     )
@@ -368,6 +368,16 @@ def bounded_schema(schema: Any, *, item: bool = False) -> Any:
     if kind == "array" and "maxItems" not in out:
         out["maxItems"] = MAX_ARRAY_ITEMS
     return out
+
+
+def batch_threads() -> int:
+    """Threads for prompt processing when the person set none: all cores but one. The spare core
+    keeps the window responsive, and on a busy 2-core machine one thread processed prompts 2-3x
+    faster than two (SmolLM2-135M, 301 tokens: 101-130 against 31-57 tokens/s at load 3, 17-19
+    against 8-10 at load 12): llama.cpp's threads wait for each other at every layer, so one
+    thread delayed by another program holds up all of them."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, (cores or 1) - 1)
 
 
 def physical_memory() -> int:
