@@ -172,6 +172,9 @@ class Session(QObject):
         if previous is not None and previous is not chat:
             self.run(previous.close)
         self._set_state(READY, chat.model_id)
+        from engine.prompt import warm_conversation
+
+        self.run(warm_conversation, self.mem)  # the first answer finds its prompt's start cached
 
     def _model_failed(self, key: int, error: Exception) -> None:
         from app.errors import describe

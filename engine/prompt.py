@@ -364,3 +364,23 @@ def warm_next_prompt(
     )
     messages = build_messages(upcoming, "", compact=compact, history=history)
     warm(messages[:-1])  # all but the (empty) question: the part the next prompt starts with
+
+
+def warm_conversation(memory: object) -> None:
+    """Right after a model loads: let it process the start of the first prompt (instructions,
+    profile, the recent exchanges) while the person reads the window, so the first question
+    waits only for its own memories and words."""
+    chat = getattr(memory, "chat", None)
+    if chat is None or getattr(chat, "warm", None) is None:
+        return
+    recent = tuple(memory.short_term())  # type: ignore[attr-defined]
+    start = Retrieval(
+        query="",
+        short_term=recent,
+        pages=(),
+        segments=(),
+        profile=tuple(memory.profile()[:40]),  # type: ignore[attr-defined]
+        facts=(),
+        knowledge=(),
+    )
+    warm_next_prompt(chat, start, lambda: list(recent), is_small_model(chat), shown_history(memory))

@@ -82,3 +82,24 @@ def test_the_bundled_model_processes_only_the_new_text(memory):
         assert chat.usage.last_prompt_tokens > 4 * chat.last_new_tokens
     finally:
         chat.close()
+
+
+@pytest.mark.real_models
+def test_after_loading_the_first_question_finds_its_start_cached(memory):
+    from engine.backends.llama import LlamaChat
+    from engine.prompt import warm_conversation
+    from models.catalogue import bundled_gguf_path
+
+    memory.add_memory("I keep three bee hives on my roof.", "Lovely.")
+    chat = LlamaChat(bundled_gguf_path(), n_ctx=2048, n_threads=1)
+    chat.load()
+    memory.set_chat(chat)
+    try:
+        warm_conversation(memory)  # what the app does once the model is loaded
+        chat.wait_warm(60)
+        stream = memory.get_response("How many hives?", max_tokens=4)
+        stream.collect()
+        assert chat.last_new_tokens <= chat.count_tokens(stream.messages[-1]["content"]) + 12
+        assert chat.usage.last_prompt_tokens > 3 * chat.last_new_tokens
+    finally:
+        chat.close()
