@@ -109,8 +109,8 @@ def fit_memory(
     compact: bool = False,
     history: ShownHistory | None = None,
 ) -> Retrieval:
-    """`retrieval` cut to the memory budget: facts, assistant knowledge, then exchanges, best
-    first, as long as their new lines fit (lines the conversation above already shows are
+    """`retrieval` cut to the memory budget: facts, assistant knowledge, exchanges, then thread
+    summaries, best first, as long as their new lines fit (lines the conversation above already shows are
     free). The prompt and the list of memories an answer used are both made from the result."""
     budget = memory_budget(chat, query)
     if budget is None:
@@ -142,12 +142,15 @@ def fit_memory(
     pages = tuple(
         item for item in retrieval.pages if fits(_page_line(retrieval, item.page, compact))
     )
+    # Thread summaries last: they restate what the exchanges above say.
+    threads = () if compact else tuple(s for s in retrieval.chain_summaries if fits(f"- {s}"))
     kept = {item.page.id for item in pages}
     return dataclasses.replace(
         retrieval,
         facts=facts,
         knowledge=knowledge,
         pages=pages,
+        chain_summaries=threads,
         turns=tuple(t for t in retrieval.turns if t.page_id in kept),
     )
 
