@@ -21,7 +21,7 @@ SYSTEM = (
 )
 
 # A model this small drowns in a long system prompt: it loses the question and drifts into
-# another language. It gets one short instruction, a few facts and the last exchange.
+# another language. It gets one short instruction, a few facts and the last 1-3 exchanges.
 SMALL_MODEL_PARAMETERS = 1_000_000_000
 SYSTEM_SMALL = (
     "You are a helpful assistant. Answer in the same language as the user's last message, "
@@ -265,7 +265,7 @@ def build_messages(
 
 def compact_retrieval(retrieval: Retrieval) -> Retrieval:
     """What of `retrieval` the small-model prompt holds: the first few profile slots and facts,
-    the best few older exchanges and the recent queue, no assistant knowledge or threads (a
+    the best few older exchanges and the last 1-3 exchanges, no assistant knowledge or threads (a
     transcript between two people is left out). The prompt and the list of memories an answer
     used are both made from this, so that list is exactly what the model was shown."""
     profile = retrieval.profile[:SMALL_FACTS]
