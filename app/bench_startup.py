@@ -1,6 +1,6 @@
 """Measure cold start to an interactive window, and the longest GUI stall during work.
 
-Run: python -m app.bench_startup [--runs N] [--answers N] [--only start|stall]
+Run: python -m app.bench_startup [--runs N] [--answers N] [--only start|stall] [--why] [--out F]
 1. Cold start: a fresh process runs the real app (`memoryos` with no arguments) on a vault
    that unlocks from the keyring; measured from process start to the window shown with the
    event loop idle. The model and the embedder keep loading in the background.
@@ -78,6 +78,7 @@ class Probe:
         self.timer.timeout.connect(self._tick)
         self.lateness: list[float] = []
         self._last = 0.0
+        self.sampler: Any = None  # an app.stall_probe.StallSampler told of every tick (--why)
 
     def start(self) -> None:
         self._last = time.perf_counter()
@@ -89,6 +90,8 @@ class Probe:
 
     def _tick(self) -> None:
         now = time.perf_counter()
+        if self.sampler is not None:
+            self.sampler.beat()
         self.lateness.append(max(0.0, (now - self._last) * 1000 - PROBE_MS))
         self._last = now
 
@@ -145,7 +148,7 @@ def child_start() -> None:
     print("BENCH " + json.dumps(marks), flush=True)
 
 
-def child_stall(answers: int) -> None:
+def child_stall(answers: int, why: bool = False) -> None:
     """Answer questions with the bundled model while consolidation runs; probe the event loop."""
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
@@ -197,6 +200,11 @@ def child_stall(answers: int) -> None:
     loaded_after = time.time() - started
 
     probe = Probe()
+    if why:
+        from app.stall_probe import StallSampler
+
+        probe.sampler = StallSampler()
+        probe.sampler.start()
     probe.start()
     began = time.time()
     tokens = 0
@@ -210,12 +218,16 @@ def child_stall(answers: int) -> None:
     generated_for = time.time() - began
     run_until(lambda: not mem.consolidator.running and mem.wait_idle(0), 300)
     probe.stop()
+    if probe.sampler is not None:
+        probe.sampler.stop()
     status = mem.consolidation_status()
     result = {
         "work": probe.summary(), "load": load_probe.summary(), "idle": idle.summary(), "loaded_after_s": loaded_after,
         "answers": answers, "tokens": tokens, "generating_s": generated_for,
         "total_s": time.time() - began, "segments": status.segments, "facts": status.facts,
         "failed_jobs": status.failed_jobs, "model": mem.chat.model_id,
+        "lateness_ms": probe.lateness,
+        "why": probe.sampler.report(20) if probe.sampler is not None else [],
     }
     window.close()
     print("BENCH " + json.dumps(result), flush=True)
@@ -264,9 +276,11 @@ def measure_start(runs: int) -> None:
           f"(max {max(stalls):.0f} ms)")
 
 
-def measure_stall(answers: int) -> None:
+def measure_stall(answers: int, why: bool = False, out: str = "") -> None:
     with tempfile.TemporaryDirectory(prefix="memoryos-bench-") as home:
-        result, _ = _child("--child-stall", home, str(answers))
+        result, _ = _child("--child-stall", home, str(answers), *(["--why"] if why else []))
+    if out:
+        Path(out).write_text(json.dumps(result, indent=1))
     if "error" in result:
         print(f"responsiveness: the model did not load: {result['error']}")
         return
@@ -281,6 +295,11 @@ def measure_stall(answers: int) -> None:
           f"(p99 {idle['p99_ms']:.1f} ms): what the machine's load adds by itself")
     print(f"  while the chat model and embedder loaded ({result['loaded_after_s']:.1f} s): "
           f"longest stall {result['load']['max_ms']:.1f} ms")
+    late = result["lateness_ms"]
+    print(f"  probes late by > 20 ms: {sum(v > 20 for v in late)}, > 50 ms: {sum(v > 50 for v in late)}"
+          f" of {len(late)}; load average {os.getloadavg()[0]:.2f}")
+    for where, count in result["why"]:
+        print(f"  {count:5d} samples during stalls: {where}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -289,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         child_start()
         return 0
     if args and args[0] == "--child-stall":
-        child_stall(int(args[1]))
+        child_stall(int(args[1]), "--why" in args)
         return 0
     runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 5
     answers = int(args[args.index("--answers") + 1]) if "--answers" in args else 6
@@ -297,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     if only in ("", "start"):
         measure_start(runs)
     if only in ("", "stall"):
-        measure_stall(answers)
+        measure_stall(answers, "--why" in args, args[args.index("--out") + 1] if "--out" in args else "")
     return 0
 
 

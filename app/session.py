@@ -107,6 +107,12 @@ class Session(QObject):
     def refresh_status(self) -> None:
         if not self._closed:
             self.run(self.mem.consolidation_status, on_result=self._got_status)
+            if self.state == READY and not self.generating:
+                # Consolidation moved pages or changed the profile: the next prompt starts
+                # differently, so let the model read the new start now rather than at the question.
+                from engine.prompt import warm_conversation
+
+                self.run(warm_conversation, self.mem)
 
     def _got_status(self, status: Any) -> None:
         self.status = status
@@ -172,6 +178,9 @@ class Session(QObject):
         if previous is not None and previous is not chat:
             self.run(previous.close)
         self._set_state(READY, chat.model_id)
+        from engine.prompt import warm_conversation
+
+        self.run(warm_conversation, self.mem)  # the first answer finds its prompt's start cached
 
     def _model_failed(self, key: int, error: Exception) -> None:
         from app.errors import describe

@@ -15,6 +15,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from app.priority import lower_background_threads, lower_this_thread
+
 
 class WorkerSignals(QObject):
     """What a worker reports; emitted from the pool thread, delivered queued to receivers."""
@@ -80,6 +82,8 @@ class Worker(QRunnable):
         self.signals.progress.emit(max(0.0, min(1.0, float(fraction))), str(label))
 
     def run(self) -> None:
+        lower_this_thread()  # below the window: it must never wait for a core behind us
+        lower_background_threads()  # consolidation and warm-ups too
         try:
             result = self._fn(*self._args, **self._kwargs)
             if inspect.isgenerator(result):

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 from engine import errors, validation
 from engine.backends.base import CancelToken
 from engine.network import Transfer
-from engine.prompt import build_messages, compact_retrieval, is_small_model
+from engine.prompt import (
+    build_messages,
+    compact_retrieval,
+    fit_memory,
+    is_small_model,
+    shown_history,
+    warm_next_prompt,
+)
 from engine.records import Page, Retrieval
 from engine.remembered import MemoryUsed, memories_used
 from engine.thinking import ThinkingSplitter
@@ -87,11 +94,15 @@ class ResponseStream(Iterator[str]):
     ) -> None:
         self.memory = memory
         self.query = query
-        compact = is_small_model(memory.chat)
+        self._compact = compact = is_small_model(memory.chat)
         if compact:  # a small model is shown less: the prompt and the memories list alike
             retrieval = compact_retrieval(retrieval)
+        self._shown = shown_history(memory)  # the conversation as the model saw it (cache)
+        retrieval = fit_memory(retrieval, query, memory.chat, compact, self._shown)
         self.retrieval = retrieval
-        self.messages = build_messages(retrieval, query, now=now, compact=compact)
+        self.messages = build_messages(
+            retrieval, query, now=now, compact=compact, history=self._shown
+        )
         # From the same Retrieval the prompt was built from: exactly what the prompt holds.
         self.memories: list[MemoryUsed] = memories_used(retrieval)
         self.temporary = temporary
@@ -148,6 +159,10 @@ class ResponseStream(Iterator[str]):
             memories_used=self.memories,
             conversation_id=conversation,
             _program_meta=meta,
+        )
+        self._shown.remember(self.page.id, self.messages)
+        warm_next_prompt(
+            memory.chat, self.retrieval, memory.short_term, self._compact, self._shown
         )
         if self.replaces is not None:  # stored first: a crash here leaves two, never none
             memory.forget_page(self.replaces.id)

@@ -1,10 +1,14 @@
-"""Prompt assembly for an answer: persona, knowledge, chain summaries, dated pages, STM turns."""
+"""Prompt assembly for an answer: a stable, cached prefix first, then this turn's memories."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
 
 from engine.memory import when
 from engine.records import Page, Retrieval
@@ -17,7 +21,7 @@ SYSTEM = (
 )
 
 # A model this small drowns in a long system prompt: it loses the question and drifts into
-# another language. It gets one short instruction, a few facts and the last exchange.
+# another language. It gets one short instruction, a few facts and the last 1-3 exchanges.
 SMALL_MODEL_PARAMETERS = 1_000_000_000
 SYSTEM_SMALL = (
     "You are a helpful assistant. Answer in the same language as the user's last message, "
@@ -33,67 +37,240 @@ def is_small_model(chat: object) -> bool:
     return 0 < parameters < SMALL_MODEL_PARAMETERS
 
 
+SMALL_RECENT = 3  # exchanges a small model sees as turns (1 to 3: see _window)
+MEMORY_HEADER = "Memories that may help:"
+ANSWER_MARK = "My message: "
+# Memory may add at most this share of a bare question's time to first token (issue #14: with
+# memory <= 1.5x without). Prompt processing dominates that time on a CPU, so the share is a
+# number of new tokens, chosen from the speed the backend measured.
+MEMORY_SHARE = 0.5
+MIN_MEMORY_TOKENS = 16  # one short fact, whatever the speed
+TEMPLATE_TOKENS = 8  # what a chat template adds around one user message
+
+
+class ShownHistory:
+    """Each stored exchange's user message exactly as the model saw it, memories included.
+
+    The next prompt repeats it byte for byte, so llama.cpp finds the conversation so far in its
+    cache and processes only the new memories and the question; the memories it held are not
+    shown again. Kept in memory only (a restart starts a cold cache anyway), newest 64."""
+
+    LIMIT = 64
+
+    def __init__(self) -> None:
+        self._shown: OrderedDict[int, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def shown(self, page_id: int) -> str | None:
+        with self._lock:
+            return self._shown.get(page_id)
+
+    def remember(self, page_id: int, messages: list[dict[str, str]]) -> None:
+        """Record the last user message of `messages` as what page `page_id` showed."""
+        if not messages or messages[-1].get("role") != "user":
+            return
+        with self._lock:
+            self._shown[page_id] = messages[-1]["content"]
+            self._shown.move_to_end(page_id)
+            while len(self._shown) > self.LIMIT:
+                self._shown.popitem(last=False)
+
+
+_HISTORIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def shown_history(owner: object) -> ShownHistory:
+    """The ShownHistory of one open memory (one per MemoryOS, gone with it)."""
+    history = _HISTORIES.get(owner)
+    if history is None:
+        history = _HISTORIES[owner] = ShownHistory()
+    return history
+
+
+def memory_budget(chat: object, query: str) -> int | None:
+    """New memory tokens one answer may carry, from the model's measured prompt speed: at most
+    MEMORY_SHARE of the time the bare question takes to its first token. None (no cut) for a
+    backend that measures no speed (a server, the fake model)."""
+    speed = getattr(chat, "prompt_tokens_per_second", None)
+    if not speed:
+        return None
+    first_token = getattr(chat, "first_token_seconds", 0.0) or 0.0
+    count = getattr(chat, "count_tokens", lambda text: max(1, len(text) // 4))
+    # The bare question: the instructions and the question alone, a fresh prompt to process.
+    bare_tokens = count(SYSTEM) + count(query) + TEMPLATE_TOKENS
+    bare_seconds = first_token + bare_tokens / speed
+    return max(MIN_MEMORY_TOKENS, int(MEMORY_SHARE * bare_seconds * speed))
+
+
+def fit_memory(
+    retrieval: Retrieval,
+    query: str,
+    chat: object,
+    compact: bool = False,
+    history: ShownHistory | None = None,
+) -> Retrieval:
+    """`retrieval` cut to the memory budget: facts, assistant knowledge, exchanges, then thread
+    summaries, best first, as long as their new lines fit (lines the conversation above already shows are
+    free). The prompt and the list of memories an answer used are both made from the result."""
+    budget = memory_budget(chat, query)
+    if budget is None:
+        return retrieval
+    count = chat.count_tokens  # type: ignore[attr-defined]
+    recent = _window(retrieval.short_term, SMALL_RECENT) if compact else retrieval.short_term
+    seen: set[str] = set()
+    for page in recent:
+        shown = history.shown(page.id) if history is not None else None
+        if shown:
+            seen.update(shown.splitlines())
+    # The block's header, its section titles and the mark before the question cost too.
+    used = 0
+    overhead = count(MEMORY_HEADER) + count(ANSWER_MARK) + 8
+
+    def fits(line: str) -> bool:
+        nonlocal used
+        if line in seen:
+            return True
+        cost = count(line) + 1 + (overhead if used == 0 else 0)
+        if used + cost > budget:
+            return False
+        used += cost
+        seen.add(line)
+        return True
+
+    facts = tuple(f for f in retrieval.facts if fits(f"- {f.fact.text}"))
+    knowledge = tuple(f for f in retrieval.knowledge if fits(f"- {f.fact.text}"))
+    pages = tuple(
+        item for item in retrieval.pages if fits(_page_line(retrieval, item.page, compact))
+    )
+    # Thread summaries last: they restate what the exchanges above say.
+    threads = () if compact else tuple(s for s in retrieval.chain_summaries if fits(f"- {s}"))
+    kept = {item.page.id for item in pages}
+    return dataclasses.replace(
+        retrieval,
+        facts=facts,
+        knowledge=knowledge,
+        pages=pages,
+        chain_summaries=threads,
+        turns=tuple(t for t in retrieval.turns if t.page_id in kept),
+    )
+
+
+def _window(short_term: tuple[Page, ...], size: int) -> list[Page]:
+    """The last 1..`size` exchanges, cut at fixed points of the queue so the shown turns stay
+    the same from one question to the next (a sliding window would change the prompt's start
+    each turn and void the cache); a transcript between two people is left out."""
+    pages = [p for p in short_term if "agent_speaker" not in p.meta]
+    if not pages:
+        return []
+    keep = (pages[-1].id % size) + 1 if pages[-1].id is not None else 1
+    return pages[-keep:]
+
+
+def _page_line(retrieval: Retrieval, page: Page, compact: bool) -> str:
+    if compact:
+        return f"- {_clip(page.user_input)}"
+    return f"[{when.describe(page.timestamp)}] " + when.resolve_relative(
+        _matched_text(retrieval, page), page.timestamp
+    )
+
+
+def memory_sections(
+    retrieval: Retrieval, recent: list[Page], compact: bool
+) -> list[tuple[str, list[str]]]:
+    """This answer's memories as (title, lines), in the order the prompt shows them."""
+    recent_ids = {p.id for p in recent}
+    stm_ids = {p.id for p in retrieval.short_term}
+    if compact:
+        pages = [item.page for item in retrieval.pages if item.page.id not in recent_ids]
+        said = [_page_line(retrieval, p, True) for p in pages if p.user_input]
+        facts = [f"- {item.fact.text}" for item in retrieval.facts]
+        return [("Facts about the user:", facts), ("The user said earlier:", said)]
+    older = sorted(
+        (item.page for item in retrieval.pages if item.page.id not in stm_ids),
+        key=lambda p: p.timestamp,
+    )
+    return [
+        ("User facts:", [f"- {f.fact.text}" for f in retrieval.facts]),
+        ("What you did or promised earlier:", [f"- {f.fact.text}" for f in retrieval.knowledge]),
+        ("Conversation threads:", [f"- {s}" for s in retrieval.chain_summaries]),
+        ("Relevant past exchanges:", [_page_line(retrieval, p, False) for p in older]),
+    ]
+
+
+def _render(sections: list[tuple[str, list[str]]], seen: set[str]) -> str:
+    """The memory block: each section's lines the conversation above does not show yet."""
+    parts = []
+    for title, lines in sections:
+        new = [line for line in dict.fromkeys(lines) if line not in seen]
+        if new:
+            parts.append(title + "\n" + "\n".join(new))
+    return MEMORY_HEADER + "\n" + "\n\n".join(parts) if parts else ""
+
+
 def build_messages(
-    retrieval: Retrieval, query: str, now: float | None = None, compact: bool = False
+    retrieval: Retrieval,
+    query: str,
+    now: float | None = None,
+    compact: bool = False,
+    history: ShownHistory | None = None,
 ) -> list[dict[str, str]]:
+    """The chat messages for an answer, laid out for llama.cpp's prompt cache.
+
+    The stable part comes first: instructions, the profile and the day (system), then the
+    conversation so far, each user turn exactly as the model saw it (its memories included,
+    from `history`). This turn's memories go into the last user message, before the question:
+    they change with every question, so only they and the question are new text to process.
+    Memories already shown in the conversation above are not repeated."""
     now = time.time() if now is None else now
     if compact:
-        return _compact_messages(retrieval, query)
-    # Stable parts first, changing parts last: llama.cpp reuses the cached prefix of the
-    # previous prompt, so a date near the top would force the whole memory to be re-read.
-    sections = [SYSTEM]
-    if retrieval.profile:
-        sections.append(
-            "What you know about the user:\n"
-            + "\n".join(f"- {slot.name}: {slot.value}" for slot in retrieval.profile)
-        )
-    if retrieval.facts:
-        sections.append("User facts:\n" + "\n".join(f"- {f.fact.text}" for f in retrieval.facts))
-    if retrieval.knowledge:
-        sections.append(
-            "What you did or promised earlier:\n"
-            + "\n".join(f"- {f.fact.text}" for f in retrieval.knowledge)
-        )
-    if retrieval.chain_summaries:
-        sections.append(
-            "Conversation threads:\n" + "\n".join(f"- {s}" for s in retrieval.chain_summaries)
-        )
-    recent_ids = {p.id for p in retrieval.short_term}
-    older = [item.page for item in retrieval.pages if item.page.id not in recent_ids]
-    if older:
-        older.sort(key=lambda p: p.timestamp)
-        sections.append(
-            "Relevant past exchanges:\n"
-            + "\n".join(
-                f"[{when.describe(p.timestamp)}] "
-                + when.resolve_relative(_matched_text(retrieval, p), p.timestamp)
-                for p in older
+        retrieval = compact_retrieval(retrieval)  # a no-op when the caller already cut it
+        system = SYSTEM_SMALL
+        known = [f"{slot.name}: {slot.value}" for slot in retrieval.profile]
+        if known:
+            system += "\nAbout the user: " + "; ".join(known) + "."
+        recent = _window(retrieval.short_term, SMALL_RECENT)
+    else:
+        sections = [SYSTEM]
+        if retrieval.profile:
+            sections.append(
+                "What you know about the user:\n"
+                + "\n".join(f"- {slot.name}: {slot.value}" for slot in retrieval.profile)
             )
-        )
-    sections.append(f"Today is {when.describe_day(now)}.")
-    messages = [{"role": "system", "content": "\n\n".join(sections)}]
-    for page in retrieval.short_term:
+        sections.append(f"Today is {when.describe_day(now)}.")
+        system = "\n\n".join(sections)
+        recent = list(retrieval.short_term)
+    messages = [{"role": "system", "content": system}]
+    seen: set[str] = set()
+    for page in recent:
         if "agent_speaker" in page.meta:  # a transcript between two people: keep their names
             messages.append(
                 {"role": "user", "content": f"[{when.describe(page.timestamp)}] {page.text()}"}
             )
             continue
-        if page.user_input:
-            messages.append({"role": "user", "content": page.user_input})
+        shown = history.shown(page.id) if history is not None else None
+        if shown is not None:
+            seen.update(shown.splitlines())
+        if page.user_input or shown:
+            user = shown or (_clip(page.user_input) if compact else page.user_input)
+            messages.append({"role": "user", "content": user})
         if page.agent_response:
             messages.append({"role": "assistant", "content": page.agent_response})
-    messages.append({"role": "user", "content": query})
+    sections = memory_sections(retrieval, recent, compact)
+    block = _render(sections, seen)
+    messages.append(
+        {"role": "user", "content": f"{block}\n\n{ANSWER_MARK}{query}" if block else query}
+    )
     return _merge_same_role(messages)
 
 
 def compact_retrieval(retrieval: Retrieval) -> Retrieval:
     """What of `retrieval` the small-model prompt holds: the first few profile slots and facts,
-    the best few older exchanges and the recent queue, no assistant knowledge or threads (a
+    the best few older exchanges and the last 1-3 exchanges, no assistant knowledge or threads (a
     transcript between two people is left out). The prompt and the list of memories an answer
     used are both made from this, so that list is exactly what the model was shown."""
     profile = retrieval.profile[:SMALL_FACTS]
     facts = retrieval.facts[: SMALL_FACTS - len(profile)]
-    recent = tuple(p for p in retrieval.short_term if "agent_speaker" not in p.meta)
+    recent = tuple(_window(retrieval.short_term, SMALL_RECENT))
     recent_ids = {p.id for p in retrieval.short_term}
     pages = tuple(
         item
@@ -111,29 +288,6 @@ def compact_retrieval(retrieval: Retrieval) -> Retrieval:
         chain_summaries=(),
         turns=tuple(t for t in retrieval.turns if t.page_id in kept),
     )
-
-
-def _compact_messages(retrieval: Retrieval, query: str) -> list[dict[str, str]]:
-    """The small-model prompt: short instruction, a few known facts and past lines, the last turn."""
-    retrieval = compact_retrieval(retrieval)  # a no-op when the caller already cut it
-    known = [f"{slot.name}: {slot.value}" for slot in retrieval.profile]
-    known += [item.fact.text for item in retrieval.facts]
-    ranked = [item.page for item in retrieval.pages]
-    # The best older pages, then this conversation's recent lines: the user's words only.
-    pages = ranked + list(retrieval.short_term[:-1])
-    said = [_clip(p.user_input) for p in pages if p.user_input]
-    system = SYSTEM_SMALL
-    if known:
-        system += "\nAbout the user: " + "; ".join(known) + "."
-    if said:
-        system += "\nThe user said earlier:\n" + "\n".join(f"- {line}" for line in said)
-    messages = [{"role": "system", "content": system}]
-    for page in retrieval.short_term[-1:]:
-        if page.user_input and page.agent_response:
-            messages.append({"role": "user", "content": _clip(page.user_input)})
-            messages.append({"role": "assistant", "content": _clip(page.agent_response)})
-    messages.append({"role": "user", "content": query})
-    return messages
 
 
 def _clip(text: str, limit: int = 160) -> str:
@@ -187,3 +341,49 @@ def with_conversation_style(
     else:
         out.insert(0, {"role": "system", "content": "\n".join(lines)})
     return out
+
+
+def warm_next_prompt(
+    chat: object,
+    retrieval: Retrieval,
+    short_term: Callable[[], list[Page]],
+    compact: bool = False,
+    history: ShownHistory | None = None,
+) -> None:
+    """Let the model process the stable start of the next prompt now (instructions, profile,
+    the conversation including the exchange just stored), in the background, so the next
+    question waits only for its own memories and words. A backend without a cache ignores it."""
+    warm = getattr(chat, "warm", None)
+    if warm is None:
+        return
+    upcoming = dataclasses.replace(
+        retrieval,
+        short_term=tuple(short_term()),
+        pages=(),
+        facts=(),
+        knowledge=(),
+        chain_summaries=(),
+        turns=(),
+    )
+    messages = build_messages(upcoming, "", compact=compact, history=history)
+    warm(messages[:-1])  # all but the (empty) question: the part the next prompt starts with
+
+
+def warm_conversation(memory: object) -> None:
+    """Right after a model loads: let it process the start of the first prompt (instructions,
+    profile, the recent exchanges) while the person reads the window, so the first question
+    waits only for its own memories and words."""
+    chat = getattr(memory, "chat", None)
+    if chat is None or getattr(chat, "warm", None) is None:
+        return
+    recent = tuple(memory.short_term())  # type: ignore[attr-defined]
+    start = Retrieval(
+        query="",
+        short_term=recent,
+        pages=(),
+        segments=(),
+        profile=tuple(memory.profile()[:40]),  # type: ignore[attr-defined]
+        facts=(),
+        knowledge=(),
+    )
+    warm_next_prompt(chat, start, lambda: list(recent), is_small_model(chat), shown_history(memory))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from engine.memory import when
-from engine.prompt import build_messages
+from engine.prompt import MEMORY_HEADER, build_messages
 from engine.settings import MemorySettings
 
 
@@ -23,12 +23,15 @@ def test_prompt_holds_every_tier_and_alternates_roles(memory):
     memory.run_consolidation()
     retrieval = memory.retrieve("What is my job as a data scientist?")
     messages = build_messages(retrieval, "What is my job?", now=ts("2024-03-05T10:00:00"))
-    system = messages[0]["content"]
-    assert messages[0]["role"] == "system" and messages[-1] == {"role": "user", "content": "What is my job?"}
-    assert "occupation: data scientist" in system and "I work as a data scientist" in system
-    assert "I'll remind you about the dentist" in system  # assistant knowledge
-    assert "[1 March 2024, 09:00]" in system  # older pages carry their dates
+    system, last = messages[0]["content"], messages[-1]["content"]
+    # Stable part first (instructions, profile, the day), this question's memories last.
+    assert messages[0]["role"] == "system" and messages[-1]["role"] == "user"
+    assert "occupation: data scientist" in system and "I work as a data scientist" not in system
     assert system.rstrip().endswith("Today is 5 March 2024.")
+    assert last.startswith(MEMORY_HEADER) and last.endswith("\n\nMy message: What is my job?")
+    assert "I work as a data scientist" in last
+    assert "I'll remind you about the dentist" in last  # assistant knowledge
+    assert "[1 March 2024, 09:00]" in last  # older pages carry their dates
     roles = [m["role"] for m in messages[1:]]
     assert roles == ["user", "assistant", "user", "assistant", "user"]  # the STM queue, then the question
     assert messages[1]["content"] == "The weather is nice."

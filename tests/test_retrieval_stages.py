@@ -91,7 +91,7 @@ def test_relative_date_is_resolved_when_stored(memory):
     assert found[0] == (pottery.id, 0)  # said on the 8th about the 7th
     assert (pottery.id, 0) not in top_turns(memory, question, replace(Stages(), time=False), now)
     shown = build_messages(memory.retrieve(question, max_pages=2, now=now), question, now)
-    assert "I went to a pottery class yesterday [7 May 2023]." in shown[0]["content"]
+    assert "I went to a pottery class yesterday [7 May 2023]." in shown[-1]["content"]
 
 
 def test_a_fact_leads_back_to_the_turn_it_came_from(memory):

@@ -1,6 +1,7 @@
 """What memory adds to an answer: get_response vs a bare generation, with N stored pages.
 
     python -m engine.eval.bench_answer [--pages 10000] [--runs 5] [--max-tokens 64]
+    python -m engine.eval.bench_answer --conversation [--questions 20] [--model X.gguf]
 
 The vault is filled with varied synthetic exchanges through add_memory and consolidated without
 an LLM; pages are embedded with the deterministic hash embedder (384 dimensions) so filling
@@ -45,6 +46,31 @@ QUESTIONS = [
 ]
 
 
+# One conversation, asked turn after turn (the multi-turn case: --conversation).
+CONVERSATION = [
+    "What did I say about hiking?",
+    "How long was that, roughly?",
+    "And what about baking bread?",
+    "Did I mention my sister's wedding?",
+    "What else did I do that week?",
+    "Have I been running a marathon?",
+    "How many minutes did I spend on the garden?",
+    "What do you remember about my job?",
+    "Tell me about the dog.",
+    "Which hobbies come up most often?",
+    "What did I say about photography?",
+    "Did I play chess recently?",
+    "What about climate startups?",
+    "Have I done any pottery?",
+    "When did I plan the trip to Lisbon?",
+    "What novels did I mention?",
+    "How often do I go cycling?",
+    "Summarise my week for me.",
+    "What should I do more of?",
+    "Thanks. What did we talk about first today?",
+]
+
+
 def fill(memory, pages: int, seed: int = 7) -> float:
     rng = random.Random(seed)
     started = time.perf_counter()
@@ -82,6 +108,147 @@ def timed(stream) -> dict:
     }
 
 
+def conversation(args: argparse.Namespace) -> dict:
+    """TTFT per turn of one conversation with memory, against the same model answering the
+    bare question (instructions + question: cold, nothing cached, and warm, the instructions
+    cached) and a plain chat without memory, each side on its own llama.cpp context so that
+    no side evicts another's prompt cache."""
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+    from engine.backends.llama import LlamaChat
+    from engine.memory import when
+    from engine.prompt import SYSTEM
+    from models.catalogue import bundled_gguf_path
+
+    path = args.model or bundled_gguf_path()
+    ours, bare, plain = (
+        LlamaChat(path, n_ctx=args.n_ctx, n_threads=args.threads) for _side in range(3)
+    )
+    for chat in (ours, bare, plain):
+        chat.load()
+    questions = (CONVERSATION * 3)[: args.questions]
+    rows = []
+    plain_turns: list[dict[str, str]] = []
+    today = f"Today is {when.describe_day(time.time())}."
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    with tempfile.TemporaryDirectory() as folder:
+        memory = MemoryOS.open(
+            Path(folder) / "bench.memoryos",
+            create=True,
+            passphrase="bench-passphrase",
+            embedder=HashEmbedder(384),
+            chat=ours,
+            background=False,
+        )
+        try:
+            fill_seconds = fill(memory, args.pages)
+            memory.new_conversation()
+            # warm-up, not stored: each side runs once before anything is timed
+            timed(memory.get_response("Hello!", max_tokens=2, temporary=True))
+            timed(bare.stream([{"role": "user", "content": "Hello!"}], max_tokens=2))
+            timed(plain.stream([{"role": "user", "content": "Hello!"}], max_tokens=2))
+            for turn, question in enumerate(questions, 1):
+                stream = memory.get_response(question, max_tokens=args.max_tokens)
+                with_memory = timed(stream)
+                if hasattr(ours, "wait_warm"):  # its background warm-up must not slow the others
+                    ours.wait_warm()
+                row = {
+                    "turn": turn,
+                    "memory_ttft_s": with_memory["ttft"],
+                    "memory_new_tokens": getattr(ours, "last_new_tokens", None),
+                    "memory_prompt_tokens": ours.usage.last_prompt_tokens,
+                    "memories_shown": len(stream.memories),
+                }
+                asked = [
+                    {"role": "system", "content": SYSTEM},
+                    {"role": "user", "content": question},
+                ]
+                # warm: the instructions are cached from the last bare question; cold: nothing is
+                row["bare_ttft_s"] = _first_chunk(bare.stream(asked, max_tokens=args.max_tokens))
+                row["bare_new_tokens"] = getattr(bare, "last_new_tokens", None)
+                bare._llama.reset()
+                row["cold_ttft_s"] = _first_chunk(bare.stream(asked, max_tokens=args.max_tokens))
+                row["cold_new_tokens"] = getattr(bare, "last_new_tokens", None)
+                # a plain chat: the same conversation, its own answers, no memory
+                plain_turns.append({"role": "user", "content": question})
+                messages = [{"role": "system", "content": f"{SYSTEM}\n\n{today}"}, *plain_turns]
+                started = time.perf_counter()
+                chunks = []
+                for chunk in plain.stream(messages, max_tokens=args.max_tokens):
+                    if not chunks:
+                        row["plain_ttft_s"] = time.perf_counter() - started
+                    chunks.append(chunk)
+                row.setdefault("plain_ttft_s", time.perf_counter() - started)
+                row["plain_new_tokens"] = getattr(plain, "last_new_tokens", None)
+                plain_turns.append({"role": "assistant", "content": "".join(chunks).strip()})
+                rows.append(row)
+                print(
+                    json.dumps(
+                        {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
+                    ),
+                    flush=True,
+                )
+        finally:
+            memory.close()
+
+    from engine.eval.metrics import percentile
+
+    def p(key: str, q: float) -> float | None:
+        values = [row[key] for row in rows if row.get(key) is not None]
+        return round(percentile(values, q), 3) if values else None
+
+    result = {
+        "model": Path(path).name,
+        "parameters": ours.info.parameters if ours.info else None,
+        "pages": args.pages,
+        "fill_seconds": round(fill_seconds, 1),
+        "turns": len(rows),
+        "max_tokens": args.max_tokens,
+    }
+    for side in ("memory", "cold", "bare", "plain"):
+        result[f"{side}_ttft_s_p50"] = p(f"{side}_ttft_s", 50)
+        result[f"{side}_ttft_s_p95"] = p(f"{side}_ttft_s", 95)
+        result[f"{side}_new_tokens_p50"] = p(f"{side}_new_tokens", 50)
+        result[f"{side}_new_tokens_p95"] = p(f"{side}_new_tokens", 95)
+    result["memory_prompt_tokens_p50"] = p("memory_prompt_tokens", 50)
+    result["memories_shown_p50"] = p("memories_shown", 50)
+    for side in ("cold", "bare", "plain"):
+        for q in (50, 95):
+            result[f"ratio_to_{side}_p{q}"] = round(
+                result[f"memory_ttft_s_p{q}"] / max(result[f"{side}_ttft_s_p{q}"], 1e-9), 3
+            )
+    for side in ("cold", "bare", "plain"):
+        per_turn = [row["memory_ttft_s"] / max(row[f"{side}_ttft_s"], 1e-9) for row in rows]
+        result[f"per_turn_ratio_to_{side}_p50"] = round(percentile(per_turn, 50), 3)
+        result[f"per_turn_ratio_to_{side}_p95"] = round(percentile(per_turn, 95), 3)
+    result["memory_budget_tokens"] = _budget(ours, questions[-1])
+    result["prompt_tokens_per_second"] = round(getattr(ours, "prompt_tokens_per_second", 0) or 0)
+    result["load_average_1min_before"] = load_before
+    result["load_average_1min_after"] = (
+        round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
+    )
+    result["rows"] = rows
+    return result
+
+
+def _first_chunk(stream) -> float:
+    """Seconds to the first chunk; the rest is not generated (closing the stream stops it)."""
+    started = time.perf_counter()
+    for _chunk in stream:
+        break
+    seconds = time.perf_counter() - started
+    stream.close()
+    return seconds
+
+
+def _budget(chat, question: str) -> int | None:
+    try:
+        from engine.prompt import memory_budget
+    except ImportError:  # the layout before the memory budget
+        return None
+    return memory_budget(chat, question)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m engine.eval.bench_answer",
@@ -92,7 +259,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--conversation",
+        action="store_true",
+        help="one conversation turn after turn: TTFT with memory, bare question, plain chat",
+    )
+    parser.add_argument("--questions", type=int, default=20)
+    parser.add_argument("--model", type=Path, default=None, help="a GGUF (default: bundled)")
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.conversation:
+        result = conversation(args)
+        for key, value in result.items():
+            if key != "rows":
+                print(f"{key:32} {value}")
+        if args.out:
+            args.out.write_text(json.dumps(result, indent=1))
+        return 0
 
     from engine.api import MemoryOS
     from engine.backends.build import make_chat
@@ -105,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         memory = MemoryOS.open(
             Path(folder) / "bench.memoryos",
             create=True,
-            passphrase="bench",
+            passphrase="bench-passphrase",
             embedder=HashEmbedder(384),
             chat=chat,
             background=False,
