@@ -75,8 +75,9 @@ def test_shared_knowledge_reaches_another_users_answer_prompt(data):
         finally:
             ann.close()
     assert answer == "You asked for the curry."
-    system = server.requests[-1]["messages"][0]["content"]
-    assert CURRY in system
+    question = server.requests[-1]["messages"][-1]  # this question's memories come with it
+    assert question["role"] == "user" and "What curry did you suggest?" in question["content"]
+    assert CURRY in question["content"]
 
 
 def test_forgetting_reaches_every_user_of_the_assistant(data):

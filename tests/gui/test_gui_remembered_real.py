@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import api
+from engine import answer as answer_module
 
 pytestmark = [pytest.mark.gui, pytest.mark.real_models, pytest.mark.slow]
 
@@ -16,9 +16,9 @@ def test_with_the_bundled_model_the_list_is_the_prompt_and_learning_is_announced
     from app.session import READY
 
     received = []
-    original = api.build_messages
+    original = answer_module.build_messages
     monkeypatch.setattr(
-        api, "build_messages", lambda r, q, *a, **k: received.append(r) or original(r, q, *a, **k)
+        answer_module, "build_messages", lambda r, q, *a, **k: received.append(r) or original(r, q, *a, **k)
     )
     fact = memory.add_fact("I am allergic to peanuts")
     memory.set_chat(None)
