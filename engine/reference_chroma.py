@@ -82,7 +82,15 @@ def find_chroma_users(folder: str | Path) -> list[str]:
 
 def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str] | None):
     """One user's chromadb-variant memory as a reference_import.ReferenceData (nothing written)."""
-    from engine.reference_import import ReferenceData, _knowledge, _page, _session, _text, _time
+    from engine.reference_import import (
+        ReferenceData,
+        _knowledge,
+        _load,
+        _page,
+        _session,
+        _text,
+        _time,
+    )
 
     store = store_folder(folder)
     if store is None:
@@ -122,7 +130,7 @@ def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str
     backed_up: set[str] = set()
     short_seen: set[tuple] = set()
     for path in present:
-        meta = _load_metadata(path)
+        meta = _load(path, dict, {})  # present: checked above
         for index, item in enumerate(meta.get("short_term_memory") or []):
             page = _page(item, f"{path}: short_term_memory item {index}", "")
             if page is None:
@@ -169,22 +177,6 @@ def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str
         data.assistants.append(assistant)
     _merge_index_pages(data, backed_up, collections.get(f"{PAGES}{user_id}", []), sqlite_path)
     return data
-
-
-def _load_metadata(path: Path) -> dict:
-    try:
-        content = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InvalidInputError(f"{path} is not UTF-8 text; nothing was imported") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(
-            f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}); nothing was imported"
-        ) from None
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {path}: {exc.strerror}") from None
-    if not isinstance(content, dict):
-        raise InvalidInputError(f"{path} should hold a JSON object; nothing was imported")
-    return content
 
 
 def _knowledge_row(row: dict[str, Any]) -> dict[str, Any]:

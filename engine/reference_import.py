@@ -27,7 +27,7 @@ import numpy as np
 
 from engine.errors import InvalidInputError
 from engine.memory import keywords as keyword_tools
-from engine.memory import mid_term
+from engine.memory import mid_term, short_term
 from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT, Page, turn_id
 from engine.timestamps import parse_timestamp
 
@@ -423,11 +423,7 @@ def import_steps(
                     vector=vector,
                 )
             memory.vault.set_meta(state_key, json.dumps(sorted(seen | {_key(p) for p in pages})))
-            if memory.vault.count_pages(SHORT_TERM) > memory.settings.stm_capacity:
-                from engine.consolidation import STM_OVERFLOW
-
-                if not memory.vault.has_pending(STM_OVERFLOW, {}):
-                    memory.vault.enqueue(STM_OVERFLOW, {}, now)
+            short_term.check_overflow(memory.ctx, now)
     except BaseException:
         memory.fact_mirror.reset()  # it saw facts the rollback removed: reload from the file
         for store, ids in shared_added:

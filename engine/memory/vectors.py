@@ -176,22 +176,16 @@ class VectorMirror:
         self._bits[:, start:end] = _sign_bits(self._codes[start:end])
 
     def add(self, row_id: int, vector: np.ndarray) -> None:
-        with self._lock:
-            if not self._loaded:
-                return  # loaded in full on first search
-            if self._n and row_id <= self._ids[-1]:
-                self._loaded = False  # out of order (another writer): reload on next search
-                return
-            self._append(np.asarray([row_id], dtype=np.int64), self._stored(vector)[None, :])
+        self.add_many([(row_id, vector)])
 
     def add_many(self, rows: list[tuple[int, np.ndarray]]) -> None:
         """Rows written together (engine/memory/short_term.write_many), in increasing id order."""
         with self._lock:
             if not self._loaded or not rows:
-                return
+                return  # not loaded yet: loaded in full on first search
             ids = np.asarray([row_id for row_id, _ in rows], dtype=np.int64)
             if (self._n and ids[0] <= self._ids[-1]) or np.any(np.diff(ids) <= 0):
-                self._loaded = False  # out of order: reload on next search
+                self._loaded = False  # out of order (another writer): reload on next search
                 return
             matrix = np.asarray([vector for _, vector in rows], dtype=np.float32)
             self._append(ids, quantized.encode_many(matrix) if self.quantized else matrix)
