@@ -90,6 +90,7 @@ def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str
         _session,
         _text,
         _time,
+        choose_user,
     )
 
     store = store_folder(folder)
@@ -100,13 +101,7 @@ def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str
         {n[len(PAGES) :] for n in collections if n.startswith(PAGES)}
         | {n[len(USER_KNOW) :] for n in collections if n.startswith(USER_KNOW)}
     )
-    if user_id is None:
-        if len(users) != 1:
-            listed = ", ".join(users) if users else "none"
-            raise InvalidInputError(f"{store} holds {len(users)} users ({listed}): choose one")
-        user_id = users[0]
-    elif user_id not in users:
-        raise InvalidInputError(f"{store} has no user {user_id!r} (it has {', '.join(users)})")
+    user_id = choose_user(store, users, user_id)
     found = sorted(n[len(ASSIST_KNOW) :] for n in collections if n.startswith(ASSIST_KNOW))
     wanted = found if assistant_ids is None else assistant_ids
     for assistant in wanted:

@@ -130,14 +130,7 @@ def read_reference(
 
         if reference_chroma.store_folder(folder) is not None:
             return reference_chroma.read_chroma(folder, user_id, assistant_ids)
-    users = find_users(folder)
-    if user_id is None:
-        if len(users) != 1:
-            listed = ", ".join(users) if users else "none"
-            raise InvalidInputError(f"{folder} holds {len(users)} users ({listed}): choose one")
-        user_id = users[0]
-    elif user_id not in users:
-        raise InvalidInputError(f"{folder} has no user {user_id!r} (it has {', '.join(users)})")
+    user_id = choose_user(folder, find_users(folder), user_id)
     user_dir = folder / "users" / user_id
     data = ReferenceData(folder, user_id, [], [], None, None, [], [])
 
@@ -192,6 +185,18 @@ def read_reference(
         )
         data.assistants.append(assistant)
     return data
+
+
+def choose_user(place: Path, users: list[str], user_id: str | None) -> str:
+    """The user to import from `place`: the one asked for, or the only one there."""
+    if user_id is None:
+        if len(users) != 1:
+            listed = ", ".join(users) if users else "none"
+            raise InvalidInputError(f"{place} holds {len(users)} users ({listed}): choose one")
+        return users[0]
+    if user_id not in users:
+        raise InvalidInputError(f"{place} has no user {user_id!r} (it has {', '.join(users)})")
+    return user_id
 
 
 def _load(path: Path, kind: type, default: Any) -> Any:
