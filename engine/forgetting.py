@@ -187,6 +187,7 @@ def forget(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) ->
                 vault.set_conversation_title(conversation_id, title_of(text))
         vault.bump_vector_generation()
     ctx.page_mirror.remove(removed["pages"])
+    ctx.keyword_index.remove(removed["pages"])
     ctx.turn_mirror.remove(turn_ids(removed["pages"]))
     ctx.fact_mirror.remove(removed["facts"])
     scrub(ctx)
@@ -257,4 +258,5 @@ def everything(ctx: MemoryContext) -> None:
         ctx.vault.bump_vector_generation()
     for mirror in (ctx.page_mirror, ctx.fact_mirror, ctx.turn_mirror):
         mirror.reset()
+    ctx.keyword_index.reset()
     scrub(ctx)

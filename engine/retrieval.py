@@ -10,6 +10,7 @@ import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -329,12 +330,24 @@ def _keyword_turns(
         if page is None:
             continue
         for side, text in ((0, page.user_input), (1, page.agent_response)):
-            held = {keywords.fts_term(w) for w in keywords.tokens(text)} if text else set()
+            held = _held_terms(text) if text else frozenset()
             weight = sum(v for term, v in idf.items() if term in held)
             if weight > 0:
                 scored.append((-weight, rank, turn_id(page_id, side)))
     scored.sort()
     return [turn for _, _, turn in scored]
+
+
+@lru_cache(maxsize=8192)  # the same turns come back question after question
+def _held_terms(text: str) -> frozenset[str]:
+    """The FTS terms of a turn's words (as _keyword_turns compares them with the query's)."""
+    return frozenset(keywords.fts_term(w) for w in keywords.tokens(text))
+
+
+@lru_cache(maxsize=8192)
+def _resolved_lower(text: str, timestamp: float) -> str:
+    """A turn with its relative dates resolved from when it was said, lower-cased."""
+    return when.resolve_relative(text, timestamp).lower()
 
 
 def _turns_among(memory, vector: np.ndarray, page_ids: list[int], pool: int) -> list[int]:
@@ -382,7 +395,7 @@ def _dated_turns(
         if page is None:
             continue
         for side in (0, 1):
-            text = when.resolve_relative(page.turn_text(side), page.timestamp).lower()
+            text = _resolved_lower(page.turn_text(side), page.timestamp)
             if text and any(p in text for p in wanted):
                 out.append(turn_id(page_id, side))
     return out

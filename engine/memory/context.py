@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.backends.base import ChatBackend, Embedder
+from engine.memory.keyword_index import KeywordIndex
 from engine.memory.segment_index import SegmentIndex
 from engine.memory.vectors import VectorMirror
 from engine.network import TransferLog
@@ -72,6 +73,7 @@ class MemoryContext:
     fact_mirror: VectorMirror
     turn_mirror: VectorMirror  # one vector per turn, keyed by records.turn_id
     segment_index: SegmentIndex  # the active mid-term segments (placement and retrieval)
+    keyword_index: KeywordIndex  # BM25 over the pages in RAM (the vault's keyword_search uses it)
     notify: Callable[[str], None]  # "pages", "segments", "facts", "jobs", "settings"
     transfers: TransferLog = field(default_factory=TransferLog)
     foreground: Foreground = field(default_factory=Foreground)
@@ -87,6 +89,7 @@ class MemoryContext:
         settings: MemorySettings,
         notify: Callable[[str], None],
     ) -> MemoryContext:
+        vault.keyword_index = KeywordIndex(vault)
         return cls(
             vault=vault,
             embedder=embedder,
@@ -96,6 +99,7 @@ class MemoryContext:
             fact_mirror=VectorMirror(vault, "facts_vec"),
             turn_mirror=VectorMirror(vault, "turns_vec"),
             segment_index=SegmentIndex(vault),
+            keyword_index=vault.keyword_index,
             notify=notify,
         )
 
@@ -132,4 +136,5 @@ class MemoryContext:
         """Drop the decrypted copies held in RAM (closing, locking, wiping)."""
         for mirror in (self.page_mirror, self.fact_mirror, self.turn_mirror):
             mirror.reset()
+        self.keyword_index.reset()
         self.segment_index.invalidate()

@@ -28,6 +28,14 @@ PAGE_COLUMNS = (
 class PagesMixin:
     """Pages. Methods expect to run inside Vault (self.conn, self._lock)."""
 
+    # engine/memory/keyword_index.KeywordIndex, set by the memory that opens this vault: it
+    # answers keyword_search and document_frequency on pages_fts as FTS5 would, from RAM
+    keyword_index = None
+
+    def _indexed(self, table: str) -> bool:
+        """May the in-RAM index answer? Not inside a transaction: its writes may roll back."""
+        return table == "pages_fts" and self.keyword_index is not None and self.conn.getautocommit()
+
     # ---- pages ---------------------------------------------------------------------------
 
     @_locked
@@ -250,6 +258,10 @@ class PagesMixin:
         self.conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, {table}, 'row')"
         )
+        if self._indexed(table):
+            found = self.keyword_index.document_frequency(terms)
+            if found is not None:
+                return found
         out = dict.fromkeys(terms, 0)
         if terms:  # one query for all the terms of a question
             out.update(
@@ -265,6 +277,10 @@ class PagesMixin:
         assert table in ("pages_fts", "facts_fts")
         if not match:
             return []
+        if self._indexed(table):
+            hits = self.keyword_index.search(match, limit)
+            if hits is not None:
+                return hits
         return [
             (row_id, -score)
             for row_id, score in self.conn.execute(
