@@ -306,6 +306,7 @@ class MemoryOS:
         result, visited = _retrieve(
             self.ctx, query, max_pages=max_pages, now=now, query_vector=query_vector
         )
+        self.ctx.keyword_index.start_building()  # a large vault's, after its first question
         if record_visits and visited:
             self.ctx.visits.add(visited)  # heat: written in a batch by the worker
             self.consolidator.wake()

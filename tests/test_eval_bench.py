@@ -60,6 +60,8 @@ def test_bench_measures_everything_with_fakes(tmp_path):
         assert row["flat_scan_p50_ms"] <= row["flat_scan_p95_ms"]
         assert row["ratio_p95"] == pytest.approx(row["p95_ms"] / row["flat_scan_p95_ms"])
         assert row["cold_first_ms"] > 0
+        # the keyword index was ready (built during the cold query at these sizes) and held
+        assert 0 < row["keyword_index_ready_ms"] and row["keyword_index_mb"] > 0
         # MiB and MiB per 1,000 pages describe the same file
         assert row["vault_mb_per_1k_pages"] == pytest.approx(row["vault_mb"] / row["pages"] * 1000)
     assert large["vault_mb"] > small["vault_mb"]  # three times the pages take more room

@@ -160,12 +160,15 @@ def test_date_phrases_match_consecutive_tokens(memory):
 def test_large_vault_builds_in_background_with_fts5_meanwhile(memory):
     memory.add_memories(EXCHANGES)
     index = KeywordIndex(memory.vault, sync_pages=3)  # "large": built in a thread
-    memory.vault.keyword_index = index
+    memory.vault.keyword_index = memory.ctx.keyword_index = index
     try:
+        with memory.vault._lock:  # not started before a question: FTS5 answers
+            assert index.search('"hiking"', 10) is None
         first = memory.vault.keyword_search("pages_fts", '"hiking" OR "bread"', 10)
+        assert not index.ready.is_set()
+        memory.retrieve("hiking and bread")  # the first question starts the build
         assert index.wait_ready(30)
         gone = first[0][0]
-        memory.ctx.keyword_index = index
         memory.forget_page(gone)
         with memory.vault._lock:
             after = index.search('"hiking" OR "bread"', 10)

@@ -12,6 +12,7 @@ writes may roll back) or one before a large index is built, goes to FTS5.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import threading
@@ -22,6 +23,8 @@ import apsw
 import numpy as np
 
 from engine.vault.schema import FTS_TOKENIZER
+
+log = logging.getLogger(__name__)
 
 K1 = 1.2  # FTS5's bm25() constants (fts5_aux.c)
 B = 0.75
@@ -214,23 +217,36 @@ class KeywordIndex:
         return data
 
     def _build_in_background(self, epoch: int) -> None:
+        try:
+            data = self._read_all(epoch)
+        except Exception:  # the vault closed or failed under us: FTS5 keeps answering
+            log.debug("keyword index build stopped", exc_info=True)
+            data = None
+        with self._lock:
+            if epoch != self._epoch:
+                return  # reset (closed, locked, wiped) or restarted meanwhile
+            if data is None:
+                self._building = None
+                return
+            data.remove(self._removed_meanwhile)
+            self._removed_meanwhile = set()
+            self._install(data)
+
+    def _read_all(self, epoch: int) -> _Postings | None:
         data = _Postings()
         with self.vault._lock:
             tokenizer = self._new_tokenizer()  # its own: the caller's thread tokenizes too
         tokenize = self._tokenize_with(apsw.FTS5_TOKENIZE_DOCUMENT, tokenizer)
         while True:
             with self.vault._lock:  # between others' transactions, never inside one
+                if epoch != self._epoch:
+                    return None
                 rows = self._read(data.last_id, READ_CHUNK)
             if not rows:
                 break
             data.add(rows, tokenize)
         data.pack()
-        with self.vault._lock, self._lock:
-            if epoch != self._epoch:
-                return
-            data.remove(self._removed_meanwhile)
-            self._removed_meanwhile = set()
-            self._install(data)
+        return data
 
     def _install(self, data: _Postings) -> None:
         self._data = data
@@ -238,11 +254,13 @@ class KeywordIndex:
         self.built_at = time.perf_counter()
         self.ready.set()
 
-    def _start(self) -> None:
-        """Build now (small vault) or start building in the background (large)."""
+    def _start(self, background: bool = True) -> None:
+        """Build now (a small vault) or, if `background`, start building in a thread."""
+        count = self.vault.conn.execute("SELECT count(*) FROM pages").fetchall()[0][0]
+        if count > self.sync_pages and not background:
+            return
         self._data_version = self.vault.data_version()
         self._generation = self.vault.vector_generation()
-        count = self.vault.conn.execute("SELECT count(*) FROM pages").fetchall()[0][0]
         if count <= self.sync_pages:
             self._install(self._build_now())
             return
@@ -252,12 +270,20 @@ class KeywordIndex:
         )
         self._building.start()
 
+    def start_building(self) -> None:
+        """Start building a large vault's index in the background, if not done (the memory
+        calls this after each question: the first one after opening is answered by FTS5
+        without this thread competing with it for the cores)."""
+        with self.vault._lock, self._lock:
+            if self._data is None and self._building is None:
+                self._start()
+
     def _current(self) -> _Postings | None:
-        """The index brought up to date with the vault, or None while it is being built.
-        Runs under the vault's lock, outside any transaction."""
+        """The index brought up to date with the vault, or None while it is being built (or a
+        large one has not been started). Runs under the vault's lock, outside any transaction."""
         if self._data is None:
             if self._building is None:
-                self._start()
+                self._start(background=False)
             return self._data
         version = self.vault.data_version()
         other_process = version != self._data_version
