@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from functools import lru_cache
 
 import numpy as np
 
@@ -381,5 +382,10 @@ def page_from_row(row: tuple) -> Page:
         meta=json.loads(meta) if meta != "{}" else {},  # the common case, without a parse
         chain_prev_id=chain_prev_id,
         chain_summary=chain_summary,
-        keywords=tuple(json.loads(kws)),
+        keywords=_keywords(kws),
     )
+
+
+@lru_cache(maxsize=16384)  # retrieval reads ~150 pages a question, many of them again and again
+def _keywords(stored: str) -> tuple[str, ...]:
+    return tuple(json.loads(stored))
