@@ -142,17 +142,24 @@ class _Postings:
         keep = self.alive[docs]
         return docs[keep], tf[keep]
 
-    def phrase_hits(self, terms: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(pages, occurrences) of a phrase: its terms at consecutive positions."""
+    def phrase_hits(
+        self, terms: list[int], masks: dict[int, np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(pages, occurrences) of a phrase: its terms at consecutive positions. `masks`
+        holds, by term, which pages have it, shared by the phrases of one search (the date
+        phrases of a period repeat the month and the year)."""
         if len(terms) == 1:
             return self.term_hits(terms[0])
-        pages = None
+        held = None
         for term in set(terms):
-            docs = self.term_hits(term)[0]
-            pages = docs if pages is None else np.intersect1d(pages, docs, assume_unique=True)
-            if not len(pages):
-                return pages.astype(np.int32), np.zeros(0, dtype=np.int32)
-        pages = np.sort(pages)
+            if term not in masks:
+                mask = np.zeros(len(self.alive), dtype=bool)
+                mask[self.term_hits(term)[0]] = True
+                masks[term] = mask
+            held = (
+                masks[term].copy() if held is None else np.logical_and(held, masks[term], out=held)
+            )
+        pages = np.flatnonzero(held)
         n = len(terms)
         windows = np.maximum(self.length[pages].astype(np.int64) - n + 1, 0)
         which = np.repeat(np.arange(len(pages)), windows)
@@ -364,8 +371,9 @@ class KeywordIndex:
                 return None
             if not data.rows or limit == 0:
                 return []
+            masks: dict[int, np.ndarray] = {}
             hits = [
-                data.phrase_hits(p) if min(p) >= 0 else (np.zeros(0, np.int32),) * 2
+                data.phrase_hits(p, masks) if min(p) >= 0 else (np.zeros(0, np.int32),) * 2
                 for p in phrases
             ]
             # bm25() as fts5_aux.c computes it, operation for operation (same doubles)
