@@ -101,23 +101,30 @@ class _Postings:
         self.last_id = max(self.last_id, rows[-1][0])
 
     def pack(self) -> None:
-        """Rebuild the packed postings from the token sequences of the alive pages."""
-        order = np.asarray(self.order, dtype=np.int64)
-        lengths = self.length[order].astype(np.int64)
-        owner = np.repeat(order, lengths)
-        starts = self.start[order]
-        # the stored tokens of each page in `order` (pages removed keep their tokens stored)
-        index = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(
-            int(lengths.sum())
+        """Rebuild the packed postings from the token sequences of the alive pages. The
+        tokens are stored page after page in `order` (ascending ids), so a stable sort by term
+        leaves each term's pages ascending; int32 throughout keeps the transient memory to
+        ~25 bytes a token (it was ~60 with int64 keys: 530 MB peak at 100k pages)."""
+        order = np.asarray(self.order, dtype=np.int32)
+        tokens = self.tokens[: self.used]
+        owner = np.repeat(order, self.length[order])
+        alive = self.alive[owner]
+        if not alive.all():  # removed pages keep their tokens stored; not their postings
+            tokens, owner = tokens[alive], owner[alive]
+        del alive
+        by_term = np.argsort(tokens, kind="stable")
+        terms, owner = tokens[by_term], owner[by_term]
+        del by_term
+        first = np.ones(len(terms), dtype=bool)  # where a (term, page) run starts
+        np.not_equal(terms[1:], terms[:-1], out=first[1:])
+        first[1:] |= owner[1:] != owner[:-1]
+        starts = np.flatnonzero(first)
+        del first
+        self.docs = owner[starts]
+        self.tf = np.diff(np.append(starts, len(terms))).astype(np.int32)
+        self.offsets = np.searchsorted(terms[starts], np.arange(len(self.vocab) + 1)).astype(
+            np.int64
         )
-        terms = self.tokens[index].astype(np.int64)
-        keep = self.alive[owner]
-        span = int(order.max()) + 1 if len(order) else 1
-        keys, counts = np.unique(terms[keep] * span + owner[keep], return_counts=True)
-        term_of = keys // span
-        self.docs = (keys % span).astype(np.int32)
-        self.tf = counts.astype(np.int32)
-        self.offsets = np.searchsorted(term_of, np.arange(len(self.vocab) + 1)).astype(np.int64)
         self.tail, self.tail_pages = {}, 0
         self.packed = True
 
@@ -252,6 +259,7 @@ class KeywordIndex:
             if not rows:
                 break
             data.add(rows, tokenize)
+        data.tokens = data.tokens[: data.used].copy()  # the doubling's spare room back
         data.pack()
         return data
 
