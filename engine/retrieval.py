@@ -56,9 +56,10 @@ class Weights:
     # question (tests/test_retrieval_stages.py)
     hop: float = 0.25  # second hop (off by default, see Stages)
     # The first hop's rare words searched again (term_hop). Dev recall_turns@10 (overall /
-    # multi-hop / adversarial) with the segment list on: off 0.843/0.573/0.880, 0.25
-    # 0.849/0.562/0.880, 0.5 0.849/0.562/0.866, 1.0 0.847/0.527/0.880; final mix 0.25 vs
-    # off: @10 0.848/0.579 both, @20 0.893 vs 0.884 (conv-26 0.898/0.891, conv-30 0.884/0.871).
+    # multi-hop / adversarial) with the segment list on (hop pool 50, share 0.2): off
+    # 0.843/0.573/0.880, 0.25 0.849/0.562/0.880, 0.5 0.849/0.562/0.866, 1.0 0.847/0.527/0.880;
+    # final mix, 0.25 vs off: @10 0.848/0.579 both, @20 0.893 vs 0.884 (conv-26 0.898 vs
+    # 0.891, conv-30 0.884 vs 0.871).
     term_hop: float = 0.25
 
 
@@ -420,13 +421,13 @@ def _dated_turns(
 # The term hop: words of the best TERM_HOP_SEEDS turns that the question does not hold, the
 # TERM_HOP_TERMS rarest of them that occur on another page too (a word only the seed holds
 # finds nothing new) and on at most TERM_HOP_SHARE of the pages, searched in TERM_HOP_POOL
-# pages. Dev recall_turns@10 (overall / multi-hop), weight 0.5, segment list on: seeds 1
-# 0.842/0.567, 2 0.849/0.562, 3 0.840/0.562; terms 2 0.845/0.562, 4 0.849/0.562, 8
-# 0.844/0.556; only words within 2-4 of a question word: 0.846-0.847/0.573-0.579; capitalised
-# words only: 0.843/0.573 (no change); seeds from the named speaker's turns only: 0.845/0.562;
-# after the neighbours: 0.847/0.573. Final mix, @20: pool 50, 20 and 10 all 0.893; share 0.2,
-# 0.1 and 0.05 0.893, 0.02 0.888. Pool 10 and share 0.05 keep its cost at 10k pages under
-# 1 ms (pool 50, share 0.2: +4-5 ms).
+# pages. Dev recall_turns@10 (overall / multi-hop), weight 0.5, segment list on, pool 50,
+# share 0.2: seeds 1 0.842/0.567, 2 0.849/0.562, 3 0.840/0.562; terms 2 0.845/0.562, 4
+# 0.849/0.562, 8 0.844/0.556; only words within 2-4 of a question word: 0.846-0.847 /
+# 0.573-0.579; capitalised words only: 0.843/0.573 (no change); seeds from the named
+# speaker's turns only: 0.845/0.562; after the neighbours: 0.847/0.573. Final mix, @20:
+# pool 50, 20 and 10 all 0.893; share 0.2, 0.1 and 0.05 0.893, 0.02 0.888. Pool 10 and
+# share 0.05 keep its cost at 10k pages under 1 ms (pool 50, share 0.2: +4-5 ms).
 TERM_HOP_SEEDS = 2
 TERM_HOP_TERMS = 4
 TERM_HOP_POOL = 10
