@@ -263,19 +263,21 @@ def test_headline_is_at_equal_turns_with_ablation_and_versioned_checkpoints(data
     assert metrics["ours"]["overall_1_4"]["app_prompt_tokens"] > 0
     assert list(results["ablation"]) == [
         "flat turns (dense + keyword)",
-        "+ segments",
+        "flat turns + segments (off by default)",
         "+ persona facts",
         "+ neighbours",
         "+ time resolution",
-        "+ named speakers = full",
-        "full without segments",
+        "+ named speakers",
+        "+ term hop = full",
         "full without persona facts",
         "full without neighbours",
         "full without time resolution",
         "full without named speakers",
+        "full without term hop",
+        "full + segments (off by default)",
         "full + second hop (off by default)",
     ]
-    assert results["ablation"]["+ named speakers = full"]["4"]["recall_turns@10"] == 1.0
+    assert results["ablation"]["+ term hop = full"]["4"]["recall_turns@10"] == 1.0
     report = (out / "report.md").read_text()
     assert "## Ablation: recall at 10 turns" in report and "recall per 1,000 tokens" in report
 

@@ -66,10 +66,33 @@ def test_second_hop_finds_what_the_first_hop_names(memory):
     memory.run_consolidation()
     question, now = "Where does the owner of Rexford live now?", ts("2024-03-01T00:00:00")
 
-    found = top_turns(memory, question, replace(Stages(), second_hop=True), now)
+    without = replace(Stages(), term_hop=False)  # the keyword hop finds it too (next test)
+    found = top_turns(memory, question, replace(without, second_hop=True), now)
     assert found[0] == (owner.id, 0)  # first hop: the turn naming Rexford
     assert (home.id, 0) in found  # second hop: Ingrid, named by that turn, lives in Trondheim
-    assert (home.id, 0) not in top_turns(memory, question, Stages(), now)
+    assert (home.id, 0) not in top_turns(memory, question, without, now)
+
+
+def test_term_hop_searches_the_rare_words_of_the_best_turn(memory):
+    """The question names the dog; only the best turn names its owner, and only the owner's
+    name leads to where she lives: no word of that turn is in the question."""
+    owner = memory.add_memory(
+        "My neighbour Ingrid adopted greyhound Rexford.",
+        "Lovely!",
+        timestamp=ts("2024-01-01T09:00:00"),
+    )
+    fillers(memory, 30, ts("2024-01-02T09:00:00"))
+    home = memory.add_memory(
+        "Ingrid moved to Trondheim in spring.", "Nice city.", timestamp=ts("2024-02-01T09:00:00")
+    )
+    fillers(memory, 5, ts("2024-02-02T09:00:00"))
+    memory.run_consolidation()
+    question, now = "Where does the owner of Rexford live now?", ts("2024-03-01T00:00:00")
+
+    found = top_turns(memory, question, Stages(), now)
+    assert found[0] == (owner.id, 0)
+    assert (home.id, 0) in found  # "ingrid", the best turn's rare word, searched again
+    assert (home.id, 0) not in top_turns(memory, question, replace(Stages(), term_hop=False), now)
 
 
 def test_relative_date_is_resolved_when_stored(memory):

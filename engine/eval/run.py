@@ -91,6 +91,7 @@ def retrieval_settings() -> dict[str, Any]:
         "neighbour_share": retrieval.NEIGHBOUR_SHARE,
         "answer_share": retrieval.ANSWER_SHARE,
         "speaker_other": retrieval.SPEAKER_OTHER,
+        "term_hop": [retrieval.TERM_HOP_SEEDS, retrieval.TERM_HOP_TERMS],
         "fusion_rrf_k": base.RRF_K,
         "bm25": [base.BM25_K1, base.BM25_B],
     }
@@ -480,31 +481,37 @@ def app_prompt_tokens(mem: Any, query: str, now: float) -> int:
 
 def _ablation() -> list[tuple[str, Any]]:
     """Stages switched on one by one (the default stages are the row marked 'full'), then
-    each stage left out of the full set: what the system loses without it."""
+    each stage left out of the full set: what the system loses without it. Stages that are
+    off by default (segments, second hop) are shown added to flat turns or to the full set."""
     from engine.retrieval import FLAT, Stages
 
     full = Stages()
+    facts = replace(FLAT, facts=True)
+    neighbours = replace(facts, neighbours=True)
+    timed = replace(neighbours, time=True)
     steps = [
         ("flat turns (dense + keyword)", FLAT),
-        ("+ segments", replace(FLAT, segments=True)),
-        ("+ persona facts", replace(FLAT, segments=True, facts=True)),
-        ("+ neighbours", replace(FLAT, segments=True, facts=True, neighbours=True)),
-        ("+ time resolution", replace(full, speakers=False)),
-        ("+ named speakers = full", full),
+        ("flat turns + segments (off by default)", replace(FLAT, segments=True)),
+        ("+ persona facts", facts),
+        ("+ neighbours", neighbours),
+        ("+ time resolution", timed),
+        ("+ named speakers", replace(timed, speakers=True)),
+        ("+ term hop = full", full),
     ]
     left_out = [
         (f"full without {label}", replace(full, **{stage: False}))
         for stage, label in (
-            ("segments", "segments"),
             ("facts", "persona facts"),
             ("neighbours", "neighbours"),
             ("time", "time resolution"),
             ("speakers", "named speakers"),
+            ("term_hop", "term hop"),
         )
     ]
     return [
         *steps,
         *left_out,
+        ("full + segments (off by default)", replace(full, segments=True)),
         ("full + second hop (off by default)", replace(full, second_hop=True)),
     ]
 
