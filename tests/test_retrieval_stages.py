@@ -52,7 +52,9 @@ def memory(tmp_path, memory_keyring, chat):
     mem.close()
 
 
-def test_second_hop_finds_what_the_first_hop_names(memory):
+def rexford_and_owner(memory):
+    """A dog's owner named in one exchange, where she lives in another that shares no word
+    with the question about the dog; returns both pages, the question and its `now`."""
     owner = memory.add_memory(
         "My neighbour Ingrid adopted greyhound Rexford.",
         "Lovely!",
@@ -65,6 +67,11 @@ def test_second_hop_finds_what_the_first_hop_names(memory):
     fillers(memory, 5, ts("2024-02-02T09:00:00"))
     memory.run_consolidation()
     question, now = "Where does the owner of Rexford live now?", ts("2024-03-01T00:00:00")
+    return owner, home, question, now
+
+
+def test_second_hop_finds_what_the_first_hop_names(memory):
+    owner, home, question, now = rexford_and_owner(memory)
 
     without = replace(Stages(), term_hop=False)  # the keyword hop finds it too (next test)
     found = top_turns(memory, question, replace(without, second_hop=True), now)
@@ -76,18 +83,7 @@ def test_second_hop_finds_what_the_first_hop_names(memory):
 def test_term_hop_searches_the_rare_words_of_the_best_turn(memory):
     """The question names the dog; only the best turn names its owner, and only the owner's
     name leads to where she lives: no word of that turn is in the question."""
-    owner = memory.add_memory(
-        "My neighbour Ingrid adopted greyhound Rexford.",
-        "Lovely!",
-        timestamp=ts("2024-01-01T09:00:00"),
-    )
-    fillers(memory, 30, ts("2024-01-02T09:00:00"))
-    home = memory.add_memory(
-        "Ingrid moved to Trondheim in spring.", "Nice city.", timestamp=ts("2024-02-01T09:00:00")
-    )
-    fillers(memory, 5, ts("2024-02-02T09:00:00"))
-    memory.run_consolidation()
-    question, now = "Where does the owner of Rexford live now?", ts("2024-03-01T00:00:00")
+    owner, home, question, now = rexford_and_owner(memory)
 
     found = top_turns(memory, question, Stages(), now)
     assert found[0] == (owner.id, 0)
