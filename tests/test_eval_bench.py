@@ -112,3 +112,27 @@ def test_bench_cli_writes_json(tmp_path, capsys):
     assert json.loads(out.read_text())["retrieval"][0]["pages"] == 100
     assert "pages/s" in capsys.readouterr().out
     assert bench_main(["--sizes", "ten"]) == 2
+
+
+@pytest.mark.real_models
+def test_bench_retrieval_with_the_bundled_embedders_vectors(tmp_path):
+    """--vectors bundled: the retrieval vault and its queries are embedded by MiniLM, and the
+    rows say so; the search over real vectors is exact at this size."""
+    from engine.backends.embedder import BUNDLED_EMBEDDER_ID
+
+    config = BenchConfig(
+        sizes=[60],
+        embedder="fake",
+        vectors="bundled",
+        chat="none",
+        queries=3,
+        adds=2,
+        consolidation_pages=12,
+        folder=str(tmp_path),
+    )
+    results = run_bench(config, log=lambda *_: None)
+    assert results["errors"] == []
+    (row,) = results["retrieval"]
+    assert row["vectors"] == BUNDLED_EMBEDDER_ID and row["n"] == 3
+    assert row["dense_overlap_100"] == 1.0  # MiniLM vectors rarely tie: the exact nearest turns
+    assert "bundled embedder" in results["notes"] and BUNDLED_EMBEDDER_ID in format_table(results)

@@ -89,6 +89,7 @@ def synthetic_exchange(rng: random.Random) -> tuple[str, str]:
 class BenchConfig:
     sizes: list[int] = field(default_factory=lambda: [1000, 10000, 100000])
     embedder: str = "bundled"  # embedder for the add_memory and consolidation measures
+    vectors: str = "fake"  # embedder of the retrieval vaults and their queries: fake | bundled
     chat: str = "bundled"  # none | fake | bundled (fake is always measured too)
     queries: int = 200
     adds: int = 300
@@ -267,18 +268,25 @@ def _peak_since_reset_mb() -> float:
 
 
 def bench_retrieval(
-    folder: Path, size: int, queries: int, rng: random.Random, log: Any = None
+    folder: Path,
+    size: int,
+    queries: int,
+    rng: random.Random,
+    log: Any = None,
+    embedder: Any = None,
 ) -> dict[str, Any]:
     """Retrieval latency at `size` pages, query embedding excluded (vectors given), beside a
     brute-force numpy scan of the same vectors for the same queries (interleaved, so both see
-    the same machine load).
+    the same machine load). The vaults and queries are embedded by `embedder` (the fake
+    HashEmbedder(384) unless given: with the bundled model, filling a vault embeds every page
+    and turn, about 3 texts a page).
 
     The vault is closed after it is filled and opened again: `cold_first_ms` is the first
     query after opening (vectors read from the file), and `peak_rss_mb` the process's peak
     from that opening through every query, before the reference's float copy is made."""
     from engine.backends.fake import HashEmbedder
 
-    embedder = HashEmbedder(384)
+    embedder = embedder or HashEmbedder(384)
     passphrase = secrets.token_urlsafe(24)  # a throwaway vault's throwaway key
     mem = _open(folder, f"retrieve-{size}", embedder, passphrase=passphrase)
     try:
@@ -336,6 +344,7 @@ def bench_retrieval(
     ours, reference_ms = _ms(samples), _ms(flat)
     return {
         "pages": size,
+        "vectors": embedder.model_id,
         "build_s": build_s,
         **{f"build_{key}": value for key, value in timings.items()},
         "cold_first_ms": cold_ms,
@@ -441,13 +450,19 @@ def run_bench(config: BenchConfig, log: Any = print) -> dict[str, Any]:
         "load_avg_1m_start": load_average(),
     }
     results["notes"] = (
-        "Retrieval vaults are filled with synthetic varied text and embedded with the fake "
-        "HashEmbedder(384): only the search cost matters there, and query embedding is "
-        "excluded (vectors passed in). Model load times are excluded everywhere."
+        "Retrieval vaults are filled with synthetic varied text and embedded with "
+        + (
+            "the fake HashEmbedder(384): only the search cost matters there"
+            if config.vectors == "fake"
+            else "the bundled embedder (--vectors bundled)"
+        )
+        + "; query embedding is excluded (vectors passed in). Model load times are excluded "
+        "everywhere."
     )
     with tempfile.TemporaryDirectory(dir=config.folder) as tmp:
         folder = Path(tmp)
-        embedder_names = ["fake"] + (["bundled"] if config.embedder == "bundled" else [])
+        wanted = {config.embedder, config.vectors}
+        embedder_names = ["fake"] + (["bundled"] if "bundled" in wanted else [])
         embedders = {}
         for name in embedder_names:
             log(f"add_memory with the {name} embedder ...")
@@ -465,6 +480,7 @@ def run_bench(config: BenchConfig, log: Any = print) -> dict[str, Any]:
                     config.queries,
                     rng,
                     log=lambda done, total: log(f"  {done:,} of {total:,} pages stored"),
+                    embedder=embedders.get("bundled") if config.vectors == "bundled" else None,
                 )
             )
         embedder = embedders.get(config.embedder) or embedders.get("fake") or _embedder("fake")
@@ -499,7 +515,9 @@ def format_table(results: dict[str, Any]) -> str:
         lines.append(f"  {row['embedder']:44} {_f(row['p50_ms'], 2):>8} {_f(row['p95_ms'], 2):>8}")
     lines += [
         "",
-        "retrieval (query embedding excluded; fake 384-d vectors); flat = brute-force numpy "
+        "retrieval (query embedding excluded; vectors: "
+        + ", ".join(sorted({row.get("vectors", "?") for row in results["retrieval"]}))
+        + "); flat = brute-force numpy "
         "scan of the same turn and page vectors in RAM, same queries; x flat = p95 / flat p95;\n"
         "  cold = first query after opening the vault; kw ready = when the keyword index was "
         "ready, from opening (the timed queries wait for it);\n  RSS = peak from opening "

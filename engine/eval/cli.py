@@ -88,6 +88,12 @@ def _bench_parser() -> argparse.ArgumentParser:
         choices=["none", "fake", "bundled"],
         help="chat model for consolidation throughput (fake is always measured)",
     )
+    parser.add_argument(
+        "--vectors",
+        default="fake",
+        choices=["fake", "bundled"],
+        help="embedder of the retrieval vaults and queries ('bundled' embeds ~3 texts a page)",
+    )
     parser.add_argument("--queries", type=int, default=200, help="retrieval queries per size")
     parser.add_argument("--adds", type=int, default=300, help="add_memory calls measured")
     parser.add_argument("--consolidation-pages", type=int, default=200)
@@ -107,6 +113,7 @@ def bench_main(argv: list[str]) -> int:
     config = BenchConfig(
         sizes=sizes,
         embedder=args.embedder,
+        vectors=args.vectors,
         chat=args.chat,
         queries=args.queries,
         adds=args.adds,
