@@ -42,7 +42,8 @@ FIELDS: dict[str, Field] = {
     "chain_max_gap_seconds": Field("Dialogue chains", "Longest pause", "A longer pause starts a "
                                    "new thread", 0, 30 * 86400, 600, 0, " s"),
     "segment_threshold": Field("Mid-term memory", "Topic join threshold",
-                               "cosine + keyword overlap needed to join a topic (paper: 0.6)",
+                               "cosine (without what all exchanges share) + keyword overlap "
+                               "needed to join a topic (0.4; the paper's 0.6 is on plain cosine)",
                                0, 2, 0.05),
     "mtm_capacity": Field("Mid-term memory", "Capacity", "Topics kept (paper: 200); the coldest "
                           "leaves first", 1, 100_000),

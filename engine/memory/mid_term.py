@@ -1,6 +1,7 @@
 """Mid-term memory: topic segments. Pages leaving the short-term queue join the segment
-closest in meaning and words (cos + keyword Jaccard), or start one; a segment's summary,
-keywords and centroid follow its pages. Heat (engine/memory/heat.py) decides eviction."""
+closest in meaning and words (cos + keyword Jaccard, the cos taken without the direction all
+the memory's pages share), or start one; a segment's summary, keywords and centroid follow
+its pages. Heat (engine/memory/heat.py) decides eviction."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ from engine.vault.jobs import ANALYSE_SEGMENT
 
 CHUNK = 32  # pages moved from the queue to segments per transaction
 FULL_REFRESH = 32  # segments up to this size are recomputed from all their pages
+# Plain cos runs higher than cos without the background: while a memory has too few pages to
+# know its background, the threshold is raised to the paper's 0.6 (0.4 + 0.2).
+PLAIN_COS_MARGIN = 0.2
 
 # JSON schema of the one structured call per evicted batch (capable models only).
 BATCH_SCHEMA = {
@@ -90,6 +94,11 @@ def place(ctx: MemoryContext, pages: list[Page], finish_job: int | None) -> dict
     touched: dict[int, int] = {}
     try:
         with vault.transaction():
+            # what all pages share, taken once per chunk: the segments' pages and this chunk
+            background = index.background([vectors[p.id] for p in pages if p.id in vectors])
+            threshold = settings.segment_threshold
+            if background is None:  # too few pages to know it: plain cos, the paper's scale
+                threshold += PLAIN_COS_MARGIN
             for page in pages:
                 vector, words = vectors[page.id], page_keywords[page.id]
                 prev = vault.previous_page(page.conversation_id, page.timestamp, page.id)
@@ -100,7 +109,7 @@ def place(ctx: MemoryContext, pages: list[Page], finish_job: int | None) -> dict
                         prev_vector = vault.page_vectors([prev.id]).get(prev.id)
                 linked = chains.continues(prev, prev_vector, page, vector, settings)
                 summary = chains.running_summary(prev, linked, words)
-                seg_id, _ = index.best(vector, words, settings.segment_threshold)
+                seg_id, _ = index.best(vector, words, threshold, background)
                 if seg_id is None:
                     heat.make_room(vault, index, now, settings)  # before the new one joins
                     seg_id = vault.insert_segment("", words, vector, now)
