@@ -135,7 +135,9 @@ class MemoryOS:
         )
         stored = vault.get_meta("settings")
         if settings is None:
-            settings = MemorySettings.from_dict(json.loads(stored)) if stored else MemorySettings()
+            settings = (
+                MemorySettings.from_stored(json.loads(stored)) if stored else MemorySettings()
+            )
         settings.validate()
         return cls(vault, embedder, chat, settings, background)
 

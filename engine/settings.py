@@ -5,6 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+# The segment join score on the paper's scale (plain cos + Jaccard) runs about this much higher
+# than ours (cos without the direction all of a memory's pages share): the paper's 0.6 is our
+# 0.4 (dev figures at MemorySettings.segment_threshold). Used where one scale meets the other:
+# placement before a memory knows its background, settings saved by earlier versions, and the
+# reference MemoryOS API's mid_term_similarity_threshold.
+PLAIN_COS_MARGIN = 0.2
+# Saved beside the settings so a later version knows which scale segment_threshold is on.
+SEGMENT_SCALE = "topical"
+
 
 @dataclass
 class MemorySettings:
@@ -50,7 +59,20 @@ class MemorySettings:
     retention_keeps_facts: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "segment_scale": SEGMENT_SCALE}
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any]) -> MemorySettings:
+        """Settings saved in a vault. Those saved before segments were compared without the
+        shared direction carry no `segment_scale`: their threshold was on the plain scale, and
+        the same strictness on ours is PLAIN_COS_MARGIN lower (a saved 0.6 becomes 0.4)."""
+        settings = cls.from_dict(data)
+        if (
+            "segment_threshold" in (data or {})
+            and (data or {}).get("segment_scale") != SEGMENT_SCALE
+        ):
+            settings.segment_threshold = round(settings.segment_threshold - PLAIN_COS_MARGIN, 6)
+        return settings
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MemorySettings:

@@ -285,3 +285,15 @@ def test_a_reasoning_models_thinking_is_not_stored(memory, chat):
     assert stream.thinking == "The user wants their job. Checking memory."
     assert stream.raw.startswith("<think>")
     assert memory.page(stream.page.id).agent_response == "You are a nurse."
+
+
+def test_the_reference_similarity_threshold_keeps_its_strictness(tmp_path, memory_keyring):
+    """The reference's mid_term_similarity_threshold is on plain cos + Jaccard; ours takes the
+    cos without what all pages share, 0.2 lower for the same strictness (engine/settings.py)."""
+    memo = make(tmp_path, "http://127.0.0.1:9/v1", mid_term_similarity_threshold=0.6)
+    try:
+        assert memo.memory.settings.segment_threshold == 0.4  # our default: the paper's 0.6
+        again = Memoryos.from_memory(memo.memory, user_id="tom")
+        assert again.mid_term_similarity_threshold == 0.6  # reported on the reference's scale
+    finally:
+        memo.close()

@@ -3,6 +3,8 @@ people, the same greetings) does not pull two interleaved topics into one segmen
 
 from __future__ import annotations
 
+import json
+
 from engine.settings import MemorySettings
 
 # The chit-chat every exchange carries, as in a long conversation between two friends.
@@ -40,3 +42,30 @@ def test_interleaved_topics_under_shared_chit_chat_get_their_own_segments(memory
     assert all(len(names) == 1 for names in held.values())  # no segment mixes the topics
     assert {name for names in held.values() for name in names} == {"pottery", "running"}
     assert sum(s.page_count for s in segments) == 8  # every page placed, none lost
+
+
+def test_a_threshold_saved_on_the_plain_scale_opens_on_ours(tmp_path, memory_keyring):
+    """Settings saved by a version that compared segments by plain cos carry no scale: their
+    0.6 (the paper's, then the default) is our 0.4; what this version saves stays as saved."""
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+
+    path = tmp_path / "older.memoryos"
+    mem = MemoryOS.open(path, create=True, embedder=HashEmbedder(), background=False)
+    older = {
+        k: v for k, v in MemorySettings(stm_capacity=4).to_dict().items() if k != "segment_scale"
+    }
+    with mem.vault.transaction():
+        mem.vault.set_meta("settings", json.dumps({**older, "segment_threshold": 0.6}))
+    mem.close()
+    mem = MemoryOS.open(path, embedder=HashEmbedder(), background=False)
+    try:
+        assert (mem.settings.segment_threshold, mem.settings.stm_capacity) == (0.4, 4)
+        mem.update_settings(MemorySettings(segment_threshold=0.55))
+    finally:
+        mem.close()
+    mem = MemoryOS.open(path, embedder=HashEmbedder(), background=False)
+    try:
+        assert mem.settings.segment_threshold == 0.55  # saved on our scale: kept as it is
+    finally:
+        mem.close()

@@ -15,14 +15,11 @@ from engine.memory import chains, heat, keywords, short_term
 from engine.memory.context import MemoryContext
 from engine.memory.model import ConsolidationModel
 from engine.records import Page, Segment, StoredSegment
-from engine.settings import MemorySettings
+from engine.settings import PLAIN_COS_MARGIN, MemorySettings
 from engine.vault.jobs import ANALYSE_SEGMENT
 
 CHUNK = 32  # pages moved from the queue to segments per transaction
 FULL_REFRESH = 32  # segments up to this size are recomputed from all their pages
-# Plain cos runs higher than cos without the background: while a memory has too few pages to
-# know its background, the threshold is raised to the paper's 0.6 (0.4 + 0.2).
-PLAIN_COS_MARGIN = 0.2
 
 # JSON schema of the one structured call per evicted batch (capable models only).
 BATCH_SCHEMA = {
