@@ -54,7 +54,7 @@ from typing import Any
 from engine import unlock
 from engine.prompt import with_conversation_style
 from engine.records import ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT
-from engine.settings import PLAIN_COS_MARGIN, MemorySettings
+from engine.settings import MemorySettings, plain_threshold, topical_threshold
 from engine.shared_knowledge import SharedKnowledge, check_id
 from engine.thinking import strip_thinking
 from engine.vault import keyring_status
@@ -158,7 +158,7 @@ class Memoryos:
             top_pages=int(retrieval_queue_capacity),
             heat_threshold=float(mid_term_heat_threshold),
             # the reference's threshold is on plain cos + Jaccard (engine/settings.py)
-            segment_threshold=round(float(mid_term_similarity_threshold) - PLAIN_COS_MARGIN, 6),
+            segment_threshold=topical_threshold(float(mid_term_similarity_threshold)),
         )
         settings.stm_evict_batch = min(settings.stm_evict_batch, settings.stm_capacity)
         settings.validate()
@@ -213,9 +213,7 @@ class Memoryos:
         self.data_storage_path = str(Path(memory.path).parent)
         self.llm_model = getattr(memory.chat, "model_id", "") if memory.chat else ""
         self.mid_term_heat_threshold = memory.settings.heat_threshold
-        self.mid_term_similarity_threshold = round(
-            memory.settings.segment_threshold + PLAIN_COS_MARGIN, 6
-        )
+        self.mid_term_similarity_threshold = plain_threshold(memory.settings.segment_threshold)
         self.long_term_knowledge_capacity = 100
         self.embedding_model_name = memory.embedder.model_id
         self.embedding_model_kwargs = {}

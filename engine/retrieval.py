@@ -122,6 +122,16 @@ def _fuse(
     return scores, sources
 
 
+def _fuse_into(
+    scores: dict[int, float], sources: dict[int, list[str]], name: str, weight: float, items
+) -> None:
+    """Add one more ranked list (best first) to a fusion already made (a later stage's)."""
+    extra, extra_sources = _fuse({name: (weight, _ranked(items))})
+    for item, score in extra.items():
+        scores[item] = scores.get(item, 0.0) + score
+        sources[item] += [s for s in extra_sources[item] if s not in sources[item]]
+
+
 def _ranked(items: list[int]) -> list[tuple[int, int]]:
     return [(item, rank) for rank, item in enumerate(items)]
 
@@ -211,16 +221,10 @@ def retrieve(
     scores = {t: s for t, s in scores.items() if _has_side(pages, t)}
     if stages.second_hop:
         hop = _second_hop(memory, vector, scores, pool)
-        extra, extra_sources = _fuse({"hop": (weights.hop, _ranked(hop))})
-        for turn, score in extra.items():
-            scores[turn] = scores.get(turn, 0.0) + score
-            sources[turn] += [s for s in extra_sources[turn] if s not in sources[turn]]
+        _fuse_into(scores, sources, "hop", weights.hop, hop)
     if stages.term_hop:  # before the neighbours: what it finds lends its neighbours a share
         hop = _term_hop(vault, pages, scores, query, len(memory.page_mirror))
-        extra, extra_sources = _fuse({"term hop": (weights.term_hop, _ranked(hop))})
-        for turn, score in extra.items():
-            scores[turn] = scores.get(turn, 0.0) + score
-            sources[turn] += [s for s in extra_sources[turn] if s not in sources[turn]]
+        _fuse_into(scores, sources, "term hop", weights.term_hop, hop)
     if stages.neighbours:
         _boost_neighbours(vault, pages, scores, sources, limit=pool)
     ranked = sorted(scores, key=lambda t: (-scores[t], t))
@@ -315,14 +319,13 @@ def _keyword_terms(vault, table: str, query: str) -> tuple[str, dict[str, float]
     }
     if common == set(words):
         common = set()
-    idf = {
-        terms[w]: math.log(
-            1 + (rows - frequency.get(terms[w], 0) + 0.5) / (frequency.get(terms[w], 0) + 0.5)
-        )
-        for w in words
-        if w not in common
-    }
+    idf = {terms[w]: _idf(rows, frequency.get(terms[w], 0)) for w in words if w not in common}
     return keywords.fts_query(query, skip=common), idf
+
+
+def _idf(rows: int, count: int) -> float:
+    """BM25's inverse document frequency of a term held by `count` of `rows` rows."""
+    return math.log(1 + (rows - count + 0.5) / (count + 0.5))
 
 
 def _keyword_match(vault, table: str, query: str) -> str:
@@ -375,7 +378,7 @@ def _keyword_turns(
 
 @lru_cache(maxsize=8192)  # the same turns come back question after question
 def _held_terms(text: str) -> frozenset[str]:
-    """The FTS terms of a turn's words (as _keyword_turns compares them with the query's)."""
+    """The FTS terms of a text's words (a turn's or the question's, compared in _keyword_turns)."""
     return frozenset(keywords.fts_term(w) for w in keywords.tokens(text))
 
 
@@ -461,7 +464,7 @@ def _term_hop(
     part found ("moved from my home country" -> "my home country, Sweden")."""
     seeds = sorted(scores, key=lambda t: (-scores[t], t))[:TERM_HOP_SEEDS]
     pages.update(_load_pages(vault, {turn_page(t) for t in seeds} - set(pages)))
-    asked = {keywords.fts_term(w) for w in keywords.tokens(query)}
+    asked = _held_terms(query)
     own = {turn_page(t) for t in seeds}
     spoken = {_speaker(pages[p], side) for p in own if p in pages for side in (0, 1)}
     found: dict[str, str] = {}  # FTS term -> the word as written
@@ -487,7 +490,7 @@ def _term_hop(
         (p, s) for p, s in vault.keyword_search("pages_fts", match, TERM_HOP_POOL) if p not in own
     ]
     pages.update(_load_pages(vault, {p for p, _ in hits} - set(pages)))
-    idf = {term: math.log(1 + (rows - count + 0.5) / (count + 0.5)) for count, term in rare}
+    idf = {term: _idf(rows, count) for count, term in rare}
     return _keyword_turns(pages, hits, idf)
 
 

@@ -15,6 +15,16 @@ PLAIN_COS_MARGIN = 0.2
 SEGMENT_SCALE = "topical"
 
 
+def topical_threshold(plain: float) -> float:
+    """A segment join threshold on the paper's plain-cos scale, moved to ours."""
+    return round(plain - PLAIN_COS_MARGIN, 6)
+
+
+def plain_threshold(topical: float) -> float:
+    """A segment join threshold on our scale, moved to the paper's plain-cos scale."""
+    return round(topical + PLAIN_COS_MARGIN, 6)
+
+
 @dataclass
 class MemorySettings:
     # Short-term memory: a FIFO queue of recent pages; overflow leaves in batches.
@@ -66,12 +76,10 @@ class MemorySettings:
         """Settings saved in a vault. Those saved before segments were compared without the
         shared direction carry no `segment_scale`: their threshold was on the plain scale, and
         the same strictness on ours is PLAIN_COS_MARGIN lower (a saved 0.6 becomes 0.4)."""
+        data = data or {}
         settings = cls.from_dict(data)
-        if (
-            "segment_threshold" in (data or {})
-            and (data or {}).get("segment_scale") != SEGMENT_SCALE
-        ):
-            settings.segment_threshold = round(settings.segment_threshold - PLAIN_COS_MARGIN, 6)
+        if "segment_threshold" in data and data.get("segment_scale") != SEGMENT_SCALE:
+            settings.segment_threshold = topical_threshold(settings.segment_threshold)
         return settings
 
     @classmethod

@@ -256,15 +256,22 @@ def _reset_peak() -> bool:
         return False
 
 
-def _peak_since_reset_mb() -> float:
-    """VmHWM (the peak since the last reset) in MiB; the whole run's peak where unknown."""
+def _status_mb(field: str) -> float | None:
+    """A memory figure of this process from /proc/self/status ("VmRSS", "VmHWM") in MiB;
+    None where there is no /proc."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return peak_rss_mb()
+    return None
+
+
+def _peak_since_reset_mb() -> float:
+    """VmHWM (the peak since the last reset) in MiB; the whole run's peak where unknown."""
+    peak = _status_mb("VmHWM")
+    return peak_rss_mb() if peak is None else peak
 
 
 def bench_retrieval(
@@ -368,13 +375,7 @@ def bench_retrieval(
 
 
 def _current_rss_mb() -> float | None:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
+    return _status_mb("VmRSS")
 
 
 def _ratio(ours: float | None, reference: float | None) -> float | None:

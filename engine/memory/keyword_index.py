@@ -271,7 +271,7 @@ class KeywordIndex:
 
     def _start(self, background: bool = True) -> None:
         """Build now (a small vault) or, if `background`, start building in a thread."""
-        count = self.vault.conn.execute("SELECT count(*) FROM pages").fetchall()[0][0]
+        count = self.vault.count_rows("pages")
         if count > self.sync_pages and not background:
             return
         self._data_version = self.vault.data_version()
@@ -314,7 +314,7 @@ class KeywordIndex:
             if data.tail_pages > max(TAIL_PAGES, data.rows // 8):
                 data.pack()
         if other_process:
-            count = self.vault.conn.execute("SELECT count(*) FROM pages").fetchall()[0][0]
+            count = self.vault.count_rows("pages")
             if count != data.rows:  # a page below our newest arrived late: start over
                 self._restart()
                 return self._data

@@ -15,7 +15,7 @@ from engine.memory import chains, heat, keywords, short_term
 from engine.memory.context import MemoryContext
 from engine.memory.model import ConsolidationModel
 from engine.records import Page, Segment, StoredSegment
-from engine.settings import PLAIN_COS_MARGIN, MemorySettings
+from engine.settings import MemorySettings, plain_threshold
 from engine.vault.jobs import ANALYSE_SEGMENT
 
 CHUNK = 32  # pages moved from the queue to segments per transaction
@@ -95,7 +95,7 @@ def place(ctx: MemoryContext, pages: list[Page], finish_job: int | None) -> dict
             background = index.background([vectors[p.id] for p in pages if p.id in vectors])
             threshold = settings.segment_threshold
             if background is None:  # too few pages to know it: plain cos, the paper's scale
-                threshold += PLAIN_COS_MARGIN
+                threshold = plain_threshold(threshold)
             for page in pages:
                 vector, words = vectors[page.id], page_keywords[page.id]
                 prev = vault.previous_page(page.conversation_id, page.timestamp, page.id)

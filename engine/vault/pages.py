@@ -256,13 +256,13 @@ class PagesMixin:
         """How many rows of an FTS5 table contain each (already stemmed) term."""
         assert table in ("pages_fts", "facts_fts")
         vocab = f"temp.{table}_terms"
-        self.conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, {table}, 'row')"
-        )
         if self._indexed(table):
             found = self.keyword_index.document_frequency(terms)
             if found is not None:
                 return found
+        self.conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, {table}, 'row')"
+        )
         out = dict.fromkeys(terms, 0)
         if terms:  # one query for all the terms of a question
             out.update(
