@@ -91,6 +91,7 @@ class MemoryOS:
     page_mirror = property(lambda self: self.ctx.page_mirror)
     fact_mirror = property(lambda self: self.ctx.fact_mirror)
     turn_mirror = property(lambda self: self.ctx.turn_mirror)
+    word_mirror = property(lambda self: self.ctx.word_mirror)
     segment_index = property(lambda self: self.ctx.segment_index)
     transfers = property(lambda self: self.ctx.transfers)  # what was sent to which model
 

@@ -9,6 +9,7 @@ transaction; every write is one transaction with the job's completion.
     STM_OVERFLOW     mid_term.overflow (placement, heat eviction, hot segments queued)
     ANALYSE_SEGMENT  long_term.Persona.analyse_segment
     EMBED_TURNS      short_term.embed_turns
+    LEARN_WORDS      vocabulary.learn_backlog
 """
 
 from __future__ import annotations
@@ -20,14 +21,21 @@ import time
 from collections.abc import Callable
 
 from engine import errors
-from engine.memory import mid_term, short_term
+from engine.memory import mid_term, short_term, vocabulary
 from engine.memory.context import MemoryContext
 from engine.memory.long_term import Persona
 from engine.memory.model import ConsolidationModel
 from engine.records import ConsolidationStatus, Job
-from engine.vault.jobs import ANALYSE_SEGMENT, EMBED_TURNS, PAGE_ADDED, STM_OVERFLOW
+from engine.vault.jobs import ANALYSE_SEGMENT, EMBED_TURNS, LEARN_WORDS, PAGE_ADDED, STM_OVERFLOW
 
-__all__ = ["ANALYSE_SEGMENT", "EMBED_TURNS", "PAGE_ADDED", "STM_OVERFLOW", "Consolidator"]
+__all__ = [
+    "ANALYSE_SEGMENT",
+    "EMBED_TURNS",
+    "LEARN_WORDS",
+    "PAGE_ADDED",
+    "STM_OVERFLOW",
+    "Consolidator",
+]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +61,9 @@ class Consolidator:
             STM_OVERFLOW: lambda job: mid_term.overflow(ctx, self.model, job.id),
             ANALYSE_SEGMENT: self._analyse_segment,
             EMBED_TURNS: lambda job: short_term.embed_turns(ctx, job.id, int(job.payload["upto"])),
+            LEARN_WORDS: lambda job: vocabulary.learn_backlog(
+                ctx, job.id, int(job.payload["upto"])
+            ),
         }
 
     @property
@@ -203,18 +214,22 @@ class Consolidator:
     # ---- the jobs whose work spans tiers ---------------------------------------------------
 
     def _pages_added(self, jobs: list[Job]) -> None:
-        """New pages teach the persona (patterns, no LLM); then the queue may overflow."""
+        """New pages teach the persona (patterns, no LLM) and the vocabulary their new words;
+        then the queue may overflow."""
         ctx = self.ctx
         pages = ctx.vault.pages([int(job.payload["page_id"]) for job in jobs])
         prepared = [self.persona.prepare(page) for page in pages]  # embedded outside the write
+        words = vocabulary.prepare(ctx, pages)
         now = time.time()
         touched_facts = False
         with ctx.vault.transaction():
             for learned in prepared:
                 touched_facts = self.persona.learn(learned, now) > 0 or touched_facts
+            added = vocabulary.store(ctx, words)
             for job in jobs:
                 ctx.vault.finish_job(job.id)
             short_term.check_overflow(ctx, now)
+        ctx.word_mirror.add_many(added)
         if touched_facts:
             ctx.notify("facts")
         ctx.notify("jobs")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import errors
-from engine.memory import chains, keywords, mid_term
+from engine.memory import chains, keywords, mid_term, vocabulary
 from engine.memory.context import MemoryContext
 from engine.records import turn_ids
 
@@ -172,9 +172,12 @@ def forget(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) ->
         if not done.pages:
             return done
         descendants = done.chain_summaries_rebuilt
+        said = list(vocabulary.words_of(vault.pages(done.pages)))
         vault.delete_facts(done.facts, ctx.dimension)  # with those that quote the pages
         vault.delete_slots(done.slots)
         removed = vault.delete_pages(done.pages, ctx.dimension, keep_derived=keep_facts)
+        words = vocabulary.unsaid(ctx, said)  # what no remaining page says leaves the vocabulary
+        vault.delete_words(words)
         removed["facts"] = sorted(set(removed["facts"]) | set(done.facts))
         vault.purge_staging(removed["pages"], removed["facts"])
         for segment_id in done.segments_rewritten:
@@ -190,6 +193,7 @@ def forget(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) ->
     ctx.keyword_index.remove(removed["pages"])
     ctx.turn_mirror.remove(turn_ids(removed["pages"]))
     ctx.fact_mirror.remove(removed["facts"])
+    ctx.word_mirror.remove(words)
     scrub(ctx)
     return done
 
@@ -256,7 +260,7 @@ def everything(ctx: MemoryContext) -> None:
         ctx.vault.wipe(ctx.dimension)
         ctx.vault.purge_staging_all()
         ctx.vault.bump_vector_generation()
-    for mirror in (ctx.page_mirror, ctx.fact_mirror, ctx.turn_mirror):
+    for mirror in (ctx.page_mirror, ctx.fact_mirror, ctx.turn_mirror, ctx.word_mirror):
         mirror.reset()
     ctx.keyword_index.reset()
     scrub(ctx)

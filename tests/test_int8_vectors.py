@@ -11,6 +11,7 @@ from engine import errors
 from engine.api import MemoryOS
 from engine.eval.bench import build_vault, synthetic_exchange
 from engine.memory import vectors as mirror_module
+from engine.memory import vocabulary
 from engine.memory.vectors import VectorMirror
 from engine.vault import quantized, schema
 from engine.vault.sql import blob as float_blob
@@ -40,6 +41,16 @@ def test_vectors_are_stored_as_one_byte_per_dimension(tmp_path, fail_keyring, em
         assert float(stored @ original) > 0.9995  # the direction survives rounding
 
 
+def _previous_program(old) -> None:
+    """The program before step 0006: five schema steps, float32 vectors, no vocabulary."""
+    old.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:5])
+    old.setattr(quantized, "QUANTIZED_TABLES", frozenset())
+    old.setattr(quantized, "encode", float_blob)
+    old.setattr(vocabulary, "prepare", lambda ctx, pages: [])
+    old.setattr(vocabulary, "learn", lambda ctx, pages: 0)
+    old.setattr(vocabulary, "similar", lambda *args, **kwargs: {})
+
+
 def _ranked(mem, queries):
     return [
         [
@@ -57,9 +68,7 @@ def test_a_vault_of_the_previous_schema_migrates_and_finds_the_same_turns(
     converted on opening, after a backup, and retrieval returns the same turns."""
     path = tmp_path / "old.memoryos"
     with monkeypatch.context() as old:  # the previous program: five steps, float32 everywhere
-        old.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:5])
-        old.setattr(quantized, "QUANTIZED_TABLES", frozenset())
-        old.setattr(quantized, "encode", float_blob)
+        _previous_program(old)
         old.setattr(quantized, "decode", lambda b: np.frombuffer(b, dtype=np.float32).copy())
         with _open(path, embedder, create=True) as mem:
             build_vault(mem, 120, random.Random(3), pages_per_segment=20)
@@ -77,7 +86,7 @@ def test_a_vault_of_the_previous_schema_migrates_and_finds_the_same_turns(
     size_before = path.stat().st_size
     with _open(path, embedder) as mem:
         assert path.stat().st_size < 0.6 * size_before  # compacted after converting
-        assert mem.vault.schema_steps()[-1] == "0006_int8_vectors"
+        assert mem.vault.schema_steps()[-2:] == ["0006_int8_vectors", "0007_vocabulary"]
         assert len(list(tmp_path.glob("old.memoryos.backup-*"))) == 1
         conn = mem.vault.conn
         for table, count in (("pages_vec", 120), ("turns_vec", 240)):
@@ -201,9 +210,7 @@ def test_a_re_embed_interrupted_before_the_migration_finishes_after_it(
             return super().embed(texts, kind=kind)
 
     with monkeypatch.context() as old:  # the previous program
-        old.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:5])
-        old.setattr(quantized, "QUANTIZED_TABLES", frozenset())
-        old.setattr(quantized, "encode", float_blob)
+        _previous_program(old)
         with _open(path, HashEmbedder(64), create=True) as mem:
             for i in range(20):
                 mem.add_memory(f"I collect vintage stamps from country {i}", f"Nice {i}")

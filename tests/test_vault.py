@@ -164,8 +164,9 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
         "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids",
         "0005_page_memories",
         "0006_int8_vectors",
+        "0007_vocabulary",
     ]
-    assert memory.info().schema_version == 6
+    assert memory.info().schema_version == 7
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
@@ -179,12 +180,14 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
             mem.vault.conn.execute("DROP TABLE turns_vec")
             mem.vault.conn.execute("ALTER TABLE jobs DROP COLUMN owner")
             mem.vault.conn.execute("DROP TABLE page_memories")
+            mem.vault.conn.execute("DROP TABLE words")
+            mem.vault.conn.execute("DROP TABLE words_vec")
             mem.vault.conn.execute("DELETE FROM migrations WHERE name!='0001_initial'")
         assert mem.vault.schema_steps() == ["0001_initial"]
     with MemoryOS.open(path, passphrase="pw-long-enough", embedder=embedder, background=False) as mem:
         assert mem.vault.schema_steps() == [
             "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids",
-            "0005_page_memories", "0006_int8_vectors",
+            "0005_page_memories", "0006_int8_vectors", "0007_vocabulary",
         ]
         backups = list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
         assert len(backups) == 1 and backups[0].stat().st_mode & 0o777 == 0o600
@@ -193,3 +196,5 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
         assert mem.consolidation_status().failed_jobs == 0
         rows = {r[0] for r in mem.vault.conn.execute("SELECT rowid FROM turns_vec")}
         assert rows == {page.id * 2, page.id * 2 + 1}
+        learned = mem.vault.word_ids(["piano", "restor", "wonder", "craft"])
+        assert set(learned) == {"piano", "restor", "wonder", "craft"}  # the vocabulary's backfill

@@ -194,12 +194,13 @@ def build_vault(
 
 def _segment(mem: Any, ids: list[int], texts: list, pages_per_segment: int, ts: float) -> None:
     """Each run of `pages_per_segment` pages becomes one mid-term segment (centroid vector,
-    keywords), and their consolidation jobs are done."""
+    keywords), their new words join the vocabulary, and their consolidation jobs are done."""
     import numpy as np
 
-    from engine.memory import keywords
+    from engine.memory import keywords, vocabulary
 
     vault = mem.vault
+    vocabulary.learn(mem.ctx, vault.pages(ids))  # what consolidation's jobs would learn
     vectors = vault.page_vectors(ids)
     wanted = set(ids)
     jobs = [

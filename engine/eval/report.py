@@ -30,9 +30,9 @@ CONSTANTS_NOTE = (
     "How the constants were chosen: each system's free constants were picked on the "
     "development subset (locomo_dev.json) by the same procedure: a grid search maximising "
     "recall_turns@10 over categories 1-4. Ours: the RRF constant, the list weights, the "
-    "neighbour shares, the other-speaker factor and the term hop's seeds and terms "
-    "(engine/retrieval.py, dev figures in its "
-    "comments). Fusion: the RRF "
+    "neighbour shares, the other-speaker factor, the term hop's seeds and terms and the "
+    "query expansion's words per question word, cosine floor and page share "
+    "(engine/retrieval.py, dev figures in its comments). Fusion: the RRF "
     "constant; BM25: k1 and b (engine/eval/baselines.py, dev figures in its comments). Dense "
     "has no constant."
 )

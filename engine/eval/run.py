@@ -92,6 +92,11 @@ def retrieval_settings() -> dict[str, Any]:
         "answer_share": retrieval.ANSWER_SHARE,
         "speaker_other": retrieval.SPEAKER_OTHER,
         "term_hop": [retrieval.TERM_HOP_SEEDS, retrieval.TERM_HOP_TERMS],
+        "expansion": [
+            retrieval.EXPANSION_WORDS,
+            retrieval.EXPANSION_MIN_COS,
+            retrieval.EXPANSION_SHARE,
+        ],
         "fusion_rrf_k": base.RRF_K,
         "bm25": [base.BM25_K1, base.BM25_B],
     }
@@ -496,7 +501,8 @@ def _ablation() -> list[tuple[str, Any]]:
         ("+ neighbours", neighbours),
         ("+ time resolution", timed),
         ("+ named speakers", replace(timed, speakers=True)),
-        ("+ term hop = full", full),
+        ("+ term hop", replace(full, expansion=False)),
+        ("+ query expansion = full", full),
     ]
     left_out = [
         (f"full without {label}", replace(full, **{stage: False}))
@@ -506,6 +512,7 @@ def _ablation() -> list[tuple[str, Any]]:
             ("time", "time resolution"),
             ("speakers", "named speakers"),
             ("term_hop", "term hop"),
+            ("expansion", "query expansion"),
         )
     ]
     return [

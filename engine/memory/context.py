@@ -72,6 +72,7 @@ class MemoryContext:
     page_mirror: VectorMirror
     fact_mirror: VectorMirror
     turn_mirror: VectorMirror  # one vector per turn, keyed by records.turn_id
+    word_mirror: VectorMirror  # the vocabulary's word vectors (engine/memory/vocabulary.py)
     segment_index: SegmentIndex  # the active mid-term segments (placement and retrieval)
     keyword_index: KeywordIndex  # BM25 over the pages in RAM (the vault's keyword_search uses it)
     notify: Callable[[str], None]  # "pages", "segments", "facts", "jobs", "settings"
@@ -98,6 +99,7 @@ class MemoryContext:
             page_mirror=VectorMirror(vault, "pages_vec"),
             fact_mirror=VectorMirror(vault, "facts_vec"),
             turn_mirror=VectorMirror(vault, "turns_vec"),
+            word_mirror=VectorMirror(vault, "words_vec"),
             segment_index=SegmentIndex(vault),
             keyword_index=vault.keyword_index,
             notify=notify,
@@ -134,7 +136,7 @@ class MemoryContext:
 
     def forget_ram(self) -> None:
         """Drop the decrypted copies held in RAM (closing, locking, wiping)."""
-        for mirror in (self.page_mirror, self.fact_mirror, self.turn_mirror):
+        for mirror in (self.page_mirror, self.fact_mirror, self.turn_mirror, self.word_mirror):
             mirror.reset()
         self.keyword_index.reset()
         self.segment_index.invalidate()

@@ -25,6 +25,7 @@ PAGE_ADDED = "page_added"  # a page joined the short-term queue: learn from it
 STM_OVERFLOW = "stm_overflow"  # the queue is over capacity: move its oldest to segments
 ANALYSE_SEGMENT = "analyse_segment"  # a segment is hot: the persona analyses its pages
 EMBED_TURNS = "embed_turns"  # schema step 0002's backfill of turn vectors
+LEARN_WORDS = "learn_words"  # the vocabulary of pages stored before it (0007, a new embedder)
 
 
 class JobsMixin:

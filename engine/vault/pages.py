@@ -248,7 +248,9 @@ class PagesMixin:
 
     @_locked
     def count_rows(self, table: str) -> int:
-        assert table in ("pages_vec", "facts_vec", "segments_vec", "turns_vec", "pages", "facts")
+        assert table in (
+            "pages_vec", "facts_vec", "segments_vec", "turns_vec", "words_vec", "pages", "facts", "words"
+        )  # fmt: skip
         return self.conn.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
 
     @_locked

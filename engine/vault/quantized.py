@@ -19,7 +19,9 @@ import numpy as np
 from engine.vault.sql import locked as _locked
 
 # The tables (and a re-embed's staging copies of them) whose rows are int8 codes.
-QUANTIZED_TABLES = frozenset({"pages_vec", "turns_vec", "pages_vec_next", "turns_vec_next"})
+QUANTIZED_TABLES = frozenset(
+    {"pages_vec", "turns_vec", "pages_vec_next", "turns_vec_next", "words_vec"}
+)
 
 
 def is_quantized(table: str) -> bool:
@@ -71,7 +73,7 @@ class QuantizedMixin:
     def vector_codes(self, table: str, after_id: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(ids, int8 codes) of rows with id > after_id, in id order. Rows are streamed into
         one buffer: a list of 300k row tuples would cost more memory than the codes."""
-        assert table in ("pages_vec", "turns_vec")
+        assert table in ("pages_vec", "turns_vec", "words_vec")
         ids = array("q")
         buffer = bytearray()
         for row_id, blob in self.conn.execute(

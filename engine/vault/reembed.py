@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 
 import numpy as np
 
 from engine.records import turn_id
 from engine.vault import quantized
+from engine.vault.jobs import LEARN_WORDS
 from engine.vault.store import Vault, _blob
 
 TABLES = ("pages", "facts", "segments", "turns")
@@ -130,6 +132,11 @@ def finish(vault: Vault, model_id: str, dimension: int) -> None:
             vault.conn.execute(f"DROP TABLE {_next(table)}")
         vault.set_meta("embedder_id", model_id)
         vault.set_meta("embedder_dimension", str(dimension))
+        # the vocabulary's vectors came from the old model: learned again in the background
+        vault.clear_words()
+        last = vault.conn.execute("SELECT max(id) FROM pages").fetchall()[0][0]
+        if last:
+            vault.enqueue(LEARN_WORDS, {"upto": last}, time.time())
         vault.bump_vector_generation()  # every process's mirrors reload the new vectors
         vault.conn.execute(
             "DELETE FROM meta WHERE key='reembed_target' OR key LIKE 'reembed_last_%'"

@@ -230,6 +230,27 @@ def _int8_vectors(conn, dimension: int) -> None:
         conn.execute(f"ALTER TABLE {table}_int8 RENAME TO {table}")
 
 
+def _vocabulary(conn, dimension: int) -> None:
+    """The words the pages use, with their vectors (engine/memory/vocabulary.py): a question's
+    words are widened to the vault's own words that mean nearly the same. The words of pages
+    already stored are learned by a background job."""
+    conn.execute(
+        f"""
+        CREATE TABLE words(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            term TEXT NOT NULL UNIQUE,
+            word TEXT NOT NULL);
+        {quantized.create_sql("words_vec")};
+        """
+    )
+    last = conn.execute("SELECT max(id) FROM pages").fetchall()[0][0]
+    if last:
+        conn.execute(
+            "INSERT INTO jobs(kind, payload, created, updated) VALUES('learn_words', ?, ?, ?)",
+            (json.dumps({"upto": last}), time.time(), time.time()),
+        )
+
+
 # Named steps in order. Append new ones; never edit an applied step.
 MIGRATIONS: list[tuple[str, Callable]] = [
     ("0001_initial", _initial),
@@ -238,6 +259,7 @@ MIGRATIONS: list[tuple[str, Callable]] = [
     ("0004_stable_ids", _stable_ids),
     ("0005_page_memories", _page_memories),
     ("0006_int8_vectors", _int8_vectors),
+    ("0007_vocabulary", _vocabulary),
 ]
 
 # Steps that rebuild a table referenced by foreign keys: run with enforcement off (a DROP

@@ -24,6 +24,7 @@ from engine.vault.search import SearchMixin
 from engine.vault.segments import SegmentsMixin
 from engine.vault.sql import blob as _blob
 from engine.vault.sql import locked as _locked
+from engine.vault.words import WordsMixin
 
 
 def _unlock(path: Path, hexkey, passphrase, create: bool, is_new: bool):
@@ -57,6 +58,7 @@ class Vault(
     RememberedMixin,
     SearchMixin,
     QuantizedMixin,
+    WordsMixin,
 ):
     """One open, unlocked vault file. Thread-safe: one connection guarded by a re-entrant lock."""
 
@@ -255,6 +257,7 @@ class Vault(
         segment_ids = [row[0] for row in self.conn.execute("SELECT id FROM segments")]
         for segment_id in segment_ids:
             self.delete_segment_row(segment_id, dimension)
+        self.clear_words()
         self.conn.execute("DELETE FROM jobs")
         self.conn.execute("DELETE FROM conversations")
 
