@@ -403,6 +403,7 @@ def run_status(args) -> int:
             f"({info.embedder_dimension} d)\nsize       {info.size_bytes / 1e6:.1f} MB\n"
             f"pages      {info.pages} ({status.short_term_pages} short-term, {status.mid_term_pages} "
             f"mid-term)\nsegments   {status.segments}\nfacts      {status.facts}\n"
+            f"vocabulary {status.words} words\n"
             f"jobs       {status.pending_jobs} pending, {status.failed_jobs} failed"
         )
         if status.last_error:

@@ -84,6 +84,7 @@ class Consolidator:
             mid_term_pages=counts["mid"] + counts["archived"],
             segments=counts["segments"],
             facts=counts["facts"],
+            words=counts["words"],
         )
 
     def _report(self, message: str) -> None:

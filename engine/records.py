@@ -277,6 +277,7 @@ class ConsolidationStatus:
     mid_term_pages: int
     segments: int
     facts: int
+    words: int = 0  # the vocabulary (engine/memory/vocabulary.py)
 
 
 @dataclass(frozen=True)

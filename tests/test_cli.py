@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from tests.helpers import run_cli
 
@@ -53,8 +54,10 @@ def test_import_list_delete_export(tmp_path, home):
     # the fact's provenance is exactly the exchange that said it
     said = [p["user_input"] for p in exported["pages"] if p["id"] in source]
     assert said == ["I adopted a greyhound called Biscuit last week."]
-    status = run_cli("status", *FAKE, home=home)
-    assert "pages      3" in status.stdout.decode() and "passphrase" in status.stdout.decode()
+    status = run_cli("status", *FAKE, home=home).stdout.decode()
+    assert "pages      3" in status and "passphrase" in status
+    learned = re.search(r"vocabulary (\d+) words", status)  # the import's words, learned
+    assert learned and int(learned.group(1)) > 0
 
 
 def test_clear_errors_not_tracebacks(tmp_path, home):

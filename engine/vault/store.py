@@ -243,6 +243,7 @@ class Vault(
             "archived": one(f"SELECT count(*) FROM pages WHERE tier='{ARCHIVED}'"),
             "segments": one("SELECT count(*) FROM segments WHERE archived=0"),
             "facts": one(f"SELECT count(*) FROM facts WHERE status!='{SUPERSEDED}'"),
+            "words": one("SELECT count(*) FROM words"),
         }
 
     @_locked
