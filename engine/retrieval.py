@@ -63,11 +63,12 @@ class Weights:
     # 0.891, conv-30 0.884 vs 0.871).
     term_hop: float = 0.25
     # The question's words widened to the vault's own words near them (expansion). Dev
-    # recall_turns@10 overall / multi-hop / adversarial, min cos 0.6, 5 words each, share 0.05:
-    # off 0.848/0.579/0.880; 0.25 0.850/0.579/0.880, 0.5 0.858/0.598/0.866, 0.75
-    # 0.860/0.606/0.866, 1.0 0.857/0.595/0.866. Halves at 0.75: conv-26 0.859 -> 0.877,
-    # conv-30 0.827 -> 0.827; chosen on conv-30 alone (1.0, min cos 0.6: 0.839) conv-26 still
-    # gains (0.867). @20: 0.893 -> 0.895.
+    # recall_turns@10 overall / multi-hop / adversarial, min cos 0.6, 5 words each, share 0.05
+    # (grid run on a prototype holding float32 word vectors): off 0.848/0.579/0.880; 0.25
+    # 0.850/0.579/0.880, 0.5 0.858/0.598/0.866, 0.75 0.860/0.606/0.866, 1.0 0.857/0.595/0.866.
+    # Halves at 0.75: conv-26 0.859 -> 0.877, conv-30 0.827 -> 0.827; chosen on conv-30 alone
+    # (1.0, min cos 0.6: 0.839) conv-26 still gains (0.867). As shipped (int8 word vectors):
+    # 0.859/0.600/0.866, conv-26 0.876, conv-30 0.827; @20 0.893 -> 0.892.
     expansion: float = 0.75
 
 
@@ -513,7 +514,8 @@ def _term_hop(
 # occur on at most EXPANSION_SHARE of the pages. Dev recall_turns@10 (overall / multi-hop /
 # adversarial), weight 0.75: min cos 0.5 0.856-0.859, 0.55 0.860/0.606/0.852, 0.6
 # 0.860/0.606/0.866, 0.65 0.857/0.593/0.866, 0.7 0.854/0.598/0.866; words 3, 5 and 10 the same
-# at 0.6; share 0.05 and 0.2 the same at 0.6 (0.2 lets common words in: kept at 0.05). With
+# at 0.6; share 0.05 and 0.2 the same at 0.6 (0.2 lets common words in: kept at 0.05). Words
+# of letters only in the vocabulary: 0.856 (hyphenated and possessive words kept: 0.859). With
 # "activities" -> hobby, dancing, games; "camped" -> camping, campfire, hike; "pets" -> dog,
 # cat. Costs one vocabulary scan per question word and one keyword search.
 EXPANSION_WORDS = 5
