@@ -176,7 +176,7 @@ def forget(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) ->
         vault.delete_facts(done.facts, ctx.dimension)  # with those that quote the pages
         vault.delete_slots(done.slots)
         removed = vault.delete_pages(done.pages, ctx.dimension, keep_derived=keep_facts)
-        words = vocabulary.unsaid(ctx, said)  # what no remaining page says leaves the vocabulary
+        words = vocabulary.unsaid(ctx, said, done.pages)  # said by no remaining page
         vault.delete_words(words)
         removed["facts"] = sorted(set(removed["facts"]) | set(done.facts))
         vault.purge_staging(removed["pages"], removed["facts"])

@@ -500,13 +500,24 @@ def _term_hop(
     )[:TERM_HOP_TERMS]
     if not rare:
         return []
-    match = " OR ".join(f'"{found[term]}"' for _, term in rare)
-    hits = [
-        (p, s) for p, s in vault.keyword_search("pages_fts", match, TERM_HOP_POOL) if p not in own
-    ]
-    pages.update(_load_pages(vault, {p for p, _ in hits} - set(pages)))
     idf = {term: _idf(rows, count) for count, term in rare}
-    return _keyword_turns(pages, hits, idf)
+    return _turns_saying(vault, pages, found, idf, TERM_HOP_POOL, skip=own)
+
+
+def _turns_saying(
+    vault,
+    pages: dict[int, Page],
+    written: dict[str, str],
+    weight: dict[str, float],
+    limit: int,
+    skip: set[int] = frozenset(),
+) -> list[int]:
+    """Turns of the best `limit` pages (but `skip`) holding any term of `weight` (searched as
+    `written`, the word as the pages write it), by the summed weight of the terms they hold."""
+    match = " OR ".join(f'"{written[term]}"' for term in weight)
+    hits = [(p, s) for p, s in vault.keyword_search("pages_fts", match, limit) if p not in skip]
+    pages.update(_load_pages(vault, {p for p, _ in hits} - set(pages)))
+    return _keyword_turns(pages, hits, weight)
 
 
 # The expansion: for each word of the question (speakers' names aside), the EXPANSION_WORDS
@@ -545,11 +556,9 @@ def _expansion_turns(
     kept = {t: c for t, c in frequency.items() if 1 <= c <= max(2, EXPANSION_SHARE * rows)}
     if not kept:
         return []
-    match = " OR ".join(f'"{near[term][0]}"' for term in sorted(kept))
-    hits = vault.keyword_search("pages_fts", match, pool)
-    pages.update(_load_pages(vault, {p for p, _ in hits} - set(pages)))
-    weight = {term: near[term][1] * _idf(rows, count) for term, count in kept.items()}
-    return _keyword_turns(pages, hits, weight)
+    weight = {term: near[term][1] * _idf(rows, kept[term]) for term in sorted(kept)}
+    written = {term: word for term, (word, _) in near.items()}
+    return _turns_saying(vault, pages, written, weight, pool)
 
 
 HOP_SEEDS = 1  # the first hop's best turns that steer the second (1 and 3: see Stages)

@@ -92,10 +92,10 @@ def learn_backlog(ctx: MemoryContext, job_id: int, upto: int) -> None:
             return
 
 
-def unsaid(ctx: MemoryContext, terms: list[str]) -> list[int]:
-    """Ids of vocabulary entries among `terms` that no page says any more. Run inside the
-    forget's transaction, after its pages are deleted; delete them there too."""
-    return [word_id for word_id, _ in ctx.vault.words_unsaid(terms)]
+def unsaid(ctx: MemoryContext, terms: list[str], page_ids: list[int]) -> list[int]:
+    """Ids of vocabulary entries among `terms` that no page but `page_ids` says: what leaves
+    the vocabulary when those pages are forgotten (run it in the forget's transaction)."""
+    return ctx.vault.words_unsaid(terms, page_ids)
 
 
 def similar(

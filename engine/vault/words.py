@@ -73,17 +73,12 @@ class WordsMixin:
         return added
 
     @_locked
-    def words_unsaid(self, terms: list[str]) -> list[tuple[int, str]]:
-        """(id, word) of vocabulary entries among `terms` that no page says any more."""
-        out = []
-        for word_id, word in self._words_of_terms(terms):
-            query = '"' + word.replace('"', "") + '"'
-            said = self.conn.execute(
-                "SELECT 1 FROM pages_fts WHERE pages_fts MATCH ? LIMIT 1", (query,)
-            ).fetchall()
-            if not said:
-                out.append((word_id, word))
-        return out
+    def words_unsaid(self, terms: list[str], page_ids: list[int]) -> list[int]:
+        """Ids of vocabulary entries among `terms` that no page outside `page_ids` says
+        (`only_in`, the forget preview's check, on the entries' words)."""
+        entries = self._words_of_terms(terms)
+        gone = set(self.only_in([word for _, word in entries], page_ids))
+        return [word_id for word_id, word in entries if word in gone]
 
     def _words_of_terms(self, terms: list[str]) -> list[tuple[int, str]]:
         out: list[tuple[int, str]] = []
