@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from engine.memory import when
+import numpy as np
+
+from engine.memory import backfill, when
 from engine.memory.context import MemoryContext
 from engine.records import SHORT_TERM, SIDES, Page, turn_id
 from engine.settings import MemorySettings
@@ -116,20 +118,25 @@ def check_overflow(ctx: MemoryContext, now: float) -> None:
 def embed_turns(ctx: MemoryContext, job_id: int, upto: int) -> None:
     """The EMBED_TURNS job: one vector per turn for pages stored before schema step 0002
     (which gave pages their turn vectors), a chunk per transaction, resumable."""
-    vault = ctx.vault
-    while True:
-        done = int(vault.get_meta("turns_embedded_upto") or 0)
-        batch = vault.pages_after(done, upto, CHUNK)
+
+    def prepare(batch: list[Page]) -> list[tuple[int, int, np.ndarray]]:
         items = [(p.id, side, text) for p in batch for side, text in _sides(p) if text.strip()]
         vectors = ctx.embedder.embed([text for _, _, text in items]) if items else []
-        with vault.transaction():
-            for (page_id, side, _), vector in zip(items, vectors, strict=True):
-                vault.insert_turn_vectors(page_id, {side: vector})
-            if batch:
-                vault.set_meta("turns_embedded_upto", str(batch[-1].id))
-            else:
-                vault.finish_job(job_id)
-                return
+        return [(page_id, side, v) for (page_id, side, _), v in zip(items, vectors, strict=True)]
+
+    def write(prepared: list[tuple[int, int, np.ndarray]]) -> None:
+        for page_id, side, vector in prepared:
+            ctx.vault.insert_turn_vectors(page_id, {side: vector})
+
+    backfill.run(
+        ctx,
+        job_id,
+        upto=upto,
+        cursor="turns_embedded_upto",
+        chunk=CHUNK,
+        prepare=prepare,
+        write=write,
+    )
 
 
 def _sides(page: Page) -> list[tuple[int, str]]:

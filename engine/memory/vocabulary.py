@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.memory import keywords
+from engine.memory import backfill, keywords
 from engine.memory.context import MemoryContext
 from engine.records import Page
 
@@ -76,20 +76,16 @@ def learn(ctx: MemoryContext, pages: list[Page]) -> int:
 def learn_backlog(ctx: MemoryContext, job_id: int, upto: int) -> None:
     """The LEARN_WORDS job: the words of pages stored before the vocabulary existed (schema
     step 0007) or before a change of embedder, a chunk per transaction, resumable."""
-    vault = ctx.vault
-    while True:
-        done = int(vault.get_meta("words_learned_upto") or 0)
-        batch = vault.pages_after(done, upto, CHUNK)
-        prepared = prepare(ctx, batch)
-        with vault.transaction():
-            added = store(ctx, prepared)
-            if batch:
-                vault.set_meta("words_learned_upto", str(batch[-1].id))
-            else:
-                vault.finish_job(job_id)
-        ctx.word_mirror.add_many(added)
-        if not batch:
-            return
+    backfill.run(
+        ctx,
+        job_id,
+        upto=upto,
+        cursor="words_learned_upto",
+        chunk=CHUNK,
+        prepare=lambda batch: prepare(ctx, batch),
+        write=lambda prepared: store(ctx, prepared),
+        committed=ctx.word_mirror.add_many,
+    )
 
 
 def unsaid(ctx: MemoryContext, terms: list[str], page_ids: list[int]) -> list[int]:
