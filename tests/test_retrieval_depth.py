@@ -1,0 +1,47 @@
+"""The turns retrieval ranks first do not depend on how many turns the caller asks for: the app
+(10 pages) ranks as the eval measured (20 pages), each list read to the same depth."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.backends.fake import HashEmbedder
+from engine.eval.bench import synthetic_exchange
+from engine.retrieval import retrieve
+
+
+@pytest.fixture
+def busy_memory(tmp_path, memory_keyring, chat):
+    """400 varied exchanges that share many words: every list is deeper than any budget."""
+    from engine.api import MemoryOS
+
+    mem = MemoryOS.open(
+        tmp_path / "depth.memoryos",
+        create=True,
+        embedder=HashEmbedder(384),
+        chat=chat,
+        background=False,
+    )
+    rng = random.Random(11)
+    mem.add_memories(
+        [(*synthetic_exchange(rng), 1_700_000_000.0 + i * 600) for i in range(400)],
+        conversation_id="depth",
+    )
+    mem.run_consolidation()
+    yield mem, [synthetic_exchange(rng)[0] for _ in range(30)]
+    mem.close()
+
+
+def test_the_first_turns_are_the_same_whatever_the_budget(busy_memory):
+    memory, questions = busy_memory
+    now = 1_700_000_000.0 + 400 * 600
+    for question in questions:
+        small, _ = retrieve(memory, question, max_pages=3, now=now)
+        app, _ = retrieve(memory, question, max_pages=10, now=now)
+        eval_, _ = retrieve(memory, question, max_pages=20, now=now)
+        first = [(t.page_id, t.side) for t in small.turns]
+        assert len(first) == 6
+        assert [(t.page_id, t.side) for t in app.turns][:6] == first
+        assert [(t.page_id, t.side) for t in eval_.turns][:6] == first
