@@ -29,7 +29,8 @@ COUNTING_NOTE = (
 CONSTANTS_NOTE = (
     "How the constants were chosen: each system's free constants were picked on the "
     "development subset (locomo_dev.json) by the same procedure: a grid search maximising "
-    "recall_turns@10 over categories 1-4. Ours: the RRF constant, the list weights, the "
+    "recall_turns@10 over categories 1-4. Ours: the RRF constant, the depth each list is "
+    "read to (the same whatever the number of turns asked for), the list weights, the "
     "neighbour shares, the other-speaker factor, the term hop's seeds and terms and the "
     "query expansion's words per question word, cosine floor and page share "
     "(engine/retrieval.py, dev figures in its comments). Fusion: the RRF "
