@@ -100,8 +100,11 @@ def test_a_vault_of_the_previous_schema_migrates_and_finds_the_same_turns(
         assert min(float(old_vectors[i] @ new_vectors[i]) for i in range(1, 121)) > 0.9995
         after = _ranked(mem, queries)
         # the same turns lead, but near-ties (scores within the codes' rounding, ~4e-4; common with
-        # this bag-of-words embedder) may swap places, at the cut too
-        assert [set(turns[:3]) for turns in after] == [set(turns[:3]) for turns in before]
+        # this bag-of-words embedder) may swap places in one list, and with them the rank-fusion
+        # share each place earns: a turn can move a place or two, at the cut too
+        for turns, earlier in zip(after, before, strict=True):
+            assert len(set(turns[:3]) & set(earlier[:3])) >= 2
+            assert set(turns[:3]) <= set(earlier[:5])
         shared = sum(len(set(a) & set(b)) for a, b in zip(after, before, strict=True))
         assert shared >= 0.95 * sum(len(b) for b in before)
         mem.add_memory("After the move I tuned a harpsichord", "How did it sound?")  # still writes
