@@ -88,7 +88,7 @@ def retrieval_settings() -> dict[str, Any]:
         "memory": MemorySettings().to_dict(),
         "weights": asdict(retrieval.Weights()),
         "rrf_k": retrieval.RRF_K,
-        "pool": retrieval.POOL,
+        "pool": [retrieval.POOL, retrieval.KEYWORD_POOL_SHARE],
         "neighbour_share": retrieval.NEIGHBOUR_SHARE,
         "answer_share": retrieval.ANSWER_SHARE,
         "speaker_other": retrieval.SPEAKER_OTHER,
