@@ -43,7 +43,8 @@ RRF_K = 5
 # tuned on. Dev recall_turns@10 (overall / multi-hop / @20): 50 0.846/0.558/0.891, 70
 # 0.852/0.589, 100 0.859/0.600/0.892, 125 0.856/0.600, 150 0.854/0.589, 200 and 300
 # 0.852/0.577. Deeper lists let turns ranked 50-100 in one list gather the other lists' and
-# the neighbours' credit; much deeper, weak matches crowd in.
+# the neighbours' credit; much deeper, weak matches crowd in. The dev conversations have
+# ~200 exchanges, so 100 is half of one; what depth suits a vault of 10k pages is not measured.
 POOL = 100
 # The keyword lists (BM25 pages, the expansion's pages) are read half as deep: their pages are
 # weighed turn by turn, which is most of the deeper pool's cost, and their tail adds nothing.
