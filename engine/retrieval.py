@@ -38,9 +38,9 @@ RRF_K = 5
 
 # How deep each list is read (turn and exchange vectors, the turns whose neighbours and
 # speakers are weighed; the keyword lists half as deep, below) whatever number of turns the
-# caller wants. It was 5 per page asked for, every list alike (50 at the app's 10 pages), while the eval asked for 20
-# pages and so measured 100: the app ranked with a shallower pool than the figures it was
-# tuned on. Dev recall_turns@10 (overall / multi-hop / @20): 50 0.846/0.558/0.891, 70
+# caller wants. It was 5 per page asked for, every list alike (50 at the app's 10 pages),
+# while the eval asked for 20 pages and so measured 100: the app ranked with a shallower pool
+# than the figures it was tuned on. Dev recall_turns@10 (overall / multi-hop / @20): 50 0.846/0.558/0.891, 70
 # 0.852/0.589, 100 0.859/0.600/0.892, 125 0.856/0.600, 150 0.854/0.589, 200 and 300
 # 0.852/0.577. Deeper lists let turns ranked 50-100 in one list gather the other lists' and
 # the neighbours' credit; much deeper, weak matches crowd in. The dev conversations have

@@ -13,25 +13,21 @@ from engine.retrieval import retrieve
 
 
 @pytest.fixture
-def busy_memory(tmp_path, memory_keyring, chat):
-    """400 varied exchanges that share many words: every list is deeper than any budget."""
-    from engine.api import MemoryOS
+def embedder():
+    """Wider than the suite's default, as the bench's vaults are: distinct words rarely collide."""
+    return HashEmbedder(384)
 
-    mem = MemoryOS.open(
-        tmp_path / "depth.memoryos",
-        create=True,
-        embedder=HashEmbedder(384),
-        chat=chat,
-        background=False,
-    )
+
+@pytest.fixture
+def busy_memory(memory):
+    """400 varied exchanges that share many words: every list is deeper than any budget."""
     rng = random.Random(11)
-    mem.add_memories(
+    memory.add_memories(
         [(*synthetic_exchange(rng), 1_700_000_000.0 + i * 600) for i in range(400)],
         conversation_id="depth",
     )
-    mem.run_consolidation()
-    yield mem, [synthetic_exchange(rng)[0] for _ in range(30)]
-    mem.close()
+    memory.run_consolidation()
+    return memory, [synthetic_exchange(rng)[0] for _ in range(30)]
 
 
 def test_the_first_turns_are_the_same_whatever_the_budget(busy_memory):
