@@ -300,7 +300,9 @@ def test_cli_measures_a_model_folder_the_person_names(data_file, tmp_path, capsy
     folder.symlink_to(bundled_embedder_path(), target_is_directory=True)
     out = tmp_path / "named"
     args = ["locomo", "--data", str(data_file), "--llm", "none", "--no-progress"]
-    code = eval_main([*args, "--out", str(out), "--embedder", str(folder), "--limit-questions", "2"])
+    code = eval_main(
+        [*args, "--out", str(out), "--embedder", str(folder), "--limit-questions", "2"]
+    )
     assert code == 0
     results = json.loads((out / "results.json").read_text())
     assert results["config"]["embedder"] == "my-embedder"
