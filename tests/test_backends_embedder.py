@@ -60,3 +60,18 @@ def test_batches_larger_than_one_batch_keep_their_order(minilm):
 def test_unknown_kind_is_refused(minilm):
     with pytest.raises(ValueError):
         minilm.embed(["x"], kind="passage")
+
+
+def test_the_bundled_folder_named_by_its_path_is_the_bundled_model(tmp_path):
+    """A vault made with the bundled MiniLM opens when a command names that model's folder
+    (the same vectors), while a copy elsewhere is a model of its own, named for its folder."""
+    from engine.backends.build import make_embedder
+    from engine.bundled import bundled_embedder_path
+
+    assert make_embedder(str(bundled_embedder_path())).model_id == BUNDLED_EMBEDDER_ID
+    link = tmp_path / "minilm-link"
+    link.symlink_to(bundled_embedder_path(), target_is_directory=True)
+    assert make_embedder(str(link)).model_id == BUNDLED_EMBEDDER_ID
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "config.json").write_text('{"hidden_size": 384}')
+    assert make_embedder(str(tmp_path / "mine")).model_id == "mine"

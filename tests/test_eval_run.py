@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from dataclasses import dataclass
 
 import pytest
@@ -296,8 +298,8 @@ def test_cli_measures_a_model_folder_the_person_names(data_file, tmp_path, capsy
     a folder holding no model is refused before anything is written."""
     from engine.bundled import bundled_embedder_path
 
-    folder = tmp_path / "my-embedder"
-    folder.symlink_to(bundled_embedder_path(), target_is_directory=True)
+    folder = tmp_path / "my-embedder"  # a model folder of its own (its files the bundled ones)
+    shutil.copytree(bundled_embedder_path(), folder, copy_function=os.symlink)
     out = tmp_path / "named"
     args = ["locomo", "--data", str(data_file), "--llm", "none", "--no-progress"]
     code = eval_main(
