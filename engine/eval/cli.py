@@ -55,7 +55,6 @@ def _embedder_name(name: str) -> str:
         return name
     if is_default_embedder(name):
         return "bundled"
-
     return str(Path(name).expanduser().absolute())
 
 
