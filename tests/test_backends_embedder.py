@@ -72,6 +72,7 @@ def test_the_bundled_folder_named_by_its_path_is_the_bundled_model(tmp_path):
     link = tmp_path / "minilm-link"
     link.symlink_to(bundled_embedder_path(), target_is_directory=True)
     assert make_embedder(str(link)).model_id == BUNDLED_EMBEDDER_ID
+    assert SentenceTransformerEmbedder(link).model_id == BUNDLED_EMBEDDER_ID  # any route
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "config.json").write_text('{"hidden_size": 384}')
     assert make_embedder(str(tmp_path / "mine")).model_id == "mine"

@@ -55,15 +55,6 @@ def embedder_folder(name: str) -> Path:
     return folder
 
 
-def _is_bundled_folder(folder: Path) -> bool:
-    from engine.bundled import bundled_embedder_path
-
-    try:
-        return folder.resolve() == bundled_embedder_path().resolve()
-    except (OSError, errors.ModelLoadError):  # the bundled package missing or unreadable
-        return False
-
-
 def make_embedder(name: str | None = DEFAULT_EMBEDDER) -> Embedder:
     """The bundled MiniLM ("default"), a local sentence-transformers model folder (its path), or
     (tests, benchmarks) the deterministic hash embedder ("fake"). Nothing is downloaded."""
@@ -76,8 +67,6 @@ def make_embedder(name: str | None = DEFAULT_EMBEDDER) -> Embedder:
     if is_default_embedder(name):
         return SentenceTransformerEmbedder()
     folder = embedder_folder(str(name))
-    if _is_bundled_folder(folder):  # the bundled model named by its path: the same vectors
-        return SentenceTransformerEmbedder()
     embedder = SentenceTransformerEmbedder(folder)
     if not embedder.dimension:
         raise errors.InvalidInputError(f"cannot read the embedding size of the model in {folder}")

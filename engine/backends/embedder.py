@@ -28,8 +28,11 @@ class SentenceTransformerEmbedder(Embedder):
         batch_size: int = 64,
         device: str = "cpu",
     ) -> None:
-        bundled = model_path is None
-        self.model_path = bundled_embedder_path() if bundled else Path(model_path).expanduser()
+        folder = None if model_path is None else Path(model_path).expanduser()
+        # The bundled model named by its folder (or a link to it) is the bundled model: the same
+        # vectors, so a vault made with it opens whichever way a command names it.
+        bundled = folder is None or _is_bundled_folder(folder)
+        self.model_path = bundled_embedder_path() if folder is None else folder
         self.model_id = model_id or (BUNDLED_EMBEDDER_ID if bundled else self.model_path.name)
         self.batch_size = batch_size
         self.device = device
@@ -102,6 +105,13 @@ class SentenceTransformerEmbedder(Embedder):
                 **options,
             )
         return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+def _is_bundled_folder(folder: Path) -> bool:
+    try:
+        return folder.resolve() == bundled_embedder_path().resolve()
+    except (OSError, ModelLoadError):  # the bundled package missing or unreadable
+        return False
 
 
 def _dimension_from_config(folder: Path) -> int:
