@@ -36,15 +36,15 @@ from engine.records import (
 # 5: 0.771, 2: 0.773 (multi-hop 0.399 at 5, 0.383 at 2): 5 for the multi-hop tie-break.
 RRF_K = 5
 
-# How deep each list is read (turn and exchange vectors, the turns whose neighbours and
-# speakers are weighed; the keyword lists half as deep, below) whatever number of turns the
-# caller wants. It was 5 per page asked for, every list alike (50 at the app's 10 pages),
-# while the eval asked for 20 pages and so measured 100: the app ranked with a shallower pool
-# than the figures it was tuned on. Dev recall_turns@10 (overall / multi-hop / @20): 50 0.846/0.558/0.891, 70
-# 0.852/0.589, 100 0.859/0.600/0.892, 125 0.856/0.600, 150 0.854/0.589, 200 and 300
-# 0.852/0.577. Deeper lists let turns ranked 50-100 in one list gather the other lists' and
-# the neighbours' credit; much deeper, weak matches crowd in. The dev conversations have
-# ~200 exchanges, so 100 is half of one; what depth suits a vault of 10k pages is not measured.
+# How deep each list is read (turn and exchange vectors, the turns whose neighbours and speakers are
+# weighed; the keyword lists half as deep, below) whatever number of turns the caller wants. It was
+# 5 per page asked for, every list alike (50 at the app's 10 pages), while the eval asked for 20
+# pages and so measured 100: the app ranked with a shallower pool than the figures it was tuned on.
+# Dev recall_turns@10 (overall / multi-hop / @20): 50 0.846/0.558/0.891, 70 0.852/0.589, 100
+# 0.859/0.600/0.892, 125 0.856/0.600, 150 0.854/0.589, 200 and 300 0.852/0.577. Deeper lists let
+# turns ranked 50-100 in one list gather the other lists' and the neighbours' credit; much deeper,
+# weak matches crowd in. The dev conversations have ~200 exchanges, so 100 is half of one; what
+# depth suits a vault of 10k pages is not measured.
 POOL = 100
 # The keyword lists (BM25 pages, the expansion's pages) are read half as deep: their pages are
 # weighed turn by turn, which is most of the deeper pool's cost, and their tail adds nothing.
