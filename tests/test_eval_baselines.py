@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from engine.backends.fake import HashEmbedder
 from engine.eval import baselines, report
 from engine.eval.locomo import parse_conversation
@@ -102,3 +104,49 @@ def test_report_scores_and_writes_files(tmp_path):
     text = (tmp_path / "report.md").read_text()
     assert "multi-hop" in text and "Headline: evidence recall at 10 turns" in text
     assert (tmp_path / "recall.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_says_how_sure_each_gap_is(tmp_path):
+    """Ours finds the evidence of 20 questions, fusion of 10 of them: the gap is paired by
+    question and its interval excludes 0; a step that retrieves what ours does differs by 0."""
+    records = []
+    for i in range(30):
+        sample = "a" if i < 15 else "b"
+        ours = [["D1:1"]] if i < 20 else [["D1:2"]]
+        fusion = [["D1:1"]] if i < 10 else [["D1:2"]]
+        row = record(1 if i % 2 else 4, ["D1:1"], ours, fusion)
+        row["sample_id"] = sample
+        row["ablation"] = {"same as ours": ours, "flat": fusion}
+        records.append(row)
+    conv = {
+        "sample_id": "a",
+        "sessions": 1,
+        "turns": 2,
+        "pages": 1,
+        "questions": 30,
+        "add_ms": [1.0],
+        "consolidation_s": 1.0,
+        "usage": None,
+    }
+    results = report.build_results({"data": "x", "llm": "none"}, [conv], records)
+
+    ours = results["metrics"]["ours"][report.OVERALL]
+    low, high = ours["recall_turns@10_ci95"]
+    assert low < ours["recall_turns@10"] == 20 / 30 < high
+    gap = results["comparisons"]["ours - fusion"][report.OVERALL]
+    assert gap["questions"] == 30 and gap["difference"] == pytest.approx(1 / 3)
+    assert 0 < gap["ci95"][0] < 1 / 3 < gap["ci95"][1]
+    same = results["ablation"]["same as ours"][report.OVERALL]["versus_ours"]
+    assert same["difference"] == 0 and same["ci95"] == [0.0, 0.0]
+    flat = results["ablation"]["flat"][report.OVERALL]["versus_ours"]
+    assert flat["difference"] == pytest.approx(-1 / 3) and flat["ci95"][1] < 0
+    by_conversation = results["by_conversation"]
+    assert by_conversation["a"]["ours"][report.OVERALL] == 1.0  # questions 0-14 all found
+    assert by_conversation["b"]["fusion"][report.OVERALL] == 0.0
+    assert by_conversation["b"]["ours"][report.OVERALL] == pytest.approx(5 / 15)
+
+    report.write_all(results, tmp_path)
+    text = (tmp_path / "report.md").read_text()
+    assert "## How sure: 95% intervals at 10 turns" in text
+    assert "| ours - fusion | +0.333 (" in text
+    assert "## By conversation" in text and "| a | 1.000 / 1.000 |" in text

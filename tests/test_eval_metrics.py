@@ -69,3 +69,19 @@ def test_percentile_and_mean():
     assert metrics.percentile([0, 10], 95) == pytest.approx(9.5)
     assert metrics.percentile([], 50) is None
     assert metrics.mean([1.0, None, 0.0]) == 0.5
+
+
+def test_bootstrap_interval_holds_the_mean_and_narrows_with_more_questions():
+    few = [1.0, 0.0] * 10
+    many = [1.0, 0.0] * 200
+    low, high = metrics.bootstrap_interval(few)
+    assert low < 0.5 < high
+    wide_low, wide_high = metrics.bootstrap_interval(few, level=0.99)
+    assert wide_low <= low and high <= wide_high
+    many_low, many_high = metrics.bootstrap_interval(many)
+    assert low < many_low < 0.5 < many_high < high
+    assert metrics.bootstrap_interval(few) == (low, high)  # a fixed seed: the same report twice
+    assert metrics.bootstrap_interval([0.7] * 5) == pytest.approx((0.7, 0.7))  # no spread
+    assert metrics.bootstrap_interval([]) is None
+    with pytest.raises(ValueError, match="level"):
+        metrics.bootstrap_interval([1.0], level=95)

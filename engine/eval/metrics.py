@@ -149,3 +149,32 @@ def mean(values: Iterable[float | None]) -> float | None:
     """Mean of the values that are not None; None when there are none."""
     kept = [v for v in values if v is not None]
     return sum(kept) / len(kept) if kept else None
+
+
+# Resamples for the bootstrap intervals of the eval report: with 2,000 the ends of a 95%
+# interval move by about 0.005 from one seed to another on the dev set's 43 multi-hop
+# questions; the seed is fixed so that the same records give the same report.
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def bootstrap_interval(
+    values: Sequence[float],
+    level: float = 0.95,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the mean of `values` (resampling them with
+    replacement); None for no values. For a paired comparison of two systems, pass the
+    per-question differences: both sides are then resampled together."""
+    import numpy as np  # lazily, like nltk: `import engine` stays fast
+
+    data = np.asarray(list(values), dtype=np.float64)
+    if not data.size:
+        return None
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be between 0 and 1, not {level!r}")
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(low), float(high)

@@ -77,6 +77,9 @@ def _score_group(system: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             result[f"recall_turns@{k}"] = metrics.mean(
                 metrics.evidence_recall_turns(e, items, k) for e, items in ranked
             )
+        result[f"recall_turns@{HEADLINE_K}_ci95"] = _interval(
+            metrics.evidence_recall_turns(e, items, HEADLINE_K) for e, items in ranked
+        )
         tokens = [
             r["context_tokens"][system] for r in rows if system in r.get("context_tokens", {})
         ]
@@ -115,8 +118,91 @@ def _score_group(system: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _interval(values) -> list[float] | None:
+    """95% bootstrap interval of a mean over questions (None values left out)."""
+    found = metrics.bootstrap_interval([v for v in values if v is not None])
+    return list(found) if found is not None else None
+
+
+def _difference(
+    rows: Sequence[dict[str, Any]], ours, other, k: int = HEADLINE_K
+) -> dict[str, Any] | None:
+    """Recall at k turns of `ours` less that of `other`, question by question (`ours` and
+    `other` read a record's ranked items), with the 95% bootstrap interval of the mean."""
+    deltas = []
+    for r in rows:
+        a, b = ours(r), other(r)
+        if a is None or b is None:
+            continue
+        x = metrics.evidence_recall_turns(r["evidence"], a, k)
+        y = metrics.evidence_recall_turns(r["evidence"], b, k)
+        if x is not None and y is not None:
+            deltas.append(x - y)
+    if not deltas:
+        return None
+    return {
+        "questions": len(deltas),
+        "difference": sum(deltas) / len(deltas),
+        "ci95": _interval(deltas),
+    }
+
+
+def _groups(records: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(str(record["category"]), []).append(record)
+        if record["category"] in (1, 2, 3, 4):
+            groups.setdefault(OVERALL, []).append(record)
+    return groups
+
+
+def compare_systems(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Ours less each other retrieval system at the headline budget, per group, paired by
+    question: whether a gap is larger than what the questions' own spread could make."""
+    others = sorted(
+        {name for r in records for name in r.get("retrieved", {})} - {"ours"}, key=_system_order
+    )
+    groups = _groups(records)
+    out: dict[str, dict[str, Any]] = {}
+    for system in others:
+        compared = {
+            group: _difference(
+                rows,
+                lambda r: r.get("retrieved", {}).get("ours"),
+                lambda r, s=system: r.get("retrieved", {}).get(s),
+            )
+            for group, rows in groups.items()
+        }
+        out[f"ours - {system}"] = {g: v for g, v in compared.items() if v is not None}
+    return out
+
+
+def by_conversation(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Recall at the headline budget of each retrieval system in each conversation, overall
+    1-4 and multi-hop: how far apart conversations are, which the intervals do not show."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for sample in dict.fromkeys(r["sample_id"] for r in records):
+        groups = _groups([r for r in records if r["sample_id"] == sample])
+        systems = sorted(
+            {n for r in groups.get(OVERALL, []) for n in r.get("retrieved", {})}, key=_system_order
+        )
+        out[sample] = {
+            system: {
+                group: metrics.mean(
+                    metrics.evidence_recall_turns(r["evidence"], r["retrieved"][system], HEADLINE_K)
+                    for r in groups.get(group, [])
+                    if system in r.get("retrieved", {})
+                )
+                for group in (OVERALL, "1")
+            }
+            for system in systems
+        }
+    return out
+
+
 def score_ablation(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
-    """Recall at k turns of each ablation step, per category and overall 1-4."""
+    """Recall at k turns of each ablation step, per category and overall 1-4, and how far
+    each step is from the full retrieval (ours), question by question."""
     names: list[str] = []
     for record in records:
         for name in record.get("ablation", {}):
@@ -144,6 +230,11 @@ def score_ablation(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dic
                     )
                     for k in K_VALUES
                 },
+                "versus_ours": _difference(
+                    rows,
+                    lambda r, n=name: r["ablation"][n],
+                    lambda r: r.get("retrieved", {}).get("ours"),
+                ),
             }
             for key, rows in groups.items()
         }
@@ -218,6 +309,8 @@ def build_results(
         "constants_note": CONSTANTS_NOTE,
         "k_values": list(K_VALUES),
         "metrics": score_records(records),
+        "comparisons": compare_systems(records),
+        "by_conversation": by_conversation(records),
         "ablation": score_ablation(records),
         "cost": cost_summary(conversations, records),
         "conversations": [{k: v for k, v in c.items() if k != "add_ms"} for c in conversations],
@@ -272,6 +365,8 @@ def render_markdown(results: dict[str, Any]) -> str:
     lines += ["", CATEGORY_NOTE, "", COUNTING_NOTE, "", CONSTANTS_NOTE, ""]
     columns = _retrieval_columns(scores)
     lines += _headline_lines(scores, columns)
+    lines += _interval_lines(scores, results.get("comparisons") or {}, columns)
+    lines += _conversation_lines(results.get("by_conversation") or {})
     lines += _ablation_lines(results.get("ablation") or {}, groups)
     for k in results["k_values"]:
         lines += [f"## Evidence recall@{k}", ""]
@@ -348,6 +443,71 @@ def _headline_lines(
     return lines + [""]
 
 
+def _span(interval: list[float] | None, signed: bool = False) -> str:
+    if not interval:
+        return "-"
+    low, high = interval
+    return f"{low:+.3f} to {high:+.3f}" if signed else f"{low:.3f}-{high:.3f}"
+
+
+def _interval_lines(
+    scores: dict[str, dict[str, dict[str, Any]]],
+    comparisons: dict[str, dict[str, Any]],
+    columns: list[tuple[str, str, str]],
+) -> list[str]:
+    """How far each headline figure could move with other questions of the same kind."""
+    if not columns:
+        return []
+    k = HEADLINE_K
+    shown = (OVERALL, "1", "2", "3", "4")
+    lines = [
+        f"## How sure: 95% intervals at {k} turns",
+        "",
+        f"Percentile bootstrap over the questions ({metrics.BOOTSTRAP_RESAMPLES:,} resamples, "
+        "fixed seed); a difference is paired: both systems' recall on the same resampled "
+        "questions. Questions of one conversation are not independent of each other, so with "
+        "few conversations these intervals are narrower than the spread between conversations.",
+        "",
+        "| | " + " | ".join(_group_label(g) for g in shown) + " |",
+        "|---|" + "---:|" * len(shown),
+    ]
+    for label, system, _ in columns:
+        row = scores[system]
+        cells = [_span(row.get(g, {}).get(f"recall_turns@{k}_ci95")) for g in shown]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    for name, groups in comparisons.items():
+        cells = []
+        for g in shown:
+            found = groups.get(g)
+            cells.append(
+                f"{found['difference']:+.3f} ({_span(found['ci95'], signed=True)})"
+                if found
+                else "-"
+            )
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def _conversation_lines(found: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """Each conversation's headline recall: overall (1-4) / multi-hop."""
+    systems = list(dict.fromkeys(s for by_system in found.values() for s in by_system))
+    if not systems:
+        return []
+    lines = [
+        f"## By conversation: recall at {HEADLINE_K} turns, overall (1-4) / multi-hop",
+        "",
+        "| conversation | " + " | ".join(systems) + " |",
+        "|---|" + "---:|" * len(systems),
+    ]
+    for sample, by_system in found.items():
+        cells = [
+            f"{_fmt(by_system.get(s, {}).get(OVERALL))} / {_fmt(by_system.get(s, {}).get('1'))}"
+            for s in systems
+        ]
+        lines.append(f"| {sample} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def _ablation_lines(ablation: dict[str, dict[str, dict[str, Any]]], groups: list[str]) -> list[str]:
     """Each stage switched on in turn, at the same budget of turns."""
     if not ablation:
@@ -357,11 +517,17 @@ def _ablation_lines(ablation: dict[str, dict[str, dict[str, Any]]], groups: list
     lines = [
         f"## Ablation: recall at {k} turns as stages are added, then each left out",
         "",
-        "| stages | " + " | ".join(_group_label(g) for g in shown) + " |",
-        "|---|" + "---:|" * len(shown),
+        "| stages | "
+        + " | ".join(_group_label(g) for g in shown)
+        + " | overall less the full retrieval (95% interval) |",
+        "|---|" + "---:|" * (len(shown) + 1),
     ]
     for name, rows in ablation.items():
         cells = [_fmt(rows.get(g, {}).get(f"recall_turns@{k}")) for g in shown]
+        versus = rows.get(OVERALL, {}).get("versus_ours")
+        cells.append(
+            f"{versus['difference']:+.3f} ({_span(versus['ci95'], signed=True)})" if versus else "-"
+        )
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines + [""]
 
