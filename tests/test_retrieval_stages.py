@@ -182,6 +182,30 @@ def test_a_named_speaker_own_turn_comes_first(memory):
     assert top_turns(memory, question, replace(Stages(), speakers=False), now)[0] != (rye.id, 1)
 
 
+def test_the_answer_to_a_question_comes_with_the_question(memory):
+    """The assistant asks which instrument; the person's next turn answers with a word the
+    question does not hold. Only the neighbours stage (the reply to a turn that asks) finds it."""
+    fillers(memory, 30, ts("2024-01-02T09:00:00"))
+    memory.add_memory(
+        "I finally chose an instrument for the winter course.",
+        "Which instrument did you choose?",
+        timestamp=ts("2024-02-01T09:00:00"),
+    )
+    answer = memory.add_memory(
+        "Oboe, lessons start Monday.", "Good luck!", timestamp=ts("2024-02-01T09:01:00")
+    )
+    fillers(memory, 5, ts("2024-02-02T09:00:00"))
+    memory.run_consolidation()
+    question, now = "Which instrument did I choose for my course?", ts("2024-03-01T00:00:00")
+
+    result, _ = retrieve(memory, question, max_pages=2, now=now)
+    sources = {(t.page_id, t.side): t.sources for t in result.turns}
+    assert sources[(answer.id, 0)] == ("neighbour",)  # no word or vector of its own matched
+    assert (answer.id, 0) not in top_turns(
+        memory, question, replace(Stages(), neighbours=False), now
+    )
+
+
 @pytest.mark.real_models
 def test_expansion_finds_the_word_the_person_used(tmp_path, memory_keyring, chat):
     """The question asks for instruments; the turn names a cello and shares no word with it.
