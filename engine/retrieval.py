@@ -104,6 +104,8 @@ class Stages:
     # (conv-26 0.859, conv-30 0.827); on, weight 0.25: 0.834 (0.848 / 0.808), segments ranked
     # topically 0.838 (0.854 / 0.808), weight 0.5 0.835 (0.856 / 0.796), 0.125 0.845 (0.851 /
     # 0.833), top 10 segments 0.843-0.845, top 3 0.837-0.846: no setting helps both halves.
+    # Coverage again on these segments (the first 5-9 turns kept, then the best turn of each
+    # of the top 3-10 segments not among them, 1-5 slots): 0.761-0.840, multi-hop 0.485-0.562.
     # Segments still rank for the prompt and count as visited.
     segments: bool = False
     facts: bool = True
