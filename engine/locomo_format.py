@@ -117,13 +117,14 @@ def normalise_dia_id(raw: str) -> str:
 
 
 def split_evidence(items: list[Any] | None) -> tuple[str, ...]:
-    """Evidence ids, one per turn; entries like 'D8:6; D9:17' hold several."""
+    """Evidence ids, one per turn; entries like 'D8:6; D9:17' or 'D8:6 D9:17' hold several
+    (every id written in an entry counts; an entry naming none is kept as written)."""
     out: list[str] = []
     for item in items or []:
         for part in re.split(r"[;,]", str(item)):
-            if part.strip():
-                dia_id = normalise_dia_id(part)
-                if dia_id not in out:
+            found = [f"D{int(a)}:{int(b)}" for a, b in _DIA_ID.findall(part)] or [part.strip()]
+            for dia_id in found:
+                if dia_id and dia_id not in out:
                     out.append(dia_id)
     return tuple(out)
 

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from engine.eval.locomo import exchanges, load_locomo, parse_session_time
+from engine.eval.locomo import exchanges, load_locomo, parse_session_time, split_evidence
 
 
 def sample() -> dict:
@@ -100,6 +100,20 @@ def test_loader_questions_evidence_and_answers(tiny_file):
     assert q1.evidence == ("D1:5",) and q1.category_name == "single-hop"
     assert q2.answer == "2023" and q2.evidence == ("D1:2", "D2:1")
     assert q5.answer == "" and q5.adversarial_answer == "red" and q5.category_name == "adversarial"
+
+
+def test_evidence_entries_holding_several_ids_count_each():
+    assert split_evidence(["D8:6; D9:17", "D1:2 D1:3", "D:11:26", "d2 : 4,D2:5", "D8:6"]) == (
+        "D8:6",
+        "D9:17",
+        "D1:2",
+        "D1:3",
+        "D11:26",
+        "D2:4",
+        "D2:5",
+    )
+    assert split_evidence(["  ", "S1"]) == ("S1",)  # no id in it: kept as written, not lost
+    assert split_evidence(None) == ()
 
 
 def test_loader_selects_samples(tiny_file):
