@@ -112,8 +112,13 @@ def parse_session_time(text: str) -> float:
 
 def normalise_dia_id(raw: str) -> str:
     """'D8:6' stays 'D8:6'; stray spacing or colons ('D:8:6', 'd8 : 6') are repaired."""
-    match = _DIA_ID.search(str(raw))
-    return f"D{int(match.group(1))}:{int(match.group(2))}" if match else str(raw).strip()
+    found = _dia_ids(str(raw))
+    return found[0] if found else str(raw).strip()
+
+
+def _dia_ids(text: str) -> list[str]:
+    """Every turn id written in a text, repaired as normalise_dia_id repairs one."""
+    return [f"D{int(session)}:{int(turn)}" for session, turn in _DIA_ID.findall(text)]
 
 
 def split_evidence(items: list[Any] | None) -> tuple[str, ...]:
@@ -122,7 +127,7 @@ def split_evidence(items: list[Any] | None) -> tuple[str, ...]:
     out: list[str] = []
     for item in items or []:
         for part in re.split(r"[;,]", str(item)):
-            found = [f"D{int(a)}:{int(b)}" for a, b in _DIA_ID.findall(part)] or [part.strip()]
+            found = _dia_ids(part) or [part.strip()]
             for dia_id in found:
                 if dia_id and dia_id not in out:
                     out.append(dia_id)

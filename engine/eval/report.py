@@ -43,11 +43,8 @@ HEADLINE_K = 10
 def score_records(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     """Per system and per group (category '1'..'5' and overall 1-4): recall, F1, BLEU-1, judge."""
     groups: dict[str, list[dict[str, Any]]] = {str(c): [] for c in CATEGORY_NAMES}
-    groups[OVERALL] = []
-    for record in records:
-        groups.setdefault(str(record["category"]), []).append(record)
-        if record["category"] in (1, 2, 3, 4):
-            groups[OVERALL].append(record)
+    groups[OVERALL] = []  # every category listed, those without questions too
+    groups.update(_groups(records))
     systems = sorted(
         {name for r in records for name in r.get("retrieved", {})}
         | {name for r in records for name in r.get("answers", {})},
@@ -74,12 +71,10 @@ def _score_group(system: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             result[f"recall@{k}"] = metrics.mean(
                 metrics.evidence_recall(e, items, k) for e, items in ranked
             )
-            result[f"recall_turns@{k}"] = metrics.mean(
-                metrics.evidence_recall_turns(e, items, k) for e, items in ranked
-            )
-        result[f"recall_turns@{HEADLINE_K}_ci95"] = _interval(
-            metrics.evidence_recall_turns(e, items, HEADLINE_K) for e, items in ranked
-        )
+            per_question = [metrics.evidence_recall_turns(e, items, k) for e, items in ranked]
+            result[f"recall_turns@{k}"] = metrics.mean(per_question)
+            if k == HEADLINE_K:
+                result[f"recall_turns@{k}_ci95"] = _interval(per_question)
         tokens = [
             r["context_tokens"][system] for r in rows if system in r.get("context_tokens", {})
         ]
@@ -148,6 +143,7 @@ def _difference(
 
 
 def _groups(records: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Records by category ('1'..'5') and overall 1-4, in the order they first appear."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for record in records:
         groups.setdefault(str(record["category"]), []).append(record)
@@ -210,16 +206,7 @@ def score_ablation(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dic
                 names.append(name)
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for name in names:
-        groups: dict[str, list[float | None]] = {}
-        for record in records:
-            items = record.get("ablation", {}).get(name)
-            if items is None:
-                continue
-            keys = [str(record["category"])]
-            if record["category"] in (1, 2, 3, 4):
-                keys.append(OVERALL)
-            for key in keys:
-                groups.setdefault(key, []).append(record)
+        groups = _groups([r for r in records if r.get("ablation", {}).get(name) is not None])
         out[name] = {
             key: {
                 "questions": len(rows),
@@ -450,6 +437,13 @@ def _span(interval: list[float] | None, signed: bool = False) -> str:
     return f"{low:+.3f} to {high:+.3f}" if signed else f"{low:.3f}-{high:.3f}"
 
 
+def _change(found: dict[str, Any] | None) -> str:
+    """A paired difference with its interval: '+0.189 (+0.143 to +0.239)'."""
+    if not found:
+        return "-"
+    return f"{found['difference']:+.3f} ({_span(found['ci95'], signed=True)})"
+
+
 def _interval_lines(
     scores: dict[str, dict[str, dict[str, Any]]],
     comparisons: dict[str, dict[str, Any]],
@@ -476,14 +470,7 @@ def _interval_lines(
         cells = [_span(row.get(g, {}).get(f"recall_turns@{k}_ci95")) for g in shown]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     for name, groups in comparisons.items():
-        cells = []
-        for g in shown:
-            found = groups.get(g)
-            cells.append(
-                f"{found['difference']:+.3f} ({_span(found['ci95'], signed=True)})"
-                if found
-                else "-"
-            )
+        cells = [_change(groups.get(g)) for g in shown]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines + [""]
 
@@ -524,10 +511,7 @@ def _ablation_lines(ablation: dict[str, dict[str, dict[str, Any]]], groups: list
     ]
     for name, rows in ablation.items():
         cells = [_fmt(rows.get(g, {}).get(f"recall_turns@{k}")) for g in shown]
-        versus = rows.get(OVERALL, {}).get("versus_ours")
-        cells.append(
-            f"{versus['difference']:+.3f} ({_span(versus['ci95'], signed=True)})" if versus else "-"
-        )
+        cells.append(_change(rows.get(OVERALL, {}).get("versus_ours")))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines + [""]
 
