@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -120,8 +121,8 @@ class ModelPicker(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setColumnWidth(0, 220)
-        self.table.setColumnWidth(1, 150)
+        self.table.setColumnWidth(0, 215)  # "Mistral Small 24B Instruct" whole
+        self.table.setColumnWidth(1, 130)
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda *_: self.use())
         self.why = QLabel(objectName="hint")
@@ -186,9 +187,11 @@ class ModelPicker(QWidget):
         m = overview.machine
         gpu = f"{m.gpu_name}, {_gb(m.free_vram)} free" if m.free_vram else "no GPU memory found"
         offload = "supported" if overview.gpu_offload else "not in this llama.cpp build"
+        rate = m.memory_bandwidth
+        bandwidth = f"memory read at {rate / 1e9:.1f} GB/s · " if rate else ""
         self.machine.setText(
             f"This computer: {_gb(m.free_ram)} of {_gb(m.total_ram)} RAM free · "
-            f"{m.physical_cores} physical cores · {gpu} · GPU offload {offload}."
+            f"{m.physical_cores} physical cores · {bandwidth}{gpu} · GPU offload {offload}."
         )
         self.table.clear()
         groups = {}
@@ -214,12 +217,11 @@ class ModelPicker(QWidget):
                 if info else f"unreadable: {model.error}"
             )  # fmt: skip
             fit = overview.file_fits.get(model.path)
-            verdict = "" if fit is None else (
-                f"yes · {fit.n_ctx:,} tokens on {fit.where}" if fit.fits else "no: not enough memory"
-            )  # fmt: skip
+            verdict = "" if fit is None else fit.verdict()
             row = QTreeWidgetItem(groups[FILES], [model.name, model.tool, details, verdict])
             row.setToolTip(0, model.path)
             row.setToolTip(2, details)
+            _mark_speed(row, fit)
             row.setData(0, Qt.ItemDataRole.UserRole, ("file", model))
             if info is None:
                 row.setDisabled(True)
@@ -239,11 +241,7 @@ class ModelPicker(QWidget):
             note.setFirstColumnSpanned(True)  # the hint is read whole, not cut into columns
         paused = {Path(item["dest"]).name: item for item in overview.paused}
         for model, fit in overview.recommended:
-            verdict = (
-                f"yes · {fit.n_ctx:,} tokens on {fit.where}"
-                if fit.fits
-                else "no: not enough memory"
-            )
+            verdict = fit.verdict()
             if model.file in paused:  # a download paused earlier (maybe before a restart)
                 part = paused[model.file]
                 verdict = f"paused at {_gb(part['done'])} of {_gb(part['size'])} · {verdict}"
@@ -254,8 +252,7 @@ class ModelPicker(QWidget):
             row.setToolTip(1, f"Download · {model.licence}")
             row.setToolTip(2, model.url)
             row.setData(0, Qt.ItemDataRole.UserRole, ("download", (model, fit)))
-            if not fit.fits:
-                row.setForeground(3, Qt.GlobalColor.darkRed)
+            _mark_speed(row, fit)
         for group in groups.values():
             group.setExpanded(True)
         self._update_buttons()
@@ -322,6 +319,8 @@ class ModelPicker(QWidget):
             f"<b>Context</b> {fit.reasons.get('context', '')}",
             f"<b>Threads</b> {fit.reasons.get('threads', '')}",
         ]
+        if fit.reasons.get("speed"):
+            lines.append(f"<b>Speed</b> {fit.reasons['speed']}")
         if model is not None:
             lines.append(
                 f"<b>Licence</b> {model.licence}. SHA-256 checked against the hub's "
@@ -466,6 +465,18 @@ class ModelPicker(QWidget):
             if row.data(0, Qt.ItemDataRole.UserRole)[1][0] == self._paused:
                 self.table.setCurrentItem(row)
         self.start_download()
+
+
+def _mark_speed(row: QTreeWidgetItem, fit: Any) -> None:
+    """The verdict in red when the model does not fit, amber when it would be slow here; its
+    tooltip says why."""
+    if fit is None:
+        return
+    if not fit.fits:
+        row.setForeground(3, Qt.GlobalColor.darkRed)
+    elif fit.slow:
+        row.setForeground(3, QColor("#B54708"))
+    row.setToolTip(3, fit.reasons.get("speed") or fit.reasons.get("context", ""))
 
 
 def _gb(value: int) -> str:

@@ -44,7 +44,7 @@ def render(result: Overview) -> str:
     )
     lines = [
         f"This computer: {_gb(machine.free_ram)} of {_gb(machine.total_ram)} RAM free, "
-        f"{machine.physical_cores} physical cores, {gpu}, GPU offload "
+        f"{machine.physical_cores} physical cores, {_bandwidth(machine)}{gpu}, GPU offload "
         f"{'supported' if result.gpu_offload else 'not in this llama.cpp build'}.",
         "",
         f"On this computer ({len(result.files)} GGUF file{'' if len(result.files) == 1 else 's'})",
@@ -61,7 +61,7 @@ def render(result: Overview) -> str:
             runs = ""
             if fit is not None:
                 runs = (
-                    f" · fits: {fit.n_ctx:,} tokens on {fit.where}"
+                    f" · fits: {fit.n_ctx:,} tokens on {fit.where}{_speed(fit)}"
                     if fit.fits
                     else " · too big here"
                 )
@@ -81,7 +81,11 @@ def render(result: Overview) -> str:
         "Recommended downloads (Hugging Face; SHA-256 checked against the hub's LFS hash)",
     ]
     for model, fit in result.recommended:
-        mark = f"fits, {fit.n_ctx:,} tokens on {fit.where}" if fit.fits else "too big here"
+        mark = (
+            f"fits, {fit.n_ctx:,} tokens on {fit.where}{_speed(fit)}"
+            if fit.fits
+            else "too big here"
+        )
         lines.append(
             f"  {model.tier_gb:>2} GB  {model.name:<28} {_gb(model.size_bytes):>8}  "
             f"{model.licence:<28} {mark}\n"
@@ -90,6 +94,17 @@ def render(result: Overview) -> str:
     for paused in result.paused:
         lines.append(f"  paused: {paused['dest']} ({_gb(paused['done'])} of {_gb(paused['size'])})")
     return "\n".join(lines) + "\n"
+
+
+def _bandwidth(machine) -> str:
+    """Memory read speed, which bounds how fast a model writes on the CPU."""
+    rate = machine.memory_bandwidth
+    return f"memory read at {rate / 1e9:.1f} GB/s, " if rate else ""
+
+
+def _speed(fit) -> str:
+    speed = fit.speed()
+    return f", {speed}" if speed else ""
 
 
 def _gb(value: int) -> str:

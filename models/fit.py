@@ -14,6 +14,20 @@ RESERVE_VRAM = GB // 2  # llama.cpp's compute buffers and the display
 MIN_CONTEXT = 2048  # below this the memory context and one exchange no longer fit
 MAX_CONTEXT_CPU = 16384  # longer prompts take minutes to read on a CPU
 MAX_CONTEXT_GPU = 32768
+# Generating a token on the CPU reads every weight once, so tokens/s ~ bandwidth / model bytes.
+# The share of the measured bandwidth llama.cpp reaches, on a 2-core machine (CPU build, 2
+# threads, random-weight GGUFs written by engine.eval.random_gguf and requantised by
+# llama.cpp): 1.07B Q4_K_M (0.66 GB) 19.7 tokens/s and 2.86B Q4_K_M (1.74 GB) 7.9, reading
+# 13.0 and 13.7 GB/s; the same models in Q8_0 (1.14 / 3.04 GB) 12.7 and 4.9, reading 14.4 and
+# 15.0 GB/s; models.machine.measure_bandwidth gave 14.9-18.0 GB/s over the same minutes. So
+# 0.72-0.91 of it, Q4_K_M (every recommended download) lowest: the estimate is good to ~15%.
+SPEED_EFFICIENCY = 0.8
+WORDS_PER_TOKEN = 0.75  # English text: ~4 characters a token, ~5.3 a word with its space
+SLOW_WORDS_PER_SECOND = 2.0  # below this an answer is read faster than it is written
+# Above this the estimate is not shown as a figure: small models are bound by per-token work,
+# not by reading their weights (SmolLM2-135M, 0.1 GB: 58 words/s measured against 100
+# estimated; Gemma 3 270M, 0.25 GB: 34 against 39), and either is faster than anyone reads.
+FAST_WORDS_PER_SECOND = 20.0
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,30 @@ class Fit:
     n_threads: int
     where: str  # "GPU", "GPU + CPU" or "CPU"
     reasons: dict[str, str] = field(default_factory=dict)
+    words_per_second: float = 0.0  # estimated writing speed on the CPU; 0 when not estimated
+
+    @property
+    def slow(self) -> bool:
+        """Estimated to write more slowly than a person reads (as shown, to one decimal)."""
+        return 0 < round(self.words_per_second, 1) < SLOW_WORDS_PER_SECOND
+
+    def speed(self) -> str:
+        """The estimate as shown: "~12 words/s", "slow: ~0.6 words/s", "20+ words/s" or ""."""
+        value = self.words_per_second
+        if not value:
+            return ""
+        if value >= FAST_WORDS_PER_SECOND:
+            return f"{FAST_WORDS_PER_SECOND:.0f}+ words/s"
+        if self.slow:
+            return f"slow: ~{value:.1f} words/s"
+        return f"~{value:.0f} words/s"
+
+    def verdict(self) -> str:
+        """One line for a table: whether it fits, the context it gets, how fast it writes."""
+        if not self.fits:
+            return "no: not enough memory"
+        speed = self.speed()
+        return f"yes · {self.n_ctx:,} tokens on {self.where}" + (f" · {speed}" if speed else "")
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -115,7 +153,37 @@ def fit_model(shape: ModelShape, machine: Machine, gpu_offload: bool) -> Fit:
             f"does not fit: the {_gb(shape.size_bytes)} model and {MIN_CONTEXT:,} tokens of "
             f"context need more than the {_gb(machine.free_ram)} of free RAM."
         )
-    return Fit(fits, layers, context, threads, where, reasons)
+    words = _speed(shape, machine, layers, where, reasons)
+    return Fit(fits, layers, context, threads, where, reasons, words)
+
+
+def _speed(shape: ModelShape, machine: Machine, layers: int, where: str, reasons: dict) -> float:
+    """Estimated words a second, from the bytes the CPU reads per token and its bandwidth."""
+    if where == "GPU":
+        reasons["speed"] = "on the GPU: far faster than this computer's CPU (not estimated)."
+        return 0.0
+    if not machine.memory_bandwidth:
+        return 0.0
+    on_cpu = shape.size_bytes
+    if where == "GPU + CPU" and shape.layers:
+        on_cpu = int(shape.size_bytes * (1 - min(layers, shape.layers) / shape.layers))
+    tokens = SPEED_EFFICIENCY * machine.memory_bandwidth / max(on_cpu, 1)
+    words = tokens * WORDS_PER_TOKEN
+    part = "its CPU part" if where == "GPU + CPU" else "the whole model"
+    amount = (
+        f"over {FAST_WORDS_PER_SECOND:.0f} words a second"
+        if words >= FAST_WORDS_PER_SECOND
+        else f"about {words:.1f} words a second"
+    )
+    why = (
+        f"{amount}: every token it writes (~3/4 of a word) reads "
+        f"{part} ({_gb(on_cpu)}) from memory, and this computer reads "
+        f"{machine.memory_bandwidth / 1e9:.1f} GB/s (measured)"
+    )
+    if round(words, 1) < SLOW_WORDS_PER_SECOND:
+        why += "; slower than you read. A smaller model, or a GPU, answers faster"
+    reasons["speed"] = why + "."
+    return words
 
 
 def _guess_kv(size_bytes: int) -> int:

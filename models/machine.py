@@ -1,4 +1,5 @@
-"""What this computer offers a model: free RAM, free GPU memory, physical cores, free disk."""
+"""What this computer offers a model: free RAM, free GPU memory, physical cores, memory
+bandwidth, free disk."""
 
 from __future__ import annotations
 
@@ -7,8 +8,15 @@ import platform
 import shutil
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+
+# The block read to measure memory bandwidth: far larger than any CPU cache, small enough to
+# allocate on a machine with little free RAM (at most 1/16 of what is free).
+BANDWIDTH_BLOCK = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -21,6 +29,7 @@ class Machine:
     gpu_name: str
     physical_cores: int
     logical_cores: int
+    memory_bandwidth: int = 0  # bytes a second read from RAM by all cores; 0 when not measured
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -70,6 +79,34 @@ def free_vram() -> tuple[int, str]:
     return best
 
 
+@lru_cache(maxsize=4)
+def memory_bandwidth(threads: int) -> int:
+    """`measure_bandwidth` once per process (about 0.3 s; the answer is kept)."""
+    return measure_bandwidth(threads, min(BANDWIDTH_BLOCK, free_ram()[1] // 16))
+
+
+def measure_bandwidth(threads: int, block: int = BANDWIDTH_BLOCK) -> int:
+    """Bytes a second that `threads` threads read from RAM: the best of five sums over a
+    block of `block` bytes, far larger than the caches.
+
+    A model generating text reads all its weights for every token, so this bounds its speed on
+    the CPU. On the 2-core machine this was written on: 16.7 GB/s with 2 threads (7.3 with
+    one), and llama.cpp generating with 2 threads read 13.0-15.0 GB/s of model a second
+    (models/fit.py SPEED_EFFICIENCY)."""
+    import numpy as np
+
+    threads = max(1, threads)
+    values = np.ones(max(block // 4, threads * 1024), dtype=np.float32)
+    parts = np.array_split(values, threads)
+    best = float("inf")
+    with ThreadPoolExecutor(threads, thread_name_prefix="bandwidth") as pool:
+        for _ in range(5):  # numpy releases the GIL while it sums: the threads read at once
+            start = time.perf_counter()
+            list(pool.map(np.sum, parts))
+            best = min(best, time.perf_counter() - start)
+    return int(values.nbytes / best)
+
+
 def free_disk(path: str | os.PathLike) -> int:
     """Free bytes on the disk that holds `path` (its nearest existing parent)."""
     folder = Path(path)
@@ -79,12 +116,15 @@ def free_disk(path: str | os.PathLike) -> int:
 
 
 def this_machine() -> Machine:
-    """Read the machine now (a few milliseconds; nvidia-smi may add ~100 ms where present)."""
+    """Read the machine now (a few milliseconds; nvidia-smi may add ~100 ms where present, and
+    the first call of a process ~0.3 s to measure the memory bandwidth)."""
     total, available = free_ram()
     vram, gpu = free_vram()
+    cores = physical_cores()
     return Machine(
         total_ram=total, free_ram=available, free_vram=vram, gpu_name=gpu,
-        physical_cores=physical_cores(), logical_cores=os.cpu_count() or 1,
+        physical_cores=cores, logical_cores=os.cpu_count() or 1,
+        memory_bandwidth=memory_bandwidth(cores),
     )  # fmt: skip
 
 

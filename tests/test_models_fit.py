@@ -8,6 +8,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from models.catalogue import bundled_gguf_path
 from models.fit import fit_model, shape_of
 from models.machine import Machine
@@ -18,7 +20,9 @@ GiB = 1024**3
 QWEN7B = next(model for model in RECOMMENDED if model.name == "Qwen2.5 7B Instruct")
 
 
-def machine(free_ram: int = 16 * GiB, free_vram: int = 0, cores: int = 8) -> Machine:
+def machine(
+    free_ram: int = 16 * GiB, free_vram: int = 0, cores: int = 8, bandwidth: int = 0
+) -> Machine:
     return Machine(
         total_ram=32 * GiB,
         free_ram=free_ram,
@@ -26,6 +30,7 @@ def machine(free_ram: int = 16 * GiB, free_vram: int = 0, cores: int = 8) -> Mac
         gpu_name="RTX Test" if free_vram else "",
         physical_cores=cores,
         logical_cores=cores * 2,
+        memory_bandwidth=bandwidth,
     )
 
 
@@ -64,6 +69,55 @@ def test_a_model_too_big_for_free_ram_is_marked():
     assert fit.reasons["context"].startswith("does not fit: the 19.9 GB model")
 
 
+def test_the_writing_speed_is_estimated_from_the_memory_bandwidth():
+    """On the CPU every token reads the whole model: 20 GB/s over a 4.7 GB model."""
+    from models.fit import SPEED_EFFICIENCY, WORDS_PER_TOKEN
+
+    fit = fit_model(QWEN7B.shape(), machine(bandwidth=20 * 10**9), gpu_offload=False)
+    expected = SPEED_EFFICIENCY * 20e9 / QWEN7B.size_bytes * WORDS_PER_TOKEN
+    assert fit.words_per_second == pytest.approx(expected)
+    assert not fit.slow
+    assert fit.verdict() == f"yes · 16,384 tokens on CPU · ~{expected:.0f} words/s"
+    assert fit.reasons["speed"].startswith(f"about {expected:.1f} words a second")
+    assert "reads 20.0 GB/s (measured)" in fit.reasons["speed"]
+
+
+def test_a_model_that_fits_but_writes_slower_than_a_person_reads_says_so():
+    big = next(model for model in RECOMMENDED if model.name == "Qwen2.5 32B Instruct")
+    fit = fit_model(big.shape(), machine(free_ram=28 * GiB, bandwidth=20 * 10**9), False)
+    assert fit.fits and fit.slow
+    assert " · slow: ~" in fit.verdict() and fit.verdict().endswith(" words/s")
+    assert "slower than you read" in fit.reasons["speed"]
+
+
+def test_speed_counts_only_the_layers_left_on_the_cpu():
+    bandwidth = 20 * 10**9
+    cpu = fit_model(QWEN7B.shape(), machine(bandwidth=bandwidth), gpu_offload=False)
+    split = fit_model(QWEN7B.shape(), machine(free_vram=4 * GiB, bandwidth=bandwidth), True)
+    assert split.where == "GPU + CPU"
+    share = 1 - split.n_gpu_layers / QWEN7B.layers
+    assert split.words_per_second == pytest.approx(cpu.words_per_second / share, rel=0.01)
+    assert "its CPU part" in split.reasons["speed"]
+    whole = fit_model(QWEN7B.shape(), machine(free_vram=24 * GiB, bandwidth=bandwidth), True)
+    assert whole.where == "GPU" and whole.words_per_second == 0 and whole.speed() == ""
+    assert whole.reasons["speed"].startswith("on the GPU")
+
+
+def test_no_speed_is_claimed_without_a_measured_bandwidth():
+    fit = fit_model(QWEN7B.shape(), machine(), gpu_offload=False)
+    assert fit.words_per_second == 0 and not fit.slow and "speed" not in fit.reasons
+    assert fit.verdict() == "yes · 16,384 tokens on CPU"
+
+
+def test_memory_bandwidth_is_measured_on_this_machine():
+    """A real read of a block larger than the caches: positive and far above a disk's speed."""
+    from models.machine import measure_bandwidth
+
+    one = measure_bandwidth(1, 64 * 1024 * 1024)
+    assert one > 500 * 10**6
+    assert measure_bandwidth(2, 64 * 1024 * 1024) > 500 * 10**6
+
+
 def test_the_context_comes_from_the_file_metadata():
     shape = shape_of(bundled_gguf_path())
     assert (shape.layers, shape.kv_bytes_per_token, shape.trained_context) == (30, 23040, 8192)
@@ -98,6 +152,14 @@ def test_memoryos_models_lists_files_and_recommendations(tmp_path):
     assert "Built in               SmolLM2-135M Instruct (bundled demo" in text
     assert "LM Studio              smollm2" in text
     assert "Qwen2.5 7B Instruct" in text
+    assert "memory read at" in text and "GB/s" in text  # measured in that process
+    assert data["machine"]["memory_bandwidth"] > 0
+    assert all(
+        r["fit"]["words_per_second"] > 0
+        for r in data["recommended"]
+        if r["fit"]["fits"] and r["fit"]["where"] == "CPU"
+    )
+    assert "words/s" in text
 
 
 def models_cli(tmp_path, person, *args: str) -> subprocess.CompletedProcess:
@@ -130,3 +192,13 @@ def test_apple_silicon_counts_unified_memory_as_gpu_memory(monkeypatch):
     assert machine_module.free_vram() == (10 * GiB, "Apple GPU (unified memory)")
     monkeypatch.setattr(machine_module, "free_ram", lambda: (16 * GiB, 15 * GiB))
     assert machine_module.free_vram() == (12 * GiB, "Apple GPU (unified memory)")
+
+
+def test_a_small_model_is_just_fast_and_the_rounding_does_not_contradict_itself():
+    from models.fit import ModelShape
+
+    tiny = fit_model(ModelShape(100 * 10**6, 30, 23040, 8192), machine(bandwidth=16 * 10**9), False)
+    assert tiny.speed() == "20+ words/s" and tiny.reasons["speed"].startswith("over 20 words")
+    edge = fit_model(QWEN7B.shape(), machine(bandwidth=int(15.55 * 10**9)), False)
+    assert round(edge.words_per_second, 1) == 2.0
+    assert not edge.slow and edge.speed() == "~2 words/s"

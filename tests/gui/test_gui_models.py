@@ -450,3 +450,34 @@ def test_the_banner_waits_for_an_open_vault(qtbot, memory, chat, loads):
     window.detach()
     assert not window.demo_banner.isVisible()
     window.close()
+
+
+def test_each_model_says_how_fast_it_would_write_here(qtbot, person, monkeypatch):
+    """On a CPU-only laptop reading memory at 20 GB/s: the small models are marked with their
+    speed, the big ones that fit in RAM are marked slow (amber, with the reason), and a
+    selected row gives the arithmetic."""
+    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.workers import WorkerPool
+    from models.machine import Machine
+
+    GiB = 1024**3
+    laptop = Machine(32 * GiB, 28 * GiB, 0, "", 4, 8, memory_bandwidth=20 * 10**9)
+    monkeypatch.setattr("models.overview.this_machine", lambda: laptop)
+    monkeypatch.setattr("models.overview.gpu_offload", lambda: False)
+    pool = WorkerPool()
+    picker = ModelPicker(pool, probe=False)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    assert "memory read at 20.0 GB/s" in picker.machine.text()
+    rows = picker.rows(DOWNLOADS)
+    small, big = row_named(rows, "Qwen2.5 1.5B Instruct"), row_named(rows, "Qwen2.5 32B Instruct")
+    assert small.text(3).startswith("yes · 16,384 tokens on CPU · ~")
+    assert small.text(3).endswith(" words/s")
+    assert " · slow: ~" in big.text(3)
+    assert big.foreground(3).color().name().lower() == "#b54708"
+    assert small.foreground(3).color().name().lower() != "#b54708"
+    assert "slower than you read" in big.toolTip(3)
+    with qtbot.waitSignal(picker.fitted, timeout=10_000):
+        picker.table.setCurrentItem(big)
+    assert "<b>Speed</b> about 0.6 words a second" in picker.why.text()
+    pool.wait(5000)
