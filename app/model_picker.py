@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from app.errors import describe
 from app.settings_store import BUNDLED, GGUF, SERVER
 from app.workers import WorkerPool
+from models.recommended import suggested, suggestion_reason
 
 FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
 GROUP_TITLES = {
@@ -189,10 +190,14 @@ class ModelPicker(QWidget):
         offload = "supported" if overview.gpu_offload else "not in this llama.cpp build"
         rate = m.memory_bandwidth
         bandwidth = f"memory read at {rate / 1e9:.1f} GB/s · " if rate else ""
-        self.machine.setText(
+        text = (
             f"This computer: {_gb(m.free_ram)} of {_gb(m.total_ram)} RAM free · "
             f"{m.physical_cores} physical cores · {bandwidth}{gpu} · GPU offload {offload}."
         )
+        pick = suggested(overview.recommended)
+        if pick is not None:
+            text += f"<br>Suggested download for it: <b>{pick[0].name}</b> ({suggestion_reason(pick[1])})."
+        self.machine.setText(text)
         self.table.clear()
         groups = {}
         for key, title in GROUP_TITLES.items():
@@ -253,6 +258,11 @@ class ModelPicker(QWidget):
             row.setToolTip(2, model.url)
             row.setData(0, Qt.ItemDataRole.UserRole, ("download", (model, fit)))
             _mark_speed(row, fit)
+            if pick is not None and model is pick[0]:
+                font = row.font(0)
+                font.setBold(True)
+                row.setFont(0, font)
+                row.setToolTip(0, f"Suggested for this computer: {suggestion_reason(fit)}")
         for group in groups.values():
             group.setExpanded(True)
         self._update_buttons()

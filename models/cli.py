@@ -7,6 +7,7 @@ import json
 import sys
 
 from models.overview import Overview, overview
+from models.recommended import suggested, suggestion_reason
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,20 +81,28 @@ def render(result: Overview) -> str:
         "",
         "Recommended downloads (Hugging Face; SHA-256 checked against the hub's LFS hash)",
     ]
+    pick = suggested(result.recommended)
     for model, fit in result.recommended:
         mark = (
             f"fits, {fit.n_ctx:,} tokens on {fit.where}{_speed(fit)}"
             if fit.fits
             else "too big here"
         )
+        star = "*" if pick is not None and model is pick[0] else " "
         lines.append(
-            f"  {model.tier_gb:>2} GB  {model.name:<28} {_gb(model.size_bytes):>8}  "
+            f" {star}{model.tier_gb:>2} GB  {model.name:<28} {_gb(model.size_bytes):>8}  "
             f"{model.licence:<28} {mark}\n"
             f"  {'':<6} {model.url}"
         )
+    if pick is not None:
+        lines.append(f"  * suggested for this computer: {_suggestion(*pick)}")
     for paused in result.paused:
         lines.append(f"  paused: {paused['dest']} ({_gb(paused['done'])} of {_gb(paused['size'])})")
     return "\n".join(lines) + "\n"
+
+
+def _suggestion(model, fit) -> str:
+    return f"{model.name}, {suggestion_reason(fit)}"
 
 
 def _bandwidth(machine) -> str:

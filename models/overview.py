@@ -15,7 +15,7 @@ from models.download import downloads_dir, partial_downloads
 from models.fit import Fit, fit_model, shape_of
 from models.machine import Machine, this_machine
 from models.probe import FoundServer, probe_servers
-from models.recommended import Recommended, recommendations
+from models.recommended import Recommended, recommendations, suggested
 
 
 @dataclass
@@ -45,6 +45,7 @@ class Overview:
                 for model, fit in self.recommended
             ],
             "paused_downloads": self.paused,
+            "suggested": pick[0].name if (pick := suggested(self.recommended)) else None,
         }
 
 

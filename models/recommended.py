@@ -33,6 +33,7 @@ class Recommended:
     trained_context: int
     note: str = ""
     sha256: str = ""  # empty: taken from the hub's LFS metadata at download time
+    thinks: bool = False  # writes its reasoning before the answer: slower to a first word
 
     @property
     def url(self) -> str:
@@ -63,7 +64,7 @@ RECOMMENDED: tuple[Recommended, ...] = (
                 "Llama 3.1 Community Licence", 32, _kv(32, 8), 131072),
     Recommended("Qwen3 8B (reasoning)", 8, "Qwen/Qwen3-8B-GGUF", "Qwen3-8B-Q4_K_M.gguf",
                 int(5.03 * GB), "Apache-2.0", 36, _kv(36, 8), 40960,
-                "thinks before answering; the thinking is shown folded"),
+                "thinks before answering; the thinking is shown folded", thinks=True),
     Recommended("Mistral Nemo 12B Instruct", 16, "bartowski/Mistral-Nemo-Instruct-2407-GGUF",
                 "Mistral-Nemo-Instruct-2407-Q4_K_M.gguf", int(7.48 * GB), "Apache-2.0",
                 40, _kv(40, 8), 131072),
@@ -82,3 +83,36 @@ RECOMMENDED: tuple[Recommended, ...] = (
 def recommendations(machine: Machine, gpu_offload: bool) -> list[tuple[Recommended, Fit]]:
     """Every recommended model with how it would run here (fits, where, context it would get)."""
     return [(model, fit_model(model.shape(), machine, gpu_offload)) for model in RECOMMENDED]
+
+
+# A model is suggested when it writes at least this fast here: about the speed people read
+# aloud, so an answer keeps up with the reader (the table marks below 2 words/s as slow).
+SUGGEST_WORDS_PER_SECOND = 4.0
+
+
+def suggested(recommended: list[tuple[Recommended, Fit]]) -> tuple[Recommended, Fit] | None:
+    """The model to suggest here: the largest that fits, does not think before answering and
+    writes at least SUGGEST_WORDS_PER_SECOND (or runs wholly on the GPU); failing that, the
+    fastest that fits. None when nothing fits or no speed is known."""
+    fitting = [(model, fit) for model, fit in recommended if fit.fits and not model.thinks]
+    quick = [
+        (model, fit)
+        for model, fit in fitting
+        if fit.where == "GPU" or fit.words_per_second >= SUGGEST_WORDS_PER_SECOND
+    ]
+    if quick:
+        return max(quick, key=lambda pair: pair[0].size_bytes)
+    timed = [(model, fit) for model, fit in fitting if fit.words_per_second]
+    return max(timed, key=lambda pair: pair[1].words_per_second) if timed else None
+
+
+def suggestion_reason(fit: Fit) -> str:
+    """Why `suggested` chose the model with this fit, in words."""
+    if fit.where == "GPU":
+        return "the largest that fits on the GPU"
+    if fit.words_per_second >= SUGGEST_WORDS_PER_SECOND:
+        return (
+            f"the largest that writes at least {SUGGEST_WORDS_PER_SECOND:.0f} words a second "
+            f"here, {fit.speed()}"
+        )
+    return f"the fastest that fits, {fit.speed()}"

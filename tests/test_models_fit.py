@@ -160,6 +160,8 @@ def test_memoryos_models_lists_files_and_recommendations(tmp_path):
         if r["fit"]["fits"] and r["fit"]["where"] == "CPU"
     )
     assert "words/s" in text
+    if data["suggested"] is not None:
+        assert f"* suggested for this computer: {data['suggested']}, the " in text
 
 
 def models_cli(tmp_path, person, *args: str) -> subprocess.CompletedProcess:
@@ -202,3 +204,28 @@ def test_a_small_model_is_just_fast_and_the_rounding_does_not_contradict_itself(
     edge = fit_model(QWEN7B.shape(), machine(bandwidth=int(15.55 * 10**9)), False)
     assert round(edge.words_per_second, 1) == 2.0
     assert not edge.slow and edge.speed() == "~2 words/s"
+
+
+def test_the_suggested_download_is_the_largest_that_keeps_up_with_a_reader():
+    from models.recommended import recommendations, suggested
+
+    def pick(m, gpu=False):
+        chosen = suggested(recommendations(m, gpu))
+        return chosen[0].name if chosen else None
+
+    laptop = machine(free_ram=28 * GiB, bandwidth=20 * 10**9)  # ~12 / GB words a second
+    assert pick(laptop) == "Llama 3.2 3B Instruct"
+    # 40 GB/s: up to 6 GB keeps up; the 8B that thinks first is passed over
+    assert pick(machine(free_ram=28 * GiB, bandwidth=40 * 10**9)) == "Llama 3.1 8B Instruct"
+    # a big GPU: the largest that fits on it whole, whatever the CPU reads
+    assert pick(machine(free_vram=24 * GiB, bandwidth=20 * 10**9), gpu=True) == (
+        "Qwen2.5 32B Instruct"
+    )
+    # nothing keeps up: the fastest that fits
+    assert pick(machine(free_ram=28 * GiB, bandwidth=2 * 10**9)) == "Qwen2.5 1.5B Instruct"
+    # no speed known and no GPU: no suggestion rather than a guess
+    assert pick(machine(free_ram=28 * GiB)) is None
+    # a model that thinks before answering is never the suggestion
+    thinker = next(model for model in RECOMMENDED if model.thinks)
+    for bandwidth in (2, 20, 60, 200):
+        assert pick(machine(free_ram=28 * GiB, bandwidth=bandwidth * 10**9)) != thinker.name

@@ -469,6 +469,7 @@ def test_each_model_says_how_fast_it_would_write_here(qtbot, person, monkeypatch
     qtbot.addWidget(picker)
     qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
     assert "memory read at 20.0 GB/s" in picker.machine.text()
+    assert "Suggested download for it: <b>Llama 3.2 3B Instruct</b>" in picker.machine.text()
     rows = picker.rows(DOWNLOADS)
     small, big = row_named(rows, "Qwen2.5 1.5B Instruct"), row_named(rows, "Qwen2.5 32B Instruct")
     assert small.text(3).startswith("yes · 16,384 tokens on CPU · ~")
@@ -477,6 +478,9 @@ def test_each_model_says_how_fast_it_would_write_here(qtbot, person, monkeypatch
     assert big.foreground(3).color().name().lower() == "#b54708"
     assert small.foreground(3).color().name().lower() != "#b54708"
     assert "slower than you read" in big.toolTip(3)
+    suggested = row_named(rows, "Llama 3.2 3B Instruct")
+    assert suggested.font(0).bold() and not big.font(0).bold()
+    assert suggested.toolTip(0).startswith("Suggested for this computer: the largest that writes")
     with qtbot.waitSignal(picker.fitted, timeout=10_000):
         picker.table.setCurrentItem(big)
     assert "<b>Speed</b> about 0.6 words a second" in picker.why.text()
