@@ -196,7 +196,8 @@ class ModelPicker(QWidget):
         )
         pick = suggested(overview.recommended)
         if pick is not None:
-            text += f"<br>Suggested download for it: <b>{pick[0].name}</b> ({suggestion_reason(pick[1])})."
+            reason = suggestion_reason(pick[1])
+            text += f"<br>Suggested download for it: <b>{pick[0].name}</b> ({reason})."
         self.machine.setText(text)
         self.table.clear()
         groups = {}

@@ -81,7 +81,8 @@ def free_vram() -> tuple[int, str]:
 
 @lru_cache(maxsize=4)
 def memory_bandwidth(threads: int) -> int:
-    """`measure_bandwidth` once per process (about 0.3 s; the answer is kept)."""
+    """`measure_bandwidth` once per process (0.5-0.9 s here, mostly filling the block; the
+    answer is kept)."""
     return measure_bandwidth(threads, min(BANDWIDTH_BLOCK, free_ram()[1] // 16))
 
 
@@ -117,7 +118,7 @@ def free_disk(path: str | os.PathLike) -> int:
 
 def this_machine() -> Machine:
     """Read the machine now (a few milliseconds; nvidia-smi may add ~100 ms where present, and
-    the first call of a process ~0.3 s to measure the memory bandwidth)."""
+    the first call of a process up to ~1 s to measure the memory bandwidth)."""
     total, available = free_ram()
     vram, gpu = free_vram()
     cores = physical_cores()
