@@ -55,7 +55,7 @@ class Fit:
     @property
     def slow(self) -> bool:
         """Estimated to write more slowly than a person reads (as shown, to one decimal)."""
-        return 0 < round(self.words_per_second, 1) < SLOW_WORDS_PER_SECOND
+        return _slow(self.words_per_second)
 
     def speed(self) -> str:
         """The estimate as shown: "~12 words/s", "slow: ~0.6 words/s", "20+ words/s" or ""."""
@@ -180,10 +180,15 @@ def _speed(shape: ModelShape, machine: Machine, layers: int, where: str, reasons
         f"{part} ({_gb(on_cpu)}) from memory, and this computer reads "
         f"{machine.memory_bandwidth / 1e9:.1f} GB/s (measured)"
     )
-    if round(words, 1) < SLOW_WORDS_PER_SECOND:
+    if _slow(words):
         why += "; slower than you read. A smaller model, or a GPU, answers faster"
     reasons["speed"] = why + "."
     return words
+
+
+def _slow(words_per_second: float) -> bool:
+    """Below SLOW_WORDS_PER_SECOND as shown (to one decimal); 0 means not estimated."""
+    return 0 < round(words_per_second, 1) < SLOW_WORDS_PER_SECOND
 
 
 def _guess_kv(size_bytes: int) -> int:
