@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from app.errors import describe
 from app.settings_store import BUNDLED, GGUF, SERVER
 from app.workers import WorkerPool
+from models.machine import size_text
 from models.recommended import suggested, suggestion_reason
 
 FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
@@ -185,15 +186,7 @@ class ModelPicker(QWidget):
     def _listed(self, overview: Any) -> None:
         self.overview = overview
         self.refresh_button.setEnabled(True)
-        m = overview.machine
-        gpu = f"{m.gpu_name}, {_gb(m.free_vram)} free" if m.free_vram else "no GPU memory found"
-        offload = "supported" if overview.gpu_offload else "not in this llama.cpp build"
-        rate = m.memory_bandwidth
-        bandwidth = f"memory read at {rate / 1e9:.1f} GB/s · " if rate else ""
-        text = (
-            f"This computer: {_gb(m.free_ram)} of {_gb(m.total_ram)} RAM free · "
-            f"{m.physical_cores} physical cores · {bandwidth}{gpu} · GPU offload {offload}."
-        )
+        text = f"This computer: {' · '.join(overview.machine.described(overview.gpu_offload))}."
         pick = suggested(overview.recommended)
         if pick is not None:
             reason = suggestion_reason(pick[1])
@@ -218,7 +211,7 @@ class ModelPicker(QWidget):
             info = model.info
             details = (
                 f"{info.architecture} · {_parameters(info.parameters)} · {info.quantisation} · "
-                f"{_gb(info.size_bytes)} · context {info.context_length or '?'}"
+                f"{size_text(info.size_bytes)} · context {info.context_length or '?'}"
                 f" · {'chat template' if info.chat_template else 'no chat template'}"
                 if info else f"unreadable: {model.error}"
             )  # fmt: skip
@@ -250,10 +243,12 @@ class ModelPicker(QWidget):
             verdict = fit.verdict()
             if model.file in paused:  # a download paused earlier (maybe before a restart)
                 part = paused[model.file]
-                verdict = f"paused at {_gb(part['done'])} of {_gb(part['size'])} · {verdict}"
+                verdict = (
+                    f"paused at {size_text(part['done'])} of {size_text(part['size'])} · {verdict}"
+                )
             row = QTreeWidgetItem(groups[DOWNLOADS], [
                 model.name, f"Download · {model.licence}",
-                f"{_gb(model.size_bytes)} · {model.repo} · {model.file}", verdict,
+                f"{size_text(model.size_bytes)} · {model.repo} · {model.file}", verdict,
             ])  # fmt: skip
             row.setToolTip(1, f"Download · {model.licence}")
             row.setToolTip(2, model.url)
@@ -419,7 +414,7 @@ class ModelPicker(QWidget):
         left = f" · {_duration(progress.eta)} left" if progress.eta is not None else ""
         verb = "Checking" if progress.stage == "verifying" else "Downloaded"
         self.progress_text.setText(
-            f"{verb} {_gb(progress.done)} of {_gb(progress.total)} · "
+            f"{verb} {size_text(progress.done)} of {size_text(progress.total)} · "
             f"{progress.speed / 1e6:.1f} MB/s{left}"
         )
 
@@ -488,10 +483,6 @@ def _mark_speed(row: QTreeWidgetItem, fit: Any) -> None:
     elif fit.slow:
         row.setForeground(3, QColor("#B54708"))
     row.setToolTip(3, fit.reasons.get("speed") or fit.reasons.get("context", ""))
-
-
-def _gb(value: int) -> str:
-    return f"{value / 1e9:.1f} GB" if value >= 1e8 else f"{value / 1e6:.0f} MB"
 
 
 def _parameters(count: int) -> str:

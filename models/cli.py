@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from models.machine import size_text
 from models.overview import Overview, overview
 from models.recommended import suggested, suggestion_reason
 
@@ -37,16 +38,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def render(result: Overview) -> str:
-    machine = result.machine
-    gpu = (
-        f"{machine.gpu_name}, {_gb(machine.free_vram)} free"
-        if machine.free_vram
-        else "no GPU memory found"
-    )
     lines = [
-        f"This computer: {_gb(machine.free_ram)} of {_gb(machine.total_ram)} RAM free, "
-        f"{machine.physical_cores} physical cores, {_bandwidth(machine)}{gpu}, GPU offload "
-        f"{'supported' if result.gpu_offload else 'not in this llama.cpp build'}.",
+        f"This computer: {', '.join(result.machine.described(result.gpu_offload))}.",
         "",
         f"On this computer ({len(result.files)} GGUF file{'' if len(result.files) == 1 else 's'})",
         # as in the app's table: the demo model is always here, so the list is never empty
@@ -69,7 +62,7 @@ def render(result: Overview) -> str:
             lines.append(
                 f"  {model.tool:<22} {model.name}\n"
                 f"  {'':<22} {info.architecture} · {_parameters(info.parameters)} · "
-                f"{info.quantisation} · {_gb(info.size_bytes)} · context "
+                f"{info.quantisation} · {size_text(info.size_bytes)} · context "
                 f"{info.context_length or '?'} · chat template "
                 f"{'yes' if info.chat_template else 'no'}{runs}\n"
                 f"  {'':<22} {model.path}"
@@ -90,14 +83,15 @@ def render(result: Overview) -> str:
         )
         star = "*" if pick is not None and model is pick[0] else " "
         lines.append(
-            f" {star}{model.tier_gb:>2} GB  {model.name:<28} {_gb(model.size_bytes):>8}  "
+            f" {star}{model.tier_gb:>2} GB  {model.name:<28} {size_text(model.size_bytes):>8}  "
             f"{model.licence:<28} {mark}\n"
             f"  {'':<6} {model.url}"
         )
     if pick is not None:
         lines.append(f"  * suggested for this computer: {_suggestion(*pick)}")
     for paused in result.paused:
-        lines.append(f"  paused: {paused['dest']} ({_gb(paused['done'])} of {_gb(paused['size'])})")
+        done, size = size_text(paused["done"]), size_text(paused["size"])
+        lines.append(f"  paused: {paused['dest']} ({done} of {size})")
     return "\n".join(lines) + "\n"
 
 
@@ -105,19 +99,9 @@ def _suggestion(model, fit) -> str:
     return f"{model.name}, {suggestion_reason(fit)}"
 
 
-def _bandwidth(machine) -> str:
-    """Memory read speed, which bounds how fast a model writes on the CPU."""
-    rate = machine.memory_bandwidth
-    return f"memory read at {rate / 1e9:.1f} GB/s, " if rate else ""
-
-
 def _speed(fit) -> str:
     speed = fit.speed()
     return f", {speed}" if speed else ""
-
-
-def _gb(value: int) -> str:
-    return f"{value / 1e9:.1f} GB" if value >= 1e8 else f"{value / 1e6:.0f} MB"
 
 
 def _parameters(count: int) -> str:

@@ -34,6 +34,28 @@ class Machine:
     def to_dict(self) -> dict:
         return dict(self.__dict__)
 
+    def described(self, gpu_offload: bool) -> list[str]:
+        """The facts a model's fit rests on, in words, for the model table's line above it and
+        `memoryos models` (each joins them its own way)."""
+        gpu = (
+            f"{self.gpu_name}, {size_text(self.free_vram)} free"
+            if self.free_vram
+            else "no GPU memory found"
+        )
+        rate = self.memory_bandwidth  # bounds how fast a model writes on the CPU
+        return [
+            f"{size_text(self.free_ram)} of {size_text(self.total_ram)} RAM free",
+            f"{self.physical_cores} physical cores",
+            *([f"memory read at {rate / 1e9:.1f} GB/s"] if rate else []),
+            gpu,
+            f"GPU offload {'supported' if gpu_offload else 'not in this llama.cpp build'}",
+        ]
+
+
+def size_text(value: int) -> str:
+    """Bytes as people read sizes: '4.7 GB', or '350 MB' below 0.1 GB."""
+    return f"{value / 1e9:.1f} GB" if value >= 1e8 else f"{value / 1e6:.0f} MB"
+
 
 def free_ram() -> tuple[int, int]:
     """(total, available) RAM in bytes."""
