@@ -271,17 +271,19 @@ def test_headline_is_at_equal_turns_with_ablation_and_versioned_checkpoints(data
         "+ time resolution",
         "+ named speakers",
         "+ term hop",
-        "+ query expansion = full",
+        "+ query expansion",
+        "+ asking turns discounted = full",
         "full without persona facts",
         "full without neighbours",
         "full without time resolution",
         "full without named speakers",
         "full without term hop",
         "full without query expansion",
+        "full without asking turns discounted",
         "full + segments (off by default)",
         "full + second hop (off by default)",
     ]
-    assert results["ablation"]["+ query expansion = full"]["4"]["recall_turns@10"] == 1.0
+    assert results["ablation"]["+ asking turns discounted = full"]["4"]["recall_turns@10"] == 1.0
     report = (out / "report.md").read_text()
     assert "## Ablation: recall at 10 turns" in report and "recall per 1,000 tokens" in report
 

@@ -247,6 +247,51 @@ def test_expansion_finds_the_word_the_person_used(tmp_path, memory_keyring, chat
 
         found = best_eight(Stages())
         assert "expansion" in found[(cello.id, 0)]
-        assert (cello.id, 0) not in best_eight(replace(Stages(), expansion=False))
+        # Two distractors only ask, which the asking stage discounts; it is left off here so
+        # that the expansion is the only stage told apart.
+        only_expansion = replace(Stages(), asking=False)
+        assert (cello.id, 0) in best_eight(only_expansion)
+        assert (cello.id, 0) not in best_eight(replace(only_expansion, expansion=False))
     finally:
         memory.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("Wow, that's awesome! What's your best camping memory?", True),
+        ("Did you see that band?", True),
+        ("I adopted a dog last week. Any tips for house training?", False),  # something told
+        ("We went camping. Have you ever been?", False),
+        ("Love the colours in that one.", False),
+        ("", False),
+    ],
+)
+def test_a_turn_that_only_asks_is_told_apart_from_one_that_tells(text, asks):
+    from engine.retrieval import _only_asks
+
+    assert _only_asks(text) is asks
+
+
+def test_a_turn_that_only_asks_counts_less_than_the_answer(memory):
+    """The assistant asked about the camping memory in the very words of the later question;
+    the person's answer came in a later exchange. Without the asking stage the question ranks
+    first; with it, the answer does."""
+    fillers(memory, 30, ts("2024-01-02T09:00:00"))
+    memory.add_memory(
+        "Back from the lake.",
+        "Great! What is your favourite camping memory from the lake trip?",
+        timestamp=ts("2024-02-01T09:00:00"),
+    )
+    told = memory.add_memory(
+        "Easily the meteor shower we watched from the tent by the lake.",
+        "Beautiful!",
+        timestamp=ts("2024-02-03T09:00:00"),
+    )
+    fillers(memory, 5, ts("2024-02-04T09:00:00"))
+    memory.run_consolidation()
+    question = "What is my favourite camping memory from the lake?"
+    now = ts("2024-03-01T00:00:00")
+
+    assert top_turns(memory, question, Stages(), now)[0] == (told.id, 0)
+    assert top_turns(memory, question, replace(Stages(), asking=False), now)[0] != (told.id, 0)

@@ -503,8 +503,9 @@ def _ablation() -> list[tuple[str, Any]]:
         ("+ neighbours", neighbours),
         ("+ time resolution", timed),
         ("+ named speakers", replace(timed, speakers=True)),
-        ("+ term hop", replace(full, expansion=False)),
-        ("+ query expansion = full", full),
+        ("+ term hop", replace(full, expansion=False, asking=False)),
+        ("+ query expansion", replace(full, asking=False)),
+        ("+ asking turns discounted = full", full),
     ]
     left_out = [
         (f"full without {label}", replace(full, **{stage: False}))
@@ -515,6 +516,7 @@ def _ablation() -> list[tuple[str, Any]]:
             ("speakers", "named speakers"),
             ("term_hop", "term hop"),
             ("expansion", "query expansion"),
+            ("asking", "asking turns discounted"),
         )
     ]
     return [
