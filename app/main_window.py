@@ -73,6 +73,10 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.panels: dict[str, QWidget] = {}
         # Stored conversations drawn above the current one (the last one, when the window opened)
         self.shown_conversations: list[str] = []
+        self._history_due = False  # attach's conversation is still to be drawn (and continued)
+        # The conversation the window was in when its vault was closed (auto-lock): unlocking
+        # goes back to it. None: none yet, the vault's most recent conversation is shown.
+        self._resume_conversation: str | None = None
         self.setWindowTitle("MemoryOS")
         self.resize(980, 720)
         self.setMinimumSize(560, 420)
@@ -226,8 +230,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.view.set_empty_text(*self.view.default_empty_text())
         self._on_model_state(session.state, session.state_text)
         session.refresh_status()
-        session.run(_vault_summary, session.mem, on_result=self._show_history,
-                    on_error=self._show_error)
+        self._history_due = True
+        session.run(_vault_summary, session.mem, self._resume_conversation,
+                    on_result=self._show_history, on_error=self._show_error)
         self.session_attached.emit()
 
     def detach(self) -> None:
@@ -238,7 +243,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.sidebar.detach()
         if self.session is not None:
             session, self.session = self.session, None
-            session.close()
+            session.close()  # waits for running work: a New chat or a continue has happened
+            if not self._history_due:  # else nothing was shown yet: keep the earlier one
+                self._resume_conversation = session.mem.conversation_id
             session.deleteLater()
         self._show_locked("MemoryOS is locked", "")
 
@@ -258,11 +265,17 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             return
         info = summary["info"]
         self.status.set_vault(self.settings.vault_name, info.key_location)
-        if self.view.message_count == 0 and not self.temporary:
-            self.shown_conversations = sorted({p.conversation_id for p in summary["pages"]})
-            for page in summary["pages"]:
+        due, self._history_due = self._history_due, False  # not after New chat meanwhile
+        pages = summary["pages"]
+        if due and pages and self.view.message_count == 0 and not self.temporary:
+            self.shown_conversations = sorted({p.conversation_id for p in pages})
+            for page in pages:
                 # No saved list (imported, or from before lists were saved): no line at all.
                 self.view.add_exchange(page, summary["memories"].get(page.id) or None)
+            # What is on screen is what the next message continues (the engine opened on a
+            # fresh conversation): the last exchange's, as a click in the sidebar would.
+            self.session.run(self.session.mem.continue_conversation, pages[-1].conversation_id,
+                             on_error=self._show_error)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
@@ -387,6 +400,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             return
         self.view.clear()
         self.shown_conversations = []
+        self._history_due = False
         self._editing = None
         self._set_editing(False)
         if not self.temporary:
@@ -404,6 +418,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.sidebar.setEnabled(not self.temporary)  # a temporary chat continues nothing
         self.view.clear()
         self.shown_conversations = []
+        self._history_due = False
         if self.temporary:
             self.view.set_empty_text(
                 "Temporary chat",
@@ -588,12 +603,16 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         event.accept()
 
 
-def _vault_summary(mem: Any) -> dict:
-    """Read in a worker: vault info and the pages of the most recent conversation."""
+def _vault_summary(mem: Any, resume: str | None = None) -> dict:
+    """Read in a worker: vault info and the pages of the conversation to show: `resume` (the
+    one the window was in before it locked: no pages if it was a new chat or is gone since),
+    else the most recent one."""
     info = mem.info()
     pages: list = []
-    conversations = mem.conversations()
+    shown = resume
+    conversations = mem.conversations() if shown is None else []
     if conversations:
-        latest = max(conversations, key=lambda c: c.last_ts or 0)
-        pages = sorted(mem.pages(conversation_id=latest.id, limit=200), key=lambda p: p.timestamp)
+        shown = max(conversations, key=lambda c: c.last_ts or 0).id
+    if shown:
+        pages = sorted(mem.pages(conversation_id=shown, limit=200), key=lambda p: p.timestamp)
     return {"info": info, "pages": pages, "memories": mem.memories_used([p.id for p in pages])}

@@ -181,6 +181,7 @@ class MemoryWindowMixin:
         """Show a stored conversation; what is said next continues it."""
         if self.session is None or self.temporary or self.session.generating:
             return
+        self._history_due = False  # the start's conversation is not drawn over this one
         self.session.run(
             self.session.mem.continue_conversation,
             conversation_id,

@@ -1,0 +1,162 @@
+"""What the window shows is what the next message continues: at start, after New chat, in a
+temporary chat, and after an auto-lock and unlock."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+
+pytestmark = pytest.mark.gui
+
+HOUR = 3600
+
+
+def _open_fast(path, create, passphrase):
+    """Like the app's opener, with the fast fake models and no background thread."""
+    from engine.api import MemoryOS
+    from engine.backends.fake import FakeChat, HashEmbedder
+
+    mem = MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
+                        background=False)  # fmt: skip
+    mem.set_chat(FakeChat())
+    return mem
+
+
+def _titles(window) -> list[str]:
+    return [row.text(0) for row in window.sidebar.rows()]
+
+
+@pytest.fixture
+def earlier(memory):
+    """A conversation from an earlier run of the app, in the encrypted vault (keyring key)."""
+    conversation = memory.new_conversation()
+    memory.add_memory("I am planning a trip to Kyoto", "Spring is lovely there.",
+                      timestamp=time.time() - 2 * HOUR)  # fmt: skip
+    memory.add_memory("Which temple first?", "Start with Kiyomizu-dera.",
+                      timestamp=time.time() - HOUR)  # fmt: skip
+    memory.close()  # the app is quit; it opens the vault again below
+    return conversation
+
+
+@pytest.fixture
+def started(qtbot, earlier, memory):
+    """The app started as desktop.run does it: the window, the silent keyring unlock, attach;
+    returns the window once the earlier conversation is on screen and in the sidebar."""
+    from app.desktop import build
+    from app.settings_store import AppSettings
+
+    window, opener = build(_open_fast, settings=AppSettings())
+    qtbot.addWidget(window)
+    opener.path = memory.path
+    window.show()
+    with qtbot.waitSignal(window.session_attached):
+        opener.start()
+    qtbot.waitUntil(lambda: "Start with Kiyomizu-dera." in window.view.plain_text())
+    qtbot.waitUntil(lambda: _titles(window) == ["I am planning a trip to Kyoto"])
+    window.opener = opener
+    yield window
+    window.close()
+
+
+def _send_and_list(qtbot, window, send, text):
+    """Send `text` and wait until the sidebar was drawn again with its page."""
+    with qtbot.waitSignal(window.sidebar.refreshed, timeout=10_000):
+        answer = send(window, text)
+    return answer
+
+
+def test_the_next_message_continues_the_conversation_shown_at_start(qtbot, started, earlier, send):
+    window = started
+    window.session.mem.chat.queue("Then walk the Philosopher's Path.")
+
+    answer = _send_and_list(qtbot, window, send, "And after that?")
+
+    mem = window.session.mem
+    assert answer.page.conversation_id == earlier  # the conversation on screen, not a new one
+    assert [p.user_input for p in mem.pages(conversation_id=earlier)] == [
+        "I am planning a trip to Kyoto", "Which temple first?", "And after that?",
+    ]  # fmt: skip
+    assert [c.id for c in mem.conversations()] == [earlier]
+    assert _titles(window) == ["I am planning a trip to Kyoto"]  # no new entry
+
+
+def test_new_chat_after_the_start_still_starts_a_fresh_conversation(qtbot, started, earlier, send):
+    window = started
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert window.view.message_count == 0
+
+    answer = _send_and_list(qtbot, window, send, "Recommend a novel")
+
+    assert answer.page.conversation_id != earlier
+    mem = window.session.mem
+    assert len(mem.pages(conversation_id=earlier)) == 2  # the earlier one is untouched
+    assert _titles(window) == ["Recommend a novel", "I am planning a trip to Kyoto"]
+    # and what follows continues the new one, as shown
+    again = _send_and_list(qtbot, window, send, "Something shorter?")
+    assert again.page.conversation_id == answer.page.conversation_id
+    assert len(window.sidebar.rows()) == 2
+
+
+def test_a_temporary_chat_then_back_starts_a_fresh_conversation(qtbot, started, earlier, send):
+    window = started
+    window.temporary_action.trigger()
+    assert window.view.message_count == 0
+    assert send(window, "Just between us").page is None
+    window.temporary_action.trigger()  # back: a new conversation, not the earlier one
+
+    answer = _send_and_list(qtbot, window, send, "Where was I?")
+
+    assert answer.page.conversation_id != earlier
+    assert len(window.session.mem.pages(conversation_id=earlier)) == 2
+    assert len(window.sidebar.rows()) == 2
+
+
+def _lock_and_unlock(qtbot, window, while_locked=None):
+    """Auto-lock, `while_locked(path)` (another program writing to the vault), then Unlock."""
+    path = window.session.mem.path
+    with qtbot.waitSignal(window.opener.dialog_shown, timeout=10_000) as shown:
+        window.lock()
+    assert window.session is None and window.view.message_count == 0
+    if while_locked is not None:
+        while_locked(path)
+    with qtbot.waitSignal(window.session_attached):
+        next(b for b in shown.args[0].buttons() if b.text() == "Unlock").click()
+
+
+def _import_newer(path):
+    """What `memoryos import` does meanwhile: a newer conversation in the same vault."""
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+
+    with MemoryOS.open(path, embedder=HashEmbedder(), background=False) as mem:
+        mem.add_memory("Imported: my dentist is Dr. Alves", "Noted.", timestamp=time.time())
+
+
+def test_unlock_goes_back_to_the_conversation_the_person_was_in(qtbot, started, earlier, send):
+    window = started
+    send(window, "And after that?")  # in the earlier conversation (shown at start)
+
+    _lock_and_unlock(qtbot, window, _import_newer)
+
+    qtbot.waitUntil(lambda: "And after that?" in window.view.plain_text())
+    qtbot.waitUntil(lambda: len(window.sidebar.rows()) == 2)
+    text = window.view.plain_text()
+    assert "Start with Kiyomizu-dera." in text and "Dr. Alves" not in text
+    answer = _send_and_list(qtbot, window, send, "How long should I stay?")
+    assert answer.page.conversation_id == earlier
+    assert len(window.sidebar.rows()) == 2
+
+
+def test_unlock_after_new_chat_stays_in_a_new_chat(qtbot, started, earlier, send):
+    window = started
+    window.new_action.trigger()
+
+    _lock_and_unlock(qtbot, window)
+
+    qtbot.waitUntil(lambda: "default" in window.status.vault.text())  # the summary was shown
+    assert window.view.message_count == 0
+    answer = _send_and_list(qtbot, window, send, "Recommend a novel")
+    assert answer.page.conversation_id != earlier
+    assert len(window.sidebar.rows()) == 2
