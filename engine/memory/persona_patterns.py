@@ -19,6 +19,32 @@ _FILLER = re.compile(
     r"i'm (?:sorry|glad|happy for you|not sure)|me too|my pleasure)\b",
     re.I,
 )
+# A request to the assistant ("Tell me a story about my dog", "Can you help with my CV") names
+# the user but says nothing about them: not a fact. Checked on the sentence's first words, after
+# lead-ins a person puts before a request ("please", "hey", "ok so").
+_LEAD_IN = (
+    r"(?:(?:please|pls|hey|hi|hello|ok|okay|so|now|alright|right|well|oh|just|and|also)\b"
+    r"[\s,!:-]*)*"
+)
+# Verbs that open an order to an assistant. Verbs also said with the "I" dropped ("Love my new
+# bike", "Teach at my old school", "Find it hard") count only with "me"/"us" after them, and
+# "remember"/"note"/"imagine" are left out: "Remember that I'm vegan" is a fact to keep, and so
+# is "Imagine my surprise when ...". ['’] accepts typographic apostrophes.
+_REQUEST = re.compile(
+    _LEAD_IN
+    + r"(?:(?:tell|write|explain|describe|summari[sz]e|list|suggest|recommend|draft|rewrite|"
+    r"rephrase|translate|generate|create|compose|outline|brainstorm|pretend|calculate|"
+    r"compare|define|remind|fix|edit|proofread|continue|search)\b|"
+    # "Let me tell you, my trip was amazing" and "Can you believe I ran a marathon!" are the
+    # person telling, not asking: kept
+    r"(?:give|help|show|teach|find|get|make|send|bring) (?:me|us)\b|let['’]?s\b|act as\b|"
+    r"let (?:me|us)\b(?! (?:tell|say|share|explain)\b)|"
+    r"(?:can|could|would|will|won['’]t|wouldn['’]t) (?:you|u|we)\b(?! (?:believe|imagine)\b)|"
+    r"i(?:['’]d| would) (?:like|love) you to\b|i (?:want|need) you to\b|"
+    # "Please ..." is a request, except "please note / remember that I ...", a fact to keep
+    r"please\b(?![\s,]+(?:remember|note|keep in mind|don['’]t forget|do not forget)\b))",
+    re.I,
+)
 _NOT_NAMES = {
     "sorry",
     "glad",
@@ -46,8 +72,21 @@ _NOT_NAMES = {
 # (category, slot name, pattern whose group 1 is the value). The lead-in is case-insensitive;
 # names and places must be capitalised, which keeps "I'm tired" from becoming a name.
 _PLACE = r"([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)"
+# A name word in any script ("José", "Élodie"), with apostrophes and hyphens inside ("O'Neill",
+# "Jean-Luc"); [^\W\d_] is a letter. re has no "upper-case letter" class, so the words are taken
+# here and _name keeps the capitalised run; the lookahead lets "I am so glad, I'm Tom" still
+# find the second lead-in.
+_NAME_WORD = r"[^\W\d_]+(?:['’-][^\W\d_]+)*"
+_NAME_WORDS = 6  # up to 4 name words with particles between ("Maria de la Cruz")
 _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
-    ("identity", "name", re.compile(r"(?i:\b(?:my name is|call me|i'm|i am))\s+([A-Z][a-z]+)\b")),
+    (
+        "identity",
+        "name",
+        re.compile(
+            r"(?i:\b(?:my name is|call me|i['’]m|i am))\s+"
+            rf"(?=({_NAME_WORD}(?: {_NAME_WORD}){{0,{_NAME_WORDS - 1}}}))"
+        ),
+    ),
     (
         "identity",
         "occupation",
@@ -83,6 +122,43 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
         ),
     ),
 ]
+
+
+# Lower-case words inside a name ("Ludwig van Beethoven", "Maria de la Cruz"), kept only when a
+# capitalised word follows them.
+_NAME_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le"}
+_POSSESSIVE = re.compile(r"['’]s$")
+# "I'm Tom I work ...": a capitalised first-person word ends the name.
+_NOT_NAME_WORDS = {"i", "i'm", "i’m", "i've", "i’ve", "i'd", "i’d", "i'll", "i’ll"}
+
+
+def _capitalised(word: str) -> bool:
+    """Upper-case start, or after an apostrophe or hyphen ("d'Souza", "al-Rashid")."""
+    return any(part[:1].isupper() for part in re.split(r"['’-]", word))
+
+
+def _name(words: str) -> str | None:
+    """The capitalised run at the start of `words` (at most 4 name words), or None where it
+    does not start with a name ("I'm tired", "I am Sorry")."""
+    parts = words.split()
+    if not parts or not parts[0][:1].isupper() or parts[0].lower() in _NOT_NAMES:
+        return None
+    kept, named = [parts[0]], 1
+    for i, word in enumerate(parts[1:], 1):
+        if word.lower() in _NOT_NAME_WORDS or named == 4:
+            break
+        if _capitalised(word):
+            kept.append(word)
+            named += 1
+        elif word.lower() in _NAME_PARTICLES and any(_capitalised(w) for w in parts[i + 1 : i + 3]):
+            kept.append(word)
+        else:
+            break
+    while kept[-1].lower() in _NAME_PARTICLES:
+        kept.pop()
+    if any(_POSSESSIVE.search(w) for w in kept):
+        return None  # "I'm Tom's mum", "I am Priya Raman's sister": someone else's name
+    return " ".join(kept)
 
 
 @dataclass(frozen=True)
@@ -122,6 +198,8 @@ def statement_candidates(page: Page) -> list[tuple[str, str]]:
         for sentence in _sentences(text):
             if not _FIRST_PERSON.search(sentence) or sentence.endswith("?"):
                 continue
+            if _REQUEST.match(sentence):
+                continue  # asked of the assistant, not said about the person
             words = sentence.split()
             if not 4 <= len(words) <= 45 or _FILLER.match(sentence):
                 continue
@@ -149,8 +227,11 @@ def slot_candidates(page: Page) -> list[SlotCandidate]:
                 words = value.split()
                 if not value or len(words) > 8:
                     continue
-                if name == "name" and value.lower() in _NOT_NAMES:
-                    continue
+                if name == "name":
+                    full = _name(value)
+                    if full is None:
+                        continue
+                    value = full
                 if category == "preference":
                     obj = " ".join(keywords.content_words(value)[:4])
                     if not obj:

@@ -1,0 +1,107 @@
+"""What a page teaches without an LLM: requests to the assistant are not facts about the
+person, and names are read whole (several words, any script, O'Neill, Jean-Luc)."""
+
+import pytest
+
+from engine.memory.persona_patterns import slot_candidates, statement_candidates
+from engine.records import SHORT_TERM, USER_FACT, Page
+
+
+def page(user: str, agent: str = "Okay.") -> Page:
+    return Page(
+        id=1,
+        user_input=user,
+        agent_response=agent,
+        timestamp=0.0,
+        conversation_id="c",
+        tier=SHORT_TERM,
+    )
+
+
+def user_facts(user: str) -> list[str]:
+    return [text for kind, text in statement_candidates(page(user)) if kind == USER_FACT]
+
+
+def names(user: str) -> list[str]:
+    return [s.value for s in slot_candidates(page(user)) if s.name == "name"]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Tell me a long story about my dog and my job, with lots of detail.",
+        "Write a poem about my cat and her favourite toys.",
+        "Give me three ideas for my garden party.",
+        "Help me plan my trip to Rome next month.",
+        "Explain how the interest on my mortgage works.",
+        "Remind me to call my mother on Sunday.",
+        "Please summarise my notes from the meeting.",
+        "Can you suggest a name for my new puppy.",
+        "Could you check my essay for typos.",
+        "Would you draft an email to my landlord.",
+        "Will you make a list of my chores.",
+        "I'd like you to rewrite my cover letter.",
+        "I want you to act as my fitness coach.",
+        "Let me know what you think about my plan.",
+        "Let's talk about my job search today.",
+        "Let’s go over my budget again.",
+        "Hey, tell me something fun about my city.",
+        "Ok so give me a recipe for my dinner tonight.",
+        "Could you please help me with my taxes.",
+    ],
+)
+def test_requests_to_the_assistant_are_not_facts(request_text):
+    assert user_facts(request_text) == []
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "I work as a nurse in Leeds and love my job.",
+        "My dog chewed my cello bow yesterday, so I need a new one.",
+        "Love my new bike, it rides so smoothly.",
+        "Visited my mum yesterday at the hospital.",
+        "Just got back from my morning run by the river.",
+        "Teach at my old school three days a week.",
+        "Remember that I'm allergic to peanuts and shellfish.",
+        "Please note that my address changed to Elm Street.",
+        "Imagine my surprise when my boss promoted me.",
+        "Let me tell you, my trip to Paris was amazing.",
+        "Can you believe I finally ran my first marathon!",
+    ],
+)
+def test_first_person_statements_are_still_facts(statement):
+    assert user_facts(statement) == [statement]
+
+
+def test_a_request_and_a_statement_in_one_message():
+    text = "I adopted a beagle called Max last spring. Tell me how to train my dog to sit."
+    assert user_facts(text) == ["I adopted a beagle called Max last spring."]
+
+
+@pytest.mark.parametrize(
+    "said, name",
+    [
+        ("My name is Priya Raman.", "Priya Raman"),
+        ("I'm Siobhan O'Neill.", "Siobhan O'Neill"),
+        ("My name is José García.", "José García"),
+        ("I am Élodie.", "Élodie"),
+        ("Call me Jean-Luc Picard.", "Jean-Luc Picard"),
+        ("My name is Maria de la Cruz.", "Maria de la Cruz"),
+        ("I’m Zoë, nice to meet you.", "Zoë"),
+        ("My name is Priya and I work as a nurse.", "Priya"),
+        ("I'm Tom, I work as a data scientist in San Francisco.", "Tom"),
+        ("I'm Tom I work in Boston.", "Tom"),
+        ("I am so glad, I'm Tom", "Tom"),
+    ],
+)
+def test_names_are_read_whole_and_stop_at_the_name(said, name):
+    assert names(said) == [name]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I am Tired.", "I'm tired today.", "I'm Going home now.", "I'm Tom's mum.", "I am happy."],
+)
+def test_not_names(said):
+    assert names(said) == []
