@@ -7,8 +7,11 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from app.icons import pixmap
 from app.settings_store import BUNDLED, AppSettings
+from engine.prompt import SMALL_MAX_TOKENS
 
-DEMO_MAX_TOKENS = 160  # the demo model rambles and drifts into other languages past this
+# The demo model rambles and drifts into other languages past this; the engine caps any small
+# model so (memoryos chat and MCP too); the app applies it before the model has loaded.
+DEMO_MAX_TOKENS = SMALL_MAX_TOKENS
 
 
 class DemoBanner(QFrame):
@@ -24,7 +27,7 @@ class DemoBanner(QFrame):
         mark.setPixmap(pixmap("model", 16, "#7A5300"))
         self.text = QLabel(
             "You are talking to the tiny demo model (SmolLM2-135M): its answers are short and "
-            "often wrong. A real model takes about a minute to set up."
+            "often wrong. A real model takes a few minutes to set up (most of it the download)."
         )
         self.text.setWordWrap(True)
         self.button = QPushButton("Choose a model…")

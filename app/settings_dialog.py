@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.demo_banner import DEMO_MAX_TOKENS
 from app.embedder_choice import EmbedderBox, EmbedderSwitcher, app_embedder
 from app.errors import describe
 from app.memory_form import MemoryForm
@@ -240,6 +241,13 @@ class SettingsDialog(QDialog):
         form.addRow("Context size", self.context_size)
         form.addRow("CPU threads", self.threads)
         form.addRow("Longest answer", self.max_tokens)
+        self.demo_limit = QLabel(
+            f"The bundled demo model stops at {DEMO_MAX_TOKENS} tokens whatever this says: "
+            "past that it rambles.",
+            objectName="hint",
+        )
+        self.demo_limit.setWordWrap(True)
+        form.addRow("", self.demo_limit)
         self.auto_lock = QSpinBox()
         self.auto_lock.setRange(0, 24 * 60)
         self.auto_lock.setSuffix(" min")
@@ -374,6 +382,7 @@ class SettingsDialog(QDialog):
         self.gpu_layers.setEnabled(not self.server.isChecked() and self.gpu_layers.property("gpu") is not False)
         self.context_size.setEnabled(not self.server.isChecked())
         self.threads.setEnabled(not self.server.isChecked())
+        self.demo_limit.setVisible(self.bundled.isChecked())
 
     def _show_added(self, entries: list) -> None:
         self.recent.clear()

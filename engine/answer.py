@@ -11,6 +11,7 @@ from engine import errors, validation
 from engine.backends.base import CancelToken
 from engine.network import Transfer
 from engine.prompt import (
+    answer_limit,
     build_messages,
     compact_retrieval,
     fit_memory,
@@ -42,8 +43,9 @@ def ask(
         )
     query = _question(query)
     retrieval = memory.retrieve(query, record_visits=not temporary, now=now)
+    limit = answer_limit(memory.chat, max_tokens)
     return ResponseStream(
-        memory, query, retrieval, cancel or CancelToken(), max_tokens, temporary, now=now
+        memory, query, retrieval, cancel or CancelToken(), limit, temporary, now=now
     )
 
 
@@ -60,8 +62,9 @@ def ask_again(
         short_term=tuple(p for p in retrieval.short_term if p.id != old.id),
         pages=tuple(p for p in retrieval.pages if p.page.id != old.id),
     )
+    limit = answer_limit(memory.chat, max_tokens)
     stream = ResponseStream(
-        memory, query, retrieval, cancel or CancelToken(), max_tokens, temporary=False
+        memory, query, retrieval, cancel or CancelToken(), limit, temporary=False
     )
     stream.replaces = old
     return stream

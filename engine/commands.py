@@ -107,7 +107,8 @@ def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
         return
     found = [m for m in matches if not m.consequence]
     also = [m for m in matches if m.consequence]
-    print(f"These {len(found)} items match {command.argument!r}:", file=sys.stderr)
+    items = "This item matches" if len(found) == 1 else f"These {len(found)} items match"
+    print(f"{items} {command.argument!r}:", file=sys.stderr)
     for n, match in enumerate(found, 1):
         text = " ".join(match.text.split())
         text = text if len(text) <= 100 else text[:99] + "…"
@@ -125,7 +126,7 @@ def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
         print("Cancelled; nothing was forgotten.", file=sys.stderr)
         return
     count = chat_commands.forget_matches(memory, matches)
-    print(f"Forgot {count} items.", file=sys.stderr)
+    print(f"Forgot {count} item{'' if count == 1 else 's'}.", file=sys.stderr)
 
 
 def run_chat(args) -> int:

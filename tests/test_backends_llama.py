@@ -188,3 +188,31 @@ def test_grammar_caps_strings_and_arrays_without_changing_the_schema():
 
 def test_gpu_offload_support_is_reported():
     assert gpu_offload_supported() in (True, False)
+
+
+@pytest.mark.real_models
+def test_a_small_model_answers_within_the_short_limit_whatever_is_asked(
+    tmp_path, memory_keyring, embedder
+):
+    """The demo model rambles past ~160 tokens: the engine caps any small model for every
+    caller (the app, `memoryos chat`, MCP), not only where the app's banner knows it is the
+    demo. A tiny model with random weights never stops by itself, so the cap is what ends it."""
+    from engine.api import MemoryOS
+    from engine.eval.random_gguf import write_random_gguf
+    from engine.prompt import SMALL_MAX_TOKENS
+
+    path = tmp_path / "tiny.gguf"
+    write_random_gguf(path, layers=2, hidden=64, feed_forward=128, heads=4, kv_heads=2)
+    chat = LlamaChat(path, n_ctx=1024)
+    try:
+        # Usage counts the text's tokens again, which random text can make a little more
+        # than were generated; the two runs are far apart either way.
+        list(chat.stream(ask("Go on."), max_tokens=3 * SMALL_MAX_TOKENS, temperature=0.7))
+        assert chat.usage.last_completion_tokens > 2 * SMALL_MAX_TOKENS  # no early stop
+        with MemoryOS.open(
+            tmp_path / "v.memoryos", create=True, embedder=embedder, chat=chat, background=False
+        ) as memory:
+            list(memory.get_response("Tell me everything.", max_tokens=512))
+        assert SMALL_MAX_TOKENS // 2 < chat.usage.last_completion_tokens < 1.25 * SMALL_MAX_TOKENS
+    finally:
+        chat.close()

@@ -128,7 +128,9 @@ def test_cli_chat_remember_show_memory_and_forget_with_confirmation(
 def test_cli_chat_cancelled_forget_deletes_nothing(monkeypatch, home, capsys, fail_keyring):
     code, vault = _chat(monkeypatch, home, "/remember I like figs\n/forget figs\n\n")
     assert code == 0
-    assert "Cancelled; nothing was forgotten." in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "This item matches 'figs':" in err  # one item: said as one
+    assert "Cancelled; nothing was forgotten." in err
     with _open(vault) as mem:
         assert [f.text for f in mem.facts()] == ["I like figs"]
 

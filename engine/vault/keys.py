@@ -36,7 +36,7 @@ def keyring_status() -> KeyringStatus:
         return KeyringStatus(
             False,
             str(name),
-            "no usable keyring backend on this system (only the fail/null backend)",
+            "no password store (GNOME Keyring, KWallet) answers on this system",
         )
     return KeyringStatus(True, str(name), "")
 

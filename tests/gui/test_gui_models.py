@@ -151,6 +151,22 @@ def test_the_banner_shows_only_with_the_bundled_model(qtbot, memory, chat, loads
     window.close()
 
 
+def test_settings_say_the_demo_model_stops_short(qtbot):
+    """"Longest answer 512 tokens" is not what the demo model does: Settings says so."""
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings(max_tokens=512))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.demo_limit.isVisible() and "160" in dialog.demo_limit.text()
+    dialog.gguf.setChecked(True)
+    assert not dialog.demo_limit.isVisible()
+    dialog.bundled.setChecked(True)
+    assert dialog.demo_limit.isVisible()
+    dialog.close()
+
+
 def test_the_models_page_fills_the_model_tab(qtbot, memory, chat, loads, person):
     from app.model_picker import FILES
     from app.settings_dialog import SettingsDialog
