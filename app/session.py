@@ -18,6 +18,12 @@ log = logging.getLogger("memoryos.app")
 # Model states shown in the status bar.
 NO_MODEL, LOADING, READY, FAILED = "none", "loading", "ready", "error"
 
+# How often an open session looks whether another process (the MCP server, `memoryos import`
+# or `chat`) wrote to the vault: one PRAGMA in the worker pool, never on the GUI thread.
+OUTSIDE_CHECK_MS = 3000
+# What a write from outside may have changed: the listeners of these events redraw.
+OUTSIDE_EVENTS = ("pages", "segments", "facts")
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -85,6 +91,15 @@ class Session(QObject):
         self._status_timer.timeout.connect(self.refresh_status)
         self.memory_changed.connect(self._on_memory_changed)
         mem.subscribe(self._on_engine_event)
+        # Writes from other processes raise no engine event: look at the file now and then.
+        self._outside_version: int | None = None
+        self._outside_checking = False
+        self._outside_timer = QTimer(self)
+        self._outside_timer.setInterval(OUTSIDE_CHECK_MS)
+        self._outside_timer.timeout.connect(self.check_outside)
+        if hasattr(mem, "data_version"):
+            self.check_outside()  # the baseline, queued before the window's first reads
+            self._outside_timer.start()
         if chat is not None:
             if mem.chat is not chat:
                 mem.set_chat(chat)
@@ -115,8 +130,32 @@ class Session(QObject):
                 self.run(warm_conversation, self.mem)
 
     def _got_status(self, status: Any) -> None:
+        if self._closed:  # locked meanwhile: no counts from the closed vault
+            return
         self.status = status
         self.status_changed.emit(status)
+
+    # --- writes from other processes ----------------------------------------------------
+    def check_outside(self) -> None:
+        """Ask (in the pool) whether another process committed to the vault since last time."""
+        if self._closed or self._outside_checking:
+            return
+        self._outside_checking = True
+        self.run(self.mem.data_version, on_result=self._got_outside_version,
+                 on_error=self._outside_failed)
+
+    def _got_outside_version(self, version: int) -> None:
+        self._outside_checking = False
+        previous, self._outside_version = self._outside_version, version
+        if self._closed or previous is None or version == previous:
+            return
+        log.debug("the vault changed outside this process: refreshing")
+        for event in OUTSIDE_EVENTS:  # as if this process had written: status, sidebar, panels
+            self.memory_changed.emit(event)
+
+    def _outside_failed(self, error: Exception) -> None:
+        self._outside_checking = False  # busy or closing: look again next time
+        log.debug("checking the vault for outside writes failed: %s", error)
 
     # --- generic work ------------------------------------------------------------------
     def run(
@@ -240,6 +279,7 @@ class Session(QObject):
             return
         self._closed = True
         self._status_timer.stop()
+        self._outside_timer.stop()
         unsubscribe = getattr(self.mem, "unsubscribe", None)
         if unsubscribe is not None:
             unsubscribe(self._on_engine_event)
@@ -249,6 +289,8 @@ class Session(QObject):
             abort()  # a helper still loading its model is not worth waiting for
         if not self.pool.wait(int(timeout * 1000)):
             log.warning("workers did not stop within %.0f s", timeout)
+        self.status = None
+        self.status_changed.emit(None)  # locked or closed: no counts left on screen
         chat, embedder = self.mem.chat, self.mem.embedder
         try:
             self.mem.close()

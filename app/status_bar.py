@@ -97,6 +97,11 @@ class StatusLine(QStatusBar):
         self.vault.setToolTip(f"Encrypted vault; key: {key_location}")
 
     def set_memory(self, status: Any) -> None:
+        """Show a ConsolidationStatus; None (the vault was locked or closed) clears the counts."""
+        if status is None:
+            self.memory.setText("")
+            self.memory.setToolTip("")
+            return
         busy = status.running
         self.memory.setText(f"{_dot('#4F5FE8' if busy else '#98A2B3')}&nbsp; {memory_text(status)}")
         self.memory.setToolTip(f"Last error: {status.last_error}" if status.last_error else "")

@@ -175,6 +175,11 @@ class MemoryOS:
             size_bytes=size,
         )
 
+    def data_version(self) -> int:
+        """Changes when another connection (the MCP server, the CLI) commits to the vault;
+        this instance's own writes leave it alone. One cheap PRAGMA (no table is read)."""
+        return self.vault.data_version()
+
     def set_chat(self, chat: ChatBackend | None) -> None:
         self.chat = chat
 
