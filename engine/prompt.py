@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from engine.memory import when
+from engine.memory.keywords import content_words, normalise
 from engine.records import Page, Retrieval
 
 SYSTEM = (
@@ -35,6 +36,11 @@ SYSTEM_SMALL = (
     "user writes in."
 )
 SMALL_FACTS = 5
+# Profile entries first, but at most this many: the facts are ranked for the question and the
+# profile is not, so with five profile entries the fact that answers ("My dog is called
+# Biscuit") never reached the demo model. The first entries stay the same from question to
+# question, so the system message (and the cache of its tokens) does too.
+SMALL_PROFILE = 3
 SMALL_PAGES = 3  # past things the user said, best first
 
 
@@ -283,8 +289,11 @@ def compact_retrieval(retrieval: Retrieval) -> Retrieval:
     the best few older exchanges and the last 1-3 exchanges, no assistant knowledge or threads (a
     transcript between two people is left out). The prompt and the list of memories an answer
     used are both made from this, so that list is exactly what the model was shown."""
-    profile = retrieval.profile[:SMALL_FACTS]
-    facts = retrieval.facts[: SMALL_FACTS - len(profile)]
+    profile = retrieval.profile[:SMALL_PROFILE]
+    shown = normalise([w for slot in profile for w in content_words(f"{slot.name} {slot.value}")])
+    facts = tuple(  # "My name is Priya Raman." beside "name: Priya Raman" says nothing more
+        fact for fact in retrieval.facts if not normalise(content_words(fact.fact.text)) <= shown
+    )[: SMALL_FACTS - len(profile)]
     recent = tuple(_window(retrieval.short_term, SMALL_RECENT))
     recent_ids = {p.id for p in retrieval.short_term}
     pages = tuple(

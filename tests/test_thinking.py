@@ -107,3 +107,35 @@ def test_terminal_chat_prints_the_answer_and_keeps_thinking_apart(tmp_path):
     assert "assistant> I am MemoryOS." in out
     assert "They asked my name." not in out
     assert "They asked my name." in err
+
+
+def test_the_small_prompt_keeps_room_for_the_facts_that_answer():
+    """Five profile entries used to fill all five memory places of the demo model's prompt, so
+    the fact ranked first for the question never reached it; a fact that only restates a
+    profile entry takes no place."""
+    from engine.prompt import SMALL_FACTS, compact_retrieval
+    from engine.records import ACTIVE, USER_FACT, Fact, ProfileSlot, Retrieval, ScoredFact
+
+    def slot(i, name, value):
+        return ProfileSlot(i, "identity", name, value, ACTIVE, 0.0, 0.0, (1,), "pattern")
+
+    def fact(i, text, score):
+        return ScoredFact(Fact(i, USER_FACT, text, ACTIVE, 0.0, 0.0, (1,), "verbatim"), score)
+
+    profile = (
+        slot(1, "name", "Priya Raman"),
+        slot(2, "occupation", "veterinary nurse"),
+        slot(3, "location", "Leeds"),
+        slot(4, "likes", "hiking"),
+        slot(5, "likes", "jazz"),
+    )
+    facts = (
+        fact(1, "My name is Priya Raman.", 0.9),  # says nothing the profile does not
+        fact(2, "My dog is called Biscuit.", 0.8),
+        fact(3, "I walk Biscuit by the canal every morning.", 0.5),
+    )
+    small = compact_retrieval(Retrieval("What is my dog's name?", (), (), (), profile, facts, ()))
+    texts = [f.fact.text for f in small.facts]
+    assert "My dog is called Biscuit." in texts and "My name is Priya Raman." not in texts
+    assert small.profile[0].value == "Priya Raman"  # who the person is still comes first
+    assert len(small.profile) + len(small.facts) <= SMALL_FACTS
