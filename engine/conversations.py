@@ -3,10 +3,10 @@ of what forgetting one also removes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine import errors, validation
-from engine.memory import keywords
+from engine.memory import keywords, when
 from engine.records import Fact, ProfileSlot, SearchHit
 from engine.vault.search import MARK_END, MARK_START
 
@@ -34,7 +34,10 @@ def _match(text: str) -> str:
 def search(memory, text: str, limit: int = 50) -> list[SearchHit]:
     """Exchanges of past conversations that contain all of `text`'s words, best first."""
     text = validation.text(text, "search")
-    return memory.vault.search_pages(_match(text), limit)
+    hits = memory.vault.search_pages(_match(text), limit)
+    # The index holds relative dates resolved ("yesterday [7 May 2023]"); the person typed
+    # "yesterday", and that is what the snippet shows.
+    return [replace(hit, snippet=when.without_resolved(hit.snippet)) for hit in hits]
 
 
 def rename(memory, conversation_id: str, title: str) -> str:

@@ -29,6 +29,15 @@ def test_search_finds_exchanges_with_all_words_and_marks_them(memory):
     assert conversations.search(memory, '"  ') == []
 
 
+def test_search_snippets_show_what_was_typed_not_the_resolved_dates(memory):
+    """The index holds "yesterday [7 May 2023]" so that a question about 7 May finds it; the
+    person typed "yesterday", and the snippet says that."""
+    memory.add_memory("I repaired the bike yesterday", "Well done.", timestamp=1683540000)
+    (hit,) = conversations.search(memory, "repaired bike")
+    assert "yesterday" in hit.snippet and "[" not in hit.snippet and "2023" not in hit.snippet
+    assert f"{MARK_START}repaired{MARK_END}" in hit.snippet
+
+
 def test_rename_and_continue(memory):
     first, second = _two(memory)
     assert conversations.rename(memory, first, "  Food   and family ") == "Food and family"

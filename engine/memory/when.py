@@ -167,6 +167,17 @@ def resolve_relative(text: str, ts: float) -> str:
     return _RELATIVE.sub(annotate, text)
 
 
+# What resolve_relative adds, taken out again where stored text is shown to the person (a search
+# snippet): " [7 May 2023]", " [the weekend of 6 May 2023]", " [May 2023]", " [2022]"; a snippet
+# may hold its highlight marks (\x02, \x03) inside.
+_RESOLVED = re.compile(r" \[(?:the week before |the weekend of |about )?[^\[\]]{0,30}?\d{4}\x03?\]")
+
+
+def without_resolved(text: str) -> str:
+    """`text` without the dates resolve_relative wrote into it: what the person typed."""
+    return _RESOLVED.sub("", text)
+
+
 def date_phrases(window: tuple[float, float], most: int = 31) -> list[str]:
     """How the days (or, for a long period, the months) of a window are written in resolved
     text ("7 May 2023", "May 2023"), to find what was said about them at another time."""
