@@ -51,7 +51,7 @@ class EmptyState(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         from app.icons import pixmap
 
-        logo = QLabel()
+        self.logo = logo = QLabel()
         logo.setPixmap(pixmap("memoryos", 64, ratio=2.0))
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.title = QLabel(objectName="emptyTitle", alignment=Qt.AlignmentFlag.AlignCenter)
@@ -59,7 +59,7 @@ class EmptyState(QWidget):
         self.hint = QLabel(objectName="emptyHint", alignment=Qt.AlignmentFlag.AlignCenter)
         self.tips = QLabel(objectName="emptyTips")
         self.tips.setTextFormat(Qt.TextFormat.RichText)
-        layout = QVBoxLayout(self)
+        self.layout_ = layout = QVBoxLayout(self)
         layout.addStretch(3)
         layout.addWidget(logo)
         layout.addSpacing(12)
@@ -70,11 +70,16 @@ class EmptyState(QWidget):
         layout.addWidget(self.tips, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addStretch(4)
 
-    def show_text(self, title: str, hint: str, tips: str) -> None:
+    def show_text(self, title: str, hint: str, tips: str, locked: bool = False) -> None:
+        """`locked`: the vault dialogs sit centred over this; no logo, and the text centred
+        exactly, so that they cover it whole instead of leaving fragments around them."""
         self.title.setText(title)
         self.hint.setText(hint)
         self.tips.setText(tips)
         self.tips.setVisible(bool(tips))
+        self.logo.setVisible(not locked)
+        self.layout_.setStretch(0, 1 if locked else 3)
+        self.layout_.setStretch(self.layout_.count() - 1, 1 if locked else 4)
 
 
 class ConversationView(MessagesMixin, QStackedWidget):
@@ -129,8 +134,8 @@ class ConversationView(MessagesMixin, QStackedWidget):
             "&nbsp;·&nbsp; <b>Ctrl+T</b>&nbsp; temporary chat",
         )
 
-    def set_empty_text(self, title: str, hint: str, tips: str = "") -> None:
-        self.empty.show_text(title, hint, tips)
+    def set_empty_text(self, title: str, hint: str, tips: str = "", locked: bool = False) -> None:
+        self.empty.show_text(title, hint, tips, locked)
 
     @property
     def message_count(self) -> int:

@@ -252,7 +252,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     def _show_locked(self, title: str, hint: str) -> None:
         self.view.clear()
         self.shown_conversations = []
-        self.view.set_empty_text(title, hint)
+        self.view.set_empty_text(title, hint, locked=True)
         self.composer.set_busy(False)
         self.composer.set_ready(False, "The vault is not open yet")
         self.status.vault.setText("Vault locked")
@@ -312,8 +312,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.detach()
         self._show_locked(
             "MemoryOS locked itself",
-            f"Nobody used it for {self.auto_lock.minutes} minutes, so the vault was closed. "
-            "Unlock it to go on.",
+            f"Nobody used it for {self.auto_lock.minutes} minutes, so the vault was closed.\n"
+            "Unlock it to go on.",  # two lines: the unlock dialog over it covers them whole
         )
         self.locked.emit()
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -43,6 +43,46 @@ def _header(icon_name: str, title: str, subtitle: str) -> QHBoxLayout:
     return row
 
 
+def centre_over(dialog: QWidget, window: QWidget | None) -> None:
+    """Put `dialog` over the middle of the window's conversation area (its `view`, where the
+    locked window's message is), kept on the screen. Without a window manager (or with a tiling
+    one) Qt's own placement is used, which counts the sidebar: the message behind showed beside
+    the dialog in fragments."""
+    if window is None:
+        return
+    area = getattr(window, "view", None)
+    if not isinstance(area, QWidget) or not area.isVisible():
+        area = window
+    frame = dialog.frameGeometry()
+    frame.moveCenter(area.mapToGlobal(area.rect().center()))
+    screen = area.screen().availableGeometry() if area.screen() is not None else None
+    if screen is not None and screen.isValid():
+        frame.moveLeft(max(screen.left(), min(frame.left(), screen.right() + 1 - frame.width())))
+        frame.moveTop(max(screen.top(), min(frame.top(), screen.bottom() + 1 - frame.height())))
+    dialog.move(frame.topLeft())
+
+
+class _KeepCentred(QObject):
+    """Centres its dialog again whenever the window under it is resized while it is shown."""
+
+    def __init__(self, dialog: QWidget, window: QWidget) -> None:
+        super().__init__(dialog)
+        self.dialog = dialog
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Resize and self.dialog.isVisible():
+            centre_over(self.dialog, watched)
+        return False
+
+
+def keep_centred(dialog: QWidget, window: QWidget | None) -> None:
+    """Centre a shown dialog over the window (see centre_over), now and when the window resizes."""
+    if window is not None:
+        centre_over(dialog, window)
+        _KeepCentred(dialog, window)
+
+
 def _password_field(placeholder: str) -> QLineEdit:
     field = QLineEdit()
     field.setEchoMode(QLineEdit.EchoMode.Password)
@@ -72,13 +112,25 @@ class VaultDialog(QDialog):
         self.layout_ = QVBoxLayout(self)
         self.layout_.setContentsMargins(28, 24, 28, 20)
         self.layout_.setSpacing(12)
+        if parent is not None:
+            _KeepCentred(self, parent)  # the window resized: centred over it again
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        centre_over(self, self.parentWidget())
+
+    def _fit(self) -> None:
+        """Take the size the contents need, still centred (it grew downwards from its top)."""
+        self.adjustSize()
+        if self.isVisible():
+            centre_over(self, self.parentWidget())
 
     def show_error(self, text: str) -> None:
         grow = bool(text) and not self.error.isVisible()
         self.error.setText(text)
         self.error.setVisible(bool(text))
         if grow:
-            self.adjustSize()  # make room for the message instead of squeezing the rest
+            self._fit()  # make room for the message instead of squeezing the rest
 
     def _set_busy(self, busy: bool) -> None:
         self.busy.setVisible(busy)
@@ -185,7 +237,7 @@ class FirstRunDialog(VaultDialog):
         self.create_button.setEnabled(not problem)
         typed = bool(self.confirm.text())
         self.show_error(problem if problem and typed else "")
-        self.adjustSize()
+        self._fit()
 
     def create(self) -> None:
         if self.problem() or self.worker is not None:

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from app.errors import describe
-from app.vault_dialogs import FirstRunDialog, OpenVault, UnlockDialog
+from app.vault_dialogs import FirstRunDialog, OpenVault, UnlockDialog, keep_centred
 from app.workers import WorkerPool
 
 
@@ -76,6 +76,7 @@ class VaultOpener(QObject):
         box.setDefaultButton(unlock)
         box.finished.connect(lambda *_: self.start() if box.clickedButton() is unlock else None)
         box.open()
+        keep_centred(box, self.window)  # over the locked message, not beside it
         self.dialog_shown.emit(box)
 
     def _first_run(self, keyring: Any) -> None:
@@ -115,4 +116,5 @@ class VaultOpener(QObject):
         )
         box.finished.connect(self.cancelled)
         box.open()
+        keep_centred(box, self.window)
         self.dialog_shown.emit(box)

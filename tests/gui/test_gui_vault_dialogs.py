@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QWidget
 
 pytestmark = pytest.mark.gui
@@ -159,4 +159,61 @@ def test_after_erasing_everything_the_app_is_back_at_the_first_run(qtbot, memory
     assert isinstance(shown.args[0], FirstRunDialog)
     assert not path.exists() and not memory_keyring.secrets
     shown.args[0].reject()
+    window.close()
+
+
+def _centred_over_the_conversation(dialog, window) -> bool:
+    view = window.view
+    offset = dialog.frameGeometry().center() - view.mapToGlobal(view.rect().center())
+    return offset.manhattanLength() <= 2
+
+
+def _covered(dialog, label) -> bool:
+    """The label's text lies inside the dialog: nothing of it shows beside it as fragments."""
+    text = label.fontMetrics().boundingRect(label.rect(), label.alignment(), label.text())
+    return dialog.frameGeometry().contains(QRect(label.mapToGlobal(text.topLeft()), text.size()))
+
+
+@pytest.mark.parametrize("key", ["passphrase", "keyring"])
+def test_the_dialogs_sit_centred_over_the_conversation_and_cover_its_message(
+    qtbot, request, key
+):
+    """Without a window manager Qt centred them on the whole window, sidebar included: the
+    locked window's message showed beside them in fragments ("y…", "…elf"). They sit over the
+    middle of the conversation area, cover its message whole, and stay there when the window
+    is resized or the dialog grows."""
+    from app.desktop import build
+    from app.vault_dialogs import FirstRunDialog, UnlockDialog
+
+    request.getfixturevalue("fail_keyring" if key == "passphrase" else "memory_keyring")
+    window, opener = build(_open_fast)
+    qtbot.addWidget(window)
+    window.resize(780, 580)  # on the test screen (800 x 600): dialogs are kept on the screen
+    window.show()
+    qtbot.waitExposed(window)
+    empty = window.view.empty
+    first = _start(qtbot, opener)
+    assert isinstance(first, FirstRunDialog)
+    assert _centred_over_the_conversation(first, window)
+    assert empty.title.text() == "Opening your memory…" and _covered(first, empty.title)
+    if key == "passphrase":
+        qtbot.keyClicks(first.passphrase, PASSPHRASE)
+        qtbot.keyClicks(first.confirm, PASSPHRASE + "x")  # the error line grows the dialog
+        assert first.error.isVisible() and _centred_over_the_conversation(first, window)
+        qtbot.keyClick(first.confirm, Qt.Key.Key_Backspace)
+    with qtbot.waitSignal(window.session_attached):
+        qtbot.mouseClick(first.create_button, Qt.MouseButton.LeftButton)
+
+    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
+        window.lock()  # auto-lock: "MemoryOS locked itself", and the key is asked for again
+
+    dialog = shown.args[0]
+    assert isinstance(dialog, UnlockDialog) == (key == "passphrase")
+    assert empty.title.text() == "MemoryOS locked itself"
+    assert _centred_over_the_conversation(dialog, window)
+    assert _covered(dialog, empty.title) and _covered(dialog, empty.hint)
+    assert not empty.logo.isVisible()
+    window.resize(640, 480)
+    qtbot.waitUntil(lambda: _centred_over_the_conversation(dialog, window))
+    dialog.reject()
     window.close()
