@@ -58,6 +58,8 @@ class PrivacyPanel(QDialog):
         super().__init__(parent)
         self.session = session
         self.items: list[PersonaItem] = []
+        # After a delete: (the keys deleted, the key of the row to select once they are gone)
+        self._after_delete: tuple[set, Any] | None = None
         self.last_forget_preview: Any = None  # what the last forget dialog showed
         self.setWindowTitle("Privacy")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
@@ -129,8 +131,7 @@ class PrivacyPanel(QDialog):
         self.tree.itemChanged.connect(self._edited)
         self.tree_box = WithPlaceholder(self.tree, "")
         self.source = QTextBrowser(objectName="detail")
-        self.source.setHtml("<p style='color:#6B7280'>Select an item to see the exchange it "
-                            "was learned from.</p>")
+        self._show_no_source()
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tree_box)
         splitter.addWidget(self.source)
@@ -189,6 +190,7 @@ class PrivacyPanel(QDialog):
                          on_result=self._draw, on_error=self._failed)
 
     def _failed(self, error: Exception) -> None:
+        self._after_delete = None
         show_message(self, "Privacy", describe(error), warning=True)
 
     def _draw(self, data: dict[str, Any]) -> None:
@@ -214,6 +216,7 @@ class PrivacyPanel(QDialog):
         self._draw_conversations(data["conversations"])
         self.apply_filter()
         self._selected()
+        self._select_after_delete()
         self._select_wanted()
         self.refreshed.emit()
 
@@ -279,6 +282,22 @@ class PrivacyPanel(QDialog):
                 row.setSelected(True)
                 self.tree.scrollToItem(row)
 
+    def _select_after_delete(self) -> None:
+        """Once the deleted items are gone from the list, select the one that followed them."""
+        if self._after_delete is None:
+            return
+        gone, following = self._after_delete
+        if gone & {item.key for item in self.items}:
+            return  # a list read before the delete finished
+        self._after_delete = None
+        if self.selected_items():
+            return
+        for index in range(self.tree.topLevelItemCount()):
+            row = self.tree.topLevelItem(index)
+            if row.data(0, ROLE).key == following and not row.isHidden():
+                self.tree.setCurrentItem(row)
+                self.tree.scrollToItem(row)
+
     def visible_items(self) -> list[PersonaItem]:
         rows = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
         return [row.data(0, ROLE) for row in rows if not row.isHidden()]
@@ -290,11 +309,17 @@ class PrivacyPanel(QDialog):
     def _selected(self) -> None:
         self._update_buttons()
         chosen = self.selected_items()
-        if len(chosen) != 1:
+        if len(chosen) != 1:  # not the last item shown (it may be deleted): none, or how many
+            self._show_no_source(len(chosen))
             return
         item = chosen[0]
         self.session.run(source_pages, self.session.mem, item.sources,
                          on_result=self._draw_source, on_error=self._failed)
+
+    def _show_no_source(self, selected: int = 0) -> None:
+        text = (f"{selected} items selected." if selected
+                else "Select an item to see the exchange it was learned from.")
+        self.source.setHtml(f"<p style='color:#6B7280'>{text}</p>")
 
     def _draw_source(self, pages: list) -> None:
         chosen = self.selected_items()
@@ -362,6 +387,13 @@ class PrivacyPanel(QDialog):
         if confirm and not _ask(self, "Delete", f"Delete {what}? MemoryOS will no longer know "
                                 "or use it.", "Delete"):
             return
+        # The row after them (else before) is selected once they are gone: its source shows.
+        rows = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        keys = {item.key for item in chosen}
+        visible = [row.data(0, ROLE).key for row in rows if not row.isHidden()]
+        last = max(i for i, key in enumerate(visible) if key in keys)
+        rest = [key for key in visible[last + 1:] + visible[last::-1] if key not in keys]
+        self._after_delete = (keys, rest[0] if rest else None)
         self._write(delete_items, self.session.mem, chosen)
 
     def forget_source_conversation(self, confirm: bool = True) -> None:

@@ -71,6 +71,36 @@ def test_delete_many_at_once(qtbot, panel, memory):
     assert memory.facts() == [] and memory.profile() == []
 
 
+def test_after_a_delete_the_detail_shows_the_next_item_never_the_deleted_one(
+    qtbot, panel, memory
+):
+    """The detail pane kept showing the deleted item; now the item that followed it is
+    selected and shown, and once nothing is left the pane is back to its hint."""
+    items = panel.visible_items()
+    assert len(items) >= 3
+    deleted, following = items[0], items[1]
+    panel.tree.topLevelItem(0).setSelected(True)
+    qtbot.waitUntil(lambda: panel.source.toPlainText().startswith(deleted.text))
+
+    with qtbot.waitSignal(panel.changed):
+        panel.delete_selected(confirm=False)
+
+    qtbot.waitUntil(lambda: [i.key for i in panel.selected_items()] == [following.key])
+    qtbot.waitUntil(lambda: panel.source.toPlainText().startswith(following.text))
+    assert deleted.key not in [i.key for i in panel.visible_items()]
+    assert deleted.text not in panel.source.toPlainText().splitlines()[0]
+
+    panel.tree.selectAll()
+    count = len(panel.selected_items())
+    assert panel.source.toPlainText() == f"{count} items selected."
+    with qtbot.waitSignal(panel.changed):
+        panel.delete_selected(confirm=False)
+    qtbot.waitUntil(lambda: panel.tree_box.currentWidget() is panel.tree_box.placeholder)
+    assert panel.selected_items() == []
+    assert panel.source.toPlainText() == "Select an item to see the exchange it was learned from."
+    assert memory.facts() == [] and memory.profile() == []
+
+
 def test_search_and_kind_filter(qtbot, panel):
     panel.search.setText("ramen")
     visible = panel.visible_items()
