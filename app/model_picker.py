@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -123,8 +123,9 @@ class ModelPicker(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setColumnWidth(0, 215)  # "Mistral Small 24B Instruct" whole
+        self.table.setColumnWidth(0, 215)  # until the list is there: then _fit_columns
         self.table.setColumnWidth(1, 130)
+        self.table.viewport().installEventFilter(self)  # resized: the columns fitted again
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda *_: self.use())
         self.why = QLabel(objectName="hint")
@@ -207,6 +208,7 @@ class ModelPicker(QWidget):
             "llama · 135M parameters · Q4_1 · offline", "yes (tiny: for trying the app)",
         ])  # fmt: skip
         bundled.setData(0, Qt.ItemDataRole.UserRole, ("bundled", None))
+        bundled.setToolTip(0, bundled.text(0))
         for model in overview.files:
             info = model.info
             details = (
@@ -218,7 +220,7 @@ class ModelPicker(QWidget):
             fit = overview.file_fits.get(model.path)
             verdict = "" if fit is None else fit.verdict()
             row = QTreeWidgetItem(groups[FILES], [model.name, model.tool, details, verdict])
-            row.setToolTip(0, model.path)
+            row.setToolTip(0, f"{model.name}\n{model.path}")
             row.setToolTip(2, details)
             _mark_speed(row, fit)
             row.setData(0, Qt.ItemDataRole.UserRole, ("file", model))
@@ -246,12 +248,14 @@ class ModelPicker(QWidget):
                 verdict = (
                     f"paused at {size_text(part['done'])} of {size_text(part['size'])} · {verdict}"
                 )
-            row = QTreeWidgetItem(groups[DOWNLOADS], [
-                model.name, f"Download · {model.licence}",
-                f"{size_text(model.size_bytes)} · {model.repo} · {model.file}", verdict,
-            ])  # fmt: skip
-            row.setToolTip(1, f"Download · {model.licence}")
-            row.setToolTip(2, model.url)
+            # What a person chooses by comes first; the repository and file are in the tooltip.
+            details = " · ".join(
+                filter(None, [size_text(model.size_bytes), model.licence, model.note])
+            )
+            row = QTreeWidgetItem(groups[DOWNLOADS], [model.name, "Download", details, verdict])
+            row.setToolTip(0, model.name)
+            row.setToolTip(1, f"Download from Hugging Face ({model.repo}) · {model.licence}")
+            row.setToolTip(2, f"{details}\n{model.repo} · {model.file}\n{model.url}")
             row.setData(0, Qt.ItemDataRole.UserRole, ("download", (model, fit)))
             _mark_speed(row, fit)
             if pick is not None and model is pick[0]:
@@ -261,8 +265,35 @@ class ModelPicker(QWidget):
                 row.setToolTip(0, f"Suggested for this computer: {suggestion_reason(fit)}")
         for group in groups.values():
             group.setExpanded(True)
+        self._fit_columns()
         self._update_buttons()
         self.listed.emit()
+
+    def _fit_columns(self) -> None:
+        """Model and Where as wide as their longest entry (up to a limit), so names are read
+        whole where there is room; the details give way first (elided, whole in tooltips), and
+        the verdict is always whole (it is sized to its contents)."""
+        rows = [row for group in GROUP_TITLES for row in self.rows(group)]
+        rows = [row for row in rows if not row.isFirstColumnSpanned()]
+        wanted = []
+        for column, least, most in ((0, 160, 300), (1, 80, 200)):
+            metrics = [QFontMetrics(row.font(column)) for row in rows]
+            texts = [row.text(column) for row in rows]
+            widest = max(map(QFontMetrics.horizontalAdvance, metrics, texts), default=0)
+            padding = 24 + (self.table.indentation() if column == 0 else 0)
+            wanted.append(max(least, min(most, widest + padding)))
+        verdict = max(self.table.sizeHintForColumn(3), self.table.header().sectionSizeHint(3))
+        room = self.table.viewport().width() - verdict - 80  # details: at least the size
+        model, where = wanted
+        model = max(160, min(model, room - where))
+        where = max(80, min(where, room - model))
+        self.table.setColumnWidth(0, model)
+        self.table.setColumnWidth(1, where)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return super().eventFilter(watched, event)
 
     def _failed(self, error: Exception) -> None:
         self.refresh_button.setEnabled(True)
@@ -344,7 +375,11 @@ class ModelPicker(QWidget):
         picked = self.selected()
         kind = picked[0] if picked else ""
         downloading = bool(self._download)
-        self.download_button.setVisible(kind == "download")
+        # The model downloading or paused has its Pause/Resume in the download row: no second
+        # button for it here.
+        current = self._download.get("model") or self._paused
+        in_row = kind == "download" and current is not None and picked[1][0] == current
+        self.download_button.setVisible(kind == "download" and not in_row)
         paused = kind == "download" and "paused at" in self.table.selectedItems()[0].text(3)
         self.download_button.setText("Resume download" if paused else "Download")
         self.download_button.setEnabled(kind == "download" and not downloading)
@@ -390,8 +425,11 @@ class ModelPicker(QWidget):
         self._download = {"model": model, "fit": fit}
         self._paused = None
         self.download_box.show()
+        self.progress.show()
         self.pause_button.show()
         self.cancel_button.show()
+        self.cancel_button.setText("Cancel download")
+        self.cancel_button.setToolTip("")
         self.progress.setRange(0, 0)
         self.progress_text.setText(f"Asking the hub for {model.file}…")
         self.pause_button.setText("Pause")
@@ -451,15 +489,24 @@ class ModelPicker(QWidget):
     def _download_failed(self, error: Exception) -> None:
         from models.download import DownloadStopped
 
-        model = self._download.get("model")
+        model, holder = self._download.get("model"), self._download
         self._download = {}
         stopped = isinstance(error, DownloadStopped)
         self.progress.setRange(0, 1000)
         if stopped and error.cancelled:
             self.download_box.hide()
         else:
-            self._paused = model
             self.progress_text.setText(describe(error) if not stopped else str(error))
+            download = holder.get("download")
+            # Resume (and Discard) only when part of the file is kept; else (offline before a
+            # byte came) there is nothing to resume: the table's Download tries again.
+            kept = download is not None and (download.part.exists() or download.sidecar.exists())
+            self._paused = model if kept else None
+            self.progress.setVisible(kept)
+            self.pause_button.setVisible(kept)
+            self.cancel_button.setVisible(kept)
+            self.cancel_button.setText("Discard download")
+            self.cancel_button.setToolTip("Delete the part downloaded so far")
             self.pause_button.setText("Resume")
             self.pause_button.clicked.disconnect()
             self.pause_button.clicked.connect(self._resume)

@@ -18,6 +18,9 @@ class ModelStepDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Choose your model")
         self.setMinimumSize(940, 620)
+        # Wider and taller where the screen allows: the table's columns are read whole.
+        screen = self.screen().availableGeometry()
+        self.resize(min(1120, screen.width() - 40), min(760, screen.height() - 60))
         title = QLabel("<h2>Choose the model you will talk to</h2>")
         intro = QLabel(
             "MemoryOS found these on this computer. A model already on your disk or a local "

@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
 
+from models.machine import size_text
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
@@ -500,4 +503,90 @@ def test_each_model_says_how_fast_it_would_write_here(qtbot, person, monkeypatch
     with qtbot.waitSignal(picker.fitted, timeout=10_000):
         picker.table.setCurrentItem(big)
     assert "<b>Speed</b> about 0.6 words a second" in picker.why.text()
+    pool.wait(5000)
+
+
+def _shown(picker) -> list[str]:
+    """The download actions on screen: the row's button and the download box's buttons."""
+    buttons = [picker.download_button, picker.pause_button, picker.cancel_button]
+    return [button.text() for button in buttons if button.isVisibleTo(picker)]
+
+
+def test_after_a_failed_download_only_the_action_that_makes_sense_shows(qtbot, hub, monkeypatch):
+    """Offline before a byte came: nothing to resume, only Download (again). A paused part, or
+    a resume that failed with the part kept: Resume and Discard in the download box, and no
+    second Download button for the same row."""
+    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.workers import WorkerPool
+    from models import recommended
+    from models.download import downloads_dir
+
+    served = recommended.HUB
+    monkeypatch.setattr(recommended, "HUB", "http://127.0.0.1:9")  # nothing listens there
+    pool = WorkerPool()
+    picker = ModelPicker(pool)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
+    assert _shown(picker) == ["Download"]
+    with qtbot.waitSignal(picker.download_finished, timeout=30_000):
+        picker.download_button.click()
+    assert "cannot be reached" in picker.progress_text.text()
+    assert _shown(picker) == ["Download"] and picker.download_button.isEnabled()
+
+    monkeypatch.setattr(recommended, "HUB", served)
+    hub.block_delay = 0.05
+    with qtbot.waitSignal(picker.download_finished, timeout=30_000):
+        picker.download_button.click()
+        qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
+        assert _shown(picker) == ["Pause", "Cancel download"]
+        picker.pause_button.click()
+    part = downloads_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf.part"
+    assert part.stat().st_size > 0
+    assert _shown(picker) == ["Resume", "Discard download"]
+
+    monkeypatch.setattr(recommended, "HUB", "http://127.0.0.1:9")  # the resume fails offline
+    with qtbot.waitSignal(picker.download_finished, timeout=30_000):
+        picker.pause_button.click()
+    assert "cannot be reached" in picker.progress_text.text()
+    assert _shown(picker) == ["Resume", "Discard download"]
+    with qtbot.waitSignal(picker.listed, timeout=20_000):
+        picker.cancel_button.click()
+    assert not part.exists()
+    pool.wait(5000)
+
+
+def test_the_model_step_reads_whole_at_its_default_size(qtbot, person):
+    """Names and where they are were cut ("SmolLM2-135M Instruct (…", "Download · Apa…"):
+    at the step's default size they are whole, the verdict too, with no horizontal scroll
+    bar; the details give way, and their tooltip has all of them."""
+    from app.model_picker import DOWNLOADS, FILES, GROUP_TITLES
+    from app.model_step import ModelStepDialog
+    from app.workers import WorkerPool
+
+    pool = WorkerPool()
+    dialog = ModelStepDialog(pool)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    picker = dialog.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    table, header = picker.table, picker.table.header()
+    qtbot.waitUntil(lambda: header.sectionSize(3) > 0)
+    rows = [row for group in GROUP_TITLES for row in picker.rows(group)]
+    rows = [row for row in rows if not row.isFirstColumnSpanned()]
+    for column, indent in ((0, table.indentation()), (1, 0), (3, 0)):
+        for row in rows:
+            width = QFontMetrics(row.font(column)).horizontalAdvance(row.text(column))
+            assert header.sectionSize(column) >= width + indent, row.text(column)
+    assert {row.text(1) for row in rows} >= {"Built in", "LM Studio", "Download"}
+    assert header.sectionViewportPosition(3) + header.sectionSize(3) <= table.viewport().width()
+    assert not table.horizontalScrollBar().isVisible()
+    assert picker.rows(FILES)[0].toolTip(0) == "SmolLM2-135M Instruct (bundled demo)"
+    for row in picker.rows(DOWNLOADS):
+        model = row.data(0, Qt.ItemDataRole.UserRole)[1][0]
+        assert row.text(2).startswith(f"{size_text(model.size_bytes)} · {model.licence}")
+        assert row.text(2) in row.toolTip(2) and model.url in row.toolTip(2)
+        assert model.licence in row.toolTip(1)
+    dialog.close()
     pool.wait(5000)
