@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QPoint, QUrl
+from PySide6.QtCore import QPoint, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QBrush,
@@ -65,6 +65,22 @@ class MessagesMixin:
     def toggle_remembered(self, message: Message) -> None:
         message.expanded = not message.expanded
         self._draw_remembered(message)
+        if message.expanded:  # the list opens below the line: bring it into view
+            self._show_remembered(message)
+            QTimer.singleShot(0, self, lambda: self._show_remembered(message))  # laid out since
+
+    def _show_remembered(self, message: Message) -> None:
+        """Scroll as little as it takes for the whole Remembered list to be in view; its
+        "Used N memories" line stays in view when the list is taller than the view."""
+        frame = message.remembered_frame
+        shown = any(m is message for m in self.messages)  # not cleared since
+        if frame is None or not message.expanded or not shown:
+            return
+        rect = self.browser.document().documentLayout().frameBoundingRect(frame)
+        bar = self.browser.verticalScrollBar()
+        value = bar.value()
+        value = max(value, int(rect.bottom()) + 12 - self.browser.viewport().height())
+        bar.setValue(min(value, int(rect.top())))
 
     def _draw_remembered(self, message: Message) -> None:
         frame, index = message.remembered_frame, self.messages.index(message)

@@ -49,6 +49,37 @@ def test_an_answer_shows_what_its_prompt_remembered(qtbot, window, chat, memory,
     assert "Exchange · recent · " in text and "Can you suggest a dinner without peanuts?" in text
 
 
+def test_expanding_the_last_answers_list_scrolls_it_into_view(qtbot, window, chat, memory, send):
+    """The list opened below the bottom of the view (the line was the last thing on screen):
+    expanding scrolls just enough for all of it to be seen, its line included."""
+    for fact in ("I am allergic to peanuts", "I am also allergic to shellfish",
+                 "My peanut-free bakery is on Elm Street", "Peanuts give me hives"):
+        memory.add_fact(fact)
+    for question in ("What should I cook tonight?", "And for dessert?"):
+        chat.queue("A long answer. " * 60)
+        send(window, question)
+    chat.queue("Avoid peanuts.")
+    send(window, "what am I allergic to? peanuts")
+    view = window.view
+    bar = view.browser.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+    message = _answers(view)[-1]
+    assert len(message.memories) >= 4
+
+    _click_text(qtbot, view, "Used ", after="Avoid peanuts.")
+
+    assert message.expanded
+
+    def list_in_view():
+        rect = view.browser.document().documentLayout().frameBoundingRect(
+            message.remembered_frame)
+        shown = bar.value(), bar.value() + view.browser.viewport().height()
+        return shown[0] <= rect.top() and rect.bottom() <= shown[1]
+
+    qtbot.waitUntil(list_in_view)
+    assert "I am allergic to peanuts" in view.plain_text()
+
+
 def test_an_item_forgotten_later_shows_as_forgotten(qtbot, window, chat, memory, send):
     fact = memory.add_fact("I am allergic to peanuts")
     send(window, "peanuts?")
