@@ -176,6 +176,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.privacy_action = self._action("&Privacy…", self.open_privacy, "Ctrl+P", "privacy",
                                            "See, correct and erase what MemoryOS knows about you")
         self.about_action = self._action("&About MemoryOS", self.about)
+        self.shortcuts_action = self._action("&Keyboard shortcuts and commands",
+                                             self.show_shortcuts, "F1")
         self._make_memory_actions()  # sidebar, search, chat, text size (window_memory.py)
         self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
                               self.import_action, self.import_reference_action,
@@ -197,6 +199,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         tools = bar.addMenu("&Tools")
         tools.addAction(self.settings_action)
         help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.shortcuts_action)
+        help_menu.addSeparator()
         help_menu.addAction(self.about_action)
 
     def _make_toolbar(self) -> None:
@@ -550,6 +554,31 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
 
     def about(self) -> None:
         QMessageBox.about(self, "About MemoryOS", self.about_text())
+
+    def show_shortcuts(self) -> None:
+        QMessageBox.information(self, "Keyboard shortcuts and commands", self.shortcuts_text())
+
+    def shortcuts_text(self) -> str:
+        """Every menu and toolbar shortcut (read from the actions, so the list stays true), the
+        composer's keys and the commands typed in a message."""
+        from html import escape
+
+        from engine.chat_commands import HELP_LINES
+
+        keys: dict[str, str] = {}
+        for action in self.findChildren(QAction):
+            key = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            name = action.text().replace("&", "").rstrip("…").strip()
+            if key and name:
+                keys.setdefault(name, key)
+        keys.update({"Send the message": "Enter", "New line in the message": "Shift+Enter",
+                     "Stop the answer": "Esc"})
+        rows = "".join(f"<tr><td>{escape(name)}</td><td><b>{escape(key)}</b></td></tr>"
+                       for name, key in keys.items())
+        commands = "".join(f"<tr><td><b>{escape(usage)}</b></td><td>{escape(what)}</td></tr>"
+                           for usage, what in HELP_LINES)
+        return (f"<table cellspacing='6'>{rows}</table><p>Typed in a message:</p>"
+                f"<table cellspacing='6'>{commands}</table>")
 
     def about_text(self) -> str:
         """What it is, its version, and where this person's encrypted file is."""

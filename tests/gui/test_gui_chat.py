@@ -187,6 +187,16 @@ def test_leaving_a_temporary_chat_redraws_the_box_without_the_temporary_hint(qtb
     box.viewport().removeEventFilter(paints)
 
 
+def test_help_lists_the_shortcuts_and_the_commands(window):
+    """Help → Keyboard shortcuts (F1): read from the window's own actions, so it stays true."""
+    assert window.shortcuts_action.shortcut().toString() == "F1"
+    assert window.shortcuts_action in window.menuBar().actions()[-1].menu().actions()
+    text = window.shortcuts_text()
+    for name, key in (("New conversation", "Ctrl+N"), ("Privacy", "Ctrl+P"), ("Stop", "Esc")):
+        assert name in text and key in text
+    assert "/remember TEXT" in text and "/forget WORDS" in text
+
+
 def test_about_names_the_version_and_the_vault_file(window, memory):
     from engine import __version__
 
