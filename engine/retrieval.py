@@ -10,7 +10,7 @@ import math
 import re
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -763,7 +763,29 @@ def _facts(
             facts.append(ScoredFact(fact, scores[fact_id]))
         elif fact.kind == ASSISTANT_KNOWLEDGE and len(knowledge) < settings.top_knowledge:
             knowledge.append(ScoredFact(fact, scores[fact_id]))
-    return facts, knowledge
+    return _dated_facts(vault, facts), _dated_facts(vault, knowledge)
+
+
+def _dated_facts(vault, items: list[ScoredFact]) -> list[ScoredFact]:
+    """A fact keeps the words that were said ("my dog chewed my bow yesterday"); shown to a
+    model days later, each relative date in it gets the day it meant, from the exchange the fact
+    came from. Ranking is not affected: the facts are already chosen."""
+    sources = {
+        item.fact.source_page_ids[0]
+        for item in items
+        if item.fact.source_page_ids and when.dated(item.fact.text, 0.0) != item.fact.text
+    }
+    if not sources:
+        return items
+    said = {page.id: page.timestamp for page in vault.pages(sorted(sources))}
+    out = []
+    for item in items:
+        ids = item.fact.source_page_ids
+        if ids and ids[0] in said:
+            text = when.dated(item.fact.text, said[ids[0]])
+            item = replace(item, fact=replace(item.fact, text=text))
+        out.append(item)
+    return out
 
 
 def _chain_summaries(pages: list[Page], limit: int = 3) -> tuple[str, ...]:

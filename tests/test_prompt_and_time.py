@@ -62,3 +62,20 @@ def test_time_window_finds_pages_of_that_period(memory):
     assert result.page_ids()[0] == yesterday.id
     assert "time" in result.pages[0].sources
     assert old.id not in result.page_ids()[:1]
+
+
+def test_a_fact_that_says_yesterday_reaches_the_model_with_its_day(memory):
+    """The fact keeps the person's words; a week later "yesterday" would mean the wrong day, so
+    the prompt gets the day it meant, taken from the exchange the fact came from."""
+    said = ts("2024-03-07T09:00:00")
+    memory.add_memory(
+        "My dog chewed my cello bow yesterday, so I need a new one.", "Oh no!", timestamp=said
+    )
+    memory.run_consolidation()
+    (stored,) = [f for f in memory.facts() if "cello bow" in f.text]
+    assert "[" not in stored.text  # what was said, word for word
+    retrieval = memory.retrieve("What happened to my cello bow?", now=said + 7 * 86400)
+    (shown,) = [f.fact.text for f in retrieval.facts if "cello bow" in f.fact.text]
+    assert "yesterday [6 March 2024]" in shown
+    prompt = "\n".join(m["content"] for m in build_messages(retrieval, "bow?", said + 7 * 86400))
+    assert "yesterday [6 March 2024]" in prompt

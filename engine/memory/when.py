@@ -173,6 +173,14 @@ def resolve_relative(text: str, ts: float) -> str:
 _RESOLVED = re.compile(r" \[(?:the week before |the weekend of |about )?[^\[\]]{0,30}?\d{4}\x03?\]")
 
 
+def dated(text: str, ts: float) -> str:
+    """`text` said at `ts`, its relative dates resolved (resolve_relative), unless that was done
+    already: "yesterday" in a fact read a week later says which day it was."""
+    if _RESOLVED.search(text) or not _RELATIVE.search(text):
+        return text
+    return resolve_relative(text, ts)
+
+
 def without_resolved(text: str) -> str:
     """`text` without the dates resolve_relative wrote into it: what the person typed."""
     return _RESOLVED.sub("", text)
