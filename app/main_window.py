@@ -278,8 +278,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
                 self.view.add_exchange(page, summary["memories"].get(page.id) or None)
             # What is on screen is what the next message continues (the engine opened on a
             # fresh conversation): the last exchange's, as a click in the sidebar would.
-            self.session.run(self.session.mem.continue_conversation, pages[-1].conversation_id,
-                             on_error=self._show_error)
+            # Set here, not in the pool: the pool's threads run in no fixed order, and a New
+            # chat pressed meanwhile must not be undone by a late continue.
+            self.session.mem.continue_conversation(pages[-1].conversation_id, check=False)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
@@ -408,7 +409,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._editing = None
         self._set_editing(False)
         if not self.temporary:
-            self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
+            self.session.mem.new_conversation()  # no I/O: in order with what follows
         self.composer.input.setFocus()
 
     def set_temporary(self, on: bool) -> None:
@@ -434,7 +435,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self.view.set_empty_text(*self.view.default_empty_text())
             self.composer.set_placeholder("Message MemoryOS")
             if self.session is not None:
-                self.session.run(self.session.mem.new_conversation, on_error=self._show_error)
+                self.session.mem.new_conversation()  # no I/O: in order with what follows
 
     # --- panels and dialogs ------------------------------------------------------------
     def _panel(self, name: str, make: Any) -> QWidget | None:

@@ -239,9 +239,11 @@ class MemoryOS:
         self._conversation_id = self._new_id()
         return self._conversation_id
 
-    def continue_conversation(self, conversation_id: str) -> str:
-        """New exchanges join this stored conversation (opened from the conversations list)."""
-        if not self.vault.page_ids_of_conversation(conversation_id):
+    def continue_conversation(self, conversation_id: str, *, check: bool = True) -> str:
+        """New exchanges join this stored conversation (opened from the conversations list).
+        check=False: the caller has just read its pages, so the vault is not read again (a
+        window sets it on its own thread, in order with New chat and Send)."""
+        if check and not self.vault.page_ids_of_conversation(conversation_id):
             raise errors.NotFoundError(f"no conversation {conversation_id!r}")
         self._conversation_id = conversation_id
         return conversation_id
