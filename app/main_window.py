@@ -640,8 +640,7 @@ def _vault_summary(mem: Any, resume: str | None = None) -> dict:
     info = mem.info()
     pages: list = []
     shown = resume
-    conversations = mem.conversations() if shown is None else []
-    if conversations:
+    if shown is None and (conversations := mem.conversations()):
         shown = max(conversations, key=lambda c: c.last_ts or 0).id
     if shown:
         pages = sorted(mem.pages(conversation_id=shown, limit=200), key=lambda p: p.timestamp)

@@ -50,7 +50,6 @@ def is_small_model(chat: object) -> bool:
     return 0 < parameters < SMALL_MODEL_PARAMETERS
 
 
-SMALL_RECENT = 3  # exchanges a small model sees as turns (1 to 3: see _window)
 # The longest answer a small model writes, whatever the caller asks (the app, `memoryos chat`,
 # MCP alike): past ~160 tokens SmolLM2-135M rambles and drifts into other languages.
 SMALL_MAX_TOKENS = 160
@@ -59,6 +58,9 @@ SMALL_MAX_TOKENS = 160
 def answer_limit(chat: object, max_tokens: int) -> int:
     """`max_tokens`, capped at SMALL_MAX_TOKENS for a small model."""
     return min(max_tokens, SMALL_MAX_TOKENS) if is_small_model(chat) else max_tokens
+
+
+SMALL_RECENT = 3  # exchanges a small model sees as turns (1 to 3: see _window)
 MEMORY_HEADER = "Memories that may help:"
 ANSWER_MARK = "My message: "
 # Memory may add at most this share of a bare question's time to first token (issue #14: with

@@ -5,7 +5,6 @@ Holds no SQL: it composes the vault's searches and the in-memory vector mirrors.
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 import time
@@ -231,7 +230,7 @@ def retrieve(
     )
     turn_hits = _related(memory.turn_mirror.search(vector, 2 * pool))
     page_hits = _related(memory.page_mirror.search(vector, pool))
-    pages.update(_load_pages(vault, {turn_page(r) for r, _ in turn_hits} - set(pages)))
+    _load_missing(vault, pages, {turn_page(r) for r, _ in turn_hits})
     if stages.speakers:  # the dense hits may show speakers the keyword hits did not
         named = _named_speakers(query, [*pages.values(), *short])
     lists: dict[str, tuple[float, list[tuple[int, int]]]] = {
@@ -268,9 +267,10 @@ def retrieve(
         _fuse_into(scores, sources, "term hop", weights.term_hop, hop)
     if stages.neighbours:
         _boost_neighbours(vault, pages, scores, sources, limit=pool)
-    if stages.asking:
-        _discount_asking(vault, pages, scores, pool)
     ranked = sorted(scores, key=lambda t: (-scores[t], t))
+    if stages.asking:
+        _discount_asking(vault, pages, ranked[:pool], scores)
+        ranked.sort(key=lambda t: (-scores[t], t))
     if named:
         ranked = _prefer_named_speakers(vault, pages, ranked, scores, named, pool)
 
@@ -284,7 +284,7 @@ def retrieve(
     while start < len(ranked) and len(chosen) < max_turns:
         batch = ranked[start : start + 2 * max_turns]  # pages are read for the best turns only
         start += len(batch)
-        pages.update(_load_pages(vault, {turn_page(t) for t in batch} - set(pages)))
+        _load_missing(vault, pages, {turn_page(t) for t in batch})
         for turn in batch:
             page = pages.get(turn_page(turn))
             text = page.turn_text(turn_side(turn)) if page is not None else ""
@@ -334,6 +334,11 @@ def _related(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
 
 def _load_pages(vault, ids: set[int]) -> dict[int, Page]:
     return {p.id: p for p in vault.pages(sorted(ids))} if ids else {}
+
+
+def _load_missing(vault, pages: dict[int, Page], ids) -> None:
+    """Add to `pages` those of `ids` not read yet (one batched read)."""
+    pages.update(_load_pages(vault, set(ids) - set(pages)))
 
 
 def _has_side(pages: dict[int, Page], turn: int) -> bool:
@@ -443,8 +448,7 @@ def _turns_among(memory, vector: np.ndarray, page_ids: list[int], pool: int) -> 
 def _fact_turns(vault, pages: dict[int, Page], facts: list[ScoredFact]) -> list[int]:
     """Facts lead back to the turns they were read from: the side whose speaker the fact
     names ("Caroline: I ..."), or both sides when it names none."""
-    wanted = {pid for f in facts for pid in f.fact.source_page_ids} - set(pages)
-    pages.update(_load_pages(vault, wanted))
+    _load_missing(vault, pages, {pid for f in facts for pid in f.fact.source_page_ids})
     out: list[int] = []
     for item in facts:
         speaker = item.fact.text.split(":", 1)[0].strip().lower() if ":" in item.fact.text else ""
@@ -469,7 +473,7 @@ def _dated_turns(
     phrases = when.date_phrases(window)
     match = " OR ".join(f'"{p}"' for p in phrases)
     hits = vault.keyword_search("pages_fts", match, pool) if match else []
-    pages.update(_load_pages(vault, {p for p, _ in hits} - set(pages)))
+    _load_missing(vault, pages, {p for p, _ in hits})
     wanted = [p.lower() for p in phrases]
     out: list[int] = []
     for page_id, _ in hits:
@@ -506,7 +510,7 @@ def _term_hop(
     on keywords): a multi-part question's other part often shares a name or a thing with the
     part found ("moved from my home country" -> "my home country, Sweden")."""
     seeds = sorted(scores, key=lambda t: (-scores[t], t))[:TERM_HOP_SEEDS]
-    pages.update(_load_pages(vault, {turn_page(t) for t in seeds} - set(pages)))
+    _load_missing(vault, pages, {turn_page(t) for t in seeds})
     asked = _held_terms(query)
     own = {turn_page(t) for t in seeds}
     spoken = {_speaker(pages[p], side) for p in own if p in pages for side in (0, 1)}
@@ -544,7 +548,7 @@ def _turns_saying(
     `written`, the word as the pages write it), by the summed weight of the terms they hold."""
     match = " OR ".join(f'"{written[term]}"' for term in weight)
     hits = [(p, s) for p, s in vault.keyword_search("pages_fts", match, limit) if p not in skip]
-    pages.update(_load_pages(vault, {p for p, _ in hits} - set(pages)))
+    _load_missing(vault, pages, {p for p, _ in hits})
     return _keyword_turns(pages, hits, weight)
 
 
@@ -693,10 +697,12 @@ def _only_asks(text: str) -> bool:
     )
 
 
-def _discount_asking(vault, pages: dict[int, Page], scores: dict[int, float], pool: int) -> None:
-    """Turns among the best `pool` that only ask (_only_asks) count ASKING of their score."""
-    head = heapq.nlargest(pool, scores, key=lambda t: (scores[t], -t))
-    pages.update(_load_pages(vault, {turn_page(t) for t in head} - set(pages)))
+def _discount_asking(
+    vault, pages: dict[int, Page], head: list[int], scores: dict[int, float]
+) -> None:
+    """Turns of `head` (the best of the pool) that only ask (_only_asks) count ASKING of their
+    score."""
+    _load_missing(vault, pages, {turn_page(t) for t in head})
     for turn in head:
         page = pages.get(turn_page(turn))
         if page is not None and _only_asks(page.turn_text(turn_side(turn))):
@@ -714,7 +720,7 @@ def _prefer_named_speakers(
     """When the question names who spoke ("What has Melanie painted?"), turns by others
     count less: their words about the named person are second-hand."""
     head = ranked[:pool]
-    pages.update(_load_pages(vault, {turn_page(t) for t in head} - set(pages)))
+    _load_missing(vault, pages, {turn_page(t) for t in head})
     for turn in head:
         page = pages.get(turn_page(turn))
         who = _speaker(page, turn_side(turn)) if page is not None else ""
@@ -763,21 +769,25 @@ def _facts(
             facts.append(ScoredFact(fact, scores[fact_id]))
         elif fact.kind == ASSISTANT_KNOWLEDGE and len(knowledge) < settings.top_knowledge:
             knowledge.append(ScoredFact(fact, scores[fact_id]))
-    return _dated_facts(vault, facts), _dated_facts(vault, knowledge)
+    said = _said_at(vault, facts + knowledge)
+    return _dated(facts, said), _dated(knowledge, said)
 
 
-def _dated_facts(vault, items: list[ScoredFact]) -> list[ScoredFact]:
+def _said_at(vault, items: list[ScoredFact]) -> dict[int, float]:
+    """By page id, when the exchange was stored that each fact with an unresolved relative
+    date came from: one read for all of them, none when no fact says "yesterday" or the like."""
+    ids = {
+        item.fact.source_page_ids[0]
+        for item in items
+        if item.fact.source_page_ids and when.undated(item.fact.text)
+    }
+    return {page.id: page.timestamp for page in _load_pages(vault, ids).values()}
+
+
+def _dated(items: list[ScoredFact], said: dict[int, float]) -> list[ScoredFact]:
     """A fact keeps the words that were said ("my dog chewed my bow yesterday"); shown to a
     model days later, each relative date in it gets the day it meant, from the exchange the fact
     came from. Ranking is not affected: the facts are already chosen."""
-    sources = {
-        item.fact.source_page_ids[0]
-        for item in items
-        if item.fact.source_page_ids and when.dated(item.fact.text, 0.0) != item.fact.text
-    }
-    if not sources:
-        return items
-    said = {page.id: page.timestamp for page in vault.pages(sorted(sources))}
     out = []
     for item in items:
         ids = item.fact.source_page_ids

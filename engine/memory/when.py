@@ -173,12 +173,15 @@ def resolve_relative(text: str, ts: float) -> str:
 _RESOLVED = re.compile(r" \[(?:the week before |the weekend of |about )?[^\[\]]{0,30}?\d{4}\x03?\]")
 
 
+def undated(text: str) -> bool:
+    """True when `text` holds a relative date ("yesterday") not yet resolved in it."""
+    return bool(_RELATIVE.search(text)) and not _RESOLVED.search(text)
+
+
 def dated(text: str, ts: float) -> str:
     """`text` said at `ts`, its relative dates resolved (resolve_relative), unless that was done
     already: "yesterday" in a fact read a week later says which day it was."""
-    if _RESOLVED.search(text) or not _RELATIVE.search(text):
-        return text
-    return resolve_relative(text, ts)
+    return resolve_relative(text, ts) if undated(text) else text
 
 
 def without_resolved(text: str) -> str:
