@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 
 import keyring
@@ -12,6 +13,22 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def _close_llama_devnull() -> None:
+    """llama-cpp-python opens os.devnull twice at import and never closes it (llama_cpp/_utils.py,
+    outnull_file / errnull_file), so every run ended with two "Exception ignored ...
+    ResourceWarning: unclosed file" under its summary. It uses them only while loading a model
+    (suppress_stdout_stderr), never when one is freed: at exit they are closed."""
+    import sys
+
+    utils = sys.modules.get("llama_cpp._utils")
+    for name in ("outnull_file", "errnull_file"):
+        if utils is not None and hasattr(getattr(utils, name, None), "close"):
+            getattr(utils, name).close()
+
+
+atexit.register(_close_llama_devnull)
 
 
 class MemoryKeyring(keyring.backend.KeyringBackend):

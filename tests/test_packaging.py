@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import sys
 from configparser import ConfigParser
 from pathlib import Path
@@ -83,10 +84,15 @@ def test_frozen_app_passes_its_self_test(tmp_path):
         app_dir = Path(existing)
     else:
         build.build(tmp_path)
+        shutil.rmtree(tmp_path / "work")  # PyInstaller's intermediate files: ~1 GB not needed
         app_dir = tmp_path / "dist" / "memoryos"
-    code, output = build.self_test(app_dir)
-    assert code == 0, output
-    assert "frozen at" in output and "SELF-TEST PASSED" in output
-    assert "FAIL" not in output
-    started, smoke_output = build.smoke(app_dir, seconds=6)
-    assert started, smoke_output
+    try:
+        code, output = build.self_test(app_dir)
+        assert code == 0, output
+        assert "frozen at" in output and "SELF-TEST PASSED" in output
+        assert "FAIL" not in output
+        started, smoke_output = build.smoke(app_dir, seconds=6)
+        assert started, smoke_output
+    finally:
+        if not existing:
+            shutil.rmtree(tmp_path / "dist", ignore_errors=True)  # ~2 GB; the disk may be small
