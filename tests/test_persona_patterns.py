@@ -101,7 +101,40 @@ def test_names_are_read_whole_and_stop_at_the_name(said, name):
 
 @pytest.mark.parametrize(
     "said",
-    ["I am Tired.", "I'm tired today.", "I'm Going home now.", "I'm Tom's mum.", "I am happy."],
+    [
+        "I am Tired.",
+        "I'm tired today.",
+        "I'm Going home now.",
+        "I'm Tom's mum.",
+        "I am happy.",
+        "I'm American, born and raised.",
+        "I am Catholic.",
+        "I'm Vegan these days.",
+    ],
 )
 def test_not_names(said):
     assert names(said) == []
+
+
+@pytest.mark.parametrize(
+    "said, slot, value",
+    [
+        ("I live in Zürich now.", "location", "Zürich"),
+        ("I moved to São Paulo last year.", "location", "São Paulo"),
+        ("I'm originally from Łódź", "origin", "Łódź"),
+        ("I work at Ørsted as an engineer.", "employer", "Ørsted"),
+        ("I live in Boston with my wife.", "location", "Boston"),
+    ],
+)
+def test_places_in_any_script(said, slot, value):
+    assert [s.value for s in slot_candidates(page(said)) if s.name == slot] == [value]
+
+
+@pytest.mark.parametrize("said", ["I live in the city.", "I moved to a new flat.", "I'm from here"])
+def test_not_places(said):
+    assert not [s for s in slot_candidates(page(said)) if s.name in ("location", "origin")]
+
+
+@pytest.mark.parametrize("said", ["I'm Christian, nice to meet you.", "I'm Brian."])
+def test_names_that_look_like_words_for_a_people_or_faith(said):
+    assert names(said) == [said.split()[1].strip(",.")]

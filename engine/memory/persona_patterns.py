@@ -68,16 +68,40 @@ _NOT_NAMES = {
     "done",
     "ready",
 }
+# "I'm American", "I am Catholic": capitalised, yet a nationality or a faith, not a name. Words
+# that are also common first names ("Christian", "Jordan") are left out: "I'm Christian" more
+# often introduces someone.
+_NOT_NAMES |= {
+    word.lower()
+    for word in (
+        "American African Asian European Latino Latina Hispanic Caribbean Arab Australian "
+        "Canadian Mexican Brazilian Argentinian Argentine Chilean Colombian Peruvian Cuban "
+        "British English Scottish Welsh Irish French German Dutch Belgian Swiss Austrian "
+        "Italian Spanish Portuguese Greek Turkish Polish Czech Slovak Hungarian Romanian "
+        "Bulgarian Serbian Croatian Ukrainian Russian Swedish Norwegian Danish Finnish "
+        "Icelandic Estonian Latvian Lithuanian Israeli Iranian Iraqi Syrian Lebanese Egyptian "
+        "Moroccan Algerian Tunisian Nigerian Ghanaian Kenyan Ethiopian Somali Ugandan "
+        "Tanzanian Indian Pakistani Bangladeshi Nepali Lankan Chinese Japanese Korean "
+        "Vietnamese Thai Filipino Filipina Indonesian Malaysian Singaporean Taiwanese "
+        "Mongolian Kiwi Catholic Protestant Orthodox Muslim Jewish Hindu Buddhist Sikh "
+        "Mormon Atheist Agnostic Pagan Quaker Lutheran Baptist Methodist Anglican Vegan "
+        "Vegetarian Millennial Boomer Aussie Brit Yankee Texan Californian Yorker "
+        "Londoner Parisian"
+    ).split()
+}
 
 # (category, slot name, pattern whose group 1 is the value). The lead-in is case-insensitive;
 # names and places must be capitalised, which keeps "I'm tired" from becoming a name.
-_PLACE = r"([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)"
+# Places in any script ("Zürich", "São Paulo", "Łódź"): the words are taken here and
+# _capitalised_run keeps the capitalised ones, as for names.
+_PLACE = r"([^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*)"
 # A name word in any script ("José", "Élodie"), with apostrophes and hyphens inside ("O'Neill",
 # "Jean-Luc"); [^\W\d_] is a letter. re has no "upper-case letter" class, so the words are taken
 # here and _name keeps the capitalised run; the lookahead lets "I am so glad, I'm Tom" still
 # find the second lead-in.
 _NAME_WORD = r"[^\W\d_]+(?:['’-][^\W\d_]+)*"
 _NAME_WORDS = 6  # up to 4 name words with particles between ("Maria de la Cruz")
+_PLACE_SLOTS = {"employer", "location", "origin"}
 _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
     (
         "identity",
@@ -135,6 +159,17 @@ _NOT_NAME_WORDS = {"i", "i'm", "i’m", "i've", "i’ve", "i'd", "i’d", "i'll"
 def _capitalised(word: str) -> bool:
     """Upper-case start, or after an apostrophe or hyphen ("d'Souza", "al-Rashid")."""
     return any(part[:1].isupper() for part in re.split(r"['’-]", word))
+
+
+def _capitalised_run(words: str) -> str | None:
+    """The capitalised words at the start of `words` ("São Paulo" of "São Paulo now"), or None
+    where the first is not capitalised ("I live in the city")."""
+    kept = []
+    for word in words.split():
+        if not word[:1].isupper():
+            break
+        kept.append(word)
+    return " ".join(kept) or None
 
 
 def _name(words: str) -> str | None:
@@ -227,8 +262,8 @@ def slot_candidates(page: Page) -> list[SlotCandidate]:
                 words = value.split()
                 if not value or len(words) > 8:
                     continue
-                if name == "name":
-                    full = _name(value)
+                if name == "name" or name in _PLACE_SLOTS:
+                    full = _name(value) if name == "name" else _capitalised_run(value)
                     if full is None:
                         continue
                     value = full
