@@ -140,6 +140,8 @@ class Sidebar(QFrame):
     def _on_event(self, event: str) -> None:
         if event == "pages":
             self._refresh_timer.start()
+            if self.search.text().strip():
+                self._search_timer.start()  # results shown stay true to what is stored
 
     # --- the list ------------------------------------------------------------------------
     def refresh(self) -> None:

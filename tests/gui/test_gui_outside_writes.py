@@ -65,6 +65,25 @@ def test_a_write_from_a_second_connection_shows_without_an_app_write(
     assert _titles(window)[0] == "Agent note: the user's locker is number 42"
 
 
+def test_search_results_on_screen_follow_a_write_from_outside(qtbot, window, memory, embedder):
+    from engine.api import MemoryOS
+
+    memory.add_memory("My locker at the gym is number 7", "Noted.")
+    _settled(qtbot, window, 1)
+    sidebar = window.sidebar
+    with qtbot.waitSignal(sidebar.searched):
+        sidebar.search.setText("locker")
+    assert "number 7" in sidebar.results.toPlainText()
+    assert "number 42" not in sidebar.results.toPlainText()
+
+    with MemoryOS.open(memory.path, embedder=embedder, background=False) as server:
+        server.add_memory("Agent note: the user's locker is number 42", "Saved.")
+
+    qtbot.waitUntil(lambda: "number 42" in sidebar.results.toPlainText(), timeout=5000)
+    assert "number 7" in sidebar.results.toPlainText()
+    assert sidebar.stack.currentWidget() is sidebar.results
+
+
 def test_an_import_by_the_cli_process_shows_in_status_and_sidebar(qtbot, home, chat):
     """A real second process (`memoryos import`) on the vault the window has open."""
     import json
