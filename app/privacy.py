@@ -47,6 +47,23 @@ def _ask(parent: QWidget, title: str, text: str, action: str) -> bool:
     return box.buttonRole(box.clickedButton()) == QMessageBox.ButtonRole.DestructiveRole
 
 
+
+def delete_question(chosen: list) -> str:
+    """What deleting learned items does, and what it leaves: the exchanges they came from stay
+    (the person saw an answer quote a deleted fact from its exchange and took it for a bug)."""
+    one = len(chosen) == 1
+    text = (
+        f"Delete {'this item' if one else f'these {len(chosen)} items'}? "
+        f"{'It' if one else 'They'} will no longer be recalled or given to the model."
+    )
+    if any(item.conversation_id for item in chosen):
+        text += (
+            f" The exchange{'' if one else 's'} {'it was' if one else 'they were'} learned from "
+            "stay in your conversations, where search and the model can still find them; to "
+            "forget those too, use “Forget its conversation…”."
+        )
+    return text
+
 class PrivacyPanel(QDialog):
     """See, correct and erase what MemoryOS knows about the person."""
 
@@ -383,9 +400,7 @@ class PrivacyPanel(QDialog):
         chosen = self.selected_items()
         if not chosen:
             return
-        what = "this item" if len(chosen) == 1 else f"these {len(chosen)} items"
-        if confirm and not _ask(self, "Delete", f"Delete {what}? MemoryOS will no longer know "
-                                "or use it.", "Delete"):
+        if confirm and not _ask(self, "Delete", delete_question(chosen), "Delete"):
             return
         # The row after them (else before) is selected once they are gone: its source shows.
         rows = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]

@@ -196,3 +196,23 @@ def test_a_transcript_of_the_wrong_shape_says_nothing_was_imported(qtbot, window
     assert text.startswith("Expected a JSON list of exchanges or messages")
     assert text.endswith("Nothing was imported.")
     assert memory.pages() == []
+
+
+def test_the_delete_question_says_the_source_exchange_stays():
+    """Deleting a learned fact leaves the exchange it came from: the question says so, and how
+    to forget that too; a fact the person typed (/remember) has no exchange to mention."""
+    from app.persona_items import PersonaItem
+    from app.privacy import delete_question
+    from engine.records import USER_FACT
+
+    def item(conversation_id: str) -> PersonaItem:
+        return PersonaItem(USER_FACT, 1, "My dog is called Biscuit", "active", 0.0, 0.0, (3,),
+                           "learned", conversation_id=conversation_id)
+
+    learned = delete_question([item("c1")])
+    assert learned.startswith("Delete this item?") and "Forget its conversation" in learned
+    assert "exchange it was learned from" in learned
+    both = delete_question([item("c1"), item("")])
+    assert both.startswith("Delete these 2 items?") and "exchanges they were learned" in both
+    typed = delete_question([item("")])
+    assert "Forget its conversation" not in typed and "no longer be recalled" in typed
