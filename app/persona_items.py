@@ -74,7 +74,7 @@ def load_items(mem: Any, include_superseded: bool = False) -> dict[str, Any]:
                            fact.source_page_ids, fact.origin, first_page(fact.source_page_ids),
                            titles))
     for slot in mem.profile(include_superseded=include_superseded):
-        text = f"{slot.name.replace('_', ' ')}: {slot.value}"
+        text = slot.text
         items.append(_item(PROFILE, slot.id, text, slot.status, slot.created, slot.updated,
                            slot.evidence_page_ids, slot.origin, first_page(slot.evidence_page_ids),
                            titles))

@@ -45,7 +45,7 @@ def forget_question(title: str, preview: Any) -> tuple[str, str]:
     """The confirmation text: the conversation, then everything else that goes with it."""
     exchanges = f"{preview.pages} exchange{'s' if preview.pages != 1 else ''}"
     question = f"Forget “{title}”? Its {exchanges} are removed everywhere."
-    learned = [f.text for f in preview.facts] + [f"{s.name}: {s.value}" for s in preview.slots]
+    learned = [f.text for f in preview.facts] + [s.text for s in preview.slots]
     if learned:
         lines = "\n".join(f"• {text}" for text in learned[:12])
         more = f"\n…and {len(learned) - 12} more" if len(learned) > 12 else ""

@@ -101,7 +101,7 @@ def find_matches(memory, words: str, limit: int = 50) -> list[ForgetMatch]:
         slot_stems = {keywords.fts_term(t) for t in keywords.tokens(f"{slot.name} {slot.value}")}
         if stems <= slot_stems:
             out.append(
-                ForgetMatch(remembered.PROFILE, slot.id, f"{slot.name}: {slot.value}", slot.updated)
+                ForgetMatch(remembered.PROFILE, slot.id, slot.text, slot.updated)
             )
     page_ids = [i for i, _ in vault.keyword_search("pages_fts", match, limit)]
     pages = sorted(vault.pages(page_ids), key=lambda p: -p.timestamp)
@@ -125,7 +125,7 @@ def consequences(memory, matches: list[ForgetMatch]) -> list[ForgetMatch]:
             out.append(ForgetMatch(kind, fact.id, fact.text, fact.updated, consequence=True))
     for slot in memory.profile(include_superseded=True):
         if slot.id in slot_ids and (remembered.PROFILE, slot.id) not in listed:
-            text = f"{slot.name}: {slot.value}"
+            text = slot.text
             out.append(
                 ForgetMatch(remembered.PROFILE, slot.id, text, slot.updated, consequence=True)
             )

@@ -109,7 +109,7 @@ def preview(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) -
         facts=fact_ids,
         slots=slot_ids,
         fact_texts=[f.text for f in facts],
-        slot_texts=[f"{s.name}: {s.value}" for s in slots],
+        slot_texts=[s.text for s in slots],
         segments_removed=sorted(s for s, left in segments.items() if left == 0),
         segments_rewritten=sorted(s for s, left in segments.items() if left > 0),
         chain_summaries_rebuilt=vault.chain_descendants(ids),

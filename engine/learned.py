@@ -41,7 +41,7 @@ def learned_from(memory, page_ids: list[int], since: float = 0.0) -> list[Learne
     for slot in memory.profile():
         sources = wanted.intersection(slot.evidence_page_ids)
         if sources and slot.updated >= since:
-            text = f"{slot.name}: {slot.value}"
+            text = slot.text
             out.append(LearnedItem(remembered.PROFILE, slot.id, text, slot.updated, max(sources)))
     return sorted(out, key=lambda item: (item.updated, item.kind, item.id))
 

@@ -248,7 +248,7 @@ def build_messages(
     if compact:
         retrieval = compact_retrieval(retrieval)  # a no-op when the caller already cut it
         system = SYSTEM_SMALL
-        known = [f"{slot.name}: {slot.value}" for slot in retrieval.profile]
+        known = [slot.text for slot in retrieval.profile]
         if known:
             system += "\nAbout the user: " + "; ".join(known) + "."
         recent = _window(retrieval.short_term, SMALL_RECENT)
@@ -257,7 +257,7 @@ def build_messages(
         if retrieval.profile:
             sections.append(
                 "What you know about the user:\n"
-                + "\n".join(f"- {slot.name}: {slot.value}" for slot in retrieval.profile)
+                + "\n".join(f"- {slot.text}" for slot in retrieval.profile)
             )
         sections.append(f"Today is {when.describe_day(now)}.")
         system = "\n\n".join(sections)

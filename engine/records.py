@@ -194,6 +194,15 @@ class ProfileSlot:
     origin: str
     superseded_by: int | None = None
 
+    @property
+    def text(self) -> str:
+        """The slot as a line: "location: Zürich". A slot whose value already says its name
+        ("likes hiking", filed under "hiking") is its value alone, not "hiking: likes hiking"."""
+        name = self.name.replace("_", " ")
+        if name.lower() in self.value.lower():
+            return self.value
+        return f"{name}: {self.value}"
+
 
 @dataclass(frozen=True)
 class ScoredPage:
@@ -259,7 +268,7 @@ class Retrieval:
 
     def context_text(self) -> str:
         """A plain-text rendering of the retrieved context (for display and tests)."""
-        lines = [f"[profile] {s.name}: {s.value}" for s in self.profile]
+        lines = [f"[profile] {s.text}" for s in self.profile]
         lines += [f"[fact] {f.fact.text}" for f in self.facts]
         lines += [f"[knowledge] {f.fact.text}" for f in self.knowledge]
         lines += [f"[page {p.page.id}] {p.page.text()}" for p in self.pages]

@@ -63,7 +63,7 @@ def memories_used(retrieval: Retrieval) -> list[MemoryUsed]:
     first), then the recent queue (newest first). Exchanges in the recent queue are listed once,
     as recent, as the prompt shows them once."""
     items = [
-        MemoryUsed(PROFILE, s.id, PERSONA, f"{s.name}: {s.value}", s.updated, None)
+        MemoryUsed(PROFILE, s.id, PERSONA, s.text, s.updated, None)
         for s in retrieval.profile
     ]
     items += [
@@ -157,7 +157,7 @@ def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
         elif row.kind == PROFILE:
             slot = slots.get(row.item_id)
             if slot is not None and slot.created <= answered_at:
-                text = f"{slot.name}: {slot.value}"
+                text = slot.text
                 item = MemoryUsed(row.kind, row.item_id, row.tier, text, slot.updated, row.score)
         else:
             page = pages.get(row.item_id)

@@ -276,7 +276,7 @@ def retrieve(
 
     profile = tuple(vault.slots(include_superseded=False)[:40])
     budget = settings.context_budget_tokens
-    budget -= sum(estimate_tokens(f"{s.name}: {s.value}") for s in profile)
+    budget -= sum(estimate_tokens(s.text) for s in profile)
     budget -= sum(estimate_tokens(f.fact.text) for f in facts + knowledge)
     budget -= sum(estimate_tokens(p.text()) for p in short)
     chosen: list[ScoredTurn] = []

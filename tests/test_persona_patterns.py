@@ -138,3 +138,16 @@ def test_not_places(said):
 @pytest.mark.parametrize("said", ["I'm Christian, nice to meet you.", "I'm Brian."])
 def test_names_that_look_like_words_for_a_people_or_faith(said):
     assert names(said) == [said.split()[1].strip(",.")]
+
+
+def test_a_profile_slot_reads_as_one_line_without_saying_its_name_twice():
+    from engine.records import ProfileSlot
+
+    def slot(category: str, name: str, value: str) -> ProfileSlot:
+        return ProfileSlot(1, category, name, value, "active", 0.0, 0.0, (), "learned")
+
+    assert slot("identity", "location", "Zürich").text == "location: Zürich"
+    assert slot("preference", "favourite_food", "spicy ramen").text == "favourite food: spicy ramen"
+    # what the patterns store for "I love hiking": the object under its own name
+    [liked] = [s for s in slot_candidates(page("I love hiking.")) if s.category == "preference"]
+    assert slot(liked.category, liked.name, liked.value).text == "likes hiking"
