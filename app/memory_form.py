@@ -31,6 +31,7 @@ class Field:
     decimals: int = 2
     suffix: str = ""
     choices: tuple[str, ...] = ()
+    unit: float = 1  # the setting's value per shown unit: 3600 shows seconds as hours
 
 
 FIELDS: dict[str, Field] = {
@@ -40,7 +41,7 @@ FIELDS: dict[str, Field] = {
     "chain_similarity": Field("Dialogue chains", "Continuity similarity",
                               "How similar two exchanges must be to continue a thread", 0, 1, 0.05),
     "chain_max_gap_seconds": Field("Dialogue chains", "Longest pause", "A longer pause starts a "
-                                   "new thread", 0, 30 * 86400, 600, 0, " s"),
+                                   "new thread", 0, 30 * 24, 0.5, 1, " h", unit=3600),
     "segment_threshold": Field("Mid-term memory", "Topic join threshold",
                                "cosine (without what all exchanges share) + keyword overlap "
                                "needed to join a topic (0.4; the paper's 0.6 is on plain cosine)",
@@ -52,7 +53,7 @@ FIELDS: dict[str, Field] = {
     "heat_beta": Field("Heat", "β (length)", "Weight of how many exchanges a topic holds", 0, 100, 0.1),
     "heat_gamma": Field("Heat", "γ (recency)", "Weight of how recently a topic was used", 0, 100, 0.1),
     "heat_mu_seconds": Field("Heat", "μ (recency scale)", "Paper: 10⁷ s (about 116 days)",
-                             1, 1e10, 100_000, 0, " s"),
+                             0.1, 100_000, 1, 1, " days", unit=86400),
     "heat_threshold": Field("Heat", "Analysis threshold", "A topic hotter than this updates the "
                             "profile and facts (paper: 5)", 0, 1000, 0.5),
     "top_segments": Field("Retrieval", "Topics per answer", "", 0, 100),
@@ -93,6 +94,8 @@ class MemoryForm(QWidget):
         self.settings_class = MemorySettings
         defaults = MemorySettings()
         self.inputs: dict[str, QWidget] = {}
+        self.specs: dict[str, Field] = {}
+        self._exact: dict[str, tuple[float, Any]] = {}  # name -> (shown, the setting's value)
         groups: dict[str, QFormLayout] = {}
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -110,10 +113,12 @@ class MemoryForm(QWidget):
                 index = len(groups) - 1
                 grid.addWidget(box, index // 2, index % 2)
             widget = _input(spec, default)
-            widget.setToolTip(f"{spec.help}\nDefault: {default}" if spec.help else f"Default: {default}")
+            shown = f"{default / spec.unit:g}{spec.suffix}" if spec.unit != 1 else default
+            widget.setToolTip(f"{spec.help}\nDefault: {shown}" if spec.help else f"Default: {shown}")
             widget.setObjectName(item.name)
             widget.setFixedWidth(130)
             self.inputs[item.name] = widget
+            self.specs[item.name] = spec
             groups[spec.group].addRow(spec.label, widget)
         grid.setRowStretch(grid.rowCount(), 1)
 
@@ -125,7 +130,9 @@ class MemoryForm(QWidget):
             elif isinstance(widget, QCheckBox):
                 widget.setChecked(bool(value))
             else:
-                widget.setValue(value)  # type: ignore[attr-defined]
+                widget.setValue(value / self.specs[name].unit)  # type: ignore[attr-defined]
+                # 10⁷ s shows as 115.7 days: unless that is changed, 10⁷ s is what is saved
+                self._exact[name] = (widget.value(), value)  # type: ignore[attr-defined]
 
     def settings(self) -> Any:
         """A MemorySettings from the inputs (validate() is the caller's)."""
@@ -134,7 +141,12 @@ class MemoryForm(QWidget):
             if isinstance(widget, QCheckBox):
                 values[name] = widget.isChecked()
                 continue
-            values[name] = widget.currentText() if isinstance(widget, QComboBox) else widget.value()  # type: ignore[attr-defined]
+            if isinstance(widget, QComboBox):
+                values[name] = widget.currentText()
+            else:
+                shown, exact = self._exact.get(name, (None, None))
+                value = widget.value()  # type: ignore[attr-defined]
+                values[name] = exact if value == shown else value * self.specs[name].unit
         return self.settings_class.from_dict(values)
 
     def reset(self) -> None:
@@ -149,7 +161,7 @@ def _input(spec: Field, default: Any) -> QWidget:
         combo = QComboBox()
         combo.addItems(list(spec.choices) or [str(default)])
         return combo
-    if isinstance(default, int):
+    if isinstance(default, int) and spec.unit == 1:
         spin = QSpinBox()
         spin.setRange(int(spec.minimum), int(min(spec.maximum, 2**31 - 1)))
         spin.setSingleStep(int(spec.step) or 1)

@@ -203,3 +203,18 @@ def test_model_rows_never_overlap_whatever_the_source(qtbot):
     for source in (dialog.gguf, dialog.server):
         source.setChecked(True)
         qtbot.waitUntil(laid_out_apart, timeout=3000)  # the layout runs on the next events
+
+
+def test_durations_show_in_hours_and_days_and_save_exactly(qtbot, window):
+    dialog = window.open_settings()
+    form = dialog.memory_form
+    form.set_settings(window.session.mem.settings)
+    pause, mu = form.inputs["chain_max_gap_seconds"], form.inputs["heat_mu_seconds"]
+    assert (pause.value(), pause.suffix()) == (6.0, " h")
+    assert (round(mu.value(), 1), mu.suffix()) == (115.7, " days")
+    assert form.settings().heat_mu_seconds == 1e7  # shown rounded, saved as it was
+    pause.setValue(1.5)
+    mu.setValue(30)
+    changed = form.settings()
+    assert changed.chain_max_gap_seconds == 5400 and changed.heat_mu_seconds == 30 * 86400
+    dialog.reject()
