@@ -34,6 +34,7 @@ from app.session import FAILED, LOADING, READY, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
 from app.thinking_fold import ThinkingFolds, ThinkingRouter
+from app.used_memories import UsedMemoriesRefresh
 from app.window_memory import MemoryWindowMixin
 from app.workers import WorkerPool
 
@@ -115,6 +116,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.setCentralWidget(self.splitter)
         self.chat_actions = ChatActions(self)  # /remember, /forget, message context menu
         self.learned_notices = LearnedNotices(self)
+        self.used_memories = UsedMemoriesRefresh(self)  # "Used N memories" follows deletes
         self.view.memory_opened.connect(self.show_provenance)
         self.view.learned_manage_requested.connect(self.show_provenance)
         self.view.regenerate_requested.connect(self.regenerate)
@@ -224,6 +226,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         session.model_progress.connect(self.status.set_progress)
         session.status_changed.connect(self.status.set_memory)
         self.learned_notices.watch(session)
+        self.used_memories.watch(session)
         self.sidebar.attach(session)
         self.demo_banner.show_for(self.settings)
         for action in self.vault_actions:

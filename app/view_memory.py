@@ -167,6 +167,26 @@ class MessagesMixin:
     def page_ids(self) -> list[int]:
         return sorted({m.page_id for m in self.messages if m.page_id is not None})
 
+    def answers_with_memories(self) -> list[int]:
+        """The stored answers on screen that show a "Used N memories" line."""
+        return sorted({
+            m.page_id for m in self.messages
+            if m.role == "assistant" and m.page_id is not None and m.memories is not None
+        })
+
+    def update_memories(self, lists: dict[int, list[Any]]) -> int:
+        """Redraw the "Used N memories" lines whose items read differently now (one deleted
+        since shows as forgotten); returns how many changed."""
+        changed = 0
+        for message in self.messages:
+            if message.role != "assistant" or message.memories is None:
+                continue
+            now = lists.get(message.page_id) if message.page_id is not None else None
+            if now is not None and list(now) != message.memories:
+                self.set_memories(message, now)
+                changed += 1
+        return changed
+
     def finish_last_answer(self, page_id: int | None, memories: list[Any] | None) -> None:
         """After an answer ends: tie the last exchange to its stored page, show what it used."""
         answers = [m for m in self.messages if m.role == "assistant"]

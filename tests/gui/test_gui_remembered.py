@@ -97,6 +97,22 @@ def test_an_item_forgotten_later_shows_as_forgotten(qtbot, window, chat, memory,
     assert "Fact · forgotten" in window.view.plain_text()
 
 
+def test_the_line_under_an_answer_on_screen_follows_a_delete(qtbot, window, chat, memory, send):
+    """Deleting a fact the answer used (here, in the privacy panel, or from another process)
+    redraws its "Used" line in place: the conversation need not be opened again."""
+    fact = memory.add_fact("I am allergic to peanuts")
+    send(window, "peanuts?")
+    assert "Used 1 memory: 1 fact" in window.view.plain_text()
+    assert "forgotten since" not in window.view.plain_text()
+
+    with qtbot.waitSignal(window.used_memories.refreshed, timeout=5000):
+        memory.delete_fact(fact.id)
+
+    qtbot.waitUntil(lambda: "1 fact (1 forgotten since)" in window.view.plain_text())
+    (message,) = _answers(window.view)
+    assert [(i.key, i.forgotten) for i in message.memories] == [(("fact", fact.id), True)]
+
+
 def test_an_old_answer_shows_what_it_used_when_the_window_opens(qtbot, memory, chat):
     from app.main_window import MainWindow
 
