@@ -134,7 +134,8 @@ class ChatActions(QObject):
             return
         count = len([m for m in matches if not m.consequence])
         self.panel.ask(
-            f"Forget {count} item{'s' if count != 1 else ''} matching “{words}”?", matches
+            f"Forget {count} item{'s' if count != 1 else ''} matching “{words}”?", matches,
+            chat_commands.search_words(words),
         )
         self.done.emit("asked")
 

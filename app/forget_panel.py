@@ -72,8 +72,9 @@ class ForgetPanel(QFrame):
         layout.addLayout(buttons)
         self.hide()
 
-    def ask(self, title: str, matches: list[Any]) -> None:
-        """Show `matches` (ForgetMatch), all ticked."""
+    def ask(self, title: str, matches: list[Any], words: list[str] = ()) -> None:
+        """Show `matches` (ForgetMatch), all ticked; a long one is shown around the first of
+        `words` it contains, so the reason it matched is in view."""
         self.setStyleSheet(
             f"#forgetPanel {{ background: {theme.color('#FFF6F4')};"
             f" border-top: 1px solid {theme.color('#F2C6BE')}; }}"
@@ -84,7 +85,7 @@ class ForgetPanel(QFrame):
         self.list.clear()
         for match in matches:
             kind = shown.KIND_TITLES.get(match.kind, match.kind)
-            text = shown.one_line(match.kind, match.text, 150)
+            text = shown.one_line_around(match.kind, match.text, list(words), 150)
             row = QListWidgetItem(f"{kind} · {shown.day(match.date)} — {text}")
             row.setToolTip(match.text)
             row.setData(ROLE, match)

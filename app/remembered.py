@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from engine import remembered
+from engine.memory import keywords
+
+_WORD = re.compile(r"[^\W_][\w'’-]*")
 
 KIND_TITLES = {
     remembered.FACT: "Fact",
@@ -49,6 +53,22 @@ def one_line(kind: str, text: str, limit: int = 110) -> str:
     else:
         text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def one_line_around(kind: str, text: str, words: list[str], limit: int = 150) -> str:
+    """one_line, but where the first of `words` (or a word with its stem: "dogs" for "dog")
+    comes after the cut, the line starts shortly before it ("…the reply mentioned Biscuit"), so
+    the reason a long exchange matched is on screen."""
+    line = one_line(kind, text, limit=10**9)
+    stems = {keywords.fts_term(w) for w in words}
+    found = next(
+        (m for m in _WORD.finditer(line) if keywords.fts_term(m.group()) in stems), None
+    )
+    if found is None or found.end() <= limit - 1:
+        return one_line(kind, text, limit)
+    start = line.rfind(" ", 0, max(0, found.start() - limit // 3)) + 1
+    piece = "…" + line[start:]
+    return piece if len(piece) <= limit else piece[: limit - 1] + "…"
 
 
 def summary(items: list[Any]) -> str:

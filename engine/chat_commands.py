@@ -78,7 +78,8 @@ class ForgetMatch:
         )
 
 
-def _words(text: str) -> list[str]:
+def search_words(text: str) -> list[str]:
+    """The words `/forget TEXT` looks for."""
     words = keywords.content_words(text) or [w for w in keywords.tokens(text) if w]
     return list(dict.fromkeys(w.replace('"', "") for w in words if w.replace('"', "")))
 
@@ -86,7 +87,7 @@ def _words(text: str) -> list[str]:
 def find_matches(memory, words: str, limit: int = 50) -> list[ForgetMatch]:
     """Everything that contains all of `words` (stemmed, any order): facts and knowledge,
     profile entries, then exchanges, newest first within each kind."""
-    terms = _words(words)
+    terms = search_words(words)
     if not terms:
         raise errors.InvalidInputError("/forget needs words to look for, e.g. /forget peanuts")
     match = " AND ".join(f'"{w}"' for w in terms)

@@ -284,6 +284,30 @@ def test_forget_command_asks_first_and_cancel_deletes_nothing(qtbot, window, cha
     assert "Any snacks without peanuts?" not in window.view.plain_text()
 
 
+def test_forget_shows_a_long_exchange_around_the_word_that_matched(qtbot, window, memory):
+    """The answer named the dog 300 characters in: the row shows that part, not the start."""
+    memory.add_memory(
+        "I work as a nurse at the city hospital, mostly night shifts.",
+        "Night shifts are hard on sleep. " * 8 + "Does Biscuit keep you company at night?",
+    )
+    assert _type(qtbot, window, "/forget biscuit") == "asked"
+    (row,) = [window.forget_panel.list.item(i) for i in range(window.forget_panel.list.count())]
+    assert "Biscuit keep you company" in row.text() and "— …" in row.text()
+    assert "I work as a nurse" in row.toolTip()  # the whole exchange, on hover
+    window.forget_panel.cancel()
+
+
+def test_one_line_around_the_matched_word():
+    from app.remembered import one_line_around
+
+    text = "word " * 60 + "my dogs love the beach"
+    assert one_line_around("fact", text, ["dog"], 60).endswith("my dogs love the beach")
+    assert one_line_around("fact", text, ["dog"], 60).startswith("…")
+    assert len(one_line_around("fact", text, ["dog"], 60)) <= 60
+    assert one_line_around("fact", "My dog is Biscuit", ["dog"], 60) == "My dog is Biscuit"
+    assert one_line_around("fact", text, ["cat"], 60) == ("word " * 12)[:59] + "…"
+
+
 def test_help_and_unknown_commands(qtbot, window, chat, memory):
     assert _type(qtbot, window, "/help") == "help"
     assert "/forget WORDS" in window.view.plain_text()
