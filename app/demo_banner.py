@@ -31,7 +31,6 @@ class DemoBanner(QFrame):
         )
         self.text.setWordWrap(True)
         self.button = QPushButton("Choose a model…")
-        self.button.setShortcut("Ctrl+M")
         self.button.setToolTip("Models on this computer, local servers, downloads (Ctrl+M)")
         self.button.clicked.connect(self.choose_requested)
         row.addWidget(mark)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
@@ -131,6 +131,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._make_actions()
         self._make_menus()
         self._make_toolbar()
+        self._lock_after_answer = False  # Lock now pressed while an answer streamed
+        self.status.vault_icon.installEventFilter(self)  # a click on the padlock: Lock now
         self._show_locked("Opening your memory…", "Unlocking the encrypted vault.")
 
     @classmethod
@@ -170,9 +172,16 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             "Bring in the memory of the reference MemoryOS (BAI-LAB): its data folder")
         self.export_action = self._action("&Export memory…", self.export_memory, "Ctrl+E", "export",
                                           "Save everything MemoryOS remembers to a JSON file")
+        self.lock_action = self._action("&Lock now", self.lock_now, "Ctrl+L", "lock",
+                                        "Close the vault now; its key is asked for again")
         self.quit_action = self._action("&Quit", self.close, "Ctrl+Q")
         self.settings_action = self._action("&Settings…", self.open_settings, "Ctrl+,", "settings",
                                             "Model and memory settings")
+        # Ctrl+M is this window action's (Tools menu, listed by F1), whether or not the demo
+        # banner, whose button opens the same step, is showing.
+        self.model_action = self._action("Choose a &model…", self.open_model_step, "Ctrl+M",
+                                         "model", "Models on this computer, local servers, "
+                                         "downloads")
         self.inspector_action = self._action("Memory &inspector", self.open_inspector, "Ctrl+I",
                                              "inspector", "See the memory tiers")
         self.privacy_action = self._action("&Privacy…", self.open_privacy, "Ctrl+P", "privacy",
@@ -183,7 +192,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._make_memory_actions()  # sidebar, search, chat, text size (window_memory.py)
         self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
                               self.import_action, self.import_reference_action,
-                              self.inspector_action, self.privacy_action, self.search_action]
+                              self.inspector_action, self.privacy_action, self.search_action,
+                              self.lock_action]
 
     def _make_menus(self) -> None:
         bar = self.menuBar()
@@ -194,12 +204,13 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         file_menu.addAction(self.import_reference_action)
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
+        file_menu.addAction(self.lock_action)
         file_menu.addAction(self.quit_action)
         self._add_memory_menus(bar)
         memory_menu = bar.addMenu("&Memory")
         memory_menu.addActions([self.inspector_action, self.privacy_action])
         tools = bar.addMenu("&Tools")
-        tools.addAction(self.settings_action)
+        tools.addActions([self.model_action, self.settings_action])
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.shortcuts_action)
         help_menu.addSeparator()
@@ -231,6 +242,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.demo_banner.show_for(self.settings)
         for action in self.vault_actions:
             action.setEnabled(True)
+        self._padlock(True)
         self._apply_policy()
         self.view.clear()
         self.shown_conversations = []
@@ -266,6 +278,29 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.demo_banner.hide()  # "you are talking to…" is not true of a locked window
         for action in self.vault_actions:
             action.setEnabled(False)
+        self._padlock(False)
+
+    def _padlock(self, open_: bool) -> None:
+        """The status line's padlock: while the vault is open a click on it locks."""
+        icon = self.status.vault_icon
+        key = self.lock_action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        icon.setToolTip(f"Lock now ({key})" if open_ else "")
+        if open_:
+            icon.setCursor(Qt.CursorShape.PointingHandCursor)
+        else:
+            icon.unsetCursor()
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """A left click on the padlock does what Lock now does."""
+        if (
+            watched is self.status.vault_icon
+            and event.type() == QEvent.Type.MouseButtonRelease
+            and event.button() == Qt.MouseButton.LeftButton
+            and self.lock_action.isEnabled()
+        ):
+            self.lock_action.trigger()
+            return True
+        return super().eventFilter(watched, event)
 
     def _show_history(self, summary: dict) -> None:
         if self.session is None:  # locked or closed meanwhile: nothing decrypted on screen
@@ -316,13 +351,29 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         if self.session.generating:  # never cut an answer short; look again later
             self.auto_lock.restart()
             return
-        self.auto_lock.stop()
-        self.detach()
-        self._show_locked(
+        self._close_and_ask(
             "MemoryOS locked itself",
             f"Nobody used it for {self.auto_lock.minutes} minutes, so the vault was closed.\n"
             "Unlock it to go on.",  # two lines: the unlock dialog over it covers them whole
         )
+
+    def lock_now(self) -> None:
+        """Lock now (Ctrl+L, or a click on the padlock): what the idle lock does, at once. An
+        answer still streaming is stopped first (what it said is kept), then the vault locks."""
+        if self.session is None:
+            return
+        if self.session.generating:
+            self._lock_after_answer = True
+            self.stop()
+            return
+        self._close_and_ask("MemoryOS is locked", "You locked it.\nUnlock it to go on.")
+
+    def _close_and_ask(self, title: str, hint: str) -> None:
+        """Close the vault (dropping what was decrypted), say why, and have the key asked for."""
+        self._lock_after_answer = False
+        self.auto_lock.stop()
+        self.detach()
+        self._show_locked(title, hint)
         self.locked.emit()
 
     def show_remote(self) -> None:
@@ -395,6 +446,10 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.composer.set_busy(False)
         self.temporary_action.setEnabled(True)
         self.composer.input.setFocus()
+        if self._lock_after_answer:
+            self._new_after_answer = False
+            self.lock_now()
+            return
         if self._new_after_answer:
             self._new_after_answer = False
             self.new_conversation()
@@ -452,7 +507,10 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             panel.show()
         elif QGuiApplication.platformName() != "offscreen":  # offscreen warns on raise()
             panel.raise_()
-            panel.activateWindow()
+        # The panel takes the keyboard, so Esc closes it (QDialog's reject) and its keys work:
+        # without a window manager that activates new windows (or with one that prevents focus
+        # stealing) the keys, Esc included, went on to the window behind.
+        panel.activateWindow()
         return panel
 
     def open_inspector(self) -> QWidget | None:

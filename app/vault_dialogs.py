@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -118,6 +119,15 @@ class VaultDialog(QDialog):
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         centre_over(self, self.parentWidget())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        """Esc does nothing here. QDialog takes it as reject(), which is Quit on these dialogs:
+        one stray key quit the app and threw away the typed passphrase. Quit is its button (and
+        closing the dialog's window, which still rejects)."""
+        if event.matches(QKeySequence.StandardKey.Cancel):
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     def _fit(self) -> None:
         """Take the size the contents need, still centred (it grew downwards from its top)."""

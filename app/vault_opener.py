@@ -68,7 +68,8 @@ class VaultOpener(QObject):
             return
         box = QMessageBox(
             QMessageBox.Icon.Information, "MemoryOS is locked",
-            "Your memory was closed after a time without use. Unlock it to go on.",
+            "Your memory is locked: it was closed, by Lock now or after a time without use. "
+            "Unlock it to go on.",
             QMessageBox.StandardButton.NoButton, self.window,
         )  # fmt: skip
         box.setObjectName("lockedBox")
