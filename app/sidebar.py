@@ -61,6 +61,7 @@ class Sidebar(QFrame):
     """Lists conversations; asks the window to open one with `open_requested(id)`."""
 
     open_requested = Signal(str)
+    found_requested = Signal(str, int)  # a search result: the conversation, at that exchange
     refreshed = Signal()  # the list was drawn again
     searched = Signal()  # search results were drawn
     changed = Signal(str)  # "renamed" | "forgotten" | "error"
@@ -133,9 +134,16 @@ class Sidebar(QFrame):
         self.refresh()
 
     def detach(self) -> None:
+        """The vault closed (locked, quitting): nothing from it stays, the search term neither."""
         self.session = None
+        self._refresh_timer.stop()
+        self.search.blockSignals(True)  # no search queued for a vault that is gone
+        self.search.clear()
+        self.search.blockSignals(False)
+        self._search_timer.stop()
         self.tree.clear()
         self.results.clear()
+        self.stack.setCurrentWidget(self.tree)
 
     def _on_event(self, event: str) -> None:
         if event == "pages":
@@ -215,19 +223,23 @@ class Sidebar(QFrame):
             )
 
     def _draw_results(self, hits: list) -> None:
-        if not self.search.text().strip():
+        if self.session is None or not self.search.text().strip():  # locked or cleared since
             return
         if not hits:
             html = f"<p style='color:{theme.color(theme.MUTED)}'>No conversation mentions this.</p>"
         else:
             parts = []
+            plain = f"text-decoration:none; color:{theme.color(theme.TEXT)}"
             for hit in hits:
                 when = dt.datetime.fromtimestamp(hit.timestamp)
+                # the title and the snippet both open the conversation at this exchange
+                link = f"found:{hit.page_id}:{escape(hit.conversation_id)}"
                 parts.append(
-                    f"<p style='margin-bottom:10px'><a href='open:{escape(hit.conversation_id)}' "
+                    f"<p style='margin-bottom:10px'><a href='{link}' "
                     f"style='text-decoration:none; font-weight:600'>{escape(hit.title or '(untitled)')}"
                     f"</a><br><span style='color:{theme.color(theme.MUTED)}; font-size:small'>"
-                    f"{escape(day_label(when))} {when:%H:%M}</span><br>{highlighted(hit.snippet)}</p>"
+                    f"{escape(day_label(when))} {when:%H:%M}</span><br>"
+                    f"<a href='{link}' style='{plain}'>{highlighted(hit.snippet)}</a></p>"
                 )
             html = "".join(parts)
         self.results.setHtml(html)
@@ -235,9 +247,10 @@ class Sidebar(QFrame):
         self.searched.emit()
 
     def _result_clicked(self, url: QUrl) -> None:
-        scheme, _, conversation_id = url.toString().partition(":")
-        if scheme == "open" and conversation_id:
-            self.open_requested.emit(conversation_id)
+        scheme, _, rest = url.toString().partition(":")
+        page, _, conversation_id = rest.partition(":")
+        if scheme == "found" and page.isdigit() and conversation_id:
+            self.found_requested.emit(conversation_id, int(page))
 
     # --- rename and forget ---------------------------------------------------------------
     def context_menu(self, row: QTreeWidgetItem) -> QMenu:

@@ -167,6 +167,22 @@ class MessagesMixin:
     def page_ids(self) -> list[int]:
         return sorted({m.page_id for m in self.messages if m.page_id is not None})
 
+    def show_exchange(self, page_id: int) -> bool:
+        """Scroll so the exchange stored as `page_id` starts at the top of the view (a search
+        result opened); False if it is not on screen."""
+        message = next((m for m in self.messages if m.page_id == page_id), None)
+        if message is None:
+            return False
+
+        def scroll() -> None:
+            if any(m is message for m in self.messages):  # not cleared since
+                rect = self.browser.document().documentLayout().frameBoundingRect(message.frame)
+                self.browser.verticalScrollBar().setValue(max(0, int(rect.top()) - 8))
+
+        scroll()
+        QTimer.singleShot(0, self, scroll)  # again once the layout has caught up
+        return True
+
     def answers_with_memories(self) -> list[int]:
         """The stored answers on screen that show a "Used N memories" line."""
         return sorted({

@@ -24,7 +24,9 @@ class MemoryWindowMixin:
 
     def _make_sidebar(self, central: QWidget) -> None:
         self.sidebar = Sidebar()
+        self._show_page: int | None = None  # the exchange a search result asked to be shown
         self.sidebar.open_requested.connect(self.open_conversation)
+        self.sidebar.found_requested.connect(self.open_conversation)
         self.sidebar.changed.connect(self._sidebar_changed)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)
@@ -175,13 +177,18 @@ class MemoryWindowMixin:
         self.learned_notices.redraw()
         if notice:
             self.view.add_notice(notice)
+        page_id, self._show_page = self._show_page, None
+        if page_id is not None:
+            self.view.show_exchange(page_id)
         self.conversation_shown.emit(data["ids"][-1])
 
-    def open_conversation(self, conversation_id: str) -> None:
-        """Show a stored conversation; what is said next continues it."""
+    def open_conversation(self, conversation_id: str, page_id: int | None = None) -> None:
+        """Show a stored conversation, at the exchange `page_id` if given (a search result);
+        what is said next continues it."""
         if self.session is None or self.temporary or self.session.generating:
             return
         self._history_due = False  # the start's conversation is not drawn over this one
+        self._show_page = page_id
         self.session.run(
             self.session.mem.continue_conversation,
             conversation_id,

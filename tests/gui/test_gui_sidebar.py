@@ -86,6 +86,42 @@ def test_search_highlights_the_match_and_opens_the_conversation_to_continue(
     assert len(memory.pages(conversation_id=history[0])) == 3
 
 
+def test_a_search_result_opens_its_conversation_at_the_exchange_that_matched(
+    qtbot, window, memory
+):
+    """A long conversation opens at its end; from a search result it opens at the exchange
+    found, whether the title or the snippet is clicked."""
+    now = time.time()
+    memory.new_conversation()
+    for n in range(12):
+        said = "My sourdough starter is called Clint" if n == 3 else f"Question {n} about trains"
+        memory.add_memory(said, "A long answer. " * 30, timestamp=now - DAY + n * 60)
+    memory.new_conversation()
+    sidebar, view = window.sidebar, window.view
+    qtbot.waitUntil(lambda: len(sidebar.rows()) == 1)
+    with qtbot.waitSignal(sidebar.searched):
+        sidebar.search.setText("sourdough")
+    found = memory.pages()[3]
+    assert "sourdough" in found.user_input
+
+    def in_view() -> bool:
+        message = next((m for m in view.messages if m.page_id == found.id), None)
+        if message is None:
+            return False
+        top = view.browser.document().documentLayout().frameBoundingRect(message.frame).top()
+        bar = view.browser.verticalScrollBar()
+        return bar.value() <= top < bar.value() + view.browser.viewport().height()
+
+    cursor = sidebar.results.document().find("Clint")  # in the snippet, not the title
+    cursor.setPosition(cursor.selectionStart() + 1)
+    point = sidebar.results.cursorRect(cursor).center()
+    with qtbot.waitSignal(window.conversation_shown):
+        qtbot.mouseClick(sidebar.results.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.waitUntil(in_view)
+    bar = view.browser.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() < bar.maximum()  # not the end, where it opens
+
+
 def test_rename_from_the_list(qtbot, shown, history, memory):
     sidebar = shown.sidebar
     row = sidebar.row_of(history[1])
