@@ -15,14 +15,23 @@ from app.errors import describe, show_message
 from app.workers import Worker
 
 
-def import_exchanges(mem: Any, path: str) -> Iterator[tuple[int, int]]:
+def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tuple[int, int]]:
     """Add every exchange of the transcript; yields (done, total) so the worker reports progress.
 
     Each transcript conversation gets its own id, so the conversation on screen is untouched.
+    A MemoryOS export ("Export everything", `memoryos export`) is restored instead, all or
+    nothing, reporting through `progress(fraction, label)`; it returns the restore's report.
     """
-    from engine import transcripts
+    from engine import restore, transcripts
 
-    exchanges = transcripts.read(path)
+    data = transcripts.load(path)
+    if restore.is_export(data):
+        def embedded(done: int, total: int) -> None:
+            if progress is not None:
+                progress(done / max(1, total), f"Restoring the export: {done} of {total} exchanges…")
+
+        return restore.restore(mem, data, progress=embedded)
+    exchanges = transcripts.exchanges_of(data)
     ids: dict[str | None, str] = {}
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for done, exchange in enumerate(exchanges, start=1):
@@ -48,12 +57,13 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
     """Ask for a file, then import it behind a progress dialog that can cancel between exchanges."""
     if path is None:
         path, _ = QFileDialog.getOpenFileName(
-            parent, "Import conversations", str(Path.home()), "JSON transcripts (*.json);;All files (*)"
+            parent, "Import conversations", str(Path.home()),
+            "JSON transcripts or a MemoryOS export (*.json);;All files (*)"
         )
         if not path:
             return None
     dialog = _progress_dialog(parent, "Importing conversations…", "Stop")
-    worker = Worker(import_exchanges, session.mem, path)
+    worker = Worker(import_exchanges, session.mem, path, progress=True)
     state = {"done": 0}
 
     def step(progress: tuple[int, int]) -> None:
@@ -61,8 +71,16 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
         dialog.setLabelText(f"Imported {state['done']} of {total} exchanges…")
         dialog.setValue(int(100 * state["done"] / max(1, total)))
 
-    def finished(_count: object) -> None:
+    def restoring(fraction: float, label: str) -> None:
+        dialog.setCancelButton(None)  # a restore is all or nothing: it cannot stop half way
+        dialog.setLabelText(label)
+        dialog.setValue(int(100 * fraction))
+
+    def finished(result: object) -> None:
         dialog.close()
+        if hasattr(result, "lines"):  # an export restored
+            show_message(parent, "Restore", "\n".join(result.lines()))
+            return
         stopped = " (stopped)" if worker.cancelled else ""
         show_message(parent, "Import", f"Imported {state['done']} exchanges{stopped}. "
                      "Consolidation continues in the background.")
@@ -81,6 +99,7 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
 
     dialog.canceled.connect(worker.cancel)
     worker.signals.yielded.connect(step)
+    worker.signals.progress.connect(restoring)
     worker.signals.returned.connect(finished)
     worker.signals.errored.connect(failed)
     return session.pool.start(worker)

@@ -21,8 +21,10 @@ examples:
   memoryos chat                      talk in the terminal (bundled offline model)
   memoryos import chat.json          add a conversation transcript to the memory
   memoryos facts list                what the assistant has learned about you
-  memoryos facts delete 12 13        forget two facts
+  memoryos facts delete f12 p3       forget fact 12 and profile entry 3
   memoryos export memory.json        everything, as JSON
+  memoryos import memory.json --vault restored --create
+                                     restore that export into a new vault
   memoryos doctor                    check keyring, encryption, models and the vault
   memoryos models                    models on this computer, local servers, downloads
 """
@@ -75,24 +77,45 @@ def build_parser() -> argparse.ArgumentParser:
         help="after each answer, list the memories its prompt used",
     )
 
-    imp = commands.add_parser("import", help="add a conversation transcript (JSON) to the memory")
+    imp = commands.add_parser(
+        "import",
+        help="add a conversation transcript (JSON) to the memory, or restore an export",
+        description="Add a conversation transcript to an existing vault, or restore a file "
+        "written by `memoryos export` (the app's Export everything). The vault must exist: "
+        "pass --create to make a new one, so a typo never starts an empty memory.",
+    )
     _vault_options(imp)
     imp.add_argument(
         "file",
         help="JSON: a list of {user, assistant, timestamp?} or of chat messages "
-        "{role, content, timestamp?}, or a LoCoMo-shaped file",
+        "{role, content, timestamp?}, a LoCoMo-shaped file, or an export (memoryos-export/1) "
+        "to restore",
     )
+    imp.add_argument("--create", action="store_true", help="create the vault if it is missing")
     imp.add_argument("--no-consolidate", action="store_true", help="do not wait for consolidation")
 
     facts = commands.add_parser("facts", help="list, add or delete what was learned about you")
     _vault_options(facts)
     facts_cmd = facts.add_subparsers(dest="action", metavar="ACTION")
-    listing = facts_cmd.add_parser("list", help="list facts and profile slots")
+    listing = facts_cmd.add_parser(
+        "list",
+        help="list facts (f12), assistant knowledge (f14) and profile entries (p3)",
+        description="Each line starts with its id: f12 is a fact or assistant knowledge, p3 a "
+        "profile entry; `memoryos facts delete` takes these ids.",
+    )
     listing.add_argument("--search", default=None)
     listing.add_argument("--all", action="store_true", help="include superseded facts")
     listing.add_argument("--json", action="store_true")
-    delete = facts_cmd.add_parser("delete", help="delete facts by id")
-    delete.add_argument("ids", nargs="+", type=int)
+    delete = facts_cmd.add_parser(
+        "delete",
+        help="delete facts and profile entries by id (f12, p3; a bare 12 is fact 12)",
+        description="Delete what `memoryos facts list` shows, by its id: f12 (or `fact 12`, or "
+        "just 12) is a fact or assistant knowledge, p3 (or `profile 3`) a profile entry. The "
+        "exchanges they were learned from stay; `memoryos forget conversation ID` forgets "
+        "those. In a terminal it lists the items and asks first (--yes does not ask).",
+    )
+    delete.add_argument("ids", nargs="+", metavar="ID", help="f12, p3, `profile 3` or 12")
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     add = facts_cmd.add_parser("add", help="tell the assistant a fact")
     add.add_argument("text")
     for action in (listing, delete, add):

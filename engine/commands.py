@@ -222,14 +222,29 @@ def run_chat(args) -> int:
 # ---- import -----------------------------------------------------------------------------
 
 
+def _open_for_import(args, *, create: bool):
+    """The vault to import into: it must exist unless --create (a typo never starts an empty
+    memory), as `memoryos mcp` does."""
+    path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
+    if not create and not (path.exists() and path.stat().st_size > 0):
+        raise errors.VaultError(
+            f"no vault at {path}: run `memoryos chat` once to create it, or pass --create to "
+            "import into a new vault"
+        )
+    return _open(args, create=create, background=False)
+
+
 def run_import(args) -> int:
-    from tqdm import tqdm
+    from engine import restore, transcripts
 
-    from engine import transcripts
-
-    exchanges = transcripts.read(args.file)
-    memory = _open(args, create=True, background=False)
+    data = transcripts.load(args.file)  # checked before any vault is opened or created
+    if restore.is_export(data):
+        return _run_restore(args, restore.read_export(data))
+    exchanges = transcripts.exchanges_of(data)
+    memory = _open_for_import(args, create=args.create)
     try:
+        from tqdm import tqdm
+
         conversations: dict[str | None, str] = {}
         added = 0
         for exchange in tqdm(exchanges, desc="Importing", unit="exchange", file=sys.stderr):
@@ -245,6 +260,35 @@ def run_import(args) -> int:
             )
             added += 1
         print(f"Imported {added} exchanges into {memory.path.name}.", file=sys.stderr)
+        if not args.no_consolidate:
+            _consolidate_with_progress(memory)
+    finally:
+        memory.close()
+    return 0
+
+
+def _run_restore(args, export) -> int:
+    """`memoryos import EXPORT.json`: an export (engine/export.py) back into a vault."""
+    from tqdm import tqdm
+
+    from engine import restore
+
+    memory = _open_for_import(args, create=args.create)
+    try:
+        print(
+            f"Restoring the export {args.file} ({restore.FORMAT}) into {memory.path.name}.",
+            file=sys.stderr,
+        )
+        with tqdm(desc="Restoring", unit="exchange", file=sys.stderr) as bar:
+
+            def progress(done: int, total: int) -> None:
+                bar.total = total
+                bar.n = done
+                bar.refresh()
+
+            report = restore.restore(memory, export, progress)
+        for line in report.lines():
+            print(line, file=sys.stderr)
         if not args.no_consolidate:
             _consolidate_with_progress(memory)
     finally:
@@ -279,6 +323,9 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
+FACT_PREFIX, PROFILE_PREFIX = "f", "p"  # ids as `facts list` prints and `facts delete` takes
+
+
 def _print_facts(memory, search: str | None, include_all: bool) -> None:
     slots = memory.profile(include_superseded=include_all)
     facts = memory.facts(include_superseded=include_all, search=search)
@@ -290,16 +337,92 @@ def _print_facts(memory, search: str | None, include_all: bool) -> None:
     for slot in slots:
         mark = "" if slot.status == "active" else f" [{slot.status}]"
         print(
-            f"profile {slot.id:>5}  {slot.category}/{slot.name}: {slot.value}{mark}  "
-            f"(from pages {', '.join(map(str, slot.evidence_page_ids)) or '-'})"
+            f"profile {PROFILE_PREFIX + str(slot.id):>6}  {slot.category}/{slot.name}: "
+            f"{slot.value}{mark}  (from pages {', '.join(map(str, slot.evidence_page_ids)) or '-'})"
         )
     for fact in facts:
         mark = "" if fact.status == "active" else f" [{fact.status}]"
         label = "knows  " if fact.kind == "assistant_knowledge" else "fact   "
         print(
-            f"{label} {fact.id:>5}  {fact.text}{mark}  ({_when(fact.updated)}, from pages "
-            f"{', '.join(map(str, fact.source_page_ids)) or '-'})"
+            f"{label} {FACT_PREFIX + str(fact.id):>6}  {fact.text}{mark}  ({_when(fact.updated)}, "
+            f"from pages {', '.join(map(str, fact.source_page_ids)) or '-'})"
         )
+
+
+def parse_item_ids(tokens: list[str]) -> list[tuple[str, int]]:
+    """`facts delete` ids: f12 / fact 12 / 12 (a fact or assistant knowledge, as before),
+    p3 / profile 3 (a profile entry). Returns (kind, id) pairs in order, without repeats."""
+    import re
+
+    out: list[tuple[str, int]] = []
+    word: str | None = None
+    for token in tokens:
+        text = token.strip().lower()
+        if text in ("fact", "profile"):
+            if word is not None:
+                raise errors.InvalidInputError(f"{word!r} needs an id after it, e.g. {word} 3")
+            word = text
+            continue
+        found = re.fullmatch(r"(f|p|fact|profile)?(\d+)", text)
+        if not found or (word is not None and found.group(1)):
+            raise errors.InvalidInputError(
+                f"{token!r} is not an id: use what `memoryos facts list` shows, f12 for a fact "
+                "or p3 for a profile entry (a bare number is a fact)"
+            )
+        kind = "profile" if (word or found.group(1) or "f").startswith("p") else "fact"
+        word = None
+        if (kind, int(found.group(2))) not in out:
+            out.append((kind, int(found.group(2))))
+    if word is not None:
+        raise errors.InvalidInputError(f"{word!r} needs an id after it, e.g. {word} 3")
+    return out
+
+
+def _delete_items(memory, args) -> int:
+    """`facts delete`: every id checked first (nothing goes if one is unknown); in a terminal
+    the items are listed and the app's privacy-panel question asked, unless --yes."""
+    chosen = parse_item_ids(args.ids)
+    items = []
+    for kind, item_id in chosen:
+        if kind == "profile":
+            slot = memory.vault.slot(item_id)  # NotFoundError: no profile slot with id N
+            items.append((kind, item_id, f"{slot.category}/{slot.name}: {slot.value}", slot))
+        else:
+            fact = memory.fact(item_id)  # NotFoundError: no fact with id N
+            items.append((kind, item_id, fact.text, fact))
+    one = len(items) == 1
+    if not args.yes and sys.stdin.isatty():
+        for kind, item_id, text, _ in items:
+            prefix = PROFILE_PREFIX if kind == "profile" else FACT_PREFIX
+            print(f"  {prefix}{item_id}  {' '.join(text.split())[:100]}")
+        answer = input(
+            f"Delete {'this item' if one else f'these {len(items)} items'}? "
+            f"{'It' if one else 'They'} will no longer be recalled or given to the model. [y/N] "
+        )
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Nothing was deleted.")
+            return 1
+    facts = [item_id for kind, item_id, _, _ in items if kind == "fact"]
+    if facts:
+        memory.delete_facts(facts)
+    for kind, item_id, _, _ in items:
+        if kind == "profile":
+            memory.delete_profile_slot(item_id)  # what the app's privacy panel calls
+    profile = len(items) - len(facts)
+    parts = [f"{len(facts)} fact(s)"] if facts else []
+    parts += [f"{profile} profile entr{'y' if profile == 1 else 'ies'}"] if profile else []
+    print(f"Deleted {' and '.join(parts)}.")
+    sources = any(
+        (item.evidence_page_ids if kind == "profile" else item.source_page_ids)
+        for kind, _, _, item in items
+    )
+    if sources:
+        print(
+            f"The exchange{'' if one else 's'} {'it was' if one else 'they were'} learned from "
+            f"stay{'s' if one else ''} in your conversations; `memoryos forget conversation ID` "
+            "forgets those too."
+        )
+    return 0
 
 
 def run_facts(args) -> int:
@@ -309,9 +432,12 @@ def run_facts(args) -> int:
         if action == "list":
             if getattr(args, "json", False):
                 data = {
-                    "profile": [s.__dict__ for s in memory.profile(args.all)],
+                    "profile": [
+                        {**s.__dict__, "ref": f"{PROFILE_PREFIX}{s.id}"}
+                        for s in memory.profile(args.all)
+                    ],
                     "facts": [
-                        f.__dict__
+                        {**f.__dict__, "ref": f"{FACT_PREFIX}{f.id}"}
                         for f in memory.facts(include_superseded=args.all, search=args.search)
                     ],
                 }
@@ -319,11 +445,10 @@ def run_facts(args) -> int:
             else:
                 _print_facts(memory, getattr(args, "search", None), getattr(args, "all", False))
         elif action == "delete":
-            memory.delete_facts(args.ids)
-            print(f"Deleted {len(args.ids)} fact(s).")
+            return _delete_items(memory, args)
         elif action == "add":
             fact = memory.add_fact(args.text)
-            print(f"Added fact {fact.id}.")
+            print(f"Added fact {FACT_PREFIX}{fact.id}.")
     finally:
         memory.close()
     return 0

@@ -29,6 +29,19 @@ def read(path: str | Path) -> list[Exchange]:
 
     The whole file is checked before anything is stored (size, JSON, each item's types,
     reserved metadata), so a bad file imports nothing rather than half of itself."""
+    return exchanges_of(load(path))
+
+
+def exchanges_of(data: Any) -> list[Exchange]:
+    """The checked exchanges of a transcript already read by `load`."""
+    exchanges = list(parse(data))
+    check(exchanges)
+    return exchanges
+
+
+def load(path: str | Path) -> Any:
+    """The JSON in a file to import (a transcript, or an export to restore): size, UTF-8 and
+    JSON checked, with a clear error naming the file."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -51,9 +64,7 @@ def read(path: str | Path) -> list[Exchange]:
         raise InvalidInputError(
             f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})"
         ) from None
-    exchanges = list(parse(data))
-    check(exchanges)
-    return exchanges
+    return data
 
 
 def check(exchanges: list[Exchange]) -> None:

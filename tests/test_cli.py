@@ -33,7 +33,7 @@ def test_help_is_readable(home):
 
 def test_import_list_delete_export(tmp_path, home):
     transcript = write_transcript(tmp_path)
-    out = run_cli("import", str(transcript), *FAKE, home=home)
+    out = run_cli("import", str(transcript), "--create", *FAKE, home=home)
     assert out.returncode == 0, out.stderr.decode()
     assert "Imported 3 exchanges" in out.stderr.decode()
     listing = run_cli("facts", *FAKE, "list", home=home)
@@ -65,7 +65,7 @@ def test_clear_errors_not_tracebacks(tmp_path, home):
     assert missing.returncode == 1 and "no vault" in missing.stderr.decode()
     assert b"Traceback" not in missing.stderr
     transcript = write_transcript(tmp_path)
-    run_cli("import", str(transcript), *FAKE, home=home)
+    run_cli("import", str(transcript), "--create", *FAKE, home=home)
     wrong = run_cli("facts", *FAKE, "list", home=home, passphrase="not the passphrase")
     assert wrong.returncode == 1 and "wrong key or passphrase" in wrong.stderr.decode()
     bad_json = tmp_path / "bad.json"
@@ -85,7 +85,7 @@ def test_clear_errors_not_tracebacks(tmp_path, home):
 
 
 def test_forget_everything_needs_confirmation(tmp_path, home):
-    run_cli("import", str(write_transcript(tmp_path)), *FAKE, home=home)
+    run_cli("import", str(write_transcript(tmp_path)), "--create", *FAKE, home=home)
     refused = run_cli("forget", *FAKE, "everything", home=home)
     assert refused.returncode == 2 and "--yes" in refused.stderr.decode()
     done = run_cli("forget", *FAKE, "everything", "--yes", home=home)
@@ -97,7 +97,8 @@ def test_vault_options_work_after_the_facts_action(tmp_path, home):
     """`memoryos facts list --vault bob` is how people type it; it reads bob's vault, as
     `memoryos facts --vault bob list` does."""
     transcript = write_transcript(tmp_path)
-    assert run_cli("import", str(transcript), "--vault", "bob", *FAKE, home=home).returncode == 0
+    created = run_cli("import", str(transcript), "--vault", "bob", "--create", *FAKE, home=home)
+    assert created.returncode == 0
     after = run_cli("facts", "list", "--vault", "bob", *FAKE, home=home)
     assert after.returncode == 0, after.stderr.decode()
     before = run_cli("facts", "--vault", "bob", *FAKE, "list", home=home)
@@ -109,3 +110,135 @@ def test_vault_options_work_after_the_facts_action(tmp_path, home):
     assert "I grow tomatoes" in listing
     # The default vault was never touched.
     assert run_cli("facts", "list", *FAKE, home=home).returncode == 1
+
+
+def test_import_refuses_a_missing_vault_unless_create(tmp_path, home):
+    """A typo in --vault never starts an empty memory: `import` refuses as `facts` and `mcp`
+    do, and --create makes the vault."""
+    transcript = write_transcript(tmp_path)
+    assert run_cli("import", str(transcript), "--create", *FAKE, home=home).returncode == 0
+    typo = run_cli("import", str(transcript), "--vault", "typo", *FAKE, home=home)
+    err = typo.stderr.decode()
+    assert typo.returncode == 1 and "no vault at" in err and "typo.memoryos" in err
+    assert "--create" in err and b"Traceback" not in typo.stderr
+    assert not list(home.rglob("typo.memoryos*"))
+    # an existing vault takes more without --create
+    again = run_cli("import", str(transcript), *FAKE, home=home)
+    assert again.returncode == 0 and "Imported 3 exchanges into default" in again.stderr.decode()
+    made = run_cli("import", str(transcript), "--vault", "typo", "--create", *FAKE, home=home)
+    assert made.returncode == 0 and "into typo.memoryos" in made.stderr.decode()
+    help_text = run_cli("import", "--help", home=home).stdout.decode()
+    assert "--create" in help_text and "export" in help_text
+
+
+def _ids(listing: str) -> dict[str, str]:
+    """What each line of `facts list` says, by the id printed at its start."""
+    return {line.split()[1]: line for line in listing.splitlines()}
+
+
+def test_facts_list_ids_are_what_facts_delete_takes(tmp_path, home):
+    """`profile p2` and `fact f2` are different items and each id names exactly one; a bare
+    number is still a fact."""
+    run_cli("import", str(write_transcript(tmp_path)), "--create", *FAKE, home=home)
+    listing = _ids(run_cli("facts", "list", *FAKE, home=home).stdout.decode())
+    profile = [ref for ref, line in listing.items() if line.startswith("profile")]
+    facts = [ref for ref, line in listing.items() if line.startswith("fact")]
+    assert profile and facts and all(r[0] == "p" and r[1:].isdigit() for r in profile)
+    assert all(r[0] == "f" and r[1:].isdigit() for r in facts)
+    data = json.loads(run_cli("facts", "list", "--json", *FAKE, home=home).stdout)
+    assert {s["ref"] for s in data["profile"]} == set(profile)
+    assert {f["ref"] for f in data["facts"]} == set(facts)
+    nurse = next(s["ref"] for s in data["profile"] if s["value"] == "nurse")
+    # the same number as a fact is another item: deleting the profile entry leaves the fact
+    same_number_fact = f"f{nurse[1:]}"
+
+    deleted = run_cli("facts", "delete", nurse, *FAKE, home=home)
+    out = deleted.stdout.decode()
+    assert deleted.returncode == 0, deleted.stderr.decode()
+    assert "Deleted 1 profile entry." in out and "stays in your conversations" in out
+    after = _ids(run_cli("facts", "list", *FAKE, home=home).stdout.decode())
+    assert nurse not in after and "occupation: nurse" not in "".join(after.values())
+    if same_number_fact in listing:
+        assert after[same_number_fact] == listing[same_number_fact]
+
+    # `profile N` and `fact N` spelled out, and a bare number (a fact, as before)
+    name = next(s for s in data["profile"] if s["name"] == "name")
+    biscuit = next(f for f in data["facts"] if "Biscuit" in f["text"])
+    maya = next(f for f in data["facts"] if "Maya" in f["text"])
+    both = run_cli(
+        "facts", "delete", "profile", str(name["id"]), str(biscuit["id"]), *FAKE, home=home
+    )
+    assert both.returncode == 0, both.stderr.decode()
+    assert "Deleted 1 fact(s) and 1 profile entry." in both.stdout.decode()
+    spelled = run_cli("facts", "delete", "fact", str(maya["id"]), *FAKE, home=home)
+    assert spelled.returncode == 0 and "Deleted 1 fact(s)." in spelled.stdout.decode()
+    left = run_cli("facts", "list", *FAKE, home=home).stdout.decode()
+    assert "Biscuit" not in left and "name: Maya" not in left and "Hi, I'm Maya" not in left
+
+
+def test_facts_delete_checks_every_id_before_deleting(tmp_path, home):
+    run_cli("import", str(write_transcript(tmp_path)), "--create", *FAKE, home=home)
+    before = run_cli("facts", "list", *FAKE, home=home).stdout
+    data = json.loads(run_cli("facts", "list", "--json", *FAKE, home=home).stdout)
+    real = data["facts"][0]["ref"]
+    missing = run_cli("facts", "delete", real, "p999", *FAKE, home=home)
+    assert missing.returncode == 1 and "no profile slot with id 999" in missing.stderr.decode()
+    for bad in ("x3", "p", "profile", "3.5", "fact p3"):
+        out = run_cli("facts", "delete", *bad.split(), *FAKE, home=home)
+        assert out.returncode == 2 and b"Traceback" not in out.stderr, bad
+        assert "f12" in out.stderr.decode() or "needs an id" in out.stderr.decode(), bad
+    assert run_cli("facts", "list", *FAKE, home=home).stdout == before  # nothing went
+    help_text = run_cli("facts", "delete", "--help", home=home).stdout.decode()
+    assert "p3" in help_text and "f12" in help_text and "profile" in help_text
+
+
+def test_facts_delete_ids_parse():
+    from engine.commands import parse_item_ids
+
+    assert parse_item_ids(["f3", "P2", "7", "profile", "9", "fact", "4", "f3"]) == [
+        ("fact", 3), ("profile", 2), ("fact", 7), ("profile", 9), ("fact", 4)
+    ]  # fmt: skip
+
+
+def _in_a_terminal(home, answer: str, *args: str):
+    """`memoryos ARGS` with a terminal on standard input, answering `answer`."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    main, tty = pty.openpty()
+    env = dict(os.environ, MEMORYOS_HOME=str(home), MEMORYOS_PASSPHRASE="correct horse battery",
+               PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")  # fmt: skip
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "engine.cli", *args], stdin=tty, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=env, cwd=ROOT,
+        )  # fmt: skip
+        os.write(main, answer.encode() + b"\n")
+        out, err = child.communicate(timeout=120)
+    finally:
+        os.close(main)
+        os.close(tty)
+    return child.returncode, out.decode(), err.decode()
+
+
+def test_facts_delete_in_a_terminal_asks_first(tmp_path, home):
+    """In a terminal `facts delete` lists the items and asks the privacy panel's question;
+    anything but yes deletes nothing. --yes does not ask."""
+    run_cli("import", str(write_transcript(tmp_path)), "--create", *FAKE, home=home)
+    data = json.loads(run_cli("facts", "list", "--json", *FAKE, home=home).stdout)
+    nurse = next(s["ref"] for s in data["profile"] if s["value"] == "nurse")
+    code, out, _ = _in_a_terminal(home, "n", "facts", "delete", nurse, *FAKE)
+    assert code == 1 and f"{nurse}  identity/occupation: nurse" in out
+    assert "Delete this item? It will no longer be recalled" in out
+    assert "Nothing was deleted." in out
+    assert "occupation: nurse" in run_cli("facts", "list", *FAKE, home=home).stdout.decode()
+    code, out, _ = _in_a_terminal(home, "y", "facts", "delete", nurse, *FAKE)
+    assert code == 0 and "Deleted 1 profile entry." in out
+    assert "occupation: nurse" not in run_cli("facts", "list", *FAKE, home=home).stdout.decode()
+    fact = data["facts"][0]["ref"]
+    code, out, _ = _in_a_terminal(home, "", "facts", "delete", fact, "--yes", *FAKE)
+    assert code == 0 and "Delete this item?" not in out and "Deleted 1 fact(s)." in out

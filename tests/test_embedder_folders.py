@@ -47,7 +47,8 @@ def test_reembed_moves_a_vault_to_a_local_model_folder(home, tmp_path, small_mod
         {"user": "I keep bees on my roof in Lyon.", "assistant": "How many hives?"},
         {"user": "Three hives, mostly Buckfast bees.", "assistant": "Lovely."},
     ]), encoding="utf-8")  # fmt: skip
-    assert run_cli("import", str(chat), home=home).returncode == 0  # the bundled MiniLM
+    # the bundled MiniLM
+    assert run_cli("import", str(chat), "--create", home=home).returncode == 0
 
     moved = run_cli("reembed", "--to", str(small_model), home=home)
     assert moved.returncode == 0, moved.stderr

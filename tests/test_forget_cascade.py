@@ -165,7 +165,7 @@ def test_the_cli_says_what_a_forget_removed(tmp_path):
         json.dumps([{"user": "I secretly play the bagpipes at night.", "assistant": "Loud!"}]),
         encoding="utf-8",
     )
-    assert run_cli("import", str(talk), "--embedder", "fake", home=home).returncode == 0
+    assert run_cli("import", str(talk), "--create", "--embedder", "fake", home=home).returncode == 0
     done = run_cli("forget", "--embedder", "fake", "page", "1", "--yes", home=home)
     assert done.returncode == 0, done.stderr.decode()
     out = done.stdout.decode()

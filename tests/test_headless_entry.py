@@ -76,7 +76,9 @@ def test_cli_commands_work_without_pyside6(home, tmp_path):
         json.dumps([{"user": "I keep three hives of bees in Lyon.", "assistant": "Lovely."}]),
         encoding="utf-8",
     )
-    imported = memoryos(home, "import", str(chat), "--embedder", "fake", "--no-consolidate")
+    imported = memoryos(
+        home, "import", str(chat), "--create", "--embedder", "fake", "--no-consolidate"
+    )
     assert imported.returncode == 0, imported.stderr
     exported = memoryos(home, "export", "-", "--embedder", "fake")
     assert exported.returncode == 0, exported.stderr

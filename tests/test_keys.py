@@ -60,7 +60,13 @@ def test_the_env_passphrase_has_the_same_minimum(tmp_path):
     transcript = tmp_path / "talk.json"
     transcript.write_text('[{"user": "I like tea", "assistant": "Nice"}]', encoding="utf-8")
     done = run_cli(
-        "import", str(transcript), "--embedder", "fake", home=home, passphrase="tooshort"
+        "import",
+        str(transcript),
+        "--create",
+        "--embedder",
+        "fake",
+        home=home,
+        passphrase="tooshort",
     )
     assert done.returncode == 2
     assert (

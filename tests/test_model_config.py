@@ -62,7 +62,8 @@ def test_the_terminal_uses_the_embedder_chosen_in_the_app(home, tmp_path):
 
     chat = tmp_path / "chat.json"
     chat.write_text(json.dumps([{"user": "I keep bees.", "assistant": "Nice."}]), encoding="utf-8")
-    created = run_cli("import", str(chat), "--embedder", "fake", "--no-consolidate", home=home)
+    created = run_cli("import", str(chat), "--create", "--embedder", "fake", "--no-consolidate",
+                      home=home)
     assert created.returncode == 0, created.stderr
     settings = home / "config" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)

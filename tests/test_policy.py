@@ -81,7 +81,8 @@ def test_the_policy_export_switch_reaches_the_cli(tmp_path, policy_file):
     home = tmp_path / "home"
     transcript = tmp_path / "talk.json"
     transcript.write_text('[{"user": "I like tea", "assistant": "Nice"}]', encoding="utf-8")
-    assert run_cli("import", str(transcript), "--embedder", "fake", home=home).returncode == 0
+    imported = run_cli("import", str(transcript), "--create", "--embedder", "fake", home=home)
+    assert imported.returncode == 0
     path = policy_file(export=False)
     done = run_cli("export", str(tmp_path / "out.json"), "--embedder", "fake", home=home,
                    env={POLICY_ENV: str(path)})  # fmt: skip

@@ -174,6 +174,31 @@ def test_importing_a_transcript_adds_its_exchanges(qtbot, window, memory, tmp_pa
     assert len({page.conversation_id for page in memory.pages()}) == 1
 
 
+def test_import_restores_an_export_made_by_export_everything(
+    qtbot, window, memory, embedder, tmp_path
+):
+    """A backup made with Export everything comes back through File → Import: its exchanges
+    in their conversation, and the facts as they were (not learned again)."""
+    from app.importer import import_transcript
+    from engine.api import MemoryOS
+
+    with MemoryOS.open(tmp_path / "old.memoryos", create=True, passphrase="old vault phrase",
+                       embedder=embedder, background=False) as old:
+        old.new_conversation()
+        old.add_memory("My cat is called Miso.", "A lovely name.")
+        old.add_memory("I play the cello on Sundays.", "Lovely.")
+        old.add_fact("I am allergic to peanuts")
+        old.export_json(tmp_path / "backup.json")
+
+    import_transcript(window, window.session, str(tmp_path / "backup.json"))
+    qtbot.waitUntil(lambda: _message(window, "Restore") is not None, timeout=10_000)
+
+    assert "Restored 2 exchanges in 1 conversation" in _message(window, "Restore").text()
+    said = sorted(page.user_input for page in memory.pages())
+    assert said == ["I play the cello on Sundays.", "My cat is called Miso."]
+    assert "I am allergic to peanuts" in [fact.text for fact in memory.facts()]
+
+
 def test_a_broken_transcript_is_reported(qtbot, window, memory, tmp_path):
     from app.importer import import_transcript
 

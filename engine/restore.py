@@ -1,0 +1,470 @@
+"""Restore an export ("memoryos-export/1", engine/export.py) into a vault: `memoryos import`.
+
+What comes back: the conversations (id, title), their exchanges (text, timestamp, metadata,
+whether a capable model analysed them), the facts and assistant knowledge and the profile
+entries (text, status, origin, when learned and changed, what superseded what, and the exchanges
+each came from), what each answer remembered, and, into a new vault, the memory settings.
+
+What is rebuilt rather than copied: the vectors (with this vault's embedder), the full-text
+index, the vocabulary (a LEARN_WORDS job), and the topics: every restored exchange joins the
+short-term queue and consolidation moves the oldest into topic segments as it does for any
+import. So segment summaries written by a model, visit counts (heat) and dialogue-chain
+summaries are not restored.
+
+The restored exchanges are not learned from again: the export already holds what was learned
+from them, with the person's corrections and deletions, so a deleted fact stays deleted.
+Exchanges the vault already holds (same conversation, timestamp and text) are skipped, and facts
+and profile entries it already holds are linked rather than copied: restoring twice adds
+nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import validation
+from engine.errors import InvalidInputError
+from engine.export import FORMAT
+from engine.memory import short_term, when
+from engine.memory.persona_patterns import normalise_text
+from engine.records import (
+    ACTIVE,
+    ASSISTANT_KNOWLEDGE,
+    CANDIDATE,
+    SUPERSEDED,
+    USER_FACT,
+    Page,
+)
+from engine.remembered import EXCHANGE, FACT, KNOWLEDGE, PROFILE, MemoryUsed
+from engine.vault.jobs import LEARN_WORDS
+
+FORMAT_NAME = FORMAT.split("/")[0]  # "memoryos-export"
+VERSION = int(FORMAT.split("/")[1])
+EMBED_BATCH = 256
+
+NOT_RESTORED = (
+    "topic summaries, visit counts and chain summaries (topics are rebuilt by consolidation)"
+)
+
+
+def is_export(data: Any) -> bool:
+    """Is this JSON a MemoryOS export (of any version)?"""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("format"), str)
+        and data["format"].split("/")[0] == FORMAT_NAME
+    )
+
+
+def check_format(data: dict) -> None:
+    """A clear error for an export this program cannot read (a newer or unknown version)."""
+    name = data["format"]
+    _, _, version = name.partition("/")
+    if not version.isdigit():
+        raise InvalidInputError(f"unknown export format {name!r}: expected {FORMAT!r}")
+    if int(version) > VERSION:
+        raise InvalidInputError(
+            f"this export is {name!r}, written by a newer MemoryOS; this one restores "
+            f"{FORMAT!r}: update MemoryOS to restore it"
+        )
+    if int(version) != VERSION:
+        raise InvalidInputError(f"unknown export format {name!r}: expected {FORMAT!r}")
+
+
+@dataclass
+class Restored:
+    """What a restore did (counts), for the command's report."""
+
+    conversations: int = 0
+    exchanges: int = 0
+    skipped_exchanges: int = 0
+    facts: int = 0
+    linked_facts: int = 0
+    profile: int = 0
+    linked_profile: int = 0
+    settings: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        conversations = "conversation" if self.conversations == 1 else "conversations"
+        out = [
+            f"Restored {self.exchanges} exchanges in {self.conversations} {conversations}, "
+            f"{self.facts} facts and knowledge, {self.profile} profile entries"
+            + (", and the memory settings" if self.settings else "")
+            + "."
+        ]
+        already = []
+        if self.skipped_exchanges:
+            already.append(f"{self.skipped_exchanges} exchanges")
+        if self.linked_facts:
+            already.append(f"{self.linked_facts} facts")
+        if self.linked_profile:
+            already.append(f"{self.linked_profile} profile entries")
+        if already:
+            out.append(f"Already in the vault, not added again: {', '.join(already)}.")
+        out.append(f"Not restored: {NOT_RESTORED}.")
+        return out + self.notes
+
+
+# ---- reading and checking ---------------------------------------------------------------
+
+
+def _rows(data: dict, table: str) -> list[dict]:
+    rows = data.get(table, [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise InvalidInputError(f"the export's {table!r} must be a list of JSON objects")
+    return rows
+
+
+def _int(row: dict, key: str, where: str, optional: bool = False) -> int | None:
+    value = row.get(key)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"{where}: {key!r} must be a whole number")
+    return value
+
+
+def _number(row: dict, key: str, where: str) -> float:
+    value = row.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError(f"{where}: {key!r} must be a number")
+    return validation.timestamp(float(value), 0.0)
+
+
+def _str(row: dict, key: str, where: str, allow_empty: bool = True) -> str:
+    value = row.get(key, "")
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{where}: {key!r} must be text")
+    value = validation.text(value, f"{where}: {key}")
+    if not allow_empty and not value.strip():
+        raise InvalidInputError(f"{where}: {key!r} is empty")
+    return value
+
+
+@dataclass
+class Export:
+    conversations: dict[str, tuple[str, float]]  # id -> (title, created)
+    pages: list[tuple[int, Page, bool]]  # (exported id, draft, analysed)
+    facts: list[dict]
+    sources: dict[int, list[int]]  # exported fact id -> exported page ids
+    profile: list[dict]
+    evidence: dict[int, list[int]]
+    memories: dict[int, list[dict]]  # exported page id -> page_memories rows in order
+    settings: Any
+
+
+def read_export(data: dict) -> Export:
+    """Every row checked before anything is written: an error names the first bad one."""
+    check_format(data)
+    conversations: dict[str, tuple[str, float]] = {}
+    for n, row in enumerate(_rows(data, "conversations")):
+        where = f"conversation {n}"
+        conversations[_str(row, "id", where, False)] = (
+            _str(row, "title", where),
+            _number(row, "created", where),
+        )
+    pages = []
+    for n, row in enumerate(_rows(data, "pages")):
+        where = f"exchange {row.get('id', n)}"
+        meta = row.get("meta") or {}
+        if not isinstance(meta, dict):
+            raise InvalidInputError(f"{where}: 'meta' must be a JSON object")
+        own = {k: v for k, v in meta.items() if k in validation.RESERVED_META}
+        try:
+            draft = validation.exchange(
+                row.get("user_input"),
+                row.get("agent_response"),
+                _number(row, "ts", where),
+                {k: v for k, v in meta.items() if k not in own},
+                conversation_id=_str(row, "conversation_id", where, False),
+                source=None,
+                program_meta=own,
+                now=0.0,
+            )
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{where}: {exc}") from None
+        pages.append((_int(row, "id", where), draft, bool(row.get("analysed"))))
+    facts = []
+    for row in _rows(data, "facts"):
+        where = f"fact {row.get('id')}"
+        _int(row, "id", where)
+        _int(row, "superseded_by", where, optional=True)
+        if row.get("kind") not in (USER_FACT, ASSISTANT_KNOWLEDGE):
+            raise InvalidInputError(f"{where}: unknown kind {row.get('kind')!r}")
+        if row.get("status") not in (ACTIVE, CANDIDATE, SUPERSEDED):
+            raise InvalidInputError(f"{where}: unknown status {row.get('status')!r}")
+        _str(row, "text", where, False), _str(row, "origin", where)
+        _number(row, "created", where), _number(row, "updated", where)
+        facts.append(row)
+    profile = []
+    for row in _rows(data, "profile"):
+        where = f"profile entry {row.get('id')}"
+        _int(row, "id", where)
+        _int(row, "superseded_by", where, optional=True)
+        if row.get("status") not in (ACTIVE, SUPERSEDED):
+            raise InvalidInputError(f"{where}: unknown status {row.get('status')!r}")
+        for key in ("category", "name", "value"):
+            _str(row, key, where, False)
+        _str(row, "origin", where)
+        _number(row, "created", where), _number(row, "updated", where)
+        profile.append(row)
+    sources: dict[int, list[int]] = {}
+    for row in _rows(data, "fact_sources"):
+        fact = _int(row, "fact_id", "fact source")
+        sources.setdefault(fact, []).append(_int(row, "page_id", "fact source"))
+    evidence: dict[int, list[int]] = {}
+    for row in _rows(data, "profile_evidence"):
+        slot = _int(row, "slot_id", "profile evidence")
+        evidence.setdefault(slot, []).append(_int(row, "page_id", "profile evidence"))
+    memories: dict[int, list[dict]] = {}
+    for row in _rows(data, "page_memories"):
+        where = "page memory"
+        _int(row, "item_id", where), _int(row, "position", where), _str(row, "kind", where)
+        _number(row, "item_date", where)
+        memories.setdefault(_int(row, "page_id", where), []).append(row)
+    for rows in memories.values():
+        rows.sort(key=lambda r: r["position"])
+    settings = data.get("settings")
+    if settings is not None:
+        from engine.settings import MemorySettings
+
+        if not isinstance(settings, dict):
+            raise InvalidInputError("the export's 'settings' must be a JSON object")
+        settings = MemorySettings.from_stored(settings)
+        settings.validate()
+    return Export(conversations, pages, facts, sources, profile, evidence, memories, settings)
+
+
+# ---- writing ----------------------------------------------------------------------------
+
+
+def _page_key(page: Page) -> tuple:
+    return (page.conversation_id, round(page.timestamp, 3), page.user_input, page.agent_response)
+
+
+def restore(
+    memory: Any, data: dict | Export, progress: Callable[[int, int], None] | None = None
+) -> Restored:
+    """Restore an export (its JSON, or `read_export`'s result) into `memory` (an open
+    engine.api.MemoryOS). Everything is checked and embedded first, then written in one
+    transaction: an error leaves the vault as it was. `progress(done, total)` while embedding
+    the exchanges."""
+    export = data if isinstance(data, Export) else read_export(data)
+    vault, ctx = memory.vault, memory.ctx
+    report = Restored()
+    was_empty = vault.count_pages() == 0 and not vault.facts(None, True) and not vault.slots(True)
+
+    # Exchanges the vault already holds map to its own pages; the others are new.
+    page_map: dict[int, int] = {}
+    new_pages: list[tuple[int, Page, bool]] = []
+    held: dict[str, dict[tuple, int]] = {}
+    for old_id, draft, analysed in export.pages:
+        conversation = draft.conversation_id
+        if conversation not in held:
+            ids = vault.page_ids_of_conversation(conversation)
+            held[conversation] = {_page_key(p): p.id for p in vault.pages(ids)}
+        existing = held[conversation].get(_page_key(draft))
+        if existing is not None:
+            page_map[old_id] = existing
+            report.skipped_exchanges += 1
+        else:
+            new_pages.append((old_id, draft, analysed))
+
+    # 1. Embed (the slow part), outside any transaction.
+    embedded: list[tuple[Any, dict[int, Any]]] = []
+    for start in range(0, len(new_pages), EMBED_BATCH):
+        chunk = [draft for _, draft, _ in new_pages[start : start + EMBED_BATCH]]
+        sides = [
+            {s: t for s, t in enumerate((d.user_input, d.agent_response)) if t.strip()}
+            for d in chunk
+        ]
+        texts = [t for d, s in zip(chunk, sides, strict=True) for t in (d.text(), *s.values())]
+        vectors = iter(memory.embedder.embed(texts))
+        for draft_sides in sides:
+            vector = next(vectors)
+            embedded.append((vector, {side: next(vectors) for side in draft_sides}))
+        if progress is not None:
+            progress(len(embedded), len(new_pages))
+
+    known_facts: dict[tuple, int] = {}
+    for fact in vault.facts(None, True):
+        key = (fact.kind, normalise_text(fact.text), fact.status == SUPERSEDED)
+        known_facts.setdefault(key, fact.id)
+    fresh_facts = [
+        row
+        for row in export.facts
+        if (row["kind"], normalise_text(row["text"]), row["status"] == SUPERSEDED)
+        not in known_facts
+    ]
+    fact_vectors = memory.embedder.embed([r["text"] for r in fresh_facts]) if fresh_facts else []
+    vectors_of = {id(row): v for row, v in zip(fresh_facts, fact_vectors, strict=True)}
+    known_slots: dict[tuple, int] = {}
+    current_slots: dict[tuple[str, str], Any] = {}
+    for slot in vault.slots(True):
+        key = (slot.category, slot.name, normalise_text(slot.value), slot.status == SUPERSEDED)
+        known_slots.setdefault(key, slot.id)
+        if slot.status == ACTIVE:
+            current_slots[(slot.category, slot.name)] = slot
+
+    # 2. One transaction. A new vault takes the export's settings first: the queue overflows
+    # into topics at the restored capacity.
+    now = ctx.clock()
+    settings = export.settings if was_empty else None
+    previous = memory.settings
+    try:
+        with vault.transaction():
+            if settings is not None:
+                memory.settings = settings
+                vault.set_meta("settings", json.dumps(settings.to_dict()))
+                report.settings = True
+            report.conversations = _write_pages(memory, export, new_pages, embedded, page_map, now)
+            report.exchanges = len(new_pages)
+            fact_map = _write_facts(memory, export, known_facts, vectors_of, page_map, report)
+            slot_map = _write_profile(
+                memory, export, known_slots, current_slots, page_map, report, now
+            )
+            for old_id, _, _ in new_pages:
+                rows = export.memories.get(old_id)
+                if rows:
+                    vault.insert_page_memories(
+                        page_map[old_id], _memories(rows, page_map, fact_map, slot_map)
+                    )
+            if new_pages:
+                upto = max(page_map[old_id] for old_id, _, _ in new_pages)
+                vault.enqueue(LEARN_WORDS, {"upto": upto}, now)
+                short_term.check_overflow(ctx, now)
+    except BaseException:
+        memory.settings = previous
+        raise
+    finally:
+        # the in-RAM copies reload from the file on their next search (also after a rollback)
+        for mirror in (memory.page_mirror, memory.turn_mirror, memory.fact_mirror):
+            mirror.reset()
+    if settings is None and export.settings is not None and (
+        export.settings.to_dict() != memory.settings.to_dict()
+    ):
+        report.notes.append(
+            "The export's memory settings were not applied: this vault already held memories "
+            "(change them in the app's Settings)."
+        )
+    for event in ("settings", "pages", "segments", "facts", "jobs"):
+        memory._notify(event)
+    memory.consolidator.wake()
+    return report
+
+
+def _write_pages(memory, export: Export, new_pages, embedded, page_map, now: float) -> int:
+    vault = memory.vault
+    conversations = set()
+    for (old_id, draft, analysed), (vector, turns) in zip(new_pages, embedded, strict=True):
+        title, created = export.conversations.get(
+            draft.conversation_id,
+            (short_term.title(draft.user_input or draft.agent_response), draft.timestamp),
+        )
+        vault.ensure_conversation(draft.conversation_id, created, title=title)
+        conversations.add(draft.conversation_id)
+        page_id = vault.insert_page(
+            conversation_id=draft.conversation_id,
+            user_input=draft.user_input,
+            agent_response=draft.agent_response,
+            ts=draft.timestamp,
+            meta=draft.meta,
+            body=when.resolve_relative(draft.text(), draft.timestamp),
+            vector=vector,
+            now=now,
+            turn_vectors=turns,
+        )
+        if analysed:  # a capable model read it already: not analysed (and learned from) again
+            vault.mark_analysed([page_id])
+        page_map[old_id] = page_id
+    return len(conversations)
+
+
+def _write_facts(memory, export: Export, known, vectors_of, page_map, report) -> dict[int, int]:
+    vault = memory.vault
+    fact_map: dict[int, int] = {}
+    inserted: list[dict] = []
+    held = set(known.values())
+    for row in sorted(export.facts, key=lambda r: r["id"]):
+        sources = [page_map[p] for p in export.sources.get(row["id"], []) if p in page_map]
+        key = (row["kind"], normalise_text(row["text"]), row["status"] == SUPERSEDED)
+        if key in known:
+            fact_map[row["id"]] = known[key]
+            vault.add_fact_sources(known[key], sources)
+            report.linked_facts += known[key] in held
+            continue
+        fact_map[row["id"]] = known[key] = vault.insert_fact(
+            kind=row["kind"],
+            text=row["text"],
+            norm=key[1],
+            status=row["status"],
+            origin=row["origin"],
+            vector=vectors_of[id(row)],
+            sources=sources,
+            now=float(row["created"]),
+        )
+        inserted.append(row)
+        report.facts += 1
+    for row in inserted:  # what superseded what, once every fact has its new id
+        new_id = fact_map[row["id"]]
+        if row["status"] == SUPERSEDED:
+            vault.supersede_fact(new_id, fact_map.get(row.get("superseded_by")), row["updated"])
+        vault.touch_fact(new_id, float(row["updated"]))
+    return fact_map
+
+
+def _write_profile(memory, export, known, current, page_map, report, now) -> dict[int, int]:
+    vault = memory.vault
+    slot_map: dict[int, int] = {}
+    inserted: list[dict] = []
+    held_ids = set(known.values())
+    for row in sorted(export.profile, key=lambda r: r["id"]):
+        evidence = [page_map[p] for p in export.evidence.get(row["id"], []) if p in page_map]
+        superseded = row["status"] == SUPERSEDED
+        key = (row["category"], row["name"], normalise_text(row["value"]), superseded)
+        if key in known:
+            slot_map[row["id"]] = known[key]
+            vault.add_slot_evidence(known[key], evidence)
+            report.linked_profile += known[key] in held_ids
+            continue
+        slot_map[row["id"]] = known[key] = vault.insert_slot(
+            row["category"], row["name"], row["value"], row["origin"], evidence,
+            float(row["created"]),
+        )  # fmt: skip
+        inserted.append(row)
+        report.profile += 1
+    for row in inserted:
+        new_id = slot_map[row["id"]]
+        updated = float(row["updated"])
+        if row["status"] == SUPERSEDED:
+            vault.supersede_slot(new_id, slot_map.get(row.get("superseded_by")), updated)
+        else:
+            # The vault already had another value for this entry: the newer one stays.
+            held = current.get((row["category"], row["name"]))
+            if held is not None:
+                if updated >= held.updated:
+                    vault.supersede_slot(held.id, new_id, now)
+                else:
+                    vault.supersede_slot(new_id, held.id, updated)
+        vault.touch_slot(new_id, updated)
+    return slot_map
+
+
+def _memories(rows: list[dict], page_map, fact_map, slot_map) -> list[MemoryUsed]:
+    """What an answer remembered, with the restored ids; an item missing from the export was
+    forgotten before it was made, and keeps reading as forgotten (id 0 names nothing)."""
+    maps = {EXCHANGE: page_map, FACT: fact_map, KNOWLEDGE: fact_map, PROFILE: slot_map}
+    out = []
+    for row in rows:
+        item_id = maps.get(row["kind"], {}).get(row["item_id"], 0)
+        score = row.get("score")
+        score = float(score) if isinstance(score, (int, float)) else None
+        out.append(
+            MemoryUsed(row["kind"], item_id, str(row.get("tier", "")), "", row["item_date"], score)
+        )
+    return out
+
