@@ -91,22 +91,27 @@ class Restored:
     def lines(self) -> list[str]:
         conversations = "conversation" if self.conversations == 1 else "conversations"
         out = [
-            f"Restored {self.exchanges} exchanges in {self.conversations} {conversations}, "
-            f"{self.facts} facts and knowledge, {self.profile} profile entries"
+            f"Restored {_count(self.exchanges, 'exchange')} in {self.conversations} "
+            f"{conversations}, {_count(self.facts, 'fact')} and knowledge, "
+            f"{_count(self.profile, 'profile entry', 'profile entries')}"
             + (", and the memory settings" if self.settings else "")
             + "."
         ]
         already = []
         if self.skipped_exchanges:
-            already.append(f"{self.skipped_exchanges} exchanges")
+            already.append(_count(self.skipped_exchanges, "exchange"))
         if self.linked_facts:
-            already.append(f"{self.linked_facts} facts")
+            already.append(_count(self.linked_facts, "fact"))
         if self.linked_profile:
-            already.append(f"{self.linked_profile} profile entries")
+            already.append(_count(self.linked_profile, "profile entry", "profile entries"))
         if already:
             out.append(f"Already in the vault, not added again: {', '.join(already)}.")
         out.append(f"Not restored: {NOT_RESTORED}.")
         return out + self.notes
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 # ---- reading and checking ---------------------------------------------------------------
