@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGridLayout,
     QGroupBox,
+    QLabel,
     QSpinBox,
     QWidget,
 )
@@ -32,6 +33,8 @@ class Field:
     suffix: str = ""
     choices: tuple[str, ...] = ()
     unit: float = 1  # the setting's value per shown unit: 3600 shows seconds as hours
+    special: str = ""  # what the minimum is shown as ("Never" for 0 days)
+    check: str = "Allowed"  # a check box's own text
 
 
 FIELDS: dict[str, Field] = {
@@ -70,10 +73,11 @@ FIELDS: dict[str, Field] = {
                                   "is not on this computer. Off: it never receives your memories "
                                   "in the background; the rules do that work instead."),
     "retention_days": Field("Retention", "Forget exchanges after", "Exchanges older than this "
-                            "are forgotten by consolidation; 0 keeps them for ever", 0, 36500,
-                            suffix=" days"),
+                            "are forgotten by consolidation; Never (0) keeps them for ever", 0,
+                            36500, suffix=" days", special="Never"),
     "retention_keeps_facts": Field("Retention", "Keep what was learned",
-                                   "Keep the facts and profile learned from forgotten exchanges"),
+                                   "Keep the facts and profile learned from forgotten exchanges",
+                                   check="Yes"),
 }
 
 
@@ -119,7 +123,10 @@ class MemoryForm(QWidget):
             widget.setFixedWidth(130)
             self.inputs[item.name] = widget
             self.specs[item.name] = spec
-            groups[spec.group].addRow(spec.label, widget)
+            label = QLabel(spec.label)
+            label.setToolTip(widget.toolTip())  # the label is where a person hovers
+            label.setBuddy(widget)
+            groups[spec.group].addRow(label, widget)
         grid.setRowStretch(grid.rowCount(), 1)
 
     def set_settings(self, settings: Any) -> None:
@@ -156,7 +163,7 @@ class MemoryForm(QWidget):
 
 def _input(spec: Field, default: Any) -> QWidget:
     if isinstance(default, bool):
-        return QCheckBox("Allowed")
+        return QCheckBox(spec.check)
     if spec.choices or isinstance(default, str):
         combo = QComboBox()
         combo.addItems(list(spec.choices) or [str(default)])
@@ -166,6 +173,7 @@ def _input(spec: Field, default: Any) -> QWidget:
         spin.setRange(int(spec.minimum), int(min(spec.maximum, 2**31 - 1)))
         spin.setSingleStep(int(spec.step) or 1)
         spin.setSuffix(spec.suffix)
+        spin.setSpecialValueText(spec.special)
         return spin
     double = QDoubleSpinBox()
     double.setDecimals(spec.decimals)

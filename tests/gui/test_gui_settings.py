@@ -218,3 +218,20 @@ def test_durations_show_in_hours_and_days_and_save_exactly(qtbot, window):
     changed = form.settings()
     assert changed.chain_max_gap_seconds == 5400 and changed.heat_mu_seconds == 30 * 86400
     dialog.reject()
+
+
+def test_memory_form_reads_plainly_for_a_newcomer(qtbot, window):
+    """0 days reads "Never", not "forget at once"; hovering a label explains it as its input
+    does (α, β, γ, μ mean nothing without)."""
+    from PySide6.QtWidgets import QLabel
+
+    dialog = window.open_settings()
+    form = dialog.memory_form
+    form.set_settings(window.session.mem.settings)
+    retention = form.inputs["retention_days"]
+    assert retention.value() == 0 and retention.text() == "Never"
+    assert form.inputs["retention_keeps_facts"].text() == "Yes"
+    labels = {label.text(): label for label in form.findChildren(QLabel)}
+    assert "how often a topic is recalled" in labels["α (visits)"].toolTip()
+    assert labels["α (visits)"].toolTip() == form.inputs["heat_alpha"].toolTip()
+    dialog.reject()
