@@ -17,8 +17,20 @@ def _dot(color: str) -> str:
     return f"<span style='color:{color}; font-size:11pt'>●</span>"
 
 
+# What the counts are: an answer's "Used N memories" also counts the exchanges just before the
+# question ("recent exchanges"), which need not all be in the short-term queue any more.
+MEMORY_TIP = (
+    "recent: exchanges in the short-term queue, kept word for word until they move to a topic\n"
+    "topics: mid-term segments, ranked by heat\n"
+    "facts: long-term facts about you and notes of what the assistant said\n"
+    "Memory → Inspector (Ctrl+I) shows each tier."
+)
+
+
 def memory_text(status: Any) -> str:
-    """'12 recent · 3 topics · 5 facts · consolidating (2 jobs)' from a ConsolidationStatus."""
+    """'12 recent · 3 topics · 5 facts · consolidating (2 jobs)' from a ConsolidationStatus.
+    Work that is no queued job (the short-term queue moving to a topic) shows as plain
+    "consolidating": it read "consolidating (0 jobs left)" for as long as it took."""
     parts = [
         f"{status.short_term_pages} recent",
         f"{status.segments} topic{'s' if status.segments != 1 else ''}",
@@ -26,7 +38,7 @@ def memory_text(status: Any) -> str:
     ]
     jobs = f"{status.pending_jobs} job{'s' if status.pending_jobs != 1 else ''}"
     if status.running:
-        parts.append(f"consolidating ({jobs} left)")
+        parts.append(f"consolidating ({jobs})" if status.pending_jobs else "consolidating")
     elif status.pending_jobs:
         parts.append(f"{jobs} queued")
     else:
@@ -104,4 +116,5 @@ class StatusLine(QStatusBar):
             return
         busy = status.running
         self.memory.setText(f"{_dot('#4F5FE8' if busy else '#98A2B3')}&nbsp; {memory_text(status)}")
-        self.memory.setToolTip(f"Last error: {status.last_error}" if status.last_error else "")
+        tip = MEMORY_TIP + (f"\n\nLast error: {status.last_error}" if status.last_error else "")
+        self.memory.setToolTip(tip)

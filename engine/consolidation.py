@@ -129,6 +129,7 @@ class Consolidator:
                 return False
 
     def _loop(self) -> None:
+        ran = 0  # jobs run since the worker was last idle
         while not self._stop.is_set():
             self._wake.wait(timeout=2.0)
             self._wake.clear()
@@ -137,7 +138,7 @@ class Consolidator:
             self._idle.clear()
             try:
                 self.ctx.flush_visits()
-                self.run_pending(stop=self._stop)
+                ran += self.run_pending(stop=self._stop)
             except Exception as exc:  # the worker must survive anything, and say what happened
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 log.exception("consolidation failed")
@@ -145,6 +146,11 @@ class Consolidator:
             finally:
                 if not self._wake.is_set():
                     self._idle.set()
+                    if ran:
+                        # The jobs' own events came while this worker was still busy: a status
+                        # read on them said "consolidating", and nothing said otherwise after.
+                        ran = 0
+                        self.ctx.notify("jobs")
 
     # ---- dispatching jobs ----------------------------------------------------------------
 

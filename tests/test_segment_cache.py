@@ -80,3 +80,26 @@ def test_one_rule_names_each_turn_of_a_page():
         (7, 0),
         (7, 1),
     ]
+
+
+def test_the_worker_says_when_it_has_gone_idle(tmp_path, memory_keyring, embedder, chat):
+    """The jobs' own events come while the worker is busy, so a status read on them says
+    "consolidating"; one more event once it is idle lets the status line say "up to date"."""
+    mem = MemoryOS.open(tmp_path / "v.memoryos", create=True, embedder=embedder, chat=chat,
+                        background=True)
+    idle_seen = threading.Event()
+    main = threading.current_thread()
+
+    def listener(_event: str) -> None:
+        if threading.current_thread() is not main and not mem.consolidator.running:
+            idle_seen.set()
+
+    mem.subscribe(listener)
+    try:
+        for n in range(3):
+            mem.add_memory(f"I climbed granite ridge number {n}", "Nice climb.")
+        assert mem.wait_idle(timeout=60)
+        assert idle_seen.wait(timeout=10)
+        assert mem.consolidation_status().running is False
+    finally:
+        mem.close()

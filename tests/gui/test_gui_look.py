@@ -213,3 +213,17 @@ def test_toolbar_icons_are_light_on_the_dark_scheme(qtbot, window, light_again):
     window.settings.color_scheme = "light"
     window._apply_look()
     assert _stroke_lightness(window.new_action) < 0.4
+
+
+def test_the_memory_status_line_in_words():
+    from app.status_bar import memory_text
+    from engine.records import ConsolidationStatus
+
+    def line(pending: int, running: bool, failed: int = 0) -> str:
+        return memory_text(ConsolidationStatus(pending, running, failed, None, 6, 4, 1, 9))
+
+    assert line(0, False) == "6 recent · 1 topic · 9 facts · up to date"
+    assert line(0, True).endswith("· consolidating")  # not "(0 jobs left)"
+    assert line(2, True).endswith("· consolidating (2 jobs)")
+    assert line(1, False).endswith("· 1 job queued")
+    assert line(0, False, failed=1).endswith("up to date · 1 failed")
