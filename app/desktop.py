@@ -38,8 +38,12 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
         if mem.chat is None:
             session.load_model()
         session.warm_up()
-        if opener.first_run:  # a new vault: offer a real model before the first question
+        # A new vault, or one whose first run ended before this step: offer a real model
+        # before the first question.
+        if opener.first_run or window.settings.model_step_due:
             opener.first_run = False
+            window.settings.model_step_due = False
+            window._save_settings()
             window.open_model_step()
 
     opener.opened.connect(attach)

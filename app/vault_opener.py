@@ -84,6 +84,10 @@ class VaultOpener(QObject):
         if getattr(self.window, "closing", False):
             return
         self.first_run = True
+        settings = getattr(self.window, "settings", None)
+        if settings is not None and not settings.model_step_due:
+            settings.model_step_due = True
+            self.window._save_settings()
         self._show(FirstRunDialog(self.path, keyring, self.open_vault, self.pool, self.window))
 
     def _silent_failed(self, error: Exception) -> None:

@@ -162,6 +162,40 @@ def test_after_erasing_everything_the_app_is_back_at_the_first_run(qtbot, memory
     window.close()
 
 
+def test_a_first_run_cut_short_after_the_vault_was_made_offers_the_model_step_next_time(
+    qtbot, memory_keyring
+):
+    """The vault was created, then the app ended before the model step (closed, or crashed
+    as seen once in a walkthrough): the next start offers it, once."""
+    from app.desktop import build
+    from app.settings_store import load_settings
+    from app.vault_dialogs import FirstRunDialog
+
+    window, opener = build(_open_fast)
+    qtbot.addWidget(window)
+    window.show()
+    first = _start(qtbot, opener)
+    assert isinstance(first, FirstRunDialog)
+    assert load_settings().model_step_due  # saved before anything can go wrong
+    path = opener.path
+    window.closing = True  # the run ends as the vault is made: nothing is attached
+    with qtbot.waitSignal(opener.opened):
+        qtbot.mouseClick(first.create_button, Qt.MouseButton.LeftButton)
+    assert "model_step" not in window.panels
+    window.close()
+    assert path.exists() and load_settings().model_step_due
+
+    again, opener = build(_open_fast)
+    qtbot.addWidget(again)
+    again.show()
+    with qtbot.waitSignal(again.session_attached, timeout=10_000):
+        opener.start()
+    qtbot.waitUntil(lambda: "model_step" in again.panels)
+    assert not load_settings().model_step_due  # offered once
+    again.panels["model_step"].reject()
+    again.close()
+
+
 def _centred_over_the_conversation(dialog, window) -> bool:
     view = window.view
     offset = dialog.frameGeometry().center() - view.mapToGlobal(view.rect().center())
