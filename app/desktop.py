@@ -74,15 +74,21 @@ def run(argv: list[str] | None = None, *, on_ready: Callable[[Any], None] | None
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app import theme
+    from app import crash_log, theme
 
     tune_runtime()
+    crashed = crash_log.enable()
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     theme.apply(app)  # type: ignore[arg-type]
     if not policy_readable():
         return 1
     window, opener = build()
     window.show()
+    if crashed is not None:
+        from app.errors import show_message
+
+        QTimer.singleShot(0, lambda: show_message(window, "MemoryOS", crash_log.message(crashed),
+                                                  warning=True))
     QTimer.singleShot(0, opener.start)
     if on_ready is not None:
         QTimer.singleShot(0, lambda: on_ready(window))
