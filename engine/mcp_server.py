@@ -110,6 +110,16 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    sock = None
+    if args.transport == "http":
+        # Before the vault is unlocked (and before "serving on"): a busy port is one clear line.
+        from engine.mcp.http import reserve_port
+
+        try:
+            sock = reserve_port(args.host, args.port)
+        except MemoryOSError as exc:
+            print(f"memoryos mcp: {exc}", file=sys.stderr)
+            return 1
     try:
         from engine.commands import embedder_name
 
@@ -134,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             memory = unlock.open_memory(path, create=args.create, embedder=embedder, chat=chat)
             compat = None
     except (MemoryOSError, ValueError) as exc:
+        if sock is not None:
+            sock.close()
         print(f"memoryos mcp: {exc}", file=sys.stderr)
         return 1
     # Plain one-line log records on stderr (the SDK would install a wide rich handler).
@@ -160,11 +172,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.transport == "http":
             from engine.mcp.http import serve_http
 
-            serve_http(server, host=args.host, port=args.port, token=token)
+            serve_http(server, host=args.host, port=args.port, token=token, sock=sock)
         else:
             server.run("stdio")
     except KeyboardInterrupt:
         pass
+    except MemoryOSError as exc:  # the port was taken between reserving and listening
+        print(f"memoryos mcp: {exc}", file=sys.stderr)
+        return 1
     finally:
         memory.close()
     return 0

@@ -170,3 +170,73 @@ def test_http_refuses_to_start_without_a_token(vault, home):
     ]
     done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "MEMORYOS_MCP_TOKEN" in done.stderr
+
+
+def test_http_on_a_busy_port_says_so_in_one_line(vault, home):
+    """Another program (another memoryos mcp) listens on the port: no "serving on", no
+    uvicorn traceback, one line saying what to do, and a non-zero exit."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        server = start_http(vault, home, port, passphrase=PASSPHRASE, stdin=subprocess.DEVNULL)
+        out, err = server.communicate(timeout=60)
+    assert server.returncode != 0
+    assert out == ""
+    assert err == (
+        f"memoryos mcp: port {port} on 127.0.0.1 is in use (another memoryos mcp?): stop it "
+        "or pick another with --port N\n"
+    )
+
+
+# README's "Over HTTP from Python" example, word for word: the test runs it against a real
+# server (on a free port instead of 8765), so what README shows is known to work.
+README_HTTP_CLIENT = '''\
+import os
+
+import anyio
+import httpx2  # the HTTP library of the mcp SDK 2.x (installed with it)
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+URL = "http://127.0.0.1:8765/mcp"
+TOKEN = os.environ["MEMORYOS_MCP_TOKEN"]  # the token the server was started with
+
+async def main() -> None:
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    timeout = httpx2.Timeout(30, read=300)  # the server may hold a stream open a while
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
+        streamable_http_client(URL, http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        await session.call_tool("add_memory", {"user_input": "I moved to Lisbon in May",
+                                               "agent_response": "Noted!"})
+        found = await session.call_tool("retrieve_memory", {"query": "where do I live?"})
+        print(found.structured_content["pages"][:1], found.structured_content["facts"])
+
+anyio.run(main)
+'''
+
+
+def test_the_readme_http_client_adds_and_retrieves(vault, home, tmp_path):
+    port = free_port()
+    server = start_http(vault, home, port, passphrase=PASSPHRASE, stdin=subprocess.DEVNULL)
+    script = tmp_path / "client.py"
+    script.write_text(README_HTTP_CLIENT.replace(":8765/", f":{port}/"), encoding="utf-8")
+    try:
+        anyio.run(wait_listening, f"http://127.0.0.1:{port}/mcp")
+        env = dict(os.environ, MEMORYOS_MCP_TOKEN=TOKEN)
+        done = subprocess.run(
+            [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120
+        )
+    finally:
+        stop(server)
+    assert done.returncode == 0, done.stderr
+    assert "I moved to Lisbon in May" in done.stdout and "'agent_response': 'Noted!'" in done.stdout
+
+
+def test_readme_shows_the_tested_http_client():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"```python\n{README_HTTP_CLIENT}```" in readme

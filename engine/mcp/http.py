@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import hmac
+import socket
 import sys
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+
+from engine.errors import MemoryOSError
 
 HOST = "127.0.0.1"
 
@@ -55,10 +59,50 @@ def transport_security(port: int) -> TransportSecuritySettings:
     )
 
 
-def serve_http(server: MCPServer, *, port: int, token: str, host: str = HOST) -> None:
-    """Serve until interrupted at http://<host>:<port>/mcp (127.0.0.1 unless told otherwise)."""
+def _port_error(host: str, port: int, exc: OSError) -> MemoryOSError:
+    if exc.errno == errno.EADDRINUSE:
+        return MemoryOSError(
+            f"port {port} on {host} is in use (another memoryos mcp?): stop it or pick "
+            "another with --port N"
+        )
+    return MemoryOSError(f"cannot listen on {host} port {port}: {exc.strerror or exc}")
+
+
+def reserve_port(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port, taken before the vault is unlocked and before anything
+    says "serving on"; a MemoryOSError saying what to do when the port is in use. It listens
+    only once serve_http starts, so until then a client is refused, not left waiting."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        # as uvicorn does: a restart need not wait out TIME_WAIT (a listening port still fails)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise _port_error(host, port, exc) from None
+    return sock
+
+
+def serve_http(
+    server: MCPServer,
+    *,
+    port: int,
+    token: str,
+    host: str = HOST,
+    sock: socket.socket | None = None,
+) -> None:
+    """Serve until interrupted at http://<host>:<port>/mcp (127.0.0.1 unless told otherwise),
+    on `sock` when given (see `reserve_port`), else on a socket taken here."""
     import uvicorn
 
+    sock = sock or reserve_port(host, port)
+    try:
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise _port_error(host, port, exc) from None
+    port = sock.getsockname()[1]  # the one the system picked for --port 0
     # The app checks Host headers as for 127.0.0.1 even when a container binds 0.0.0.0: its
     # port is meant to be published on the host's loopback only.
     app = BearerToken(
@@ -70,4 +114,8 @@ def serve_http(server: MCPServer, *, port: int, token: str, host: str = HOST) ->
         "'Authorization: Bearer <token>')",
         file=sys.stderr,
     )
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
+    try:
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
