@@ -16,12 +16,18 @@ def _check(name: str, action: Callable[[], str]) -> tuple[str, str, str]:
         return OK, name, action()
     except _Warning as warning:
         return WARN, name, str(warning)
+    except _Problem as problem:
+        return FAIL, name, str(problem)
     except Exception as exc:
         return FAIL, name, f"{type(exc).__name__}: {exc}"
 
 
 class _Warning(Exception):
     pass
+
+
+class _Problem(Exception):
+    """A failure whose message already says what to do (printed without an exception name)."""
 
 
 def _keyring() -> str:
@@ -84,6 +90,61 @@ def _llama() -> str:
     return f"llama-cpp-python {llama_cpp.__version__}; GPU offload {'available' if gpu else 'not built in (CPU only)'}"
 
 
+def _model_problem(text: str) -> _Problem:
+    """`text`, then what to do: the model named in the app's settings is the one used."""
+    text = text if text.endswith((".", "?", "!")) else text + "."
+    return _Problem(
+        f"{text} The app and `memoryos chat` use this model: fix that, or pick another in "
+        "the app (Settings → Model)."
+    )
+
+
+def _chosen_chat(config) -> Callable[[], str]:
+    """The chat model chosen in the app's settings (what `memoryos chat` uses by default): a
+    GGUF file must be there with a GGUF header, a server must answer within a few seconds."""
+
+    def check() -> str:
+        from engine.model_config import GGUF, URL
+
+        if config.source == GGUF:
+            return _chosen_gguf(config.gguf_path)
+        if config.source == URL:
+            return _chosen_server(config)
+        return "the bundled chat model (checked above)"
+
+    return check
+
+
+def _chosen_gguf(path: str) -> str:
+    from engine.errors import ModelLoadError
+    from engine.gguf import gguf_info
+
+    try:
+        info = gguf_info(path)
+    except ModelLoadError as exc:
+        raise _model_problem(str(exc)) from None
+    return f"{path} ({info.size_bytes / 1e6:.0f} MB, {info.architecture} {info.quantisation})"
+
+
+def _chosen_server(config) -> str:
+    from engine.backends.build import make_chat
+    from engine.errors import MemoryOSError
+
+    try:
+        chat = make_chat(config)
+        chat.retries, chat.connect_timeout, chat.timeout = 0, 3.0, 5.0  # a quick look only
+        chat.load()
+    except MemoryOSError as exc:
+        raise _model_problem(str(exc)) from None
+    offered = chat.available_models
+    if offered and config.url_model not in offered:
+        raise _model_problem(
+            f"The server at {config.url} answers but has no model {config.url_model!r} (it "
+            f"offers: {', '.join(offered[:8])})"
+        )
+    return f"{config.url} answers; model {config.url_model}"
+
+
 def _vault(path: Path, embedder) -> Callable[[], str]:
     def check() -> str:
         from engine.unlock import open_memory
@@ -106,13 +167,20 @@ def _vault(path: Path, embedder) -> Callable[[], str]:
     return check
 
 
-def run_checks(vault_path: Path, embedder) -> int:
+def run_checks(vault_path: Path, embedder, chat_model=None) -> int:
+    """Print one line per check; 1 if any failed. `chat_model`: the ModelConfig chosen in the
+    app's settings (read from them when None)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if chat_model is None:
+        from engine.commands import saved_model_config
+
+        chat_model = saved_model_config()
     checks = [
         ("keyring", _keyring),
         ("encryption + search", _cipher),
         ("llama.cpp", _llama),
         ("bundled chat model", _bundled_chat),
+        ("chosen chat model", _chosen_chat(chat_model)),
         ("bundled embedder", _bundled_embedder),
         ("vault", _vault(vault_path, embedder)),
     ]
