@@ -151,6 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
     rekey = commands.add_parser(
         "rekey",
         help="re-encrypt the vault under a (new) passphrase with the strong key derivation",
+        description="Re-encrypt every page of the vault under a passphrase (the same one or a "
+        "new one; asked for, or from $MEMORYOS_NEW_PASSPHRASE) with the strong key derivation. "
+        "A vault whose key was in the keyring moves to the passphrase and its keyring key is "
+        "deleted; backups made under the old key are deleted. Close the app and `memoryos mcp` "
+        "first.",
     )
     _vault_options(rekey)
 

@@ -578,23 +578,40 @@ def run_rekey(args) -> int:
     from engine.vault import cipher, keys
 
     path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
-    vault = open_vault_only(path)
     try:
-        was = vault.key_location
-        new = os.environ.pop(NEW_PASSPHRASE_ENV, None) or ask_new_passphrase()
-        started = time.perf_counter()
-        vault.rekey(new)
-        took = time.perf_counter() - started
-    finally:
-        vault.close()
+        vault = open_vault_only(path)
+        try:
+            was = vault.key_location
+            new = os.environ.pop(NEW_PASSPHRASE_ENV, None) or ask_new_passphrase()
+            started = time.perf_counter()
+            vault.rekey(new)
+            took = time.perf_counter() - started
+        finally:
+            vault.close()
+    except errors.VaultLockedError:
+        raise errors.VaultLockedError(
+            "the vault is open in another program (the app or `memoryos mcp`): close it, then "
+            "try again"
+        ) from None
     if was.startswith("keyring"):
         keys.delete_key(path)
     print(
-        f"Re-encrypted {path.name} in {took:.1f} s ({cipher.CIPHER}, PBKDF2-HMAC-SHA256 with "
-        f"{cipher.PASSPHRASE_KDF_ITER:,} iterations; it was: {was}). Older backups were deleted.",
+        f"Re-encrypted {path.name} in {took:.1f} s. {_protected_before(was)}; it is now "
+        f"protected by the passphrase you gave ({cipher.CIPHER}, PBKDF2-HMAC-SHA256 with "
+        f"{cipher.PASSPHRASE_KDF_ITER:,} iterations). Older backups were deleted.",
         file=sys.stderr,
     )
     return 0
+
+
+def _protected_before(key_location: str) -> str:
+    """What protected the vault before `rekey`, from its key location as unlocked."""
+    if key_location.startswith("keyring"):
+        backend = key_location.removeprefix("keyring").strip()  # "(SecretService ...)"
+        return " ".join(["The vault's key was in the keyring", backend]).strip() + ", now deleted"
+    if key_location != "passphrase":  # an old vault: "passphrase (older, faster key ...)"
+        return "The vault was protected by a passphrase with the older, faster key derivation"
+    return "The vault was protected by a passphrase"
 
 
 def run_doctor(args) -> int:

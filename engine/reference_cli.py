@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from engine import errors
 
@@ -72,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     from engine.reference_import import import_steps, read_reference, vault_counts
 
+    if not Path(args.path).expanduser().exists():
+        raise errors.InvalidInputError(f"no folder at {args.path}")
     data = read_reference(args.path, args.user, args.assistant)
     found = data.counts()
     print(f"Reference memory of user {data.user_id!r} in {data.folder}:")

@@ -198,7 +198,11 @@ def test_the_command_line_dry_run_and_import(home):
     assert "Importing" in done.stderr.decode()  # the progress bar
 
     bad = run_cli("import-reference", str(home / "nowhere"), "--embedder", "fake", home=home)
-    assert bad.returncode == 2 and b"has no users/ folder" in bad.stderr
+    assert bad.returncode == 2
+    assert bad.stderr == f"error: no folder at {home / 'nowhere'}\n".encode()
+    (home / "empty").mkdir()
+    empty = run_cli("import-reference", str(home / "empty"), "--embedder", "fake", home=home)
+    assert empty.returncode == 2 and b"has no users/ folder" in empty.stderr
 
 
 def test_into_a_data_folder_the_assistants_knowledge_is_shared_by_its_users(home, tmp_path):
