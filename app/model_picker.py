@@ -68,6 +68,17 @@ def remember_folder(folder: str) -> list[str]:
     return add_folder(folder)
 
 
+def start_folder() -> str:
+    """Where "Add a folder…" opens: the folder added last while it exists, else the home folder
+    (never the folder the app happened to be started from)."""
+    from models.overview import picked_folders
+
+    for folder in reversed(picked_folders()):
+        if Path(folder).is_dir():
+            return folder
+    return str(Path.home())
+
+
 class DownloadSignals(QObject):
     progressed = Signal(object)  # models.download.Progress, from the download's thread
 
@@ -309,7 +320,9 @@ class ModelPicker(QWidget):
         return [top.child(i) for i in range(top.childCount())]
 
     def pick_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "A folder with .gguf model files")
+        folder = QFileDialog.getExistingDirectory(
+            self, "A folder with .gguf model files", start_folder()
+        )
         if folder:
             self.add_folder(folder)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
+    QMessageBox,
     QPushButton,
     QRadioButton,
     QScrollArea,
@@ -64,6 +66,34 @@ def added_models() -> list:
     return [entry for entry in list_models() if entry.source != "bundled"]
 
 
+def forget_model(entry_id: str) -> list:
+    """Take one entry off the 'added models' list (no file is touched); the list left."""
+    from models.catalogue import remove
+
+    remove(entry_id)
+    return added_models()
+
+
+def read_gguf(path: str) -> tuple[str, str, Exception | None]:
+    """(path, gguf_summary's HTML, None), or (path, "", why it cannot be read) (a worker: the
+    answer names its file, so a late one for a file no longer chosen is told apart)."""
+    try:
+        return path, gguf_summary(path), None
+    except Exception as error:  # reported to the person, like the pool's errors
+        return path, "", error
+
+
+def ask_server(url: str, api_key: str = "") -> tuple[str, list[str] | None, Exception | None]:
+    """(url, the model ids the server there lists, None); ids None when it answered without a
+    list; (url, None, OSError) when nothing answers there. Runs in a worker."""
+    from models.probe import server_models
+
+    try:
+        return url, server_models(url, api_key), None
+    except Exception as error:
+        return url, None, error
+
+
 def remember_model(settings: AppSettings) -> None:
     """Record the chosen GGUF file or server in the catalogue, for the 'added models' list."""
     from models.catalogue import add_endpoint, add_gguf
@@ -102,6 +132,7 @@ class SettingsDialog(QDialog):
     applied = Signal(object, bool)
     reopen_needed = Signal()  # a re-embedding stopped half-way: the memory must be opened again
     loaded = Signal()  # the background look-ups (GPU support, file metadata) have answered
+    models_listed = Signal()  # the server at the URL typed answered (or not) with its models
 
     def __init__(self, settings: AppSettings, session: Any = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -137,6 +168,7 @@ class SettingsDialog(QDialog):
         self._info_timer.setSingleShot(True)
         self._info_timer.setInterval(300)
         self._info_timer.timeout.connect(self._read_gguf)
+        self._gguf_errors: dict[str, str] = {}  # path -> why reading its header failed
         self.set_values(settings)
         self.pool.run(gpu_support, on_result=self._gpu_checked, on_error=self._gpu_unknown)
         self.pool.run(added_models, on_result=self._show_added)
@@ -172,8 +204,16 @@ class SettingsDialog(QDialog):
         gguf_layout.addWidget(self.gguf_info)
         self.server_url = QLineEdit()
         self.server_url.setPlaceholderText("http://127.0.0.1:11434/v1")
-        self.server_model = QLineEdit()
+        # the model name: typed, or picked from what the server lists (asked once the URL is in)
+        self.server_model_box = QComboBox()
+        self.server_model_box.setEditable(True)
+        self.server_model_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.server_model = self.server_model_box.lineEdit()
         self.server_model.setPlaceholderText("e.g. llama3.1:8b")
+        self.server_models_note = QLabel(objectName="hint")
+        self.server_models_note.setWordWrap(True)
+        self.server_models_note.hide()
+        self._listed_url = ""  # the URL last asked for its models
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText("Leave empty for local servers without a key")
@@ -191,18 +231,41 @@ class SettingsDialog(QDialog):
         server_form.addRow("Base URL", self.server_url)
         server_form.addRow("", self.url_note)
         server_form.addRow("", self.allow_plain_http)
-        server_form.addRow("Model name", self.server_model)
+        server_form.addRow("Model name", self.server_model_box)
+        server_form.addRow("", self.server_models_note)
         server_form.addRow("API key", self.api_key)
+        self.server_url.editingFinished.connect(self.list_server_models)
+        # a server that wants a key lists nothing without it: ask again once it is typed
+        self.api_key.editingFinished.connect(lambda: self.list_server_models(again=True))
         key_note = QLabel("The key is stored in the system keyring, never in a settings file.",
                           objectName="hint")
         server_form.addRow("", key_note)
         self.recent = QComboBox()
         self.recent.activated.connect(self._recent_chosen)
+        self.recent.currentIndexChanged.connect(self._recent_shown)
+        # remove an entry: its button, right-click (on the box or in its list), Delete in the list
+        self.recent.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.recent.customContextMenuRequested.connect(
+            lambda pos: self._recent_menu(self.recent.currentIndex(), self.recent.mapToGlobal(pos)))
+        view = self.recent.view()
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        view.customContextMenuRequested.connect(lambda pos: self._recent_menu(
+            view.indexAt(pos).row(), view.viewport().mapToGlobal(pos)))
+        view.installEventFilter(self)
+        self.recent_menu: QMenu | None = None
+        self.silent_box: QMessageBox | None = None  # "the server does not answer: use it?"
+        self._checking: tuple = ()  # (settings, memory) while Save asks the server
+        self.remove_recent = QPushButton("Remove from this list")
+        self.remove_recent.setAutoDefault(False)
+        self.remove_recent.setToolTip("Forget this entry here; its file, if any, stays on disk")
+        self.remove_recent.clicked.connect(lambda: self.remove_added(self.recent.currentIndex()))
+        self.remove_recent.setEnabled(False)
         self.recent_row = QWidget()
         recent_layout = QHBoxLayout(self.recent_row)
         recent_layout.setContentsMargins(0, 0, 0, 6)
         recent_layout.addWidget(QLabel("Models you added"))
         recent_layout.addWidget(self.recent, 1)
+        recent_layout.addWidget(self.remove_recent)
         self.recent_row.hide()
         column.addWidget(self.recent_row)
         column.addWidget(self.bundled)
@@ -391,6 +454,60 @@ class SettingsDialog(QDialog):
             self.recent.addItem(entry.label + ("" if entry.available else " (file missing)"), entry)
         self.recent_row.setVisible(bool(entries))
 
+    def _recent_shown(self, index: int) -> None:
+        entry = self.recent.itemData(index) if index > 0 else None
+        self.remove_recent.setEnabled(entry is not None)
+        in_use = entry is not None and self._in_use(entry)
+        self.remove_recent.setToolTip(
+            "This is the model in use: choose another one and Save first" if in_use
+            else "Forget this entry here; its file, if any, stays on disk")
+
+    def _in_use(self, entry: Any) -> bool:
+        """Whether `entry` is the model the app runs now (the settings the dialog opened with)."""
+        from pathlib import Path
+
+        current = self.original
+        if entry.source == GGUF:
+            if current.model_source != GGUF or not current.gguf_path:
+                return False
+            return Path(current.gguf_path).expanduser().resolve() == Path(entry.path).resolve()
+        if current.model_source != SERVER or current.server_model != entry.model:
+            return False
+        from engine.errors import MemoryOSError
+        from engine.network import normalise_url
+
+        try:
+            return normalise_url(current.server_url) == entry.url
+        except MemoryOSError:
+            return False
+
+    def _recent_menu(self, index: int, where: QPoint) -> None:
+        if index <= 0 or self.recent.itemData(index) is None:
+            return
+        self.recent_menu = menu = QMenu(self)
+        menu.addAction("Remove from this list", lambda: self.remove_added(index))
+        menu.popup(where)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if (event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Delete
+                and watched is self.recent.view()):
+            self.remove_added(self.recent.view().currentIndex().row())
+            return True
+        return super().eventFilter(watched, event)
+
+    def remove_added(self, index: int) -> None:
+        """Take the entry at `index` off 'Models you added' (its file stays); not the one in use."""
+        entry = self.recent.itemData(index) if index > 0 else None
+        if entry is None:
+            return
+        if self._in_use(entry):
+            self.error.setText(f"{entry.label} is the model in use, so it stays on the list: "
+                               "choose another model and Save, then remove it.")
+            self.error.show()
+            return
+        self.recent.hidePopup()
+        self.pool.run(forget_model, entry.id, on_result=self._show_added, on_error=self._failed)
+
     def _recent_chosen(self, index: int) -> None:
         entry = self.recent.itemData(index)
         if entry is None:
@@ -402,6 +519,51 @@ class SettingsDialog(QDialog):
             self.server_url.setText(entry.url)
             self.server_model.setText(entry.model)
             self.server.setChecked(True)
+
+    def list_server_models(self, again: bool = False) -> None:
+        """Ask the server at the URL typed for its models (in a worker, a short timeout): the
+        model-name box offers them, and takes the only one when there is one."""
+        from engine.errors import MemoryOSError
+        from engine.network import check_url
+
+        url = self.server_url.text().strip()
+        if not url or (url == self._listed_url and not again):
+            return
+        try:  # a URL that would be refused at Save is not asked either
+            check_url(url, allow_plain_http=self.allow_plain_http.isChecked())
+        except MemoryOSError:
+            return
+        self._listed_url = url
+        self.server_models_note.setText("Asking the server which models it has…")
+        self.server_models_note.show()
+        self.pool.run(ask_server, url, self.api_key.text().strip(),
+                      on_result=self._server_listed)
+
+    def _server_listed(self, answer: tuple) -> None:
+        url, ids, error = answer
+        if url != self.server_url.text().strip():
+            return  # the URL changed while the server was asked
+        typed = self.server_model.text()
+        self.server_model_box.clear()
+        if ids:
+            self.server_model_box.addItems(ids)
+        self.server_model_box.setCurrentIndex(-1)
+        self.server_model.setText(ids[0] if ids and len(ids) == 1 and not typed else typed)
+        if isinstance(error, OSError):
+            note = f"The server at {url} does not answer: is it running?"
+        elif error is not None:
+            note = describe(error)
+        elif ids is None:
+            note = ("The server answered but did not list its models (it may need the API "
+                    "key): type the model name it knows.")
+        elif not ids:
+            note = "The server lists no models: load one in it, then type its name here."
+        elif len(ids) == 1:
+            note = f"The server has one model: {ids[0]}."
+        else:
+            note = f"The server has {len(ids)} models: pick one from the list."
+        self.server_models_note.setText(note)
+        self.models_listed.emit()
 
     def browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model file", self.gguf_path.text(),
@@ -416,15 +578,35 @@ class SettingsDialog(QDialog):
             self.gguf_info.setText("")
             return
         self.gguf_info.setText("Reading the file…")
-        self.pool.run(gguf_summary, path, on_result=self._gguf_read, on_error=self._gguf_failed)
+        self.pool.run(read_gguf, path, on_result=self._gguf_read)
 
-    def _gguf_read(self, html: str) -> None:
-        self.gguf_info.setText(html)
+    def _gguf_read(self, answer: tuple) -> None:
+        path, html, error = answer
+        if error is not None:
+            self._gguf_failed(path, error)
+            return
+        self._gguf_errors.pop(path, None)
+        if path == self.gguf_path.text().strip():
+            self.gguf_info.setText(html)
         self.loaded.emit()
 
-    def _gguf_failed(self, error: Exception) -> None:
-        self.gguf_info.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
+    def _gguf_failed(self, path: str, error: Exception) -> None:
+        self._gguf_errors[path] = describe(error)  # Save refuses this file
+        if path == self.gguf_path.text().strip():
+            self.gguf_info.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
         self.loaded.emit()
+
+    def _gguf_problem(self, path: str) -> str:
+        """Why the file cannot be loaded ("" when it can, as far as is known): missing, not a
+        GGUF (its first bytes, read now), or damaged (what reading its header said)."""
+        from engine.errors import ModelLoadError
+        from engine.gguf import check_gguf_file
+
+        try:
+            check_gguf_file(path)
+        except ModelLoadError as error:
+            return describe(error)
+        return self._gguf_errors.get(path, "")
 
     def _gpu_checked(self, supported: bool) -> None:
         self.gpu_layers.setProperty("gpu", supported)
@@ -455,10 +637,61 @@ class SettingsDialog(QDialog):
                 memory.validate()
             except ValueError as error:
                 problem = str(error)
+        changed = self._model_changed(settings)
+        if not problem and changed and settings.model_source == GGUF:
+            # a file known not to load is not saved: the model in use is kept
+            problem = self._gguf_problem(settings.gguf_path)
+            if problem:
+                self.gguf_info.setText(f"<span style='color:#B42318'>{problem}</span>")
+                self.tabs.setCurrentIndex(0)
+                self.gguf_path.setFocus()
         if problem:
             self.error.setText(problem)
             self.error.show()
             return
+        self.error.hide()
+        if changed and settings.model_source == SERVER:
+            # does anything answer there? (a worker: a remote server can take seconds)
+            self.setEnabled(False)
+            self._checking = (settings, memory)
+            self.pool.run(ask_server, settings.server_url, self.api_key.text().strip(),
+                          on_result=self._server_checked)
+            return
+        self._proceed(settings, memory)
+
+    def _model_changed(self, settings: AppSettings) -> bool:
+        return any(getattr(settings, k) != getattr(self.original, k) for k in MODEL_KEYS)
+
+    def _server_checked(self, answer: tuple) -> None:
+        settings, memory = self._checking
+        error = answer[2]
+        self.setEnabled(True)
+        if not isinstance(error, OSError):
+            self._proceed(settings, memory)  # the model load says what is wrong
+            return
+        url = settings.server_url
+        box = QMessageBox(QMessageBox.Icon.Question, "The server does not answer",
+                          f"The server at {url} does not answer. Use it anyway?",
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("serverSilent")
+        use = box.addButton("Use it anyway", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.finished.connect(lambda *_: self._silent_answered(box.clickedButton() is use,
+                                                              settings, memory))
+        self.silent_box = box
+        box.open()
+
+    def _silent_answered(self, use: bool, settings: AppSettings, memory: Any) -> None:
+        if use:
+            self._proceed(settings, memory)
+            return
+        self.error.setText(f"Not saved: the server at {settings.server_url} does not answer, "
+                           "so the model in use is kept.")
+        self.error.show()
+        self.server_url.setFocus()
+
+    def _proceed(self, settings: AppSettings, memory: Any) -> None:
+        self.setEnabled(True)
         if settings.embedder != self.original.embedder and self.session is not None:
             # the vault must move to the new model first; the rest is saved once it has
             self.switcher = EmbedderSwitcher(self, self.session, self.embedder_factory,
@@ -479,7 +712,7 @@ class SettingsDialog(QDialog):
     def _apply(self, settings: AppSettings, memory: Any) -> None:
         if memory is not None and memory != self.session.mem.settings:
             self.session.run(self.session.mem.update_settings, memory, on_error=self._failed)
-        changed = any(getattr(settings, k) != getattr(self.original, k) for k in MODEL_KEYS)
+        changed = self._model_changed(settings)
         if changed and settings.model_source != BUNDLED:
             self.pool.run(remember_model, settings)  # a bad file is reported by the model load
         self._pending = settings

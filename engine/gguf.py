@@ -81,6 +81,11 @@ def check_gguf_file(path: str | Path) -> Path:
             magic = handle.read(4)
     except OSError as exc:
         raise ModelLoadError(f"Cannot read the model file {file}: {exc.strerror}.") from exc
+    if magic != GGUF_MAGIC and file.suffix.lower() == ".gguf":
+        raise ModelLoadError(  # named as one: a broken or half-downloaded copy
+            f"{file.name} is not a valid GGUF model file (its header is not GGUF's): download "
+            "it again, or pick another file."
+        )
     if magic != GGUF_MAGIC:
         raise ModelLoadError(
             f"{file.name} is not a GGUF model file (llama.cpp needs .gguf files; convert or "

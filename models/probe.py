@@ -1,11 +1,14 @@
-"""Find OpenAI-compatible servers running on this computer by asking each default port for /v1/models."""
+"""Find OpenAI-compatible servers running on this computer by asking each default port for
+/v1/models; ask one base URL for the models it lists."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import ssl
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 # Default ports of the local servers people run; 8080 is both llama.cpp's server and LocalAI.
 DEFAULT_PORTS: dict[int, str] = {
@@ -51,10 +54,9 @@ def probe_port(
         return None
     finally:
         connection.close()
-    items = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(items, list):
+    models = _model_ids(data)
+    if models is None:
         return None  # something else listens here (a web app, another API)
-    models = [str(item["id"]) for item in items if isinstance(item, dict) and item.get("id")]
     kind = DEFAULT_PORTS.get(port, "OpenAI-compatible server")
     return FoundServer(url=f"http://{host}:{port}/v1", port=port, kind=kind, models=models)
 
@@ -72,3 +74,47 @@ def probe_servers(
     with ThreadPoolExecutor(max_workers=len(ports), thread_name_prefix="probe") as pool:
         answers = list(pool.map(lambda port: probe_port(port, host, timeout, read_timeout), ports))
     return [server for server in answers if server is not None]
+
+
+CONNECT_TIMEOUT = 3.0  # seconds to reach a server named by URL (it may be across the internet)
+
+
+def server_models(
+    url: str, api_key: str = "", timeout: float = CONNECT_TIMEOUT,
+    read_timeout: float = READ_TIMEOUT,
+) -> list[str] | None:
+    """The model ids the server at base URL `url` lists at GET <url>/models; None when
+    something answered but not with a model list (an error status, another kind of page).
+    Raises OSError when nothing answers there (refused, timed out, unknown host)."""
+    from engine.network import normalise_url
+
+    parts = urlsplit(normalise_url(url))
+    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    connection = kind(parts.hostname, parts.port, timeout=timeout)
+    headers = {"Accept": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    try:
+        try:
+            connection.connect()  # OSError here: nothing answers
+        except ssl.SSLError:
+            return None  # something answered, in TLS it did not like: the load says what
+        try:
+            connection.sock.settimeout(read_timeout)
+            connection.request("GET", f"{parts.path}/models", headers=headers)
+            response = connection.getresponse()
+            if response.status != 200:
+                return None
+            return _model_ids(json.loads(response.read(1 << 20)))
+        except (OSError, http.client.HTTPException, ValueError):
+            return None  # it answered the connection: a server is there, just not this API
+    finally:
+        connection.close()
+
+
+def _model_ids(data: object) -> list[str] | None:
+    """The ids of an OpenAI-shaped model list ({"data": [{"id": ...}, ...]}), else None."""
+    items = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return None
+    return [str(item["id"]) for item in items if isinstance(item, dict) and item.get("id")]

@@ -152,7 +152,7 @@ def test_missing_file_is_a_clear_error(tmp_path):
 def test_not_a_gguf_is_a_clear_error(tmp_path):
     path = tmp_path / "weights.gguf"
     path.write_bytes(b"PK\x03\x04 this is a zip, not a model" * 10)
-    with pytest.raises(ModelLoadError, match="not a GGUF"):
+    with pytest.raises(ModelLoadError, match="not a valid GGUF"):
         LlamaChat(path).load()
 
 

@@ -35,7 +35,7 @@ def test_gguf_info_reads_the_header_only():
 def test_gguf_info_refuses_other_files(tmp_path):
     garbage = tmp_path / "model.gguf"
     garbage.write_bytes(b"\x00" * 100)
-    with pytest.raises(ModelLoadError, match="not a GGUF"):
+    with pytest.raises(ModelLoadError, match="not a valid GGUF model file .its header"):
         catalogue.gguf_info(garbage)
     truncated = tmp_path / "cut.gguf"
     truncated.write_bytes(catalogue.bundled_gguf_path().read_bytes()[:5000])
@@ -114,3 +114,18 @@ def test_the_saved_list_of_models(tmp_path):
 
 def test_gpu_offload_is_reported_as_a_bool():
     assert isinstance(gpu_offload_supported(), bool)
+
+
+def test_a_broken_gguf_is_told_to_be_fetched_again_and_other_files_converted(tmp_path):
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"<html>Not Found</html>")
+    with pytest.raises(ModelLoadError) as raised:
+        catalogue.gguf_info(broken)
+    assert str(raised.value) == (
+        "broken.gguf is not a valid GGUF model file (its header is not GGUF's): download it "
+        "again, or pick another file."
+    )
+    other = tmp_path / "model.safetensors"
+    other.write_bytes(b"\x00" * 64)
+    with pytest.raises(ModelLoadError, match="model.safetensors is not a GGUF model file .llama"):
+        catalogue.gguf_info(other)

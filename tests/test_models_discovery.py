@@ -124,7 +124,7 @@ def test_every_tool_layout_is_found_with_metadata(tmp_path, gguf_copy):
     # Both Ollama manifests point at the same blob, and both names are listed (as `ollama list`).
     assert by_name["smollm2:135m"].path == str(ollama / "blobs" / f"sha256-{digest}")
     assert by_name["SmolLM2-135M-Q4_1"].also_in == ["folder"]
-    assert "not a GGUF model file" in by_name["notes"].error and by_name["notes"].info is None
+    assert "not a valid GGUF model file" in by_name["notes"].error and by_name["notes"].info is None
     for model in found:
         if model.name == "notes":
             continue

@@ -7,6 +7,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
+
 from models.probe import probe_port, probe_servers
 from tests.local_servers import ChatServer
 
@@ -84,3 +86,20 @@ def test_ports_are_probed_in_parallel():
     finally:
         for sock in listeners:
             sock.close()
+
+
+def test_a_base_url_is_asked_for_its_models_and_silence_is_told_apart():
+    from models.probe import server_models
+
+    with ChatServer(models=["llama3.1:8b", "qwen2.5:7b"], reply=["hi"]) as server:
+        assert server_models(server.url) == ["llama3.1:8b", "qwen2.5:7b"]
+        assert server_models(f"127.0.0.1:{server.port}") == ["llama3.1:8b", "qwen2.5:7b"]
+    other = ThreadingHTTPServer(("127.0.0.1", 0), WebPage)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:  # something answers, but not with a model list
+        assert server_models(f"http://127.0.0.1:{other.server_address[1]}/v1") is None
+    finally:
+        other.shutdown()
+        other.server_close()
+    with pytest.raises(OSError):  # nothing answers at all
+        server_models(f"http://127.0.0.1:{closed_port()}/v1")
