@@ -28,7 +28,7 @@ from typing import Any
 from engine import validation
 from engine.errors import InvalidInputError
 from engine.export import FORMAT
-from engine.memory import short_term, when
+from engine.memory import short_term
 from engine.memory.persona_patterns import normalise_text
 from engine.records import (
     ACTIVE,
@@ -372,17 +372,7 @@ def _write_pages(memory, export: Export, new_pages, embedded, page_map, now: flo
         )
         vault.ensure_conversation(draft.conversation_id, created, title=title)
         conversations.add(draft.conversation_id)
-        page_id = vault.insert_page(
-            conversation_id=draft.conversation_id,
-            user_input=draft.user_input,
-            agent_response=draft.agent_response,
-            ts=draft.timestamp,
-            meta=draft.meta,
-            body=when.resolve_relative(draft.text(), draft.timestamp),
-            vector=vector,
-            now=now,
-            turn_vectors=turns,
-        )
+        page_id = short_term.insert(vault, draft, vector, turns, now)
         if analysed:  # a capable model read it already: not analysed (and learned from) again
             vault.mark_analysed([page_id])
         page_map[old_id] = page_id

@@ -26,6 +26,23 @@ def write(ctx: MemoryContext, draft: Page, memories_used: list | None = None) ->
     return write_many(ctx, [draft], memories_used)[0]
 
 
+def insert(vault, draft: Page, vector, turn_vectors: dict, now: float) -> int:
+    """One exchange into the vault's pages, its conversation already there; returns its id.
+    The searchable body has relative dates resolved from the page's own time ("yesterday [7 May
+    2023]"), so a question naming the date finds it; the vectors embed the words as said."""
+    return vault.insert_page(
+        conversation_id=draft.conversation_id,
+        user_input=draft.user_input,
+        agent_response=draft.agent_response,
+        ts=draft.timestamp,
+        meta=draft.meta,
+        body=when.resolve_relative(draft.text(), draft.timestamp),
+        vector=vector,
+        now=now,
+        turn_vectors=turn_vectors,
+    )
+
+
 def write_many(
     ctx: MemoryContext,
     drafts: list[Page],
@@ -54,20 +71,7 @@ def write_many(
                 )
                 vector = next(vectors)
                 turn_vectors = {side: next(vectors) for side in draft_sides}
-                page_id = vault.insert_page(
-                    conversation_id=draft.conversation_id,
-                    user_input=draft.user_input,
-                    agent_response=draft.agent_response,
-                    ts=draft.timestamp,
-                    meta=draft.meta,
-                    # Relative dates resolved from the page's own time ("yesterday [7 May
-                    # 2023]"), so a question naming the date finds it; the vectors embed the
-                    # words as said.
-                    body=when.resolve_relative(draft.text(), draft.timestamp),
-                    vector=vector,
-                    now=now,
-                    turn_vectors=turn_vectors,
-                )
+                page_id = insert(vault, draft, vector, turn_vectors, now)
                 if memories_used:
                     vault.insert_page_memories(page_id, memories_used)
                 vault.enqueue(PAGE_ADDED, {"page_id": page_id}, now)
