@@ -20,6 +20,22 @@ def styled_app(qapp):
 
 
 @pytest.fixture
+def loads():
+    """A chat factory for the settings and model tests: records what it was asked to load
+    and returns a FakeChat named for the model's source."""
+    from engine.backends.fake import FakeChat
+
+    asked: list = []
+
+    def factory(settings, progress=None):
+        asked.append(settings)
+        return FakeChat(model_id=f"fake/{settings.model_source}")
+
+    factory.asked = asked
+    return factory
+
+
+@pytest.fixture
 def window(qtbot, memory, chat):
     """The main window on the `memory` vault with the FakeChat model; closed after the test."""
     from app.main_window import MainWindow

@@ -24,21 +24,6 @@ def closed_port() -> int:
 
 
 @pytest.fixture
-def loads():
-    """A chat factory that records what it was asked to load and returns a FakeChat."""
-    from engine.backends.fake import FakeChat
-
-    asked: list = []
-
-    def factory(settings, progress=None):
-        asked.append(settings)
-        return FakeChat(model_id=f"fake/{settings.model_source}")
-
-    factory.asked = asked
-    return factory
-
-
-@pytest.fixture
 def dialog(qtbot):
     """The settings dialog on the bundled model, without a vault; what it applied is kept."""
     from app.settings_dialog import SettingsDialog

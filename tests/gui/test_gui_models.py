@@ -15,21 +15,6 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def loads():
-    """A chat factory that records what it was asked to load and returns a FakeChat."""
-    from engine.backends.fake import FakeChat
-
-    asked: list = []
-
-    def factory(settings, progress=None):
-        asked.append(settings)
-        return FakeChat(model_id=f"fake/{settings.model_source}")
-
-    factory.asked = asked
-    return factory
-
-
-@pytest.fixture
 def person(tmp_path, monkeypatch):
     """A home with LM Studio's folder holding the bundled GGUF, and a live local server."""
     from models.catalogue import bundled_gguf_path
