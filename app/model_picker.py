@@ -49,8 +49,10 @@ class Choice:
 
 def look_around(folders: list[str] | None = None, probe: bool = True) -> Any:
     from models.overview import overview
+    from models.probe import chosen_server_url, ports_to_probe
 
-    return overview(folders=folders, probe=probe)
+    ports = ports_to_probe(chosen_server_url()) if probe else None
+    return overview(folders=folders, probe=probe, ports=ports)
 
 
 def fit_file(path: str) -> Any:

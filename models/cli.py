@@ -28,7 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    result = overview(folders=args.folder, probe=not args.no_probe)
+    from models.probe import chosen_server_url, ports_to_probe
+
+    ports = ports_to_probe(chosen_server_url()) if not args.no_probe else None
+    result = overview(folders=args.folder, probe=not args.no_probe, ports=ports)
     if args.json:
         json.dump(result.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")

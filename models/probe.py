@@ -61,6 +61,36 @@ def probe_port(
     return FoundServer(url=f"http://{host}:{port}/v1", port=port, kind=kind, models=models)
 
 
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def ports_to_probe(chosen_url: str = "") -> list[int]:
+    """The usual ports, and the port of the server chosen in the settings when it runs on this
+    computer: a llama.cpp server started on 8011 is listed too (the walkthrough chatted through
+    one while the list said no local server answered)."""
+    ports = list(DEFAULT_PORTS)
+    try:
+        parts = urlsplit(chosen_url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return ports
+    if parts.hostname in LOCAL_HOSTS and port not in ports:
+        ports.append(port)
+    return ports
+
+
+def chosen_server_url() -> str:
+    """The base URL of the server chosen in the app's settings, "" when the chosen model is not
+    a server (or no settings are saved)."""
+    from engine.commands import saved_model_config
+
+    try:
+        config = saved_model_config()
+    except Exception:  # unreadable settings: the usual ports only
+        return ""
+    return config.url if config.source == "url" else ""
+
+
 def probe_servers(
     ports: dict[int, str] | list[int] | None = None,
     host: str = "127.0.0.1",

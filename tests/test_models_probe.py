@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -103,3 +104,28 @@ def test_a_base_url_is_asked_for_its_models_and_silence_is_told_apart():
         other.server_close()
     with pytest.raises(OSError):  # nothing answers at all
         server_models(f"http://127.0.0.1:{closed_port()}/v1")
+
+
+def test_the_ports_probed_include_the_chosen_local_server():
+    from models.probe import DEFAULT_PORTS, ports_to_probe
+
+    assert ports_to_probe("") == list(DEFAULT_PORTS)
+    assert ports_to_probe("http://127.0.0.1:8011/v1")[-1] == 8011
+    assert ports_to_probe("http://localhost:8011/v1")[-1] == 8011
+    assert ports_to_probe("http://127.0.0.1:8080/v1") == list(DEFAULT_PORTS)  # already there
+    assert ports_to_probe("https://api.example.com/v1") == list(DEFAULT_PORTS)  # not this computer
+    assert ports_to_probe("http://[::1") == list(DEFAULT_PORTS)  # unreadable: the usual ones
+
+
+def test_memoryos_models_lists_the_server_chosen_in_the_app_on_any_port(capsys):
+    """A llama.cpp server on 8011 chosen in Settings was missing from the list ("none
+    answering"), though the app was chatting through it."""
+    from app.settings_store import SERVER, AppSettings, save_settings
+    from models.cli import main
+
+    with ChatServer(models=["smollm"], reply=["Hi"]) as server:
+        url = f"http://127.0.0.1:{server.port}/v1"
+        save_settings(AppSettings(model_source=SERVER, server_url=url, server_model="smollm"))
+        assert main(["--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["servers"]
+    assert [s["url"] for s in listed if s["port"] == server.port] == [url]
