@@ -337,21 +337,9 @@ def import_steps(
     done = 0
     for start in range(0, len(pages), EMBED_BATCH):
         batch = pages[start : start + EMBED_BATCH]
-        texts, spans = [], []
-        for page in batch:
-            sides = [
-                (side, t)
-                for side, t in ((0, page.user_input), (1, page.agent_response))
-                if t.strip()
-            ]
-            spans.append((page, [side for side, _ in sides], len(texts)))
-            texts += [drafts[id(page)].text(), *(t for _, t in sides)]
-        vectors = memory.embedder.embed(texts)
-        for page, sides, at in spans:
-            page_vectors[id(page)] = (
-                vectors[at],
-                dict(zip(sides, vectors[at + 1 : at + 1 + len(sides)], strict=True)),
-            )
+        embedded = short_term.embed(memory.embedder, [drafts[id(page)] for page in batch])
+        for page, vectors in zip(batch, embedded, strict=True):
+            page_vectors[id(page)] = vectors
         done += len(batch)
         yield done, total
     fact_vectors = memory.embedder.embed([k.text for k in knowledge]) if knowledge else []

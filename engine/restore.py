@@ -150,6 +150,15 @@ def _str(row: dict, key: str, where: str, allow_empty: bool = True) -> str:
     return value
 
 
+def _links(data: dict, table: str, key: str, where: str) -> dict[int, list[int]]:
+    """A link table (a fact's source pages, a profile entry's evidence) as item -> page ids."""
+    links: dict[int, list[int]] = {}
+    for row in _rows(data, table):
+        item = _int(row, key, where)
+        links.setdefault(item, []).append(_int(row, "page_id", where))
+    return links
+
+
 @dataclass
 class Export:
     conversations: dict[str, tuple[str, float]]  # id -> (title, created)
@@ -217,14 +226,8 @@ def read_export(data: dict) -> Export:
         _str(row, "origin", where)
         _number(row, "created", where), _number(row, "updated", where)
         profile.append(row)
-    sources: dict[int, list[int]] = {}
-    for row in _rows(data, "fact_sources"):
-        fact = _int(row, "fact_id", "fact source")
-        sources.setdefault(fact, []).append(_int(row, "page_id", "fact source"))
-    evidence: dict[int, list[int]] = {}
-    for row in _rows(data, "profile_evidence"):
-        slot = _int(row, "slot_id", "profile evidence")
-        evidence.setdefault(slot, []).append(_int(row, "page_id", "profile evidence"))
+    sources = _links(data, "fact_sources", "fact_id", "fact source")
+    evidence = _links(data, "profile_evidence", "slot_id", "profile evidence")
     memories: dict[int, list[dict]] = {}
     for row in _rows(data, "page_memories"):
         where = "page memory"
@@ -283,15 +286,7 @@ def restore(
     embedded: list[tuple[Any, dict[int, Any]]] = []
     for start in range(0, len(new_pages), EMBED_BATCH):
         chunk = [draft for _, draft, _ in new_pages[start : start + EMBED_BATCH]]
-        sides = [
-            {s: t for s, t in enumerate((d.user_input, d.agent_response)) if t.strip()}
-            for d in chunk
-        ]
-        texts = [t for d, s in zip(chunk, sides, strict=True) for t in (d.text(), *s.values())]
-        vectors = iter(memory.embedder.embed(texts))
-        for draft_sides in sides:
-            vector = next(vectors)
-            embedded.append((vector, {side: next(vectors) for side in draft_sides}))
+        embedded += short_term.embed(memory.embedder, chunk)
         if progress is not None:
             progress(len(embedded), len(new_pages))
 

@@ -26,6 +26,15 @@ def write(ctx: MemoryContext, draft: Page, memories_used: list | None = None) ->
     return write_many(ctx, [draft], memories_used)[0]
 
 
+def embed(embedder, drafts: list[Page]) -> list[tuple[np.ndarray, dict[int, np.ndarray]]]:
+    """Each exchange's vectors, in one embedding call: the page's (its whole text) and one per
+    side that says something (its turn vectors, keyed USER_SIDE / ANSWER_SIDE)."""
+    sides = [{side: text for side, text in _sides(d) if text.strip()} for d in drafts]
+    texts = [t for d, s in zip(drafts, sides, strict=True) for t in (d.text(), *s.values())]
+    vectors = iter(embedder.embed(texts))
+    return [(next(vectors), {side: next(vectors) for side in s}) for s in sides]
+
+
 def insert(vault, draft: Page, vector, turn_vectors: dict, now: float) -> int:
     """One exchange into the vault's pages, its conversation already there; returns its id.
     The searchable body has relative dates resolved from the page's own time ("yesterday [7 May
@@ -58,19 +67,15 @@ def write_many(
     vault, stored = ctx.vault, []
     for start in range(0, len(drafts), BATCH):
         chunk = drafts[start : start + BATCH]
-        sides = [{side: text for side, text in _sides(d) if text.strip()} for d in chunk]
-        texts = [t for d, s in zip(chunk, sides, strict=True) for t in (d.text(), *s.values())]
-        vectors = iter(ctx.embedder.embed(texts))
+        embedded = embed(ctx.embedder, chunk)
         pages, turns = [], []
         with vault.transaction():
-            for draft, draft_sides in zip(chunk, sides, strict=True):
+            for draft, (vector, turn_vectors) in zip(chunk, embedded, strict=True):
                 vault.ensure_conversation(
                     draft.conversation_id,
                     now,
                     title=title(draft.user_input or draft.agent_response),
                 )
-                vector = next(vectors)
-                turn_vectors = {side: next(vectors) for side in draft_sides}
                 page_id = insert(vault, draft, vector, turn_vectors, now)
                 if memories_used:
                     vault.insert_page_memories(page_id, memories_used)
