@@ -254,7 +254,6 @@ class SettingsDialog(QDialog):
         view.installEventFilter(self)
         self.recent_menu: QMenu | None = None
         self.silent_box: QMessageBox | None = None  # "the server does not answer: use it?"
-        self._checking: tuple = ()  # (settings, memory) while Save asks the server
         self.remove_recent = QPushButton("Remove from this list")
         self.remove_recent.setAutoDefault(False)
         self.remove_recent.setToolTip("Forget this entry here; its file, if any, stays on disk")
@@ -653,17 +652,15 @@ class SettingsDialog(QDialog):
         if changed and settings.model_source == SERVER:
             # does anything answer there? (a worker: a remote server can take seconds)
             self.setEnabled(False)
-            self._checking = (settings, memory)
             self.pool.run(ask_server, settings.server_url, self.api_key.text().strip(),
-                          on_result=self._server_checked)
+                          on_result=lambda answer: self._server_checked(answer, settings, memory))
             return
         self._proceed(settings, memory)
 
     def _model_changed(self, settings: AppSettings) -> bool:
         return any(getattr(settings, k) != getattr(self.original, k) for k in MODEL_KEYS)
 
-    def _server_checked(self, answer: tuple) -> None:
-        settings, memory = self._checking
+    def _server_checked(self, answer: tuple, settings: AppSettings, memory: Any) -> None:
         error = answer[2]
         self.setEnabled(True)
         if not isinstance(error, OSError):
