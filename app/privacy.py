@@ -49,20 +49,18 @@ def _ask(parent: QWidget, title: str, text: str, action: str) -> bool:
 
 
 def delete_question(chosen: list) -> str:
-    """What deleting learned items does, and what it leaves: the exchanges they came from stay
-    (the person saw an answer quote a deleted fact from its exchange and took it for a bug)."""
-    one = len(chosen) == 1
-    text = (
-        f"Delete {'this item' if one else f'these {len(chosen)} items'}? "
-        f"{'It' if one else 'They'} will no longer be recalled or given to the model."
-    )
+    """What deleting learned items does, and what it leaves: the exchanges they came from."""
+    from engine.forgetting import delete_question as question
+    from engine.forgetting import sources_stay
+
+    text = question(len(chosen))
     if any(item.conversation_id for item in chosen):
         text += (
-            f" The exchange{'' if one else 's'} {'it was' if one else 'they were'} learned from "
-            "stay in your conversations, where search and the model can still find them; to "
-            "forget those too, use “Forget its conversation…”."
+            f" {sources_stay(len(chosen))}, where search and the model can still find them; "
+            "to forget those too, use “Forget its conversation…”."
         )
     return text
+
 
 class PrivacyPanel(QDialog):
     """See, correct and erase what MemoryOS knows about the person."""

@@ -381,6 +381,8 @@ def parse_item_ids(tokens: list[str]) -> list[tuple[str, int]]:
 def _delete_items(memory, args) -> int:
     """`facts delete`: every id checked first (nothing goes if one is unknown); in a terminal
     the items are listed and the app's privacy-panel question asked, unless --yes."""
+    from engine import forgetting
+
     chosen = parse_item_ids(args.ids)
     items = []
     for kind, item_id in chosen:
@@ -390,15 +392,11 @@ def _delete_items(memory, args) -> int:
         else:
             fact = memory.fact(item_id)  # NotFoundError: no fact with id N
             items.append((kind, item_id, fact.text, fact))
-    one = len(items) == 1
     if not args.yes and sys.stdin.isatty():
         for kind, item_id, text, _ in items:
             prefix = PROFILE_PREFIX if kind == "profile" else FACT_PREFIX
             print(f"  {prefix}{item_id}  {' '.join(text.split())[:100]}")
-        answer = input(
-            f"Delete {'this item' if one else f'these {len(items)} items'}? "
-            f"{'It' if one else 'They'} will no longer be recalled or given to the model. [y/N] "
-        )
+        answer = input(f"{forgetting.delete_question(len(items))} [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             print("Nothing was deleted.")
             return 1
@@ -418,9 +416,8 @@ def _delete_items(memory, args) -> int:
     )
     if sources:
         print(
-            f"The exchange{'' if one else 's'} {'it was' if one else 'they were'} learned from "
-            f"stay{'s' if one else ''} in your conversations; `memoryos forget conversation ID` "
-            "forgets those too."
+            f"{forgetting.sources_stay(len(items))}; `memoryos forget conversation ID` forgets "
+            "those too."
         )
     return 0
 

@@ -23,6 +23,27 @@ from engine.records import turn_ids
 log = logging.getLogger(__name__)
 
 
+def delete_question(count: int) -> str:
+    """What deleting learned items (facts, profile entries) does, asked the same way by the
+    app's privacy panel and `memoryos facts delete`."""
+    one = count == 1
+    return (
+        f"Delete {'this item' if one else f'these {count} items'}? "
+        f"{'It' if one else 'They'} will no longer be recalled or given to the model."
+    )
+
+
+def sources_stay(count: int) -> str:
+    """What deleting learned items leaves: the exchanges they came from (a person saw an answer
+    quote a deleted fact from its exchange and took it for a bug). The caller says how to
+    forget those too."""
+    one = count == 1
+    return (
+        f"The exchange{'' if one else 's'} {'it was' if one else 'they were'} learned from "
+        f"stay{'s' if one else ''} in your conversations"
+    )
+
+
 @dataclass(frozen=True)
 class ForgetPreview:
     """What a forget will remove or rewrite, shown to the person before they confirm."""
