@@ -30,7 +30,7 @@ from app.icons import pixmap, themed
 from app.learned import LearnedNotices
 from app.model_choice import remote_host
 from app.outgoing import temporary_text
-from app.session import FAILED, LOADING, READY, Answer, Session
+from app.session import FAILED, LOADING, READY, UNREACHABLE, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
 from app.thinking_fold import ThinkingFolds, ThinkingRouter
@@ -325,7 +325,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.show_remote()
         self.notice.setVisible(state == FAILED)
         self.notice_text.setText(f"The model could not be loaded. {text}")
-        ready = state == READY
+        ready = state in (READY, UNREACHABLE)  # a silent server may be back for the next one
         why = {LOADING: "The model is still loading", FAILED: "No model is loaded"}.get(state, "")
         self.composer.set_ready(ready, why)
         if state == LOADING:

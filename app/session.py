@@ -15,8 +15,11 @@ from app.workers import Worker, WorkerPool
 
 log = logging.getLogger("memoryos.app")
 
-# Model states shown in the status bar.
+# Model states shown in the status bar. UNREACHABLE: the chosen server did not answer the
+# last question (down, stuck, its connection broke); messages can still be sent, and the next
+# answer that arrives makes it READY again.
 NO_MODEL, LOADING, READY, FAILED = "none", "loading", "ready", "error"
+UNREACHABLE = "unreachable"
 
 # How often an open session looks whether another process (the MCP server, `memoryos import`
 # or `chat`) wrote to the vault: one PRAGMA in the worker pool, never on the GUI thread.
@@ -57,7 +60,7 @@ def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tok
 class Session(QObject):
     """Owns the MemoryOS facade and the chat model behind one window."""
 
-    model_state = Signal(str, str)  # NO_MODEL | LOADING | READY | FAILED, a label or message
+    model_state = Signal(str, str)  # NO_MODEL | LOADING | READY | FAILED | UNREACHABLE, text
     model_progress = Signal(float, str)
     memory_changed = Signal(str)  # engine events ("pages", "segments", "facts", "jobs", ...)
     status_changed = Signal(object)  # ConsolidationStatus
@@ -180,7 +183,8 @@ class Session(QObject):
 
     @property
     def can_answer(self) -> bool:
-        return self.state == READY and not self.generating and not self._closed
+        answers = self.state in (READY, UNREACHABLE)
+        return answers and not self.generating and not self._closed
 
     def _set_state(self, state: str, text: str) -> None:
         self.state, self.state_text = state, text
@@ -269,8 +273,19 @@ class Session(QObject):
         if self.generation is not None:
             self.generation.cancel()
 
-    def _generation_finished(self, _result: object = None) -> None:
+    def _generation_finished(self, result: object = None) -> None:
+        """The model is free again; a server that stopped answering, or answers again, shows."""
+        from engine.errors import ServerNotAnsweringError
+
         self.generation = None
+        if self._closed or self.state not in (READY, UNREACHABLE):
+            return  # a newer model is loading, or failed: its state stands
+        if isinstance(result, ServerNotAnsweringError):
+            from app.errors import describe
+
+            self._set_state(UNREACHABLE, describe(result))
+        elif isinstance(result, Answer) and result.text and self.state == UNREACHABLE:
+            self._set_state(READY, self.mem.chat.model_id)
 
     # --- shutdown ------------------------------------------------------------------------
     def close(self, timeout: float = 15.0) -> None:

@@ -8,9 +8,20 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from app.icons import pixmap
-from app.session import FAILED, LOADING, NO_MODEL, READY
+from app.session import FAILED, LOADING, NO_MODEL, READY, UNREACHABLE
 
-DOTS = {READY: "#12B76A", LOADING: "#F79009", FAILED: "#D92D20", NO_MODEL: "#98A2B3"}
+DOTS = {
+    READY: "#12B76A",
+    LOADING: "#F79009",
+    FAILED: "#D92D20",
+    UNREACHABLE: "#D92D20",
+    NO_MODEL: "#98A2B3",
+}
+# What to do when the chosen server stops answering, under its message in the tooltip.
+UNREACHABLE_TIP = (
+    "Start the server again and send your message again, or choose another model "
+    "(Tools → Choose a model, Ctrl+M)."
+)
 
 
 def _dot(color: str) -> str:
@@ -83,10 +94,12 @@ class StatusLine(QStatusBar):
             READY: text or "Model ready",
             LOADING: f"Loading {text}…" if text else "Loading the model…",
             FAILED: "Model not loaded",
+            UNREACHABLE: "Server not answering",
             NO_MODEL: "No model",
         }[state]
         self.model.setText(f"{_dot(DOTS[state])}&nbsp; {label}")
-        self.model.setToolTip(text if state == FAILED else "")
+        tips = {FAILED: text, UNREACHABLE: f"{text}\n{UNREACHABLE_TIP}"}
+        self.model.setToolTip(tips.get(state, ""))
         self.progress.setVisible(state == LOADING)
         if state == LOADING:
             self.progress.setRange(0, 0)  # busy until the backend reports a fraction

@@ -65,6 +65,11 @@ class ServerError(BackendError):
     """An OpenAI-compatible server failed: unreachable, 401, unknown model, 429, timeout..."""
 
 
+class ServerNotAnsweringError(ServerError):
+    """The server could not be reached, sent nothing in time, or its connection broke: it is
+    likely down or stuck, where other ServerErrors are answers it gave (401, unknown model)."""
+
+
 class GenerationCancelled(MemoryOSError):
     """The caller cancelled a generation between two chunks."""
 

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from engine.backends.base import ChatBackend, Message, Progress
 from engine.backends.fit import fit_to_budget
-from engine.errors import ServerError
+from engine.errors import ServerError, ServerNotAnsweringError
 from engine.network import check_url, is_loopback, normalise_url
 from engine.network import destination as _destination
 
@@ -148,11 +148,11 @@ class OpenAIChat(ChatBackend):
                         yield text
                     finished = finished or bool(choice.get("finish_reason"))
             if not finished:
-                raise ServerError(self._broken_text())
+                raise ServerNotAnsweringError(self._broken_text())
         except TimeoutError:
-            raise ServerError(self._timeout_text()) from None
+            raise ServerNotAnsweringError(self._timeout_text()) from None
         except (OSError, http.client.HTTPException, ValueError) as exc:
-            raise ServerError(self._broken_text()) from exc
+            raise ServerNotAnsweringError(self._broken_text()) from exc
         finally:
             connection.close()
             self._record(usage, len(parts))  # without usage: one chunk is about one token
@@ -216,9 +216,9 @@ class OpenAIChat(ChatBackend):
         try:
             raw = response.read()
         except TimeoutError:
-            raise ServerError(self._timeout_text()) from None
+            raise ServerNotAnsweringError(self._timeout_text()) from None
         except (OSError, http.client.HTTPException) as exc:
-            raise ServerError(self._broken_text()) from exc
+            raise ServerNotAnsweringError(self._broken_text()) from exc
         finally:
             connection.close()
         try:
@@ -243,10 +243,10 @@ class OpenAIChat(ChatBackend):
                     raise
                 wait = exc.retry_after if exc.retry_after is not None else self._delay(attempt)
             except TimeoutError:
-                raise ServerError(self._timeout_text()) from None
+                raise ServerNotAnsweringError(self._timeout_text()) from None
             except (OSError, http.client.HTTPException) as exc:
                 if last:
-                    raise ServerError(self._unreachable_text(exc)) from None
+                    raise ServerNotAnsweringError(self._unreachable_text(exc)) from None
                 wait = self._delay(attempt)
             time.sleep(min(wait, _MAX_WAIT))
         raise AssertionError("unreachable")
