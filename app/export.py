@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import describe, show_message
+from app.theme import pixels
 from app.workers import Worker
 
 ERASE_WORD = "erase"
@@ -92,7 +93,7 @@ class EraseDialog(QDialog):
     def __init__(self, vault_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Erase everything")
-        self.setMinimumWidth(440)
+        self.setMinimumWidth(pixels(440))
         title = QLabel("Erase everything MemoryOS remembers?", objectName="title")
         text = QLabel(
             f"This deletes the vault <b>{vault_name}</b>: every conversation, topic, fact and "

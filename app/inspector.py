@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from app.errors import describe
 from app.outgoing import SentTab
 from app.status_bar import memory_text
-from app.widgets import WithPlaceholder, make_tree, one_line, speakers, when
+from app.widgets import WithPlaceholder, fit_window, make_tree, one_line, speakers, when
 
 REFRESH_MS = 250  # engine events come in bursts while consolidation runs
 
@@ -64,7 +64,7 @@ class MemoryInspector(QDialog):
         self.setWindowTitle("Memory inspector")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
-        self.resize(980, 640)
+        fit_window(self, 980, 640)
         title = QLabel("What MemoryOS remembers", objectName="title")
         self.status = QLabel(objectName="pill")
         header = QHBoxLayout()

@@ -35,6 +35,7 @@ from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
 from app.thinking_fold import ThinkingFolds, ThinkingRouter
 from app.used_memories import UsedMemoriesRefresh
+from app.widgets import fit_window
 from app.window_memory import MemoryWindowMixin
 from app.workers import WorkerPool
 
@@ -79,8 +80,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         # goes back to it. None: none yet, the vault's most recent conversation is shown.
         self._resume_conversation: str | None = None
         self.setWindowTitle("MemoryOS")
-        self.resize(980, 720)
-        self.setMinimumSize(560, 420)
+        fit_window(self, 980, 720, least=(560, 420))
         if self.settings.window_geometry:
             self.restoreGeometry(QByteArray.fromHex(self.settings.window_geometry.encode()))
         self.view = ConversationView()

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.theme import pixels
+
 
 @dataclass(frozen=True)
 class Field:
@@ -120,13 +122,14 @@ class MemoryForm(QWidget):
             shown = f"{default / spec.unit:g}{spec.suffix}" if spec.unit != 1 else default
             widget.setToolTip(f"{spec.help}\nDefault: {shown}" if spec.help else f"Default: {shown}")
             widget.setObjectName(item.name)
-            widget.setFixedWidth(130)
             self.inputs[item.name] = widget
             self.specs[item.name] = spec
             label = QLabel(spec.label)
             label.setToolTip(widget.toolTip())  # the label is where a person hovers
             label.setBuddy(widget)
             groups[spec.group].addRow(label, widget)
+        for widget in self.inputs.values():  # lined up, and as wide as the text is large
+            widget.setFixedWidth(pixels(130))
         grid.setRowStretch(grid.rowCount(), 1)
 
     def set_settings(self, settings: Any) -> None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.errors import describe
 from app.settings_store import BUNDLED, GGUF, SERVER
+from app.theme import pixels
 from app.workers import WorkerPool
 from models.machine import size_text
 from models.recommended import suggested, suggestion_reason
@@ -289,7 +290,7 @@ class ModelPicker(QWidget):
         rows = [row for group in GROUP_TITLES for row in self.rows(group)]
         rows = [row for row in rows if not row.isFirstColumnSpanned()]
         wanted = []
-        for column, least, most in ((0, 160, 300), (1, 80, 200)):
+        for column, least, most in ((0, pixels(160), pixels(300)), (1, pixels(80), pixels(200))):
             metrics = [QFontMetrics(row.font(column)) for row in rows]
             texts = [row.text(column) for row in rows]
             widest = max(map(QFontMetrics.horizontalAdvance, metrics, texts), default=0)
@@ -298,8 +299,8 @@ class ModelPicker(QWidget):
         verdict = max(self.table.sizeHintForColumn(3), self.table.header().sectionSizeHint(3))
         room = self.table.viewport().width() - verdict - 80  # details: at least the size
         model, where = wanted
-        model = max(160, min(model, room - where))
-        where = max(80, min(where, room - model))
+        model = max(pixels(160), min(model, room - where))
+        where = max(pixels(80), min(where, room - model))
         self.table.setColumnWidth(0, model)
         self.table.setColumnWidth(1, where)
 

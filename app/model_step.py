@@ -6,6 +6,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.model_picker import Choice, ModelPicker
+from app.widgets import fit_window
 from app.workers import WorkerPool
 
 
@@ -17,10 +18,8 @@ class ModelStepDialog(QDialog):
     def __init__(self, pool: WorkerPool, parent: QWidget | None = None, probe: bool = True) -> None:
         super().__init__(parent)
         self.setWindowTitle("Choose your model")
-        self.setMinimumSize(940, 620)
         # Wider and taller where the screen allows: the table's columns are read whole.
-        screen = self.screen().availableGeometry()
-        self.resize(min(1120, screen.width() - 40), min(760, screen.height() - 60))
+        fit_window(self, 1120, 760, least=(940, 620))
         title = QLabel("<h2>Choose the model you will talk to</h2>")
         intro = QLabel(
             "MemoryOS found these on this computer. A model already on your disk or a local "

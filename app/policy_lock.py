@@ -6,6 +6,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QSpinBox, QWidget
 
+from app.theme import pixels
+
 ADMIN = " (administrator)"
 
 
@@ -29,7 +31,7 @@ def lock_memory_form(form: Any, policy: Any) -> list[str]:
         if isinstance(widget, QCheckBox):
             widget.setChecked(bool(value))
             widget.setText(("Allowed" if value else "Not allowed") + ADMIN)
-            widget.setFixedWidth(max(130, widget.sizeHint().width()))
+            widget.setFixedWidth(max(pixels(130), widget.sizeHint().width()))
         elif isinstance(widget, QSpinBox):
             widget.setValue(int(value))
         widget.setEnabled(False)

@@ -35,7 +35,15 @@ from app.persona_items import (
     origin_text,
     source_pages,
 )
-from app.widgets import WithPlaceholder, make_tree, no_default_buttons, one_line, speakers, when
+from app.widgets import (
+    WithPlaceholder,
+    fit_window,
+    make_tree,
+    no_default_buttons,
+    one_line,
+    speakers,
+    when,
+)
 
 ROLE = Qt.ItemDataRole.UserRole
 
@@ -79,7 +87,7 @@ class PrivacyPanel(QDialog):
         self.setWindowTitle("Privacy")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
-        self.resize(1000, 680)
+        fit_window(self, 1000, 680)
         title = QLabel("What MemoryOS knows about you", objectName="title")
         subtitle = QLabel(
             "Everything below was learned from your conversations. Select an item to see where "

@@ -38,6 +38,8 @@ from app.outgoing import url_note
 from app.policy_lock import lock_memory_form, policy_note
 from app.settings_appearance import ConversationPage
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
+from app.theme import pixels
+from app.widgets import fit_window
 from app.workers import WorkerPool
 from engine.policy import current as current_policy
 
@@ -140,7 +142,7 @@ class SettingsDialog(QDialog):
         self.session = session
         self.pool: WorkerPool = session.pool if session is not None else WorkerPool(parent=self)
         self.setWindowTitle("Settings")
-        self.setMinimumSize(800, 620)
+        fit_window(self, 800, 620, least=(800, 620))
         self.policy = current_policy()  # the administrator's: its settings are shown locked
         self.tabs = QTabWidget()
         self.tabs.addTab(self._model_tab(), "Model")
@@ -283,7 +285,7 @@ class SettingsDialog(QDialog):
         self.gpu_layers.setSpecialValueText("0 (CPU only)")
         self.gpu_note = _Note("Checking GPU support…", objectName="hint")
         self.gpu_note.setWordWrap(True)
-        self.gpu_note.setMinimumWidth(460)
+        self.gpu_note.setMinimumWidth(pixels(460))
         self.context_size = QSpinBox()
         self.context_size.setRange(512, 262_144)
         self.context_size.setSingleStep(512)
@@ -297,7 +299,7 @@ class SettingsDialog(QDialog):
         self.max_tokens.setSuffix(" tokens")
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         for spin in (self.gpu_layers, self.context_size, self.threads, self.max_tokens):
-            spin.setFixedWidth(180)
+            spin.setFixedWidth(pixels(180))
         form.addRow("GPU layers", self.gpu_layers)
         form.addRow("", self.gpu_note)
         form.addRow("Context size", self.context_size)
@@ -323,14 +325,14 @@ class SettingsDialog(QDialog):
                                       f"your administrator ({self.policy.source}).")
         self.fit_note = _Note(objectName="hint")  # why the values were chosen (Models page)
         self.fit_note.setWordWrap(True)
-        self.fit_note.setMinimumWidth(460)
+        self.fit_note.setMinimumWidth(pixels(460))
         self.fit_note.hide()
         form.addRow("", self.fit_note)
         # Locking has nothing to do with running a model: its own group, where it is looked for
         locking = QGroupBox("When you step away")
         lock_form = QFormLayout(locking)
         lock_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
-        self.auto_lock.setFixedWidth(180)
+        self.auto_lock.setFixedWidth(pixels(180))
         lock_form.addRow("Lock when idle for", self.auto_lock)
         page = QWidget()
         layout = QVBoxLayout(page)

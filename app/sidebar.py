@@ -70,7 +70,7 @@ class Sidebar(QFrame):
         super().__init__(parent)
         self.setObjectName("sidebar")
         self.setAccessibleName("Conversations")
-        self.setMinimumWidth(200)
+        self.setMinimumWidth(theme.pixels(200))
         self.session: Any = None
         self.items: list[Any] = []
         self.confirm_box: QMessageBox | None = None

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from app.icons import pixmap
 from app.session import FAILED, LOADING, NO_MODEL, READY, UNREACHABLE
+from app.theme import pixels
 
 DOTS = {
     READY: "#12B76A",
@@ -68,7 +69,7 @@ class StatusLine(QStatusBar):
         self.model = QLabel()
         self.model.setTextFormat(Qt.TextFormat.RichText)
         self.progress = QProgressBar()
-        self.progress.setFixedWidth(120)
+        self.progress.setFixedWidth(pixels(120))
         self.progress.setRange(0, 100)
         self.progress.hide()
         self.vault_icon = QLabel()

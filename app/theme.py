@@ -48,6 +48,12 @@ def points(size: float) -> float:
     return round(size * scale, 1)
 
 
+def pixels(size: int) -> int:
+    """A width or height of the design (pixels at the base text size) at the current text
+    size: what holds text grows with it."""
+    return round(size * scale)
+
+
 def style_sheet() -> str:
     import re
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.errors import describe
 from app.icons import pixmap
+from app.theme import pixels
 from app.workers import Worker, WorkerPool
 from engine.vault.cipher import MIN_PASSPHRASE  # one minimum everywhere
 
@@ -103,7 +104,7 @@ class VaultDialog(QDialog):
         self.pool = pool
         self.worker: Worker | None = None
         self.setModal(True)
-        self.setMinimumWidth(500)
+        self.setMinimumWidth(pixels(500))
         self.error = QLabel(objectName="error")
         self.error.setWordWrap(True)
         self.error.hide()

@@ -30,6 +30,25 @@ def when(timestamp: float | None, *, seconds: bool = False) -> str:
     return f"{moment.day} {moment:%b %Y} {clock}"
 
 
+def fit_window(
+    window: QWidget, width: int, height: int, least: tuple[int, int] | None = None
+) -> None:
+    """Size a window for the text size chosen (the design's pixels at the base size), within
+    the screen it is on: at the largest text a dialog made for the normal size cut its tables.
+    `least`, the design's minimum, grows with the text as far as the screen allows."""
+    from app import theme
+
+    screen = window.screen().availableGeometry()
+    room = (screen.width() - 40, screen.height() - 60)
+    if least is not None:
+        least = (
+            min(theme.pixels(least[0]), max(least[0], room[0])),
+            min(theme.pixels(least[1]), max(least[1], room[1])),
+        )
+        window.setMinimumSize(*least)
+    window.resize(min(theme.pixels(width), room[0]), min(theme.pixels(height), room[1]))
+
+
 def speakers(page: object) -> tuple[str, str]:
     """Who spoke in a page, as the app names them: 'You' and 'MemoryOS' unless a transcript says."""
     user = getattr(page, "user_speaker", "User")

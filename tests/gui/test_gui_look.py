@@ -227,3 +227,32 @@ def test_the_memory_status_line_in_words():
     assert line(2, True).endswith("· consolidating (2 jobs)")
     assert line(1, False).endswith("· 1 job queued")
     assert line(0, False, failed=1).endswith("up to date · 1 failed")
+
+
+def test_the_largest_text_fits_in_settings(qtbot, qapp, light_again):
+    """At the largest text size the dialogs grow with the text (within the screen), and the
+    fields made for the normal size still hold their values whole."""
+    from PySide6.QtWidgets import QAbstractSpinBox
+
+    from app import theme
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    normal = SettingsDialog(AppSettings())
+    qtbot.addWidget(normal)
+    theme.apply_look(qapp, "light", theme.MAX_SIZE)
+    large = SettingsDialog(AppSettings())
+    qtbot.addWidget(large)
+    large.show()
+    qtbot.waitExposed(large)
+    room = large.screen().availableGeometry()
+    assert large.width() == max(normal.width(), min(2 * normal.width(), room.width() - 40))
+    assert large.height() == max(normal.height(), min(2 * normal.height(), room.height() - 60))
+    spins = large.findChildren(QAbstractSpinBox)
+    assert len(spins) > 10  # the model's and the memory form's
+    for spin in spins:
+        field = spin.lineEdit()
+        shown = field.fontMetrics().horizontalAdvance(field.text())
+        assert shown < field.width(), (spin.objectName(), field.text())
+    normal.close()
+    large.close()
