@@ -229,3 +229,28 @@ def test_the_suggested_download_is_the_largest_that_keeps_up_with_a_reader():
     thinker = next(model for model in RECOMMENDED if model.thinks)
     for bandwidth in (2, 20, 60, 200):
         assert pick(machine(free_ram=28 * GiB, bandwidth=bandwidth * 10**9)) != thinker.name
+
+
+def test_the_fastest_bandwidth_reading_is_kept(monkeypatch):
+    """A reading taken while other programs were busy is lower; the suggestion must not change
+    with it from one start to the next. The best reading is kept in the data folder."""
+    from engine.paths import data_dir
+    from models import machine
+
+    readings = iter([12 * 10**9, 7 * 10**9, 15 * 10**9, 3 * 10**9])
+    monkeypatch.setattr(machine, "measure_bandwidth", lambda threads, block=0: next(readings))
+    data_dir().mkdir(parents=True)
+    (data_dir() / "machine.json").write_text("{not json", encoding="utf-8")  # damaged: ignored
+    machine.memory_bandwidth.cache_clear()  # each call below is another start of the program
+    try:
+        assert machine.memory_bandwidth(2) == 12 * 10**9
+        machine.memory_bandwidth.cache_clear()
+        assert machine.memory_bandwidth(2) == 12 * 10**9  # not the busy moment's 7 GB/s
+        machine.memory_bandwidth.cache_clear()
+        assert machine.memory_bandwidth(2) == 15 * 10**9
+        machine.memory_bandwidth.cache_clear()
+        assert machine.memory_bandwidth(1) == 3 * 10**9  # one thread reads less: its own entry
+        kept = json.loads((data_dir() / "machine.json").read_text(encoding="utf-8"))
+        assert sorted(kept.values()) == [3 * 10**9, 15 * 10**9]
+    finally:
+        machine.memory_bandwidth.cache_clear()
