@@ -19,7 +19,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -473,20 +473,13 @@ def _segment_words(session: RefSession, members: list[RefPage]) -> list[str]:
 
 
 def _insert(memory, page: RefPage, conversation: str, drafts, page_vectors, now, added) -> int:
+    """One reference page into the vault as any exchange is stored (short_term.insert: its
+    relative dates resolved in the searchable text, "yesterday [7 May 2023]")."""
     vector, turns = page_vectors[id(page)]
     meta: dict[str, Any] = {"source": "reference"}
     if page.page_id:
         meta["reference_page_id"] = page.page_id
-    page_id = memory.vault.insert_page(
-        conversation_id=conversation,
-        user_input=page.user_input,
-        agent_response=page.agent_response,
-        ts=page.timestamp,
-        meta=meta,
-        body=drafts[id(page)].text(),
-        vector=vector,
-        now=now,
-        turn_vectors=turns,
-    )
+    draft = replace(drafts[id(page)], conversation_id=conversation, meta=meta)
+    page_id = short_term.insert(memory.vault, draft, vector, turns, now)
     added.append((page_id, vector, turns))
     return page_id

@@ -240,3 +240,21 @@ def test_into_a_data_folder_the_assistants_knowledge_is_shared_by_its_users(home
     finally:
         alex.close()
         sam.close()
+
+
+def test_relative_dates_in_imported_exchanges_are_searchable_by_their_day(memory, tmp_path):
+    """An imported exchange is stored as any other: "yesterday" is also indexed as the day it
+    meant when it was said, so a question naming that day finds it."""
+    from engine.memory import when
+
+    folder = copy_fixture(tmp_path)
+    path = folder / "users" / "alex" / "short_term.json"
+    items = json.loads(path.read_text(encoding="utf-8"))
+    items[0]["user_input"] = "Yesterday I adopted a grey cat called Miso."
+    path.write_text(json.dumps(items), encoding="utf-8")
+    said = parse_timestamp(items[0]["timestamp"])
+    day = when.resolve_relative("yesterday", said).split("[", 1)[1].rstrip("]")  # "6 May 2025"
+    import_reference(memory, read_reference(folder))
+    hits = memory.vault.keyword_search("pages_fts", f'"{day}"', 10)
+    texts = [p.user_input for p in memory.vault.pages([page_id for page_id, _ in hits])]
+    assert "Yesterday I adopted a grey cat called Miso." in texts
