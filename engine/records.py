@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # Where a page currently lives.
@@ -243,6 +243,14 @@ class Retrieval:
     chain_summaries: tuple[str, ...] = ()
     elapsed_ms: float = 0.0
     turns: tuple[ScoredTurn, ...] = ()  # the turns of `pages` that matched, best first
+
+    def first_pages(self, count: int) -> Retrieval:
+        """This retrieval with only its `count` best older pages (and their turns): a budget of
+        k turns may span up to 2k pages, where a caller asked for at most k."""
+        pages = self.pages[:count]
+        kept = {item.page.id for item in pages}
+        turns = tuple(t for t in self.turns if t.page_id in kept)
+        return replace(self, pages=pages, turns=turns)
 
     def ranked_turns(self) -> list[tuple[Page, int]]:
         """(page, side) of every retrieved turn, best first (for recall at a budget of turns)."""

@@ -52,6 +52,10 @@ POOL = 100
 # 0.859/0.600 (@20 0.892), both at 30 0.857/0.593; the turn vectors at 50 0.850/0.577, the
 # exchange vectors 0.854/0.600, the neighbours' turns 0.843/0.562.
 KEYWORD_POOL_SHARE = 0.5
+# The least share of the memory budget (settings.context_budget_tokens) left to older exchanges
+# after the profile, facts and knowledge: 40 profile entries and ten long facts must not crowd
+# them out. Not a ranking constant: the eval's budget is unlimited.
+OLDER_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -275,10 +279,14 @@ def retrieve(
         ranked = _prefer_named_speakers(vault, pages, ranked, scores, named, pool)
 
     profile = tuple(vault.slots(include_superseded=False)[:40])
+    # The memory budget holds the profile, facts, knowledge and older exchanges. The recent
+    # exchanges are the conversation itself, fitted to the model's context by the prompt: they
+    # used to count here too, and three long answers in the queue left one older exchange, or
+    # none. However many facts, older exchanges keep at least OLDER_SHARE of the budget.
     budget = settings.context_budget_tokens
     budget -= sum(estimate_tokens(s.text) for s in profile)
     budget -= sum(estimate_tokens(f.fact.text) for f in facts + knowledge)
-    budget -= sum(estimate_tokens(p.text()) for p in short)
+    budget = max(budget, int(OLDER_SHARE * settings.context_budget_tokens))
     chosen: list[ScoredTurn] = []
     start = 0
     while start < len(ranked) and len(chosen) < max_turns:

@@ -149,6 +149,9 @@ def test_add_retrieve_profile_list_and_delete_facts(vault, home):
 
         found = await call(session, "retrieve_memory", query="What is my job? data scientist")
         pages = found["pages"] + found["recent"]
+        for most in (1, 3):  # "Most older pages to return": a budget of k turns spans 2k pages
+            few = await call(session, "retrieve_memory", query="weather talk", max_results=most)
+            assert 1 <= len(few["pages"]) <= most
         hit = next(p for p in pages if p["id"] == page["id"])
         assert hit["external_ids"] == ["D1:3"] and hit["date"] == "2024-03-01T10:00:00Z"
         assert {"profile", "facts", "knowledge", "chain_summaries"} <= set(found)

@@ -141,7 +141,8 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         """
         from engine.remembered import memories_used
 
-        found = engine_call(lambda: memory.retrieve(query, max_pages=max_results))
+        most = max_results or memory.settings.top_pages
+        found = engine_call(lambda: memory.retrieve(query, max_pages=most)).first_pages(most)
         return {
             "query": found.query,
             "pages": [scored_page_json(p) for p in found.pages],
