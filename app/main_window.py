@@ -252,6 +252,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._history_due = True
         session.run(_vault_summary, session.mem, self._resume_conversation,
                     on_result=self._show_history, on_error=self._show_error)
+        # What is typed next is a message: with no focus set, the window gave it to its first
+        # control when the unlock or first-run dialog closed, the conversation search.
+        self.composer.input.setFocus()
         self.session_attached.emit()
 
     def detach(self) -> None:

@@ -190,3 +190,17 @@ def test_a_locked_window_keeps_no_search_term(qtbot, window, memory):
     assert sidebar.stack.currentWidget() is sidebar.tree and sidebar.tree.topLevelItemCount() == 0
     with qtbot.assertNotEmitted(sidebar.searched, wait=400):
         pass  # no search queued before the lock draws its results afterwards
+
+
+def test_after_unlocking_at_start_typing_goes_into_the_message_box(qtbot, app, fail_keyring):
+    """Focus went to the conversation search (the first control), so the first words typed
+    searched the conversations instead of becoming a message."""
+    window, opener = app
+    _open_fast(opener.path, True, PASSPHRASE).close()
+    dialog = _shown(qtbot, opener, opener.start)
+    _unlock(qtbot, window, dialog)
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    qtbot.waitUntil(lambda: window.focusWidget() is window.composer.input)
+    window.activateWindow()
+    qtbot.keyClicks(window.focusWidget(), "hello")
+    assert window.composer.input.toPlainText() == "hello" and not window.sidebar.search.text()
