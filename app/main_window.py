@@ -133,6 +133,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._make_toolbar()
         self._lock_after_answer = False  # Lock now pressed while an answer streamed
         self.status.vault_icon.installEventFilter(self)  # a click on the padlock: Lock now
+        self.view.browser.installEventFilter(self)  # typing in the conversation: a message
         self._show_locked("Opening your memory…", "Unlocking the encrypted vault.")
 
     @classmethod
@@ -294,7 +295,16 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             icon.unsetCursor()
 
     def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        """A left click on the padlock does what Lock now does."""
+        """A left click on the padlock does what Lock now does; text typed while the
+        conversation has the focus (after a click in it, or Tab) goes into the message box."""
+        if watched is self.view.browser and event.type() == QEvent.Type.KeyPress:
+            plain = not event.modifiers() & ~(
+                Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier
+            )
+            if plain and event.text().isprintable() and event.text().strip():
+                self.focus_composer()
+                self.composer.input.insertPlainText(event.text())
+                return True
         if (
             watched is self.status.vault_icon
             and event.type() == QEvent.Type.MouseButtonRelease

@@ -76,6 +76,9 @@ class MemoryWindowMixin:
             "",
             "Open or close the last answer's Remembered list",
         )
+        self.write_action = self._action(
+            "&Write a message", self.focus_composer, "Shift+Esc", "", "Go to the message box"
+        )
         self.copy_answer_action = self._action(
             "&Copy last answer", self.copy_last_answer, "Ctrl+Shift+C", "", "Copy the last answer"
         )
@@ -92,6 +95,7 @@ class MemoryWindowMixin:
         chat_menu = bar.addMenu("&Chat")
         chat_menu.addActions(
             [
+                self.write_action,
                 self.regenerate_action,
                 self.edit_action,
                 self.copy_answer_action,
@@ -102,6 +106,11 @@ class MemoryWindowMixin:
         view_menu.addActions([self.sidebar_action, self.search_action])
         view_menu.addSeparator()
         view_menu.addActions([self.bigger_action, self.smaller_action, self.reset_size_action])
+
+    def focus_composer(self) -> None:
+        """The message box gets the keys, its text kept, the cursor at its end."""
+        self.composer.input.setFocus()
+        self.composer.input.moveCursor(self.composer.input.textCursor().MoveOperation.End)
 
     def regenerate(self) -> None:
         """Answer the last question again; the replaced answer is not kept."""

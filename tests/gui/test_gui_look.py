@@ -256,3 +256,21 @@ def test_the_largest_text_fits_in_settings(qtbot, qapp, light_again):
         assert shown < field.width(), (spin.objectName(), field.text())
     normal.close()
     large.close()
+
+
+def test_typing_in_the_conversation_writes_a_message_and_shift_esc_goes_back(qtbot, window):
+    """Keyboard only: after Tab or a click into the conversation, the letters typed went
+    nowhere; Shift+Esc (Chat → Write a message) returns to the message box from anywhere."""
+    window.view.browser.setFocus()
+    qtbot.keyClicks(window.view.browser, "H")
+    assert window.focusWidget() is window.composer.input
+    qtbot.keyClicks(window.focusWidget(), "i there")
+    assert window.composer.input.toPlainText() == "Hi there"
+    window.sidebar.search.setFocus()
+    qtbot.keyClick(window.sidebar.search, Qt.Key.Key_Escape, Qt.KeyboardModifier.ShiftModifier)
+    assert window.focusWidget() is window.composer.input
+    assert window.composer.input.toPlainText() == "Hi there"  # nothing lost on the way
+    # Copying from the conversation still works: Ctrl+C is not text to send.
+    window.view.browser.setFocus()
+    qtbot.keyClick(window.view.browser, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert window.composer.input.toPlainText() == "Hi there"
