@@ -122,6 +122,11 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.view.regenerate_requested.connect(self.regenerate)
         self.view.edit_requested.connect(self.edit_last_question)
         self._editing: int | None = None  # the page an edited question replaces
+        # The answer streaming now replaces this page (regenerate, edit): (page id, the edited
+        # question or None). Stopped, the engine keeps the old exchange; the window shows it
+        # again, and an edited question goes back into the message box (_restore_edit).
+        self._replacing: tuple[int, str | None] | None = None
+        self._restore_edit: tuple[int, str] | None = None
         self.status = StatusLine()
         self.setStatusBar(self.status)
         self.auto_lock = AutoLock(0, self)
@@ -413,10 +418,12 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         if replaces is not None or self.composer.property("editing"):
             self.view.remove_last_exchange()
             self._set_editing(False)
-        self._ask(text, replaces)
+        self._ask(text, replaces, edited=replaces is not None)
 
-    def _ask(self, text: str, replaces: int | None) -> None:
+    def _ask(self, text: str, replaces: int | None, edited: bool = False) -> None:
         session = self.session
+        replacing = replaces is not None and not self.temporary
+        self._replacing = (replaces, text if edited else None) if replacing else None
         self.view.add_user_message(text)
         self.view.begin_answer()
         self._router = ThinkingRouter(self.view.append_chunk)  # <think> text is folded apart
@@ -436,6 +443,11 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self.session.stop()
 
     def _answer_done(self, answer: Answer) -> None:
+        replacing, self._replacing = self._replacing, None
+        if replacing is not None and answer.stopped and answer.page is None:
+            self._keep_replaced(*replacing)
+            self.answer_finished.emit(answer)
+            return
         note = "Stopped" if answer.stopped else ""
         if self.temporary:
             note = f"{note} · not saved" if note else "Not saved (temporary chat)"
@@ -449,7 +461,19 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._answer_ended()
         self.answer_finished.emit(answer)
 
+    def _keep_replaced(self, page_id: int, edited: str | None) -> None:
+        """A regeneration or an edit was stopped: the earlier exchange is still stored (the
+        engine keeps a whole answer over a part), so it is drawn again, and an edited question
+        waits in the message box to be sent again."""
+        self._router = None
+        self.view.end_answer()
+        self._answer_ended()
+        if edited is not None:
+            self._restore_edit = (page_id, edited)
+        self.reload_conversation("Stopped: the earlier answer is kept.")
+
     def _answer_failed(self, error: Exception) -> None:
+        self._replacing = None
         self._router = None
         self.view.end_answer(f"⚠ {describe(error)}")
         self._answer_ended()

@@ -113,7 +113,8 @@ class MemoryWindowMixin:
         self.composer.input.moveCursor(self.composer.input.textCursor().MoveOperation.End)
 
     def regenerate(self) -> None:
-        """Answer the last question again; the replaced answer is not kept."""
+        """Answer the last question again; the new answer takes the old one's place once it is
+        whole (stopped half-way, the old one stays)."""
         exchange = self.view.last_exchange()
         if not exchange or self.session is None or not self.session.can_answer:
             return
@@ -189,6 +190,12 @@ class MemoryWindowMixin:
         page_id, self._show_page = self._show_page, None
         if page_id is not None:
             self.view.show_exchange(page_id)
+        edit, self._restore_edit = self._restore_edit, None
+        if edit is not None:  # a stopped edit: the question typed waits to be sent again
+            self._editing = edit[0]
+            self._set_editing(True)
+            self.composer.input.setPlainText(edit[1])
+            self.focus_composer()
         self.conversation_shown.emit(data["ids"][-1])
 
     def open_conversation(self, conversation_id: str, page_id: int | None = None) -> None:

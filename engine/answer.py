@@ -154,6 +154,8 @@ class ResponseStream(Iterator[str]):
         answer = self.text.strip()  # a reasoning model's <think> part is not memory
         if self.temporary or (not answer and (self.cancelled or self.thinking)):
             return
+        if self.replaces is not None and self.cancelled:
+            return  # a regeneration stopped half-way does not take the finished answer's place
         meta = {"stopped": True} if self.cancelled else {}
         conversation = self.replaces.conversation_id if self.replaces else None
         self.page = memory.add_memory(

@@ -351,7 +351,8 @@ class MemoryOS:
     ) -> ResponseStream:
         """Answer a stored exchange's question again (or `query`, an edited question): the old
         exchange is kept out of the prompt and forgotten once the new one is stored, so exactly
-        one exchange remains. Nothing is replaced when the new answer fails or is empty."""
+        one exchange remains. Nothing is replaced when the new answer fails, is empty or is
+        stopped (the old answer was whole; the new one would be a part)."""
         return answer.ask_again(self, page_id, query, cancel, max_tokens)
 
     def wait_for_foreground(self, timeout: float = 120.0) -> bool:

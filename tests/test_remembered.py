@@ -164,3 +164,23 @@ def test_a_failed_regeneration_keeps_the_old_exchange(memory, chat, monkeypatch)
     with pytest.raises(BackendError):
         memory.replace_response(first.page.id).collect()
     assert [p.id for p in memory.pages()] == [first.page.id]
+
+
+def test_a_stopped_regeneration_keeps_the_old_exchange(memory, chat):
+    """Stopping a regeneration half-way kept only the part written and lost the whole answer
+    it was meant to replace."""
+    from engine.backends.base import CancelToken
+
+    chat.queue("A whole answer about sourdough, proofing and baking times.")
+    first = memory.get_response("what bread should I bake?")
+    first.collect()
+    chat.queue("Another answer that will be stopped after a few words of it.")
+    cancel = CancelToken()
+    again = memory.replace_response(first.page.id, cancel=cancel)
+    next(again)
+    cancel.cancel()
+    again.collect()
+    assert again.cancelled and again.page is None
+    assert [(p.id, p.agent_response) for p in memory.pages()] == [
+        (first.page.id, "A whole answer about sourdough, proofing and baking times.")
+    ]

@@ -116,3 +116,52 @@ def test_esc_cancels_editing_and_keeps_the_exchange(qtbot, window, chat, memory,
         ("When is the fair?", "Tuesday."),
     ]
     assert window.view.plain_text().count("Which cake should I bake?") == 1
+
+
+LONG = " ".join(f"word{i}" for i in range(400))
+
+
+def test_stopping_a_regeneration_keeps_the_earlier_answer(qtbot, window, chat, memory, send):
+    """Regenerate, then Stop after a few words: the whole earlier answer was gone for good,
+    replaced by the part written."""
+    chat.queue("The whole first answer about sourdough.", LONG)
+    send(window, "Which bread should I bake?")
+    chat.chunk_delay = 0.02
+    window.regenerate_action.trigger()
+    qtbot.waitUntil(lambda: len(window.view.answer_text()) > 0)
+    with qtbot.waitSignal(window.answer_finished):
+        window.stop()
+    assert [(p.user_input, p.agent_response) for p in memory.pages()] == [
+        ("Which bread should I bake?", "The whole first answer about sourdough.")
+    ]
+    qtbot.waitUntil(lambda: "The whole first answer about sourdough." in window.view.plain_text())
+    text = window.view.plain_text()
+    assert "word1 " not in text and "the earlier answer is kept" in text
+    assert text.count("Which bread should I bake?") == 1
+
+
+def test_stopping_an_edit_keeps_the_exchange_and_the_edited_question(
+    qtbot, window, chat, memory, send
+):
+    chat.queue("Lemon cake.", LONG)
+    send(window, "Which cake should I bke?")
+    window.edit_action.trigger()
+    window.composer.input.setPlainText("Which cake should I bake for ten?")
+    chat.chunk_delay = 0.02
+    window.composer._submit()
+    qtbot.waitUntil(lambda: len(window.view.answer_text()) > 0)
+    with qtbot.waitSignal(window.answer_finished):
+        window.stop()
+    assert [(p.user_input, p.agent_response) for p in memory.pages()] == [
+        ("Which cake should I bke?", "Lemon cake.")
+    ]
+    qtbot.waitUntil(lambda: window.composer.input.toPlainText() == "Which cake should I bake for ten?")
+    assert "Lemon cake." in window.view.plain_text()
+    assert "Editing" in window.composer.hint.text()  # Enter sends it again in its place
+    chat.chunk_delay = 0.0
+    chat.queue("Carrot cake.")
+    with qtbot.waitSignal(window.answer_finished):
+        window.composer._submit()
+    assert [(p.user_input, p.agent_response) for p in memory.pages()] == [
+        ("Which cake should I bake for ten?", "Carrot cake.")
+    ]
