@@ -326,12 +326,14 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         info = summary["info"]
         self.status.set_vault(self.settings.vault_name, info.key_location)
         due, self._history_due = self._history_due, False  # not after New chat meanwhile
+        from engine.remembered import saved_list
+
         pages = summary["pages"]
         if due and pages and self.view.message_count == 0 and not self.temporary:
             self.shown_conversations = sorted({p.conversation_id for p in pages})
             for page in pages:
                 # No saved list (imported, or from before lists were saved): no line at all.
-                self.view.add_exchange(page, summary["memories"].get(page.id) or None)
+                self.view.add_exchange(page, saved_list(page, summary["memories"]))
             # What is on screen is what the next message continues (the engine opened on a
             # fresh conversation): the last exchange's, as a click in the sidebar would.
             # Set here, not in the pool: the pool's threads run in no fixed order, and a New

@@ -179,11 +179,13 @@ class MemoryWindowMixin:
         )
 
     def _show_conversation(self, data: dict, notice: str = "") -> None:
+        from engine.remembered import saved_list
+
         self.view.clear()
         self._editing = None
         self._set_editing(False)
         for page in data["pages"]:
-            self.view.add_exchange(page, data["memories"].get(page.id) or None)
+            self.view.add_exchange(page, saved_list(page, data["memories"]))
         self.learned_notices.redraw()
         if notice:
             self.view.add_notice(notice)

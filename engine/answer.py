@@ -157,6 +157,8 @@ class ResponseStream(Iterator[str]):
         if self.replaces is not None and self.cancelled:
             return  # a regeneration stopped half-way does not take the finished answer's place
         meta = {"stopped": True} if self.cancelled else {}
+        if not self.memories:  # saved as such: "Used no memories" reads back, not nothing
+            meta["remembered_none"] = True
         conversation = self.replaces.conversation_id if self.replaces else None
         self.page = memory.add_memory(
             self.query,

@@ -130,6 +130,15 @@ def summary(items: list[MemoryUsed]) -> str:
     return f"Used {len(items)} {noun}: {', '.join(parts)}{tail}"
 
 
+def saved_list(page, memories: dict[int, list[MemoryUsed]]) -> list[MemoryUsed] | None:
+    """What `page`'s answer remembered as read_back gave it, [] for an answer that used none,
+    None for an exchange with no saved list (imported, or stored before lists were saved)."""
+    found = memories.get(page.id)
+    if found:
+        return found
+    return [] if page.meta.get("remembered_none") else None
+
+
 def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
     """The saved lists of stored answers, each item as it reads now; an item deleted since
     (or whose id a later item took) comes back forgotten, without its text."""

@@ -405,3 +405,20 @@ def test_the_forget_panel_shows_what_goes_along(qtbot, window, chat, memory):
         panel.forget_button.click()
     assert memory.profile() == [] and memory.facts() == [] and memory.pages() == []
     qtbot.waitUntil(lambda: "Forgot 3 items." in window.view.plain_text())
+
+
+def test_an_answer_that_used_no_memories_still_says_so_when_drawn_again(
+    qtbot, window, chat, memory, send
+):
+    """"Used no memories" was shown under a first answer, and gone once the conversation was
+    drawn again (a new text size, a restart): an empty list was read as no list at all."""
+    answer = send(window, "Hello there")
+    assert answer.memories == () and "Used no memories" in window.view.plain_text()
+    with qtbot.waitSignal(window.conversation_shown):
+        window.reload_conversation()
+    assert "Used no memories" in window.view.plain_text()
+    # An exchange stored without an answer's list (an import) still gets no line at all.
+    memory.add_memory("Imported question", "Imported answer", conversation_id=memory.conversation_id)
+    with qtbot.waitSignal(window.conversation_shown):
+        window.reload_conversation()
+    assert window.view.plain_text().count("Used no memories") == 1
