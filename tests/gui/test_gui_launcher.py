@@ -54,3 +54,24 @@ def test_the_memoryos_command_with_no_arguments_opens_the_window(monkeypatch):
 
     monkeypatch.setattr(desktop, "run", lambda: 7)
     assert cli.main([]) == 7
+
+
+def test_leaving_writes_out_what_is_buffered_and_returns_the_exit_code(tmp_path):
+    """The app ends its process without the interpreter's teardown (where a C extension's
+    fault sometimes crashed a clean quit): nothing printed or logged may be lost on the way."""
+    from pathlib import Path
+
+    log = tmp_path / "app.log"
+    script = (
+        "import logging, sys\n"
+        f"logging.basicConfig(filename={str(log)!r}, level=logging.INFO)\n"
+        "logging.getLogger('memoryos.app').info('closed the vault')\n"
+        "print('goodbye', end='')\n"
+        "from app.desktop import leave\n"
+        "leave(3)\n"
+        "print('never')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).parents[2])  # fmt: skip
+    assert done.returncode == 3 and done.stdout == "goodbye"
+    assert "closed the vault" in log.read_text()
