@@ -274,3 +274,50 @@ def test_typing_in_the_conversation_writes_a_message_and_shift_esc_goes_back(qtb
     window.view.browser.setFocus()
     qtbot.keyClick(window.view.browser, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert window.composer.input.toPlainText() == "Hi there"
+
+
+def _contrast(widget, element, option_class) -> float:
+    """The largest lightness difference between the widget's indicator area and the window."""
+    option = option_class()
+    option.initFrom(widget)
+    rect = widget.style().subElementRect(element, option, widget)
+    image = widget.grab().toImage()
+    ratio = image.devicePixelRatio()
+    background = QApplication.palette().color(QPalette.ColorRole.Window).lightnessF()
+    return max(
+        abs(image.pixelColor(int(x * ratio), int(y * ratio)).lightnessF() - background)
+        for x in range(rect.left(), rect.right() + 1)
+        for y in range(rect.top(), rect.bottom() + 1)
+    )
+
+
+def test_check_boxes_and_options_are_visible_in_the_dark(qtbot, qapp, light_again):
+    """On the dark scheme an unticked box and an unchosen option were dark on dark, and a
+    chosen option a faint dot."""
+    from PySide6.QtWidgets import (
+        QCheckBox,
+        QRadioButton,
+        QStyle,
+        QStyleOptionButton,
+        QVBoxLayout,
+    )
+
+    from app import theme
+
+    theme.apply_look(qapp, "dark", theme.BASE_SIZE)
+    panel = QWidget()
+    layout = QVBoxLayout(panel)
+    box, chosen, other = QCheckBox("Allowed"), QRadioButton("This one"), QRadioButton("That one")
+    chosen.setChecked(True)
+    for widget in (box, chosen, other):
+        layout.addWidget(widget)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    box_at = QStyle.SubElement.SE_CheckBoxIndicator
+    option_at = QStyle.SubElement.SE_RadioButtonIndicator
+    assert _contrast(box, box_at, QStyleOptionButton) > 0.3
+    assert _contrast(other, option_at, QStyleOptionButton) > 0.3
+    assert _contrast(chosen, option_at, QStyleOptionButton) > 0.4
+    box.setChecked(True)
+    assert _contrast(box, box_at, QStyleOptionButton) > 0.4
