@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -45,6 +45,12 @@ class MessageInput(QPlainTextEdit):
         if event.key() == Qt.Key.Key_Escape and not event.modifiers():
             self.escaped.emit()
         super().keyPressEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """A new text size: the box's height follows (it kept the old one, clipping a line)."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit()
 
     def _fit(self) -> None:
         lines = max(1, min(MAX_LINES, int(self.document().size().height())))

@@ -7,6 +7,8 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSizePolicy,
+    QTextBrowser,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -33,6 +36,7 @@ from app.outgoing import temporary_text
 from app.session import FAILED, LOADING, READY, UNREACHABLE, Answer, Session
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
+from app.theme import pixels
 from app.thinking_fold import ThinkingFolds, ThinkingRouter
 from app.used_memories import UsedMemoriesRefresh
 from app.widgets import fit_window
@@ -80,9 +84,6 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         # goes back to it. None: none yet, the vault's most recent conversation is shown.
         self._resume_conversation: str | None = None
         self.setWindowTitle("MemoryOS")
-        fit_window(self, 980, 720, least=(560, 420))
-        if self.settings.window_geometry:
-            self.restoreGeometry(QByteArray.fromHex(self.settings.window_geometry.encode()))
         self.view = ConversationView()
         self.thinking_folds = ThinkingFolds(self.view.browser)
         self._router: ThinkingRouter | None = None
@@ -132,6 +133,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.auto_lock = AutoLock(0, self)
         self.auto_lock.idle.connect(self.lock)
         self._apply_look(redraw=False)
+        fit_window(self, 980, 720, least=(560, 420))  # for the text size just applied
+        if self.settings.window_geometry:
+            self.restoreGeometry(QByteArray.fromHex(self.settings.window_geometry.encode()))
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._system_scheme_changed)
         self._make_actions()
         self._make_menus()
@@ -234,6 +238,21 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         bar.addActions([self.inspector_action, self.privacy_action, self.settings_action])
         self.addToolBar(bar)
         self.toolbar = bar
+
+    def fit_toolbar(self) -> None:
+        """Labels beside the icons where they fit, icons alone (names in tooltips) where they
+        do not: at large text sizes Privacy and Settings fell off the end of the bar."""
+        bar = getattr(self, "toolbar", None)
+        if bar is None:  # the look is applied before the bar is made
+            return
+        bar.setIconSize(QSize(pixels(18), pixels(18)))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        if bar.sizeHint().width() > self.width():
+            bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self.fit_toolbar()
 
     # --- the session -------------------------------------------------------------------
     def attach(self, session: Session) -> None:
@@ -583,7 +602,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
 
         if "model_step" in self.panels:
             return self.panels["model_step"]
-        dialog = ModelStepDialog(self.pool, self)
+        dialog = ModelStepDialog(self.pool, self, current=self.settings)
         dialog.chosen.connect(self._model_chosen)
         dialog.finished.connect(lambda *_: self.panels.pop("model_step", None))
         self.panels["model_step"] = dialog
@@ -656,8 +675,22 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     def about(self) -> None:
         QMessageBox.about(self, "About MemoryOS", self.about_text())
 
-    def show_shortcuts(self) -> None:
-        QMessageBox.information(self, "Keyboard shortcuts and commands", self.shortcuts_text())
+    def show_shortcuts(self) -> QDialog:
+        """The list in a window of its own that scrolls: as a message box it grew taller than
+        the screen at large text sizes, its OK button out of reach."""
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Keyboard shortcuts and commands")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        text = QTextBrowser()
+        text.setHtml(self.shortcuts_text())
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok)
+        buttons.accepted.connect(dialog.accept)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(text)
+        layout.addWidget(buttons)
+        fit_window(dialog, 520, 640)
+        dialog.open()
+        return dialog
 
     def shortcuts_text(self) -> str:
         """Every menu and toolbar shortcut (read from the actions, so the list stays true), the

@@ -242,6 +242,7 @@ class MemoryWindowMixin:
             for action in self.findChildren(QAction):  # toolbar and menu icons in the new scheme
                 if action.property("icon_name"):
                     action.setIcon(themed(action.property("icon_name")))
+            self.fit_toolbar()
         if changed and redraw and not self.temporary and self.view.message_count:
             self.reload_conversation()  # the conversation's colours and sizes are drawn in
 

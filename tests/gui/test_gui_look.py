@@ -321,3 +321,32 @@ def test_check_boxes_and_options_are_visible_in_the_dark(qtbot, qapp, light_agai
     assert _contrast(chosen, option_at, QStyleOptionButton) > 0.4
     box.setChecked(True)
     assert _contrast(box, box_at, QStyleOptionButton) > 0.4
+
+
+def test_the_largest_text_keeps_the_toolbar_the_message_box_and_help_whole(
+    qtbot, window, light_again
+):
+    """At the largest size Privacy and Settings fell off the toolbar, the message box kept its
+    old height (a clipped line), and Help → Keyboard shortcuts grew taller than the screen."""
+    window.resize(980, 720)
+    for _ in range(theme_steps()):
+        window.bigger_action.trigger()
+    bar = window.toolbar
+    for action in (window.new_action, window.privacy_action, window.settings_action):
+        button = bar.widgetForAction(action)
+        assert button.isVisible() and button.geometry().right() <= bar.width(), action.text()
+    box = window.composer.input
+    assert box.height() >= box.fontMetrics().lineSpacing() + 12
+    dialog = window.show_shortcuts()
+    qtbot.waitExposed(dialog)
+    room = dialog.screen().availableGeometry()
+    assert dialog.frameGeometry().height() <= room.height()
+    dialog.accept()
+    window.reset_size_action.trigger()
+    assert box.height() < 3 * box.fontMetrics().lineSpacing()  # back to one line
+
+
+def theme_steps() -> int:
+    from app import theme
+
+    return theme.MAX_SIZE - theme.BASE_SIZE
