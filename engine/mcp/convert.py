@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from engine.commands import FACT_PREFIX, PROFILE_PREFIX
 from engine.records import Fact, Page, ProfileSlot, ScoredFact, ScoredPage
+from engine.remembered import FACT, KNOWLEDGE, PROFILE, MemoryUsed
 
 
 def iso(timestamp: float) -> str:
@@ -37,9 +39,20 @@ def scored_page_json(item: ScoredPage) -> dict[str, Any]:
     return {**page_json(item.page), "score": round(item.score, 4), "found_by": list(item.sources)}
 
 
+def fact_ref(fact_id: int) -> str:
+    """A fact's id as `memoryos facts list` shows it and `memoryos facts delete` takes it: f12."""
+    return f"{FACT_PREFIX}{fact_id}"
+
+
+def slot_ref(slot_id: int) -> str:
+    """A profile entry's id as the CLI shows and takes it: p3."""
+    return f"{PROFILE_PREFIX}{slot_id}"
+
+
 def fact_json(fact: Fact) -> dict[str, Any]:
     return {
         "id": fact.id,
+        "ref": fact_ref(fact.id),
         "kind": fact.kind,
         "text": fact.text,
         "status": fact.status,
@@ -58,6 +71,7 @@ def scored_fact_json(item: ScoredFact) -> dict[str, Any]:
 def slot_json(slot: ProfileSlot) -> dict[str, Any]:
     return {
         "id": slot.id,
+        "ref": slot_ref(slot.id),
         "category": slot.category,
         "name": slot.name,
         "value": slot.value,
@@ -67,3 +81,10 @@ def slot_json(slot: ProfileSlot) -> dict[str, Any]:
         "evidence_page_ids": list(slot.evidence_page_ids),
         "origin": slot.origin,
     }
+
+
+def memory_used_json(item: MemoryUsed) -> dict[str, Any]:
+    """One item an answer's prompt would hold; facts and profile entries with their `ref`."""
+    refs = {FACT: fact_ref, KNOWLEDGE: fact_ref, PROFILE: slot_ref}
+    ref = refs[item.kind](item.id) if item.kind in refs else None
+    return {**item.__dict__, "date": iso(item.date), "ref": ref}

@@ -13,12 +13,15 @@ from pydantic import Field
 from engine.errors import InvalidInputError, MemoryOSError, NotFoundError
 from engine.mcp.convert import (
     fact_json,
-    iso,
+    fact_ref,
+    memory_used_json,
     page_json,
     scored_fact_json,
     scored_page_json,
     slot_json,
+    slot_ref,
 )
+from engine.mcp.external_ids import ExternalIds, given_id
 from engine.mcp.strict import StrictServer
 from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT
 
@@ -49,6 +52,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
     """An MCPServer whose tools read and write `memory` (an open engine.api.MemoryOS)."""
     server = StrictServer("memoryos", instructions=INSTRUCTIONS, log_level="WARNING")
     lock = threading.Lock()  # one engine call at a time: tools run on worker threads
+    external_ids = ExternalIds(memory)
 
     def engine_call(fn: Callable[[], T]) -> T:
         """Run one facade call, turning the engine's typed errors into tool errors."""
@@ -79,7 +83,9 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
             dict[str, Any] | None,
             Field(
                 description="Optional JSON object kept with the page. Recognised keys: "
-                "external_id / external_ids (your ids for this exchange, returned on retrieval), "
+                "external_id / external_ids (your ids for this exchange, returned on retrieval; "
+                "adding an external_id the vault already holds stores nothing and returns that "
+                "page), "
                 "user_speaker / agent_speaker (names, for transcripts between two people)."
             ),
         ] = None,
@@ -95,11 +101,18 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         """Store one exchange (a page) in the person's memory and return it with its id.
 
         Fast: no model runs here. The page enters short-term memory at once; topic segments,
-        the profile and facts are updated by background consolidation.
+        the profile and facts are updated by background consolidation. Safe to retry with
+        metadata.external_id: if the vault already holds a page with that external_id, nothing
+        is stored and that page is returned with `already_stored` true.
         """
-        # the engine checks size and emptiness, and refuses reserved keys such as "source"
-        page = engine_call(
-            lambda: memory.add_memory(
+
+        def add() -> dict[str, Any]:
+            key = given_id(metadata)
+            stored = external_ids.find(key) if key is not None else None
+            if stored is not None:
+                return {"page": page_json(stored), "already_stored": True}
+            # the engine checks size and emptiness, and refuses reserved keys such as "source"
+            page = memory.add_memory(
                 user_input,
                 agent_response,
                 timestamp,
@@ -107,8 +120,9 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
                 conversation_id=conversation_id or session_conversation,
                 source="mcp",
             )
-        )
-        return {"page": page_json(page)}
+            return {"page": page_json(page), "already_stored": False}
+
+        return engine_call(add)
 
     @_tool(server, READ)
     def retrieve_memory(
@@ -151,7 +165,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
             "facts": [scored_fact_json(f) for f in found.facts],
             "knowledge": [scored_fact_json(f) for f in found.knowledge],
             "chain_summaries": list(found.chain_summaries),
-            "memories_used": [{**m.__dict__, "date": iso(m.date)} for m in memories_used(found)],
+            "memories_used": [memory_used_json(m) for m in memories_used(found)],
             "elapsed_ms": round(found.elapsed_ms, 2),
         }
 
@@ -205,6 +219,8 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
 
         Status `candidate` marks the person's own statements kept verbatim until a capable
         model rewrites them; `active` facts are confirmed; `superseded` ones were replaced.
+        Each fact and profile entry has a `ref` (f12, p3): the id the person's own `memoryos
+        facts` command shows and takes, the one to show them.
         """
         facts = engine_call(
             lambda: memory.facts(
@@ -228,7 +244,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
     def delete_fact(id: Id) -> dict[str, Any]:
         """Delete one fact (user fact or assistant knowledge) by id, everywhere in the vault."""
         engine_call(lambda: memory.delete_fact(id))
-        return {"deleted_fact_id": id}
+        return {"deleted_fact_id": id, "ref": fact_ref(id)}
 
     @_tool(server, READ)
     def get_page(id: Id) -> dict[str, Any]:
@@ -237,9 +253,19 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
 
     @_tool(server, DELETE)
     def forget_page(id: Id) -> dict[str, Any]:
-        """Forget one exchange by id, with the facts and profile entries derived only from it."""
-        engine_call(lambda: memory.forget_page(id))
-        return {"forgotten_page_id": id}
+        """Forget one exchange by id, with the facts and profile entries derived only from it.
+
+        Returns what went with it, to tell the person: `deleted_facts` and
+        `deleted_profile_entries` (each id with its `ref`, the id `memoryos facts list` shows)
+        and `summary`, one line per kind of thing removed or rewritten.
+        """
+        done = engine_call(lambda: memory.forget_page(id))
+        return {
+            "forgotten_page_id": id,
+            "deleted_facts": [{"id": i, "ref": fact_ref(i)} for i in done.facts],
+            "deleted_profile_entries": [{"id": i, "ref": slot_ref(i)} for i in done.slots],
+            "summary": done.lines(),
+        }
 
     @_tool(server, READ)
     def memory_status() -> dict[str, Any]:

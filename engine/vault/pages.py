@@ -124,6 +124,18 @@ class PagesMixin:
         return [page_from_row(row) for row in rows]
 
     @_locked
+    def external_id_pages(self, after_id: int) -> tuple[int, list[tuple[int, dict]]]:
+        """The newest page id, and (id, meta) of each page after `after_id` up to it whose meta
+        names external ids: a lookup by external id (MCP add_memory) reads only the pages added
+        since its last read (ids only grow) instead of the whole table each time."""
+        last = self.conn.execute("SELECT coalesce(max(id), 0) FROM pages").fetchall()[0][0]
+        rows = self.conn.execute(
+            "SELECT id, meta FROM pages WHERE id > ? AND id <= ? AND meta LIKE '%external_id%'",
+            (after_id, last),
+        ).fetchall()
+        return last, [(row[0], json.loads(row[1])) for row in rows]
+
+    @_locked
     def pages_of_segment(self, segment_id: int) -> list[Page]:
         rows = self.conn.execute(
             f"SELECT {PAGE_COLUMNS} FROM pages WHERE segment_id=? ORDER BY ts, id", (segment_id,)

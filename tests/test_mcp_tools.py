@@ -1,0 +1,184 @@
+"""What an agent developer meets using the MCP tools: plain argument errors, forget_page saying
+what went with the page, add_memory safe to retry with an external_id, ids the CLI takes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from mcp import ClientSession
+
+from tests.test_mcp_reference import serve_and_run, status_error
+from tests.test_mcp_server import (
+    ROOT,
+    call,
+    error,
+    make_vault,
+    open_direct,
+    run,
+    server_env,
+    until_consolidated,
+)
+
+# (tool, arguments, the argument the message must name, words of what it accepts)
+BAD_VALUES = [
+    ("retrieve_memory", {"query": "x", "max_results": 0}, "max_results", ["1", "100"]),
+    ("retrieve_memory", {"query": "x", "max_results": "many"}, "max_results", ["1", "100"]),
+    ("retrieve_memory", {"query": ""}, "query", ["empty"]),
+    ("retrieve_memory", {}, "query", ["required"]),
+    ("add_memory", {"user_input": ["a list"]}, "user_input", ["text"]),
+    ("add_memory", {"user_input": "x" * 1_000_001}, "user_input", ["1000000"]),
+    ("add_memory", {"user_input": "hi", "metadata": "no"}, "metadata", ["object"]),
+    ("list_facts", {"kind": "gossip"}, "kind", ["user_fact", "assistant_knowledge"]),
+    ("list_facts", {"limit": 5000}, "limit", ["1000"]),
+    ("get_user_profile", {"include_knowledge": "maybe"}, "include_knowledge", ["true", "false"]),
+    ("add_fact", {"text": "x", "kind": 3}, "kind", ["user_fact"]),
+    ("delete_fact", {"id": "abc"}, "id", ["whole number"]),
+    ("get_page", {"id": -3}, "id", ["1"]),
+    ("forget_page", {}, "id", ["required"]),
+]
+
+
+def plain(message: str) -> bool:
+    """A short message in words, not pydantic's report (types, input values, a doc link)."""
+    return not re.search(r"pydantic|https?://|validation error|type=|input_value|\n", message)
+
+
+def test_argument_errors_name_the_argument_and_what_it_accepts(home):
+    vault = make_vault(home)
+
+    async def body(session: ClientSession) -> None:
+        for tool, arguments, name, allowed in BAD_VALUES:
+            message = await error(session, tool, arguments)
+            assert plain(message) and len(message) < 200, message
+            assert re.search(rf"\b{name}\b", message), message
+            for word in allowed:
+                assert word in message, (word, message)
+        # several wrong at once: each named
+        message = await error(session, "list_facts", {"limit": 0, "offset": -1})
+        assert plain(message) and "limit" in message and "offset" in message
+        assert (await call(session, "memory_status"))["vault"]["pages"] == 0
+
+    run(vault, home, body)
+
+
+def test_reference_tools_report_argument_errors_as_plain_status_messages(home):
+    vault = make_vault(home)
+
+    async def body(session: ClientSession) -> None:
+        message = await status_error(
+            session, "retrieve_memory", {"query": "job", "max_results": "lots"}
+        )
+        assert plain(message) and "max_results" in message and "whole number" in message
+
+    serve_and_run(home, ["--vault-path", str(vault), "--compat", "reference"], body)
+
+
+def test_forget_page_says_which_facts_and_profile_entries_went_with_it(home):
+    vault = make_vault(home)
+
+    async def body(session: ClientSession) -> None:
+        page = (
+            await call(
+                session,
+                "add_memory",
+                user_input="I work as a data scientist at a bank. I love rock climbing.",
+                agent_response="Noted.",
+            )
+        )["page"]
+        other = (await call(session, "add_memory", user_input="I am allergic to peanuts"))["page"]
+        await until_consolidated(session)
+        profile = await call(session, "get_user_profile")
+        from_page = [f for f in profile["facts"] if page["id"] in f["source_page_ids"]]
+        slots = [s for s in profile["profile"] if page["id"] in s["evidence_page_ids"]]
+        kept = [f for f in profile["facts"] if f["source_page_ids"] == [other["id"]]]
+        assert from_page and slots and kept
+
+        done = await call(session, "forget_page", id=page["id"])
+        assert done["forgotten_page_id"] == page["id"]
+        assert {f["id"] for f in done["deleted_facts"]} == {f["id"] for f in from_page}
+        assert {s["id"] for s in done["deleted_profile_entries"]} == {s["id"] for s in slots}
+        assert {f["id"] for f in kept}.isdisjoint(f["id"] for f in done["deleted_facts"])
+        refs = {f["ref"] for f in done["deleted_facts"]}
+        assert refs == {f"f{f['id']}" for f in from_page}
+        assert done["summary"] and all(isinstance(line, str) for line in done["summary"])
+        left = await call(session, "list_facts", include_superseded=True)
+        assert {f["id"] for f in left["facts"]} == {f["id"] for f in kept}
+
+    run(vault, home, body)
+
+
+def test_adding_an_external_id_again_returns_the_stored_page(home):
+    vault = make_vault(home)
+    with open_direct(vault, background=False) as memory:  # the desktop app, or a LoCoMo import
+        imported = memory.add_memory("Moved to Lisbon in May", "Nice!", meta={"external_id": 7})
+        transcript = memory.add_memory(
+            "Caroline: I went to a support group", "", meta={"external_ids": ["D1:3", "D1:4"]}
+        )
+
+    async def body(session: ClientSession) -> None:
+        arguments = {"user_input": "Book the dentist for Tuesday", "agent_response": "Booked."}
+        first = await call(session, "add_memory", **arguments, metadata={"external_id": "m-1"})
+        assert first["already_stored"] is False
+        retry = await call(session, "add_memory", **arguments, metadata={"external_id": "m-1"})
+        assert retry["already_stored"] is True and retry["page"] == first["page"]
+        # held by pages another program stored, by number or in a list
+        again = await call(session, "add_memory", user_input="x", metadata={"external_id": "7"})
+        assert again["already_stored"] and again["page"]["id"] == imported.id
+        again = await call(session, "add_memory", user_input="x", metadata={"external_id": "D1:4"})
+        assert again["already_stored"] and again["page"]["id"] == transcript.id
+        # another id, or none, is a new page
+        other = await call(session, "add_memory", **arguments, metadata={"external_id": "m-2"})
+        plain_add = await call(session, "add_memory", **arguments)
+        assert not other["already_stored"] and not plain_add["already_stored"]
+        assert (await call(session, "memory_status"))["vault"]["pages"] == 5
+        # a page stored meanwhile by another process is found too, a forgotten one is not
+        with open_direct(vault, background=False) as memory:
+            late = memory.add_memory("Late note", "", meta={"external_id": "m-3"})
+        again = await call(session, "add_memory", user_input="x", metadata={"external_id": "m-3"})
+        assert again["already_stored"] and again["page"]["id"] == late.id
+        await call(session, "forget_page", id=first["page"]["id"])
+        anew = await call(session, "add_memory", **arguments, metadata={"external_id": "m-1"})
+        assert not anew["already_stored"] and anew["page"]["id"] != first["page"]["id"]
+        assert (await call(session, "memory_status"))["vault"]["pages"] == 6
+
+    run(vault, home, body)
+
+
+def test_facts_and_profile_entries_carry_the_ids_the_cli_takes(home):
+    vault = make_vault(home)
+
+    async def body(session: ClientSession) -> None:
+        await call(session, "add_memory", user_input="I work as a nurse. I love hiking.")
+        await until_consolidated(session)
+        added = (await call(session, "add_fact", text="Is allergic to peanuts"))["fact"]
+        assert added["ref"] == f"f{added['id']}"
+        profile = await call(session, "get_user_profile")
+        assert profile["profile"] and all(s["ref"] == f"p{s['id']}" for s in profile["profile"])
+        facts = (await call(session, "list_facts"))["facts"]
+        assert all(f["ref"] == f"f{f['id']}" for f in facts)
+        found = await call(session, "retrieve_memory", query="peanuts nurse hiking")
+        for item in found["facts"] + found["knowledge"]:
+            assert item["ref"] == f"f{item['id']}"
+        used = {m["kind"]: m["ref"] for m in found["memories_used"]}
+        assert used["profile"].startswith("p") and used["fact"].startswith("f")
+        slot = profile["profile"][0]
+
+        # the person deletes with the CLI what the agent showed them
+        done = subprocess.run(
+            [sys.executable, "-m", "engine.cli", "facts", "delete", added["ref"], slot["ref"]]
+            + ["--vault-path", str(vault), "--embedder", "fake", "--yes"],
+            env=server_env(home),
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        left = await call(session, "get_user_profile")
+        assert added["id"] not in [f["id"] for f in left["facts"]]
+        assert slot["id"] not in [s["id"] for s in left["profile"]]
+
+    run(vault, home, body)
