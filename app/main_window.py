@@ -83,6 +83,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         # The conversation the window was in when its vault was closed (auto-lock): unlocking
         # goes back to it. None: none yet, the vault's most recent conversation is shown.
         self._resume_conversation: str | None = None
+        # At start: the conversation on screen at the last quit (if the vault still has it).
+        self._start_conversation: str | None = self.settings.last_conversation or None
         self.setWindowTitle("MemoryOS")
         self.view = ConversationView()
         self.thinking_folds = ThinkingFolds(self.view.browser)
@@ -275,7 +277,10 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._on_model_state(session.state, session.state_text)
         session.refresh_status()
         self._history_due = True
-        session.run(_vault_summary, session.mem, self._resume_conversation,
+        resume, fallback = self._resume_conversation, False
+        if resume is None and self._start_conversation:
+            resume, fallback, self._start_conversation = self._start_conversation, True, None
+        session.run(_vault_summary, session.mem, resume, fallback,
                     on_result=self._show_history, on_error=self._show_error)
         # What is typed next is a message: with no focus set, the window gave it to its first
         # control when the unlock or first-run dialog closed, the conversation search.
@@ -358,6 +363,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             # Set here, not in the pool: the pool's threads run in no fixed order, and a New
             # chat pressed meanwhile must not be undone by a late continue.
             self.session.mem.continue_conversation(pages[-1].conversation_id, check=False)
+            self.sidebar.set_current(pages[-1].conversation_id)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
@@ -477,6 +483,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.view.end_answer(note)
         page_id = answer.page.id if answer.page is not None else None
         self.view.finish_last_answer(page_id, list(answer.memories))
+        if answer.page is not None:
+            self.sidebar.set_current(answer.page.conversation_id)
         if thinking:
             self.thinking_folds.add(thinking)
         self._answer_ended()
@@ -526,6 +534,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._set_editing(False)
         if not self.temporary:
             self.session.mem.new_conversation()  # no I/O: in order with what follows
+        self.sidebar.set_current(None)
         self.composer.input.setFocus()
 
     def set_temporary(self, on: bool) -> None:
@@ -749,9 +758,21 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             if self.settings.splitter_state:  # once the window has its restored size
                 QTimer.singleShot(0, self, self._restore_splitter)
 
+    def _conversation_on_screen(self) -> str:
+        """The conversation the next start opens: the one on screen ("" for a new chat with
+        nothing in it yet: the most recent one then), or where a locked window was."""
+        if self.session is None:
+            return self._resume_conversation or ""
+        if self.temporary:
+            return self.settings.last_conversation
+        if self._history_due or not self.view.message_count:
+            return ""
+        return self.session.mem.conversation_id
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Stop the answer, let consolidation finish its step, close the vault, then quit."""
         self.closing = True
+        self.settings.last_conversation = self._conversation_on_screen()
         self.settings.window_geometry = bytes(self.saveGeometry().toHex()).decode()
         self.settings.sidebar_visible = self.sidebar.isVisibleTo(self)
         if self.settings.sidebar_visible:
@@ -766,14 +787,18 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         event.accept()
 
 
-def _vault_summary(mem: Any, resume: str | None = None) -> dict:
+def _vault_summary(mem: Any, resume: str | None = None, fallback: bool = False) -> dict:
     """Read in a worker: vault info and the pages of the conversation to show: `resume` (the
     one the window was in before it locked: no pages if it was a new chat or is gone since),
-    else the most recent one."""
+    else the most recent one. With `fallback` (`resume` is the last quit's), a conversation the
+    vault does not hold (gone since, another vault) gives the most recent one."""
     info = mem.info()
     pages: list = []
     shown = resume
-    if shown is None and (conversations := mem.conversations()):
+    conversations = mem.conversations() if shown is None or fallback else []
+    if fallback and shown not in {c.id for c in conversations}:
+        shown = None
+    if shown is None and conversations:
         shown = max(conversations, key=lambda c: c.last_ts or 0).id
     if shown:
         pages = sorted(mem.pages(conversation_id=shown, limit=200), key=lambda p: p.timestamp)

@@ -37,6 +37,8 @@ class AppSettings:
     splitter_state: str = ""  # hex of QSplitter.saveState(): the sidebar's width
     color_scheme: str = "system"  # "system" | "light" | "dark"
     text_size: int = 10  # points (Ctrl+= / Ctrl+- / Ctrl+0)
+    # The conversation on screen at the last quit (its id, no text): the next start opens it.
+    last_conversation: str = ""
     # A vault was created and the model step has not been shown yet: set on the first run, so a
     # first run cut short (closed, crashed) still offers a real model at the next start.
     model_step_due: bool = False

@@ -73,6 +73,7 @@ class Sidebar(QFrame):
         self.setMinimumWidth(theme.pixels(200))
         self.session: Any = None
         self.items: list[Any] = []
+        self.current: str | None = None  # the conversation on screen: its row is selected
         self.confirm_box: QMessageBox | None = None
         title = QLabel("Conversations", objectName="sidebarTitle")
         self.search = QLineEdit()
@@ -181,8 +182,24 @@ class Sidebar(QFrame):
             row.setFlags(row.flags() | Qt.ItemFlag.ItemIsEditable)
             group.addChild(row)
         self.tree.expandAll()
+        self._select_current()
         self.tree.blockSignals(False)
         self.refreshed.emit()
+
+    def set_current(self, conversation_id: str | None) -> None:
+        """Mark the conversation on screen (None: a new one, not in the list yet)."""
+        self.current = conversation_id
+        self.tree.blockSignals(True)
+        self._select_current()
+        self.tree.blockSignals(False)
+
+    def _select_current(self) -> None:
+        row = self.row_of(self.current) if self.current else None
+        if row is None:
+            self.tree.clearSelection()
+            self.tree.setCurrentItem(None)
+        else:
+            self.tree.setCurrentItem(row)
 
     def rows(self) -> list[QTreeWidgetItem]:
         """The conversation rows, in order (not the day headers)."""

@@ -216,6 +216,7 @@ class MemoryWindowMixin:
 
     def _continue(self, conversation_id: str) -> None:
         self.shown_conversations = [conversation_id]
+        self.sidebar.set_current(conversation_id)
         self.reload_conversation()
         self.composer.input.setFocus()
 

@@ -164,3 +164,49 @@ def test_unlock_after_new_chat_stays_in_a_new_chat(qtbot, started, earlier, send
     answer = _send_and_list(qtbot, window, send, "Recommend a novel")
     assert answer.page.conversation_id != earlier
     assert len(window.sidebar.rows()) == 2
+
+
+def test_the_next_start_opens_the_conversation_on_screen_at_the_last_quit(
+    qtbot, memory, tmp_path
+):
+    """After a restart the most recently updated conversation opened, not the one the person
+    was reading, and the sidebar marked none."""
+    from app.desktop import build
+    from app.settings_store import load_settings
+
+    older = memory.new_conversation()
+    memory.add_memory("Plan the garden beds", "Tomatoes by the wall.", timestamp=time.time() - 5 * HOUR)
+    newer = memory.new_conversation()
+    memory.add_memory("Book the dentist", "Thursday at nine.", timestamp=time.time() - HOUR)
+    memory.close()
+
+    def start():
+        window, opener = build(_open_fast, settings=load_settings())
+        qtbot.addWidget(window)
+        opener.path = memory.path
+        window.show()
+        with qtbot.waitSignal(window.session_attached):
+            opener.start()
+        return window
+
+    window = start()
+    qtbot.waitUntil(lambda: "Thursday at nine." in window.view.plain_text())
+    qtbot.waitUntil(lambda: window.sidebar.tree.currentItem() is not None)
+    assert window.sidebar.tree.currentItem().text(0) == "Book the dentist"
+    with qtbot.waitSignal(window.conversation_shown):
+        window.sidebar._activated(window.sidebar.row_of(older))
+    assert window.sidebar.tree.currentItem().text(0) == "Plan the garden beds"
+    window.close()
+    assert load_settings().last_conversation == older
+
+    again = start()
+    qtbot.waitUntil(lambda: "Tomatoes by the wall." in again.view.plain_text())
+    assert "Thursday at nine." not in again.view.plain_text()
+    qtbot.waitUntil(lambda: again.sidebar.tree.currentItem() is not None)
+    assert again.sidebar.tree.currentItem().text(0) == "Plan the garden beds"
+    assert again.session.mem.conversation_id == older  # and the next message continues it
+    again.new_action.trigger()
+    assert again.sidebar.tree.currentItem() is None
+    again.close()
+    assert load_settings().last_conversation == ""  # a new, empty chat: the newest next time
+    assert newer != older
