@@ -1,12 +1,14 @@
-"""The memory parameters form, declared as data over the MemorySettings dataclass fields."""
+"""The memory parameters form, declared as data over the MemorySettings dataclass fields, and
+what Settings needs around it: the retention question, a wheel that scrolls the page."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -14,11 +16,16 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QLabel,
+    QMessageBox,
     QSpinBox,
     QWidget,
 )
 
 from app.theme import pixels
+
+# The person's privacy choices, not parameters of the paper: "Reset to the paper's defaults"
+# keeps them (a reset that silently turned retention off, or on, was a surprise).
+KEPT_ON_RESET = ("retention_days", "retention_keeps_facts")
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,8 @@ class MemoryForm(QWidget):
         defaults = MemorySettings()
         self.inputs: dict[str, QWidget] = {}
         self.specs: dict[str, Field] = {}
+        self.problems: dict[str, QLabel] = {}  # name -> why its value cannot be saved
+        self._rows: dict[str, QFormLayout] = {}
         self._exact: dict[str, tuple[float, Any]] = {}  # name -> (shown, the setting's value)
         groups: dict[str, QFormLayout] = {}
         grid = QGridLayout(self)
@@ -128,6 +137,12 @@ class MemoryForm(QWidget):
             label.setToolTip(widget.toolTip())  # the label is where a person hovers
             label.setBuddy(widget)
             groups[spec.group].addRow(label, widget)
+            problem = TallLabel(objectName="error")  # shown under its field when Save refuses
+            problem.setWordWrap(True)
+            groups[spec.group].addRow(problem)
+            groups[spec.group].setRowVisible(problem, False)
+            self.problems[item.name] = problem
+            self._rows[item.name] = groups[spec.group]
         for widget in self.inputs.values():  # lined up, and as wide as the text is large
             widget.setFixedWidth(pixels(130))
         grid.setRowStretch(grid.rowCount(), 1)
@@ -159,9 +174,91 @@ class MemoryForm(QWidget):
                 values[name] = exact if value == shown else value * self.specs[name].unit
         return self.settings_class.from_dict(values)
 
-    def reset(self) -> None:
-        """Back to the paper's defaults."""
-        self.set_settings(self.settings_class())
+    def reset(self) -> str:
+        """Back to the paper's defaults, but for the person's retention choice (KEPT_ON_RESET),
+        which stays as it is. Returns that choice in words, to say it was kept."""
+        kept = {name: getattr(self.settings(), name) for name in KEPT_ON_RESET}
+        self.set_settings(self.settings_class(**kept))
+        days = kept["retention_days"]
+        return f"forget exchanges after {count(days, 'day')}" if days else "never forget exchanges"
+
+    def show_problems(self, problems: dict[str, str]) -> QWidget | None:
+        """Say under each field why its value cannot be saved (and hide the rest); the first
+        field with a problem, for the caller to show."""
+        first = None
+        for name, label in self.problems.items():
+            text = problems.get(name, "")
+            label.setText(text)
+            self._rows[name].setRowVisible(label, bool(text))
+            if text and first is None:
+                first = self.inputs[name]
+        return first
+
+
+class TallLabel(QLabel):
+    """A wrapped hint that keeps the height its text needs: a form layout short of room would
+    otherwise squeeze it into the row above."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().minimumSizeHint()
+        width = max(self.width(), self.minimumWidth())
+        return QSize(hint.width(), max(hint.height(), self.heightForWidth(width)))
+
+
+def count(number: float, unit: str) -> str:
+    """'1 day', '2 days', '0.5 days'."""
+    return f"{number:g} {unit}" + ("" if number == 1 else "s")
+
+
+def retention_tightened(old: Any, new: Any) -> bool:
+    """Would the `new` settings forget exchanges (or what they taught) that `old` keeps?"""
+    if new.retention_days <= 0:
+        return False
+    shorter = old.retention_days <= 0 or new.retention_days < old.retention_days
+    return shorter or (old.retention_keeps_facts and not new.retention_keeps_facts)
+
+
+def retention_question(parent: QWidget, preview: Any, settings: Any) -> QMessageBox:
+    """"N exchanges are older than X and will be forgotten. Forget them?" (`preview`: what the
+    engine would forget). Cancel is the default; the caller opens it, reads `clickedButton()`."""
+    pages = len(preview.pages)
+    learned = [count(len(preview.facts), "fact")] if preview.facts else []
+    if preview.slots:
+        entries = len(preview.slots)
+        learned.append(f"{entries} profile entr{'y' if entries == 1 else 'ies'}")
+    them = "it" if pages == 1 else "them"
+    also = f" (and {' and '.join(learned)} learned only from {them})" if learned else ""
+    text = (f"{count(pages, 'exchange')}{also} {'is' if pages == 1 else 'are'} older than "
+            f"{count(settings.retention_days, 'day')} and will be forgotten. Forget {them}?")
+    box = QMessageBox(QMessageBox.Icon.Warning, "Forget old exchanges?", text,
+                      QMessageBox.StandardButton.Cancel, parent)
+    box.setObjectName("retentionQuestion")
+    kept = f"What was learned from {them} stays. " if settings.retention_keeps_facts else ""
+    gone = "it cannot" if pages == 1 else "they cannot"
+    box.setInformativeText(f"{kept}The next consolidation, in the background, deletes {them} "
+                           f"for good: {gone} be brought back. Cancel keeps {them}, and the "
+                           "retention you had.")
+    box.setDetailedText("\n".join(preview.lines()))
+    box.addButton(f"Forget {them}", QMessageBox.ButtonRole.DestructiveRole)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    return box
+
+
+class WheelGuard(QObject):
+    """Wheel events scroll the page, not the spin box or combo box under the pointer, unless
+    that field has the keyboard focus (scrolling Settings changed Capacity from 10 to 7)."""
+
+    def guard(self, root: QWidget) -> None:
+        for widget in root.findChildren(QWidget):
+            if isinstance(widget, (QAbstractSpinBox, QComboBox)):
+                widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel does not focus it
+                widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Wheel and not watched.hasFocus():  # type: ignore[attr-defined]
+            event.ignore()  # ignored, the event goes on to the parents: the scroll area
+            return True
+        return False
 
 
 def _input(spec: Field, default: Any) -> QWidget:
@@ -175,12 +272,23 @@ def _input(spec: Field, default: Any) -> QWidget:
         spin = QSpinBox()
         spin.setRange(int(spec.minimum), int(min(spec.maximum, 2**31 - 1)))
         spin.setSingleStep(int(spec.step) or 1)
-        spin.setSuffix(spec.suffix)
         spin.setSpecialValueText(spec.special)
+        _plural_suffix(spin, spec.suffix)
         return spin
     double = QDoubleSpinBox()
     double.setDecimals(spec.decimals)
     double.setRange(spec.minimum, spec.maximum)
     double.setSingleStep(spec.step)
-    double.setSuffix(spec.suffix)
+    _plural_suffix(double, spec.suffix)
     return double
+
+
+def _plural_suffix(spin: Any, suffix: str) -> None:
+    """" days" after every value but 1: "1 day"."""
+    one = suffix[:-1] if suffix.endswith("days") else suffix
+
+    def follow(value: float) -> None:
+        spin.setSuffix(one if value == 1 else suffix)
+
+    spin.setSuffix(suffix)
+    spin.valueChanged.connect(follow)

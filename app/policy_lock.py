@@ -48,13 +48,14 @@ def policy_note(policy: Any) -> QLabel | None:
     if policy.retention_days is not None:
         kept = "kept" if policy.retention_keeps_facts is not False else "forgotten too"
         parts.append(
-            f"exchanges older than {policy.retention_days} days are forgotten "
+            f"exchanges older than {_count(policy.retention_days, 'day')} are forgotten "
             f"(facts learned from them are {kept})"
         )
     if policy.export_forbidden:
         parts.append("export is turned off")
     if policy.auto_lock_minutes is not None:
-        parts.append(f"the window locks after {policy.auto_lock_minutes} idle minutes at most")
+        minutes = _count(policy.auto_lock_minutes, "idle minute")
+        parts.append(f"the window locks after {minutes} at most")
     if not parts:
         return None
     label = QLabel("Locked by your administrator: " + "; ".join(parts) + ".")
@@ -62,6 +63,10 @@ def policy_note(policy: Any) -> QLabel | None:
     label.setWordWrap(True)
     label.setToolTip(locked_tip(policy))
     return label
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number} {unit}" + ("" if number == 1 else "s")
 
 
 def disable_if_forbidden(widgets: list[QWidget], forbidden: bool, policy: Any) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -25,6 +25,9 @@ from PySide6.QtWidgets import (
     QRadioButton,
     QScrollArea,
     QSpinBox,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -33,16 +36,23 @@ from PySide6.QtWidgets import (
 from app.demo_banner import DEMO_MAX_TOKENS
 from app.embedder_choice import EmbedderBox, EmbedderSwitcher, app_embedder
 from app.errors import describe
-from app.memory_form import MemoryForm
+from app.memory_form import (
+    MemoryForm,
+    TallLabel,
+    WheelGuard,
+    retention_question,
+    retention_tightened,
+)
 from app.outgoing import url_note
 from app.policy_lock import lock_memory_form, policy_note
 from app.settings_appearance import ConversationPage
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.theme import pixels
-from app.widgets import fit_window
+from app.widgets import fit_window, no_default_buttons
 from app.workers import WorkerPool
 from engine.policy import current as current_policy
 
+REMOVE_TIP = "Take this entry off the list when you Save; its file, if any, stays on disk"
 MODEL_KEYS = ("model_source", "gguf_path", "server_url", "server_model", "gpu_layers",
               "context_size", "threads", "allow_plain_http")
 
@@ -51,7 +61,10 @@ def gguf_summary(path: str) -> str:
     """The file's metadata as one HTML paragraph (runs in a worker)."""
     from models.catalogue import gguf_info
 
-    info = gguf_info(path)
+    return _summary(gguf_info(path))
+
+
+def _summary(info: Any) -> str:
     size = info.size_bytes / 1e9
     params = f"{info.parameters / 1e9:.2f} B parameters" if info.parameters >= 1e8 else (
         f"{info.parameters / 1e6:.0f} M parameters")
@@ -68,21 +81,91 @@ def added_models() -> list:
     return [entry for entry in list_models() if entry.source != "bundled"]
 
 
-def forget_model(entry_id: str) -> list:
-    """Take one entry off the 'added models' list (no file is touched); the list left."""
+def forget_models(entry_ids: list[str]) -> None:
+    """Take entries off the 'added models' list (no file is touched): on Save."""
     from models.catalogue import remove
 
-    remove(entry_id)
-    return added_models()
+    for entry_id in entry_ids:
+        remove(entry_id)
 
 
-def read_gguf(path: str) -> tuple[str, str, Exception | None]:
-    """(path, gguf_summary's HTML, None), or (path, "", why it cannot be read) (a worker: the
-    answer names its file, so a late one for a file no longer chosen is told apart)."""
+def entry_texts(entries: list) -> list[tuple[str, str]]:
+    """(what 'Models you added' shows, its tooltip) for each entry: short, and never the same
+    twice (two files whose metadata gives one name show their file names; a file path given
+    as a server's model id shows its file name and the server's host)."""
+    from pathlib import Path
+    from urllib.parse import urlsplit
+
+    def shown(entry: Any, detail: int) -> str:
+        if entry.source == GGUF:
+            file = Path(entry.path)
+            where = file.name if detail == 0 else str(Path(file.parent.name, file.name))
+            text = f"{entry.label} · {where}" if detail < 2 else str(file)
+            return text + ("" if entry.available else " (file missing)")
+        model = Path(entry.model).name if entry.model.endswith(".gguf") else entry.model
+        host = urlsplit(entry.url).netloc or entry.url
+        return f"{model} @ {host if detail == 0 else entry.url}"
+
+    texts = [shown(entry, 0) for entry in entries]
+    for detail in (1, 2):
+        clashes = {text for text in texts if texts.count(text) > 1}
+        texts = [shown(e, detail) if t in clashes else t for e, t in zip(entries, texts, strict=True)]
+    tips = [entry.path if entry.source == GGUF else f"{entry.model} @ {entry.url}"
+            for entry in entries]
+    return [(_elided(text), tip) for text, tip in zip(texts, tips, strict=True)]
+
+
+def _elided(text: str, most: int = 72) -> str:
+    """At most `most` characters, the middle cut out: a model's file name ends a path."""
+    if len(text) <= most:
+        return text
+    keep = most - 1
+    return text[: keep // 3] + "…" + text[len(text) - (keep - keep // 3):]
+
+
+def read_gguf(path: str) -> tuple[str, str, Exception | None, Any]:
+    """(path, gguf_summary's HTML, None, context_limits), or (path, "", why it cannot be read,
+    None) (a worker: the answer names its file, so a late one for a file no longer chosen is
+    told apart)."""
+    from models.catalogue import gguf_info
+
     try:
-        return path, gguf_summary(path), None
+        html = _summary(gguf_info(path))
     except Exception as error:  # reported to the person, like the pool's errors
-        return path, "", error
+        return path, "", error, None
+    return path, html, None, context_limits(path)
+
+
+def context_limits(path: str) -> tuple[int, int, int]:
+    """(the context the file was trained for, the context fitted to this computer, KV cache
+    bytes per token of context), 0 where unknown (a worker: it reads the machine)."""
+    from app.model_picker import fit_file
+    from models.fit import shape_of
+
+    try:
+        shape = shape_of(path)
+    except Exception:  # the summary said what is wrong with the file
+        return 0, 0, 0
+    try:
+        fit = fit_file(path)
+        fitted = fit.n_ctx if fit.fits else 0
+    except Exception:  # the warning still says what the file was trained for
+        fitted = 0
+    return shape.trained_context, fitted, shape.kv_bytes_per_token
+
+
+def bundled_limits() -> tuple[str, tuple[int, int, int]]:
+    """(the bundled model's file, its context_limits)."""
+    from models.catalogue import bundled_gguf_path
+
+    path = str(bundled_gguf_path())
+    return path, context_limits(path)
+
+
+def keyring_check() -> Any:
+    from engine.api import keyring_status
+
+    return keyring_status()
 
 
 def ask_server(url: str, api_key: str = "") -> tuple[str, list[str] | None, Exception | None]:
@@ -118,14 +201,19 @@ def save_api_key(url: str, key: str) -> None:
     set_api_key(url, key)
 
 
-class _Note(QLabel):
-    """A wrapped hint that keeps the height its text needs: a form layout short of room would
-    otherwise squeeze it into the row above."""
+class _ElidedCombo(QComboBox):
+    """A combo box whose shown entry loses its middle, not its end, when it is too long."""
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        hint = super().minimumSizeHint()
-        width = max(self.width(), self.minimumWidth())
-        return QSize(hint.width(), max(hint.height(), self.heightForWidth(width)))
+    def paintEvent(self, _event: Any) -> None:  # noqa: N802 - Qt override
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                            QStyle.SubControl.SC_ComboBoxEditField, self)
+        option.currentText = self.fontMetrics().elidedText(
+            option.currentText, Qt.TextElideMode.ElideMiddle, field.width())
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
 
 class SettingsDialog(QDialog):
@@ -157,6 +245,13 @@ class SettingsDialog(QDialog):
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
+        # Enter saves, wherever the focus is in the pages: no button there becomes the default
+        # by being clicked (Reset did, and Enter then reset again)
+        buttons.button(QDialogButtonBox.StandardButton.Save).setDefault(True)
+        no_default_buttons(self.tabs)
+        self.tabs.currentChanged.connect(lambda *_: no_default_buttons(self.tabs))
+        self.wheel_guard = WheelGuard(self)  # the wheel scrolls the page, not the field under it
+        self.wheel_guard.guard(self.tabs)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.setSpacing(12)
@@ -171,9 +266,16 @@ class SettingsDialog(QDialog):
         self._info_timer.setInterval(300)
         self._info_timer.timeout.connect(self._read_gguf)
         self._gguf_errors: dict[str, str] = {}  # path -> why reading its header failed
+        self._context_limits: dict[str, tuple[int, int, int]] = {}  # path -> context_limits
+        self._bundled_path = ""
+        self.keyring_usable: bool | None = None  # None until asked (in a worker)
+        self._added: list = []  # 'Models you added' as last read
+        self._removed: set[str] = set()  # entry ids taken off the list: forgotten on Save
         self.set_values(settings)
         self.pool.run(gpu_support, on_result=self._gpu_checked, on_error=self._gpu_unknown)
         self.pool.run(added_models, on_result=self._show_added)
+        self.pool.run(bundled_limits, on_result=self._bundled_read)
+        self.pool.run(keyring_check, on_result=self._keyring_checked)
 
     # --- model tab ---------------------------------------------------------------------
     def _model_tab(self) -> QWidget:
@@ -192,6 +294,7 @@ class SettingsDialog(QDialog):
         self.gguf_path = QLineEdit()
         self.gguf_path.setPlaceholderText("/path/to/model.gguf")
         self.gguf_path.textChanged.connect(lambda: self._info_timer.start())
+        self.gguf_path.textChanged.connect(self._check_context)
         browse = QPushButton("Browse…")
         browse.clicked.connect(self.browse)
         path_row = QHBoxLayout()
@@ -210,6 +313,9 @@ class SettingsDialog(QDialog):
         self.server_model_box = QComboBox()
         self.server_model_box.setEditable(True)
         self.server_model_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.server_model_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.server_model_box.setMinimumContentsLength(24)
         self.server_model = self.server_model_box.lineEdit()
         self.server_model.setPlaceholderText("e.g. llama3.1:8b")
         self.server_models_note = QLabel(objectName="hint")
@@ -239,10 +345,17 @@ class SettingsDialog(QDialog):
         self.server_url.editingFinished.connect(self.list_server_models)
         # a server that wants a key lists nothing without it: ask again once it is typed
         self.api_key.editingFinished.connect(lambda: self.list_server_models(again=True))
-        key_note = QLabel("The key is stored in the system keyring, never in a settings file.",
-                          objectName="hint")
-        server_form.addRow("", key_note)
-        self.recent = QComboBox()
+        self.key_note = QLabel("The key is stored in the system keyring, never in a settings "
+                               "file.", objectName="hint")
+        self.key_note.setWordWrap(True)
+        server_form.addRow("", self.key_note)
+        self.recent = _ElidedCombo()
+        # a file path given as model id made the whole tab wider than the dialog: the box keeps
+        # its own width, entries are shortened (in full in their tooltips)
+        self.recent.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.recent.setMinimumContentsLength(24)
+        self.recent.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.recent.activated.connect(self._recent_chosen)
         self.recent.currentIndexChanged.connect(self._recent_shown)
         # remove an entry: its button, right-click (on the box or in its list), Delete in the list
@@ -256,17 +369,24 @@ class SettingsDialog(QDialog):
         view.installEventFilter(self)
         self.recent_menu: QMenu | None = None
         self.silent_box: QMessageBox | None = None  # "the server does not answer: use it?"
+        self.retention_box: QMessageBox | None = None  # "N exchanges will be forgotten?"
         self.remove_recent = QPushButton("Remove from this list")
         self.remove_recent.setAutoDefault(False)
-        self.remove_recent.setToolTip("Forget this entry here; its file, if any, stays on disk")
+        self.remove_recent.setToolTip(REMOVE_TIP)
         self.remove_recent.clicked.connect(lambda: self.remove_added(self.recent.currentIndex()))
         self.remove_recent.setEnabled(False)
         self.recent_row = QWidget()
-        recent_layout = QHBoxLayout(self.recent_row)
-        recent_layout.setContentsMargins(0, 0, 0, 6)
+        recent_column = QVBoxLayout(self.recent_row)
+        recent_column.setContentsMargins(0, 0, 0, 6)
+        recent_layout = QHBoxLayout()
         recent_layout.addWidget(QLabel("Models you added"))
         recent_layout.addWidget(self.recent, 1)
         recent_layout.addWidget(self.remove_recent)
+        recent_column.addLayout(recent_layout)
+        self.removed_note = QLabel(objectName="hint")  # what Save will take off the list
+        self.removed_note.setWordWrap(True)
+        self.removed_note.hide()
+        recent_column.addWidget(self.removed_note)
         self.recent_row.hide()
         column.addWidget(self.recent_row)
         column.addWidget(self.bundled)
@@ -283,13 +403,18 @@ class SettingsDialog(QDialog):
         self.gpu_layers = QSpinBox()
         self.gpu_layers.setRange(0, 999)
         self.gpu_layers.setSpecialValueText("0 (CPU only)")
-        self.gpu_note = _Note("Checking GPU support…", objectName="hint")
+        self.gpu_note = TallLabel("Checking GPU support…", objectName="hint")
         self.gpu_note.setWordWrap(True)
         self.gpu_note.setMinimumWidth(pixels(460))
         self.context_size = QSpinBox()
         self.context_size.setRange(512, 262_144)
         self.context_size.setSingleStep(512)
         self.context_size.setSuffix(" tokens")
+        self.context_size.valueChanged.connect(self._check_context)
+        # past what the file was trained on: allowed, but said (it takes GBs more memory)
+        self.context_note = TallLabel(objectName="warnNote")
+        self.context_note.setWordWrap(True)
+        self.context_note.setMinimumWidth(pixels(460))
         self.threads = QSpinBox()
         self.threads.setRange(0, 256)
         self.threads.setSpecialValueText("Automatic")
@@ -303,6 +428,9 @@ class SettingsDialog(QDialog):
         form.addRow("GPU layers", self.gpu_layers)
         form.addRow("", self.gpu_note)
         form.addRow("Context size", self.context_size)
+        form.addRow("", self.context_note)
+        self.local_form = form
+        form.setRowVisible(self.context_note, False)
         form.addRow("CPU threads", self.threads)
         form.addRow("Longest answer", self.max_tokens)
         self.demo_limit = QLabel(
@@ -323,7 +451,7 @@ class SettingsDialog(QDialog):
             self.auto_lock.setMinimum(1 if self.policy.auto_lock_minutes else 0)
             self.auto_lock.setToolTip(f"At most {self.policy.auto_lock_minutes} minutes: set by "
                                       f"your administrator ({self.policy.source}).")
-        self.fit_note = _Note(objectName="hint")  # why the values were chosen (Models page)
+        self.fit_note = TallLabel(objectName="hint")  # why the values were chosen (Models page)
         self.fit_note.setWordWrap(True)
         self.fit_note.setMinimumWidth(pixels(460))
         self.fit_note.hide()
@@ -384,8 +512,13 @@ class SettingsDialog(QDialog):
 
     def _memory_tab(self) -> QWidget:
         self.memory_form = MemoryForm()
-        reset = QPushButton("Reset to the paper's defaults")
-        reset.clicked.connect(self.memory_form.reset)
+        self.reset_button = reset = QPushButton("Reset to the paper's defaults")
+        reset.setToolTip("Your retention choice (Forget exchanges after) stays as it is")
+        reset.setMinimumWidth(reset.sizeHint().width())  # its label never cut
+        reset.clicked.connect(self.reset_memory)
+        self.reset_note = QLabel(objectName="hint")  # what the reset kept
+        self.reset_note.setWordWrap(True)
+        self.reset_note.hide()
         note = QLabel("Defaults follow the MemoryOS paper (Kang et al., EMNLP 2025). Changes apply "
                       "to new exchanges and the next consolidation.", objectName="hint")
         note.setWordWrap(True)
@@ -395,10 +528,10 @@ class SettingsDialog(QDialog):
         column.addWidget(note)
         column.addWidget(self.memory_form)
         row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(reset)
+        row.addWidget(self.reset_note, 1)
+        row.addWidget(reset, 0, Qt.AlignmentFlag.AlignTop)
         column.addLayout(row)
-        scroll = QScrollArea()
+        self.memory_scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -406,10 +539,21 @@ class SettingsDialog(QDialog):
         if self.session is not None:
             self.memory_form.set_settings(self.session.mem.settings)
         else:
-            self.memory_form.reset()
+            self.memory_form.set_settings(self.memory_form.settings_class())
             scroll.setEnabled(False)
         self.locked = lock_memory_form(self.memory_form, self.policy)
         return scroll
+
+    def reset_memory(self) -> None:
+        """The paper's defaults, but for retention (a privacy choice): said beside the button."""
+        refused = any(label.text() for label in self.memory_form.problems.values())
+        kept = self.memory_form.reset()
+        self.memory_form.show_problems({})
+        if refused:  # the defaults contradict nothing: the refusal no longer holds
+            self.error.hide()
+        self.reset_note.setText(f"Back to the paper's defaults. Your retention choice is kept: "
+                                f"{kept}.")
+        self.reset_note.show()
 
     # --- values ------------------------------------------------------------------------
     def set_values(self, settings: AppSettings) -> None:
@@ -447,21 +591,76 @@ class SettingsDialog(QDialog):
         self.context_size.setEnabled(not self.server.isChecked())
         self.threads.setEnabled(not self.server.isChecked())
         self.demo_limit.setVisible(self.bundled.isChecked())
+        self._check_context()
+
+    def _model_file(self) -> str:
+        """The GGUF file the model tab's choice runs ("" for a server, or a file not read)."""
+        if self.bundled.isChecked():
+            return self._bundled_path
+        return self.gguf_path.text().strip() if self.gguf.isChecked() else ""
+
+    def _bundled_read(self, answer: tuple) -> None:
+        self._bundled_path, self._context_limits[answer[0]] = answer[0], answer[1]
+        self._check_context()
+        self.loaded.emit()
+
+    def _check_context(self, *_args: Any) -> None:
+        """A context longer than the file was trained on: allowed, but said, with the memory it
+        takes and what the Models page would suggest."""
+        trained, fitted, per_token = self._context_limits.get(self._model_file(), (0, 0, 0))
+        wanted = self.context_size.value()
+        over = trained > 0 and wanted > trained
+        if over:
+            from models.machine import size_text
+
+            cost = (f" At {wanted:,} tokens the context alone takes about "
+                    f"{size_text(per_token * wanted)} of memory." if per_token else "")
+            fit = (f" Suggested for this computer: {fitted:,} tokens." if fitted else "")
+            self.context_note.setText(
+                f"More than the {trained:,} tokens this model was trained on: past those its "
+                f"answers get worse, yet the longer context still takes memory.{cost}{fit}")
+        self.local_form.setRowVisible(self.context_note, over)
+
+    def _keyring_checked(self, status: Any) -> None:
+        self.keyring_usable = bool(status.usable)
+        if status.usable:
+            return
+        # said before the key is typed: Save could only fail to keep it
+        self.key_note.setObjectName("error")
+        self.key_note.setText("This computer has no usable system keyring, so an API key cannot "
+                              "be kept. Install and unlock one (GNOME Keyring, KWallet) to use a "
+                              "server that needs a key.")
+        self.key_note.style().unpolish(self.key_note)
+        self.key_note.style().polish(self.key_note)
+        self.api_key.setEnabled(False)
+        self.api_key.setPlaceholderText("No system keyring: a key cannot be kept")
 
     def _show_added(self, entries: list) -> None:
+        self._added = entries
+        shown = [entry for entry in entries if entry.id not in self._removed]
         self.recent.clear()
         self.recent.addItem("Choose…", None)
-        for entry in entries:
-            self.recent.addItem(entry.label + ("" if entry.available else " (file missing)"), entry)
+        for entry, (text, tip) in zip(shown, entry_texts(shown), strict=True):
+            self.recent.addItem(text, entry)
+            self.recent.setItemData(self.recent.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        removed = [entry for entry in entries if entry.id in self._removed]
+        self.removed_note.setText(self._removed_text(removed))
+        self.removed_note.setVisible(bool(removed))
         self.recent_row.setVisible(bool(entries))
+
+    @staticmethod
+    def _removed_text(removed: list) -> str:
+        names = ", ".join(text for text, _tip in entry_texts(removed))
+        return f"Taken off the list when you press Save (Cancel keeps it): {names}"
 
     def _recent_shown(self, index: int) -> None:
         entry = self.recent.itemData(index) if index > 0 else None
+        self.recent.setToolTip(self.recent.itemData(index, Qt.ItemDataRole.ToolTipRole) or "")
         self.remove_recent.setEnabled(entry is not None)
         in_use = entry is not None and self._in_use(entry)
         self.remove_recent.setToolTip(
             "This is the model in use: choose another one and Save first" if in_use
-            else "Forget this entry here; its file, if any, stays on disk")
+            else REMOVE_TIP)
 
     def _in_use(self, entry: Any) -> bool:
         """Whether `entry` is the model the app runs now (the settings the dialog opened with)."""
@@ -507,7 +706,8 @@ class SettingsDialog(QDialog):
             self.error.show()
             return
         self.recent.hidePopup()
-        self.pool.run(forget_model, entry.id, on_result=self._show_added, on_error=self._failed)
+        self._removed.add(entry.id)  # Save forgets it; Cancel keeps it
+        self._show_added(self._added)
 
     def _recent_chosen(self, index: int) -> None:
         entry = self.recent.itemData(index)
@@ -544,13 +744,24 @@ class SettingsDialog(QDialog):
         url, ids, error = answer
         if url != self.server_url.text().strip():
             return  # the URL changed while the server was asked
-        typed = self.server_model.text()
+        typed = self.server_model.text().strip()
         self.server_model_box.clear()
         if ids:
             self.server_model_box.addItems(ids)
+            for index, model in enumerate(ids):
+                self.server_model_box.setItemData(index, model, Qt.ItemDataRole.ToolTipRole)
         self.server_model_box.setCurrentIndex(-1)
-        self.server_model.setText(ids[0] if ids and len(ids) == 1 and not typed else typed)
-        if isinstance(error, OSError):
+        # a name this server does not have (the last server's) is replaced by its only model
+        missing = bool(ids) and bool(typed) and typed not in ids
+        self.server_model.setText(ids[0] if ids and len(ids) == 1 and (missing or not typed)
+                                  else typed)
+        if missing and len(ids) == 1:
+            note = (f"The server has one model, {_elided(ids[0], 60)}: it replaces "
+                    f"{_elided(typed, 60)}, which this server does not have.")
+        elif missing:
+            note = (f"This server has no model named {_elided(typed, 60)}: pick one of its "
+                    f"{len(ids)} models from the list.")
+        elif isinstance(error, OSError):
             note = f"The server at {url} does not answer: is it running?"
         elif error is not None:
             note = describe(error)
@@ -560,9 +771,12 @@ class SettingsDialog(QDialog):
         elif not ids:
             note = "The server lists no models: load one in it, then type its name here."
         elif len(ids) == 1:
-            note = f"The server has one model: {ids[0]}."
+            note = f"The server has one model: {_elided(ids[0], 60)}."
         else:
             note = f"The server has {len(ids)} models: pick one from the list."
+        self.server_models_note.setObjectName("error" if missing and len(ids) > 1 else "hint")
+        self.server_models_note.style().unpolish(self.server_models_note)
+        self.server_models_note.style().polish(self.server_models_note)
         self.server_models_note.setText(note)
         self.models_listed.emit()
 
@@ -582,13 +796,15 @@ class SettingsDialog(QDialog):
         self.pool.run(read_gguf, path, on_result=self._gguf_read)
 
     def _gguf_read(self, answer: tuple) -> None:
-        path, html, error = answer
+        path, html, error, limits = answer
         if error is not None:
             self._gguf_failed(path, error)
             return
         self._gguf_errors.pop(path, None)
+        self._context_limits[path] = limits
         if path == self.gguf_path.text().strip():
             self.gguf_info.setText(html)
+        self._check_context()
         self.loaded.emit()
 
     def _gguf_failed(self, path: str, error: Exception) -> None:
@@ -638,6 +854,15 @@ class SettingsDialog(QDialog):
                 memory.validate()
             except ValueError as error:
                 problem = str(error)
+        if memory is not None:  # said under each field; nothing typed is lost
+            conflicts = memory.conflicts()
+            first = self.memory_form.show_problems(conflicts)
+            if first is not None and not problem:
+                problem = ("Not saved: some memory settings contradict each other. The Memory "
+                           "tab says which, under the field.")
+                self.tabs.setCurrentWidget(self.memory_scroll)
+                self.memory_scroll.ensureWidgetVisible(first)
+                first.setFocus()
         changed = self._model_changed(settings)
         if not problem and changed and settings.model_source == GGUF:
             # a file known not to load is not saved: the model in use is kept
@@ -651,6 +876,46 @@ class SettingsDialog(QDialog):
             self.error.show()
             return
         self.error.hide()
+        if (memory is not None and "retention_days" not in self.locked
+                and retention_tightened(self.session.mem.settings, memory)):
+            # what it would forget now is counted in the vault before anything is saved
+            self.setEnabled(False)
+            self.session.run(self.session.mem.preview_retention, memory.retention_days,
+                             memory.retention_keeps_facts, on_error=self._failed,
+                             on_result=lambda found: self._retention_counted(
+                                 found, settings, memory, changed))
+            return
+        self._check_server(settings, memory, changed)
+
+    def _retention_counted(self, found: Any, settings: AppSettings, memory: Any,
+                           changed: bool) -> None:
+        self.setEnabled(True)
+        if not found.pages:
+            self._check_server(settings, memory, changed)
+            return
+        box = retention_question(self, found, memory)
+        forget = next(button for button in box.buttons()
+                      if box.buttonRole(button) == QMessageBox.ButtonRole.DestructiveRole)
+        box.finished.connect(lambda *_: self._retention_answered(
+            box.clickedButton() is forget, settings, memory, changed))
+        self.retention_box = box
+        box.open()
+
+    def _retention_answered(self, forget: bool, settings: AppSettings, memory: Any,
+                            changed: bool) -> None:
+        if forget:
+            self._check_server(settings, memory, changed)
+            return
+        before = self.session.mem.settings
+        days = self.memory_form.inputs["retention_days"]
+        days.setValue(before.retention_days)
+        self.memory_form.inputs["retention_keeps_facts"].setChecked(before.retention_keeps_facts)
+        self.error.setText(f"Not saved, and your exchanges are kept: “Forget exchanges after” is "
+                           f"back to {days.text()}. Save again to keep your other changes.")
+        self.error.show()
+        self.tabs.setCurrentWidget(self.memory_scroll)
+
+    def _check_server(self, settings: AppSettings, memory: Any, changed: bool) -> None:
         if changed and settings.model_source == SERVER:
             # does anything answer there? (a worker: a remote server can take seconds)
             self.setEnabled(False)
@@ -714,6 +979,8 @@ class SettingsDialog(QDialog):
         changed = self._model_changed(settings)
         if changed and settings.model_source != BUNDLED:
             self.pool.run(remember_model, settings)  # a bad file is reported by the model load
+        if self._removed:  # taken off 'Models you added' in the dialog
+            self.pool.run(forget_models, sorted(self._removed), on_error=self._failed)
         self._pending = settings
         if settings.model_source == SERVER and self.api_key.text():
             # The key must be in the keyring before the model is loaded with it.

@@ -471,6 +471,10 @@ class MemoryOS:
     def forget_conversation(self, conversation_id: str) -> ForgetPreview:
         return self.forget_pages(forgetting.pages_of_conversation(self.ctx, conversation_id))
 
+    def preview_retention(self, days: int, keep_facts: bool) -> ForgetPreview:
+        """What a retention of `days` would forget at the next consolidation. Changes nothing."""
+        return forgetting.retention_preview(self.ctx, int(days), bool(keep_facts), time.time())
+
     def forget_everything(self) -> None:
         forgetting.everything(self.ctx)
         for event in ("pages", "segments", "facts", "jobs"):

@@ -260,6 +260,18 @@ def apply_retention(ctx: MemoryContext, days: int, keep_facts: bool, now: float)
         total += len(forget(ctx, ids, keep_facts=keep_facts).pages)
 
 
+def retention_preview(
+    ctx: MemoryContext, days: int, keep_facts: bool, now: float
+) -> ForgetPreview:
+    """What `apply_retention` with these values would forget if it ran at `now` (reads only):
+    the Settings dialog asks before a shorter retention deletes anything."""
+    if days <= 0:
+        return ForgetPreview(pages=[], facts=[], slots=[])
+    cutoff = now - days * 86400.0
+    ids = ctx.vault.page_ids_older_than(cutoff, max(1, ctx.vault.count_pages()))
+    return preview(ctx, ids, keep_facts=keep_facts)
+
+
 def pages_of_segment(ctx: MemoryContext, segment_id: int) -> list[int]:
     """The pages forgetting a segment removes (NotFoundError for an unknown segment)."""
     if not ctx.vault.segments(include_archived=True, ids=[int(segment_id)]):

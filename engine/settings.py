@@ -102,6 +102,24 @@ class MemorySettings:
                 continue
         return cls(**values)
 
+    def conflicts(self) -> dict[str, str]:
+        """Values that each make sense but contradict each other, keyed by the field to change,
+        in plain words. Not refused by `validate` (a vault saved with them still opens, and
+        tests empty short-term memory on purpose); the Settings dialog refuses to save them."""
+        found: dict[str, str] = {}
+        if self.stm_evict_batch > self.stm_capacity >= 1:
+            found["stm_evict_batch"] = (
+                f"At most the short-term capacity ({self.stm_capacity}): a batch of "
+                f"{self.stm_evict_batch} empties short-term memory every time it overflows."
+            )
+        weights = (self.heat_alpha, self.heat_beta, self.heat_gamma)
+        if self.heat_threshold > 0 and not any(weight > 0 for weight in weights):
+            found["heat_threshold"] = (
+                "With α, β and γ all 0 no topic ever gets warm, so the profile and facts are "
+                "never updated: give one of them a weight, or set this to 0."
+            )
+        return found
+
     def validate(self) -> None:
         from engine.errors import InvalidInputError
 

@@ -50,7 +50,7 @@ def embedder_folder(name: str) -> Path:
     if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
         raise errors.InvalidInputError(
             f"{name!r} is not a sentence-transformers model folder (no modules.json or "
-            "config.json there): give the folder a model was saved to, or 'default'"
+            "config.json there): choose the folder a model was saved to, or the bundled model"
         )
     return folder
 

@@ -5,7 +5,6 @@ list, "Models you added" can lose an entry, and "Add a folder…" opens at home.
 from __future__ import annotations
 
 import socket
-import time
 from pathlib import Path
 
 import pytest
@@ -152,7 +151,7 @@ def test_a_server_with_one_model_fills_the_name_and_a_silent_one_says_so(qtbot, 
 
 # the offscreen platform cannot raise a popup menu nor give it the keyboard: said, not a fault
 @pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
-def test_an_added_model_can_be_removed_but_not_the_one_in_use(qtbot, tmp_path):
+def test_an_added_model_can_be_removed_on_save_but_not_the_one_in_use(qtbot, tmp_path):
     import shutil
 
     from app.settings_dialog import SettingsDialog
@@ -167,29 +166,35 @@ def test_an_added_model_can_be_removed_but_not_the_one_in_use(qtbot, tmp_path):
     add_gguf(dead)
     add_endpoint(f"http://127.0.0.1:{closed_port()}/v1", "gone-model")
     dead.unlink()  # deleted outside the app: "(file missing)"
-    dialog = SettingsDialog(AppSettings(model_source=GGUF, gguf_path=str(in_use)))
-    qtbot.addWidget(dialog)
-    recent = dialog.recent
-    qtbot.waitUntil(lambda: recent.count() == 4, timeout=5000)
-    labels = [recent.itemText(i) for i in range(recent.count())]
-    assert labels[2].endswith("(file missing)") and labels[3].startswith("gone-model @ ")
-    assert not dialog.remove_recent.isEnabled()  # "Choose…" shown: nothing to remove
 
     def ids() -> list[str]:
         return [entry.id for entry in list_models()[1:]]
 
-    # the button removes the entry shown
+    everything = ids()
+
+    def opened() -> SettingsDialog:
+        shown = SettingsDialog(AppSettings(model_source=GGUF, gguf_path=str(in_use)))
+        qtbot.addWidget(shown)
+        qtbot.waitUntil(lambda: shown.recent.count() == 4, timeout=5000)
+        return shown
+
+    dialog = opened()
+    recent = dialog.recent
+    labels = [recent.itemText(i) for i in range(recent.count())]
+    assert labels[2].endswith("(file missing)") and labels[3].startswith("gone-model @ ")
+    assert not dialog.remove_recent.isEnabled()  # "Choose…" shown: nothing to remove
+    # the button takes the entry shown off the list; the catalogue changes only on Save
     recent.setCurrentIndex(3)
     assert dialog.remove_recent.isEnabled()
     dialog.remove_recent.click()
-    qtbot.waitUntil(lambda: recent.count() == 3, timeout=5000)
-    assert not any(i.startswith("url:") for i in ids())
-    # Delete in the open list removes the row under the cursor; no file is touched
+    assert recent.count() == 3 and ids() == everything
+    assert "when you press Save" in dialog.removed_note.text()
+    assert "gone-model" in dialog.removed_note.text()
+    # Delete in the open list removes the row under the cursor
     view = recent.view()
     view.setCurrentIndex(recent.model().index(2, 0))
     qtbot.keyClick(view, Qt.Key.Key_Delete)
-    qtbot.waitUntil(lambda: recent.count() == 2, timeout=5000)
-    assert ids() == [f"gguf:{in_use.resolve()}"] and in_use.is_file()
+    assert recent.count() == 2 and ids() == everything
     # the model in use stays, whichever way is tried, and the person is told why
     recent.setCurrentIndex(1)
     assert "model in use" in dialog.remove_recent.toolTip()
@@ -198,10 +203,21 @@ def test_an_added_model_can_be_removed_but_not_the_one_in_use(qtbot, tmp_path):
     dialog.recent_menu.actions()[0].trigger()
     dialog.recent_menu.close()
     assert "is the model in use, so it stays on the list" in dialog.error.text()
-    time.sleep(0.2)
-    qtbot.wait(50)
-    assert recent.count() == 2 and ids() == [f"gguf:{in_use.resolve()}"]
+    assert recent.count() == 2
+    # Cancel undoes the removals
+    dialog.reject()
     dialog.pool.wait(5000)
+    assert ids() == everything
+    # Save makes them; no file is touched
+    dialog = opened()
+    dialog.recent.setCurrentIndex(3)
+    dialog.remove_recent.click()
+    dialog.recent.setCurrentIndex(2)
+    dialog.remove_recent.click()
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        dialog.save()
+    dialog.pool.wait(5000)
+    assert ids() == [f"gguf:{in_use.resolve()}"] and in_use.is_file()
 
 
 def test_add_a_folder_opens_at_home_then_at_the_folder_added_last(qtbot, tmp_path, monkeypatch):
