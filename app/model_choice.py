@@ -26,8 +26,24 @@ def model_label(settings: AppSettings) -> str:
     if settings.model_source == GGUF:
         return Path(settings.gguf_path).name or "GGUF file (none chosen)"
     if settings.model_source == SERVER:
-        return settings.server_model or "server model"
+        return short_model_name(settings.server_model) or "server model"
     return BUNDLED_LABEL
+
+
+_MODEL_FILES = (".gguf", ".ggml", ".bin", ".safetensors")
+
+
+def short_model_name(model_id: str) -> str:
+    """A model id as people read it: a file path (llama-cpp-python's server names its model by
+    the GGUF's path) becomes the file's stem; names such as "llama3.2:3b" or "org/model" stay."""
+    name = (model_id or "").strip()
+    last = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    is_path = name.startswith(("/", "~", "./", "../")) or "\\" in name or (
+        len(name) > 2 and name[1] == ":" and name[2] in "/\\"  # C:\models\x.gguf
+    )
+    if last.lower().endswith(_MODEL_FILES):
+        return last.rsplit(".", 1)[0]
+    return last if is_path else name
 
 
 def model_config(settings: AppSettings) -> Any:

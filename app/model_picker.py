@@ -29,6 +29,7 @@ from models.machine import size_text
 from models.recommended import suggested, suggestion_reason
 
 FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
+IN_USE = "in use"  # first in the verdict of the model being talked to now
 GROUP_TITLES = {
     FILES: "On this computer",
     SERVERS: "Local servers (OpenAI-compatible)",
@@ -112,10 +113,14 @@ class ModelPicker(QWidget):
     fitted = Signal()  # the suggested settings for the selected row are shown
     download_finished = Signal(object)  # Downloaded, or the exception
 
-    def __init__(self, pool: WorkerPool, probe: bool = True, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, pool: WorkerPool, probe: bool = True, parent: QWidget | None = None,
+        current: Any = None,
+    ) -> None:  # fmt: skip
         super().__init__(parent)
         self.pool = pool
         self.probe = probe
+        self.current = current  # the AppSettings in use: that model's row says "in use"
         self.overview: Any = None
         self.fit: Any = None
         self._download: dict = {}
@@ -223,23 +228,29 @@ class ModelPicker(QWidget):
         ])  # fmt: skip
         bundled.setData(0, Qt.ItemDataRole.UserRole, ("bundled", None))
         bundled.setToolTip(0, bundled.text(0))
+        self._mark_in_use(bundled)
         for model in overview.files:
             info = model.info
             details = (
                 f"{info.architecture} · {_parameters(info.parameters)} · {info.quantisation} · "
                 f"{size_text(info.size_bytes)} · context {info.context_length or '?'}"
                 f" · {'chat template' if info.chat_template else 'no chat template'}"
-                if info else f"unreadable: {model.error}"
+                if info else model.error or "cannot be read"
             )  # fmt: skip
             fit = overview.file_fits.get(model.path)
             verdict = "" if fit is None else fit.verdict()
+            if info is None:  # missing weights, damaged, unreadable: llama.cpp cannot load it
+                verdict = "no: cannot be loaded"
             row = QTreeWidgetItem(groups[FILES], [model.name, model.tool, details, verdict])
             row.setToolTip(0, f"{model.name}\n{model.path}")
             row.setToolTip(2, details)
             _mark_speed(row, fit)
             row.setData(0, Qt.ItemDataRole.UserRole, ("file", model))
             if info is None:
+                row.setForeground(3, Qt.GlobalColor.darkRed)
+                row.setToolTip(3, details)
                 row.setDisabled(True)
+            self._mark_in_use(row)
         for server in overview.servers:
             for name in server.models or ["(no models loaded)"]:
                 row = QTreeWidgetItem(groups[SERVERS], [
@@ -247,6 +258,7 @@ class ModelPicker(QWidget):
                     "runs in the server",
                 ])  # fmt: skip
                 row.setData(0, Qt.ItemDataRole.UserRole, ("server", (server, name)))
+                self._mark_in_use(row)
         if not overview.servers:
             note = QTreeWidgetItem(groups[SERVERS], [
                 "None answering on 127.0.0.1: start Ollama, LM Studio's server, llama.cpp's "
@@ -282,6 +294,18 @@ class ModelPicker(QWidget):
         self._fit_columns()
         self._update_buttons()
         self.listed.emit()
+
+    def _mark_in_use(self, row: QTreeWidgetItem) -> None:
+        """The model being talked to now says so first in its verdict (in bold)."""
+        kind, data = row.data(0, Qt.ItemDataRole.UserRole)
+        if not in_use(self.current, kind, data):
+            return
+        row.setText(3, f"{IN_USE} · {row.text(3)}" if row.text(3) else IN_USE)
+        font = row.font(3)
+        font.setBold(True)
+        row.setFont(3, font)
+        why = row.toolTip(3)
+        row.setToolTip(3, "The model you are talking to now." + (f"\n{why}" if why else ""))
 
     def _fit_columns(self) -> None:
         """Model and Where as wide as their longest entry (up to a limit), so names are read
@@ -534,6 +558,52 @@ class ModelPicker(QWidget):
             if row.data(0, Qt.ItemDataRole.UserRole)[1][0] == self._paused:
                 self.table.setCurrentItem(row)
         self.start_download()
+
+
+def in_use(current: Any, kind: str, data: Any) -> bool:
+    """Is this row (kind and data as the table stores them) the model `current` settings use?"""
+    if current is None:
+        return False
+    if kind == "bundled":
+        return current.model_source == BUNDLED
+    if kind == "file":
+        return current.model_source == GGUF and _same_file(current.gguf_path, data.path)
+    if kind == "server":
+        server, name = data
+        return (
+            current.model_source == SERVER
+            and name == current.server_model
+            and _same_server(current.server_url, server.url)
+        )
+    return False
+
+
+def _same_file(chosen: str, found: str) -> bool:
+    """One file, whichever link or spelling leads to it (LM Studio's folders hold links)."""
+    if not chosen:
+        return False
+    try:
+        return Path(chosen).expanduser().resolve() == Path(found).resolve()
+    except (OSError, RuntimeError):
+        return chosen == found
+
+
+def _same_server(chosen: str, found: str) -> bool:
+    """One server: the same URL, or this computer's same port (localhost is 127.0.0.1)."""
+    from urllib.parse import urlsplit
+
+    from engine.errors import ServerError
+    from engine.network import is_loopback, normalise_url
+
+    try:
+        chosen, found = normalise_url(chosen), normalise_url(found)
+        if chosen == found:
+            return True
+        a, b = urlsplit(chosen), urlsplit(found)
+        same_port = a.port == b.port and a.path.rstrip("/") == b.path.rstrip("/")
+    except (ServerError, ValueError):
+        return False
+    return same_port and is_loopback(chosen) and is_loopback(found)
 
 
 def _mark_speed(row: QTreeWidgetItem, fit: Any) -> None:

@@ -91,15 +91,17 @@ class StatusLine(QStatusBar):
         self.memory.setText("")
 
     def set_model(self, state: str, text: str) -> None:
+        from app.model_choice import short_model_name
+
         label = {
-            READY: text or "Model ready",
+            READY: short_model_name(text) or "Model ready",  # the whole id is in the tooltip
             LOADING: f"Loading {text}…" if text else "Loading the model…",
             FAILED: "Model not loaded",
             UNREACHABLE: "Server not answering",
             NO_MODEL: "No model",
         }[state]
         self.model.setText(f"{_dot(DOTS[state])}&nbsp; {label}")
-        tips = {FAILED: text, UNREACHABLE: f"{text}\n{UNREACHABLE_TIP}"}
+        tips = {READY: text, FAILED: text, UNREACHABLE: f"{text}\n{UNREACHABLE_TIP}"}
         self.model.setToolTip(tips.get(state, ""))
         self.progress.setVisible(state == LOADING)
         if state == LOADING:

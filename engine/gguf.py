@@ -1,4 +1,5 @@
-"""Read a GGUF file's header (metadata and tensor shapes) without loading its weights.
+"""Read a GGUF file's header (metadata and tensor shapes) without loading its weights, and
+check that the file is long enough to hold the weights the header lists.
 
 The `gguf` package (maintained with llama.cpp) supplies the tables that change as llama.cpp
 grows: the file-type (quantisation) names. The header itself is still parsed here, for a
@@ -23,6 +24,7 @@ from engine.errors import ModelLoadError
 GGUF_MAGIC = b"GGUF"
 
 _GUESSED = 1024  # llama.cpp ORs this into general.file_type when the type was guessed
+_ALIGNMENT = 32  # GGUF's default data alignment, when general.alignment is not set
 
 
 @functools.cache
@@ -70,7 +72,20 @@ class GGUFInfo:
 
 
 def check_gguf_file(path: str | Path) -> Path:
-    """Raise ModelLoadError unless `path` is an existing, readable GGUF file."""
+    """Raise ModelLoadError unless `path` is an existing, readable and complete GGUF file.
+
+    Complete: the weights its header lists all fit in the file (a download cut short has a
+    whole header and too few bytes after it). Only the header and the tensor list are read,
+    never the weights, and the answer is kept while the file is unchanged: the Settings
+    dialog asks again on Save, on the GUI thread, after a worker read the same file.
+    """
+    file = _check_magic(path)
+    _header(file)
+    return file
+
+
+def _check_magic(path: str | Path) -> Path:
+    """The file, if it exists, can be read and starts with GGUF's magic bytes."""
     file = Path(path).expanduser()
     if not file.exists():
         raise ModelLoadError(f"Model file not found: {file}. Pick the .gguf file again.")
@@ -95,13 +110,50 @@ def check_gguf_file(path: str | Path) -> Path:
 
 
 def read_header(path: str | Path) -> tuple[dict[str, Any], int]:
-    """Return (metadata key -> value, parameter count). Arrays longer than 64 become lengths."""
-    file = check_gguf_file(path)
+    """Return (metadata key -> value, parameter count). Arrays longer than 64 become lengths.
+    Raises ModelLoadError for a file that is missing, not GGUF, damaged or incomplete."""
+    metadata, parameters = _header(_check_magic(path))
+    return dict(metadata), parameters
+
+
+def _header(file: Path) -> tuple[dict[str, Any], int]:
+    """(metadata, parameters) of a complete file; ModelLoadError names what it lacks."""
     try:
-        with open(file, "rb", buffering=1 << 20) as handle:
+        stat = file.stat()
+    except OSError as exc:
+        raise ModelLoadError(f"Cannot read the model file {file}: {exc.strerror}.") from exc
+    metadata, parameters, needed = _parsed(str(file.resolve()), stat.st_size, stat.st_mtime_ns)
+    if needed > stat.st_size:
+        raise ModelLoadError(
+            f"{file.name} is incomplete: it ends at {_size(stat.st_size)} of the "
+            f"{_size(needed)} its header describes. Download it again."
+        )
+    return metadata, parameters
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], int, int]:
+    """(metadata, parameters, bytes the file needs), kept per (path, size, modification time):
+    a file that changes is read again. Failures are not kept."""
+    try:
+        with open(path, "rb", buffering=1 << 20) as handle:
             return _parse(handle)
+    except OSError as exc:
+        raise ModelLoadError(f"Cannot read the model file {path}: {exc.strerror}.") from exc
     except (struct.error, UnicodeDecodeError, ValueError, MemoryError) as exc:
-        raise ModelLoadError(f"{file.name} is a damaged or truncated GGUF file ({exc}).") from exc
+        name = Path(path).name
+        raise ModelLoadError(f"{name} is a damaged or truncated GGUF file ({exc}).") from exc
+
+
+def _size(count: int) -> str:
+    """Bytes as people read a file size: "3.0 MB", "98 MB", "4.4 GB"."""
+    if count >= 1e9:
+        return f"{count / 1e9:.1f} GB"
+    if count >= 1e7:
+        return f"{count / 1e6:.0f} MB"
+    if count >= 1e6:
+        return f"{count / 1e6:.1f} MB"
+    return f"{max(1, round(count / 1e3))} KB"
 
 
 def gguf_info(path: str | Path) -> GGUFInfo:
@@ -160,7 +212,8 @@ def _quantisation_from_name(filename: str) -> str:
     return "unknown"
 
 
-def _parse(handle: BinaryIO) -> tuple[dict[str, Any], int]:
+def _parse(handle: BinaryIO) -> tuple[dict[str, Any], int, int]:
+    """(metadata, parameter count, the file size the tensor list needs)."""
     handle.read(4)  # magic, checked by the caller
     (version,) = struct.unpack("<I", _read(handle, 4))
     if version == 1:
@@ -176,18 +229,46 @@ def _parse(handle: BinaryIO) -> tuple[dict[str, Any], int]:
         (kind,) = struct.unpack("<I", _read(handle, 4))
         metadata[key] = _read_value(handle, kind)
     parameters = 0
+    data_end = 0  # where the last tensor's data ends, from the start of the data section
     for _ in range(tensor_count):
         _read_string(handle)  # tensor name
         (n_dims,) = struct.unpack("<I", _read(handle, 4))
         if n_dims > 8:
             raise ValueError("implausible tensor rank")
         dims = struct.unpack(f"<{n_dims}Q", _read(handle, 8 * n_dims))
-        _read(handle, 12)  # ggml type (u32) and data offset (u64)
+        ggml_type, offset = struct.unpack("<IQ", _read(handle, 12))
         count = 1
         for dim in dims:
             count *= dim
         parameters += count
-    return metadata, parameters
+        data_end = max(data_end, offset + _tensor_bytes(ggml_type, dims))
+    # The data section starts at the next multiple of the alignment after the tensor list.
+    alignment = metadata.get("general.alignment", _ALIGNMENT)
+    if not isinstance(alignment, int) or alignment <= 0 or alignment & (alignment - 1):
+        raise ValueError(f"invalid alignment {alignment!r}")
+    data_start = -(-handle.tell() // alignment) * alignment
+    return metadata, parameters, data_start + data_end if tensor_count else handle.tell()
+
+
+def _tensor_bytes(ggml_type: int, dims: tuple[int, ...]) -> int:
+    """Bytes of one tensor's data: rows of blocks (0 for a type this gguf package predates,
+    so the check then only counts the tensor's offset)."""
+    sizes = _quant_sizes().get(ggml_type)
+    if sizes is None or not dims:
+        return 0
+    block, type_size = sizes
+    size = dims[0] // block * type_size
+    for dim in dims[1:]:
+        size *= dim
+    return size
+
+
+@functools.cache
+def _quant_sizes() -> dict[int, tuple[int, int]]:
+    """ggml type -> (values per block, bytes per block), from the gguf package."""
+    import gguf  # lazy, as in file_type_names
+
+    return {int(kind): sizes for kind, sizes in gguf.GGML_QUANT_SIZES.items()}
 
 
 def _read(handle: BinaryIO, size: int) -> bytes:

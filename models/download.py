@@ -93,9 +93,9 @@ def plain_url(url: str) -> str:
     if match:
         return f"{match.group(1)}/resolve/{match.group(2)}/{match.group(3)}"
     if not re.match(r"^https?://", url):
-        raise DownloadError(
-            f"{url!r} is not a web address: paste an http(s):// link to a .gguf file."
-        )
+        # Only the recommended list's addresses reach here from the app: no wording that
+        # asks the person for a link (there is no field to give one).
+        raise DownloadError(f"{url!r} is not a web address (http:// or https://).")
     return url
 
 
@@ -378,11 +378,20 @@ def _offline(url: str, exc: Exception) -> OfflineError:
 
 
 def _http_text(code: int, url: str) -> str:
+    """What a refusal means, with what the app offers instead (there is no field for a link)."""
+    host = urllib.parse.urlsplit(url).hostname or url
     if code in (401, 403):
-        return f"The server refused the download ({code}): this model needs a login or licence."
+        return (
+            f"{host} refused the download ({code}): this model needs a login or an accepted "
+            "licence there. Download it in your web browser, then use Add a folder… to "
+            "choose the folder it is in."
+        )
     if code == 404:
-        return f"Nothing at {url} (404): check the link."
-    return f"The server answered {code} for {url}; try again later."
+        return (
+            f"The file is no longer at {host} (404): it was moved or removed. Choose another "
+            "model, or look again later."
+        )
+    return f"{host} answered {code} for the download; try again later."
 
 
 def _size(value: int) -> str:

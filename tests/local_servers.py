@@ -23,6 +23,7 @@ class FileHost:
         self.drop_after: int | None = None
         self.honour_range = True  # False: a server that always sends the whole file
         self.block_delay = 0.0  # seconds between 1 MiB blocks: a slow link, so people can click
+        self.refuse: int | None = None  # an HTTP status every request gets (403: a gated model)
         self.ranges: list[str | None] = []  # the Range header of each GET of the file
         host = self
 
@@ -52,6 +53,9 @@ class FileHost:
 
     def _answer(self, handler: BaseHTTPRequestHandler, body: bool) -> None:
         name = self.file.name
+        if self.refuse is not None:
+            handler.send_error(self.refuse)
+            return
         if handler.path == f"/{self.repo}/resolve/main/{name}":
             handler.send_response(302)
             handler.send_header("Location", f"/cdn/{name}")
@@ -102,11 +106,19 @@ class FileHost:
 
 
 class ChatServer:
-    """A minimal OpenAI-compatible server: /v1/models and a streaming /v1/chat/completions."""
+    """A minimal OpenAI-compatible server: /v1/models and a streaming /v1/chat/completions.
 
-    def __init__(self, models: list[str], reply: list[str], port: int = 0) -> None:
+    `formats`: the response_format types it accepts (None: any). A request with another type
+    is answered as llama-cpp-python's server (0.3.x) answers it: HTTP 500 with its validation
+    error as the message (llama_cpp/server/errors.py wraps the request's validation error)."""
+
+    def __init__(
+        self, models: list[str], reply: list[str], port: int = 0,
+        formats: tuple[str, ...] | None = None,
+    ) -> None:  # fmt: skip
         self.models = models
         self.reply = reply
+        self.formats = formats
         self.requests: list[dict] = []
         host = self
 
@@ -130,6 +142,10 @@ class ChatServer:
                 host.requests.append(request)
                 if self.path != "/v1/chat/completions":
                     self.send_error(404)
+                    return
+                kind = (request.get("response_format") or {}).get("type")
+                if host.formats is not None and kind is not None and kind not in host.formats:
+                    _json(self, _llama_cpp_format_error(kind, host.formats), status=500)
                     return
                 if not request.get("stream"):
                     text = "".join(host.reply)
@@ -177,9 +193,26 @@ class ChatServer:
         self.server.server_close()
 
 
-def _json(handler: BaseHTTPRequestHandler, data: object) -> None:
+def _llama_cpp_format_error(kind: str, formats: tuple[str, ...]) -> dict:
+    """The body llama_cpp.server 0.3.x sends for a response_format type it does not take
+    (copied from its answer to {"type": "json_schema"}, which accepts 'text' or 'json_object')."""
+    expected = " or ".join(f"'{name}'" for name in formats)
+    detail = {
+        "type": "literal_error", "loc": ("body", "response_format", "type"),
+        "msg": f"Input should be {expected}", "input": kind, "ctx": {"expected": expected},
+    }  # fmt: skip
+    message = (
+        f"1 validation error:\n  {detail}\n\n  File \"/usr/lib/python3/site-packages/llama_cpp/"
+        'server/app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
+    )
+    return {
+        "error": {"message": message, "type": "internal_server_error", "param": None, "code": None}
+    }
+
+
+def _json(handler: BaseHTTPRequestHandler, data: object, status: int = 200) -> None:
     body = json.dumps(data).encode()
-    handler.send_response(200)
+    handler.send_response(status)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", str(len(body)))
     handler.end_headers()

@@ -129,3 +129,55 @@ def test_a_broken_gguf_is_told_to_be_fetched_again_and_other_files_converted(tmp
     other.write_bytes(b"\x00" * 64)
     with pytest.raises(ModelLoadError, match="model.safetensors is not a GGUF model file .llama"):
         catalogue.gguf_info(other)
+
+
+@pytest.fixture
+def cut_model(tmp_path):
+    """The bundled GGUF's first 3 MB: its whole header and tensor list, most weights missing
+    (a download that stopped early and was renamed, or a copy cut short)."""
+    cut = tmp_path / "cut" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    cut.parent.mkdir()
+    with open(catalogue.bundled_gguf_path(), "rb") as whole:
+        cut.write_bytes(whole.read(3_000_000))
+    return cut
+
+
+def test_an_incomplete_gguf_is_refused_with_what_it_lacks(cut_model):
+    from engine.gguf import check_gguf_file, read_header
+    from models.fit import shape_of
+
+    def load(path):  # the app's load says so before llama.cpp's "not within the file bounds"
+        LlamaChat(path).load()
+
+    whole = catalogue.bundled_gguf_path().stat().st_size
+    for check in (check_gguf_file, read_header, catalogue.gguf_info, shape_of, load):
+        with pytest.raises(ModelLoadError) as raised:
+            check(cut_model)
+        message = str(raised.value)
+        assert "incomplete" in message and "Download it again" in message
+        assert f"at 3.0 MB of the {whole / 1e6:.0f} MB" in message
+    check_gguf_file(catalogue.bundled_gguf_path())  # the whole file passes
+
+
+def test_a_file_made_whole_again_is_accepted_at_once(cut_model):
+    """The answer is kept only while the file is unchanged: once it is as long as its header
+    says (zeros where the weights were: sizes are compared, weights never read) it passes."""
+    import os
+
+    from engine.gguf import check_gguf_file
+
+    with pytest.raises(ModelLoadError, match="incomplete"):
+        check_gguf_file(cut_model)
+    os.truncate(cut_model, catalogue.bundled_gguf_path().stat().st_size)
+    assert check_gguf_file(cut_model) == cut_model
+
+
+def test_the_model_list_marks_an_incomplete_file_unusable(cut_model):
+    from models.overview import overview
+
+    found = overview(
+        home=cut_model.parent / "home", folders=[str(cut_model.parent)], probe=False, environ={}
+    )
+    model = next(item for item in found.files if item.path == str(cut_model))
+    assert model.info is None and "incomplete" in model.error
+    assert model.path not in found.file_fits  # no "yes · 8,192 tokens" for it

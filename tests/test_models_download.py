@@ -184,11 +184,24 @@ def test_a_server_that_ignores_range_gets_the_whole_file_again(tmp_path, model_f
     assert target.stat().st_size == model_file.stat().st_size
 
 
-def test_a_wrong_link_says_so(tmp_path, model_file):
+def test_a_refused_download_says_what_the_app_offers_instead(tmp_path, model_file):
+    """The app has no field for a link: a file gone from the hub, or one behind a login, is
+    explained with what can be done here (another model; the browser, then Add a folder…)."""
     from models.download import DownloadError
 
     with FileHost(model_file, repo=REPO) as host:
         url = hub_url(REPO, "missing.gguf", endpoint=host.endpoint)
-        with pytest.raises(DownloadError, match=r"\(404\): check the link"):
+        with pytest.raises(DownloadError, match=r"\(404\)") as gone:
             Download(url, tmp_path / "missing.gguf").run()
+        host.refuse = 403
+        url = hub_url(REPO, model_file.name, endpoint=host.endpoint)
+        with pytest.raises(DownloadError, match=r"\(403\)") as gated:
+            Download(url, tmp_path / "m.gguf").run()
+    with pytest.raises(DownloadError) as typed:
+        plain_url("models/m.gguf")
+    for error in (gone, gated, typed):
+        said = str(error.value).lower()
+        assert "link" not in said and "paste" not in said
+    assert "choose another model" in str(gone.value).lower()
+    assert "add a folder" in str(gated.value).lower()
     assert list(tmp_path.iterdir()) == []

@@ -113,7 +113,7 @@ def test_structured_output_is_schema_valid(server):
         ask("Summarise: I'm Tom, a data scientist in San Francisco."), SCHEMA, max_tokens=160
     )
     jsonschema.validate(json.loads(text), SCHEMA)
-    assert chat._mode == "json_object_schema"  # this server refuses "json_schema"
+    assert chat.format_mode == "json_object_schema"  # this server refuses "json_schema"
     value = structured_call(chat, ask("Summarise: we talked about bread."), SCHEMA, max_tokens=160)
     assert value is not None and isinstance(value["keywords"], list)
 

@@ -8,12 +8,13 @@ import socket
 import ssl
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from engine.backends.base import ChatBackend, Message, Progress
 from engine.backends.fit import fit_to_budget
-from engine.errors import ServerError, ServerNotAnsweringError
+from engine.errors import ModelLoadError, ServerError, ServerNotAnsweringError
 from engine.network import check_url, is_loopback, normalise_url
 from engine.network import destination as _destination
 
@@ -22,6 +23,10 @@ _MAX_WAIT = 10.0  # seconds: the longest single back-off, whatever Retry-After s
 _MAX_BODY = 65_536  # bytes of an error body we read
 # Structured-output request styles, most precise first; the first one a server accepts sticks.
 _MODES = ("json_schema", "json_object_schema", "json_object", "plain")
+# The style each server (base URL) was last seen to accept, for this run of the program: a
+# backend made again for the same server (a new session, the model chosen again) does not
+# send the styles it refused once more. A style refused later moves on down _MODES.
+_SERVER_MODES: dict[str, str] = {}
 
 
 class _HTTPError(Exception):
@@ -63,7 +68,6 @@ class OpenAIChat(ChatBackend):
         self.available_models: list[str] = []
         self._api_key = api_key or None  # never logged, never in an error message
         self._checked = False
-        self._mode: str | None = None
         self._stream_usage = True
 
     @property
@@ -74,6 +78,11 @@ class OpenAIChat(ChatBackend):
     @property
     def destination(self) -> str:
         return _destination(self.base_url)
+
+    @property
+    def format_mode(self) -> str | None:
+        """The structured-output style this server accepts (None until one was tried)."""
+        return _SERVER_MODES.get(self.base_url)
 
     # -- checks ----------------------------------------------------------------------------
 
@@ -92,8 +101,34 @@ class OpenAIChat(ChatBackend):
         self.available_models = [
             str(item.get("id")) for item in listing.get("data") or [] if isinstance(item, dict)
         ]
+        self._judge_served_file()
         self._checked = True
         report(1.0, "ready")
+
+    def _judge_served_file(self) -> None:
+        """A server on this computer that names its model by a GGUF file's path (llama-cpp-
+        python's server does, and serves its one model whatever name is asked) runs that file:
+        trust it with background consolidation as LlamaChat trusts the same file, by its size.
+        SmolLM2-135M behind such a server took about a minute per consolidation call, and its
+        answers were cut off mid-object or named places the conversation never mentioned."""
+        if self.remote:
+            return
+        from engine.backends.llama import EXTRACTION_MIN_PARAMETERS
+        from engine.gguf import read_header
+
+        served = self.available_models if len(self.available_models) == 1 else []
+        for name in [self.model, *served]:
+            if not name.lower().endswith(".gguf"):
+                continue
+            try:
+                file = Path(name).expanduser()
+                if not file.is_file():
+                    continue
+                _metadata, parameters = read_header(file)
+            except (ModelLoadError, OSError, ValueError, RuntimeError):
+                return  # the server loaded it; what it is stays unknown
+            self.extraction_capable = parameters >= EXTRACTION_MIN_PARAMETERS
+            return
 
     def close(self) -> None:
         self._checked = False
@@ -159,7 +194,7 @@ class OpenAIChat(ChatBackend):
 
     def _complete_json(self, messages: list[Message], schema: dict, *, max_tokens: int) -> str:
         fitted, max_tokens = self._prepare(messages, max_tokens)
-        modes = [self._mode] if self._mode else list(_MODES)
+        modes = _MODES[_MODES.index(self.format_mode or _MODES[0]) :]
         for mode in modes:
             body: dict[str, Any] = {
                 "model": self.model,
@@ -180,9 +215,12 @@ class OpenAIChat(ChatBackend):
                 result = self._call("POST", "/chat/completions", body)
             except _HTTPError as exc:
                 if _rejects_format(exc) and mode != modes[-1]:
-                    continue  # this server does not take that response_format: try the next
+                    # this server does not take that response_format: the next style, now and
+                    # from the next call on (even if this one fails for another reason)
+                    _SERVER_MODES[self.base_url] = _MODES[_MODES.index(mode) + 1]
+                    continue
                 raise self._error(exc) from None
-            self._mode = mode
+            _SERVER_MODES[self.base_url] = mode
             choices = result.get("choices") or [{}]
             text = str((choices[0].get("message") or {}).get("content") or "")
             self._record(result.get("usage") or {}, max(1, len(text) // 4) if text else 0)

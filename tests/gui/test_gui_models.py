@@ -31,7 +31,7 @@ def person(tmp_path, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     with ChatServer(models=["smollm2-135m"], reply=["Hello", " there"]) as server:
         monkeypatch.setattr("models.probe.DEFAULT_PORTS", {server.port: "llama.cpp server"})
-        yield {"gguf": str(target), "server": server}
+        yield {"gguf": str(target), "server": server, "home": home}
 
 
 def row_named(rows, name):
@@ -575,3 +575,103 @@ def test_the_model_step_reads_whole_at_its_default_size(qtbot, person):
         assert model.licence in row.toolTip(1)
     dialog.close()
     pool.wait(5000)
+
+
+def test_an_incomplete_file_is_listed_as_unusable_and_settings_refuse_it(qtbot, person):
+    """The first 3 MB of a model (header whole, weights missing): the table says it cannot be
+    loaded and why, it cannot be used, and Settings' Save refuses it at once."""
+    from app.model_picker import FILES, ModelPicker
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+    from app.workers import WorkerPool
+    from models.catalogue import bundled_gguf_path
+
+    folder = person["home"] / ".lmstudio/models/someone/Cut-GGUF"
+    folder.mkdir(parents=True)
+    cut = folder / "Cut-Q4_1.gguf"
+    with open(bundled_gguf_path(), "rb") as whole:
+        cut.write_bytes(whole.read(3_000_000))
+    pool = WorkerPool()
+    picker = ModelPicker(pool, probe=False)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    row = row_named(picker.rows(FILES), "Cut-Q4_1")
+    assert row.text(3).startswith("no") and "yes" not in row.text(3)
+    assert "incomplete" in row.text(2) and "Download it again" in row.toolTip(3)
+    assert row.isDisabled()
+    picker.table.setCurrentItem(row)
+    assert not picker.use_button.isEnabled()
+
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    applied: list = []
+    dialog.applied.connect(lambda *args: applied.append(args))
+    dialog.gguf.setChecked(True)
+    dialog.gguf_path.setText(str(cut))
+    dialog.save()  # at once: before the file's inline description has been read
+    assert applied == [] and "incomplete" in dialog.error.text()
+    dialog.reject()
+    dialog.pool.wait(5000)
+    pool.wait(5000)
+
+
+def test_the_model_step_marks_the_model_in_use_and_offers_to_keep_it(
+    qtbot, memory, chat, loads, person
+):
+    import dataclasses
+
+    from app.main_window import MainWindow
+    from app.model_picker import FILES, SERVERS
+
+    def step_for(settings):
+        window._settings_applied(settings, True)
+        dialog = window.open_model_step()
+        qtbot.waitUntil(lambda: dialog.picker.overview is not None, timeout=20_000)
+        rows = dialog.picker.rows(FILES) + dialog.picker.rows(SERVERS)
+        marked = [row.text(0) for row in rows if row.text(3).startswith("in use")]
+        keep = dialog.later_button.text()
+        dialog.reject()
+        return marked, keep
+
+    window = MainWindow.for_memory(memory, chat, chat_factory=loads)
+    qtbot.addWidget(window)
+    bundled = window.settings
+    port = person["server"].port
+    server = dataclasses.replace(  # localhost, where the table found 127.0.0.1
+        bundled, model_source="openai", server_url=f"http://localhost:{port}/v1",
+        server_model="smollm2-135m",
+    )  # fmt: skip
+    assert step_for(server) == (["smollm2-135m"], "Keep smollm2-135m")
+    on_disk = dataclasses.replace(bundled, model_source="gguf", gguf_path=person["gguf"])
+    assert step_for(on_disk) == (
+        ["SmolLM2-135M-Instruct-Q4_1"], "Keep SmolLM2-135M-Instruct-Q4_1"
+    )
+    assert step_for(bundled) == (
+        ["SmolLM2-135M Instruct (bundled demo)"], "Keep the demo model for now"
+    )
+    window.close()
+
+
+def test_the_status_line_names_a_served_file_by_its_short_name(qtbot, memory, chat):
+    """llama-cpp-python's server calls its model by the GGUF's whole path: the status line
+    shows the file's name, the whole id is in its tooltip."""
+    import dataclasses
+
+    from app.main_window import MainWindow
+    from app.session import READY
+    from models.catalogue import bundled_gguf_path
+
+    served = str(bundled_gguf_path())
+    with ChatServer([served], ["Hi"]) as server:
+        window = MainWindow.for_memory(memory, chat)  # the app's own loader: a real OpenAIChat
+        qtbot.addWidget(window)
+        settings = dataclasses.replace(
+            window.settings, model_source="openai", server_url=server.url, server_model=served
+        )
+        window._settings_applied(settings, True)
+        label = window.status.model
+        qtbot.waitUntil(lambda: window.session.state == READY, timeout=10_000)
+        assert "SmolLM2-135M-Instruct.Q4_1" in label.text()
+        assert "site-packages" not in label.text() and ".gguf" not in label.text()
+        assert label.toolTip() == served
+        window.close()

@@ -39,7 +39,7 @@ class _ModelStep(QDialog):
 
     chosen = Signal(object)
 
-    def __init__(self, _pool, parent=None):
+    def __init__(self, _pool, parent=None, **_options):
         super().__init__(parent)
 
 
