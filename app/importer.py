@@ -106,15 +106,34 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
 
 
 def import_reference_steps(mem: Any, folder: str, user_id: str | None) -> Iterator[tuple[int, int]]:
-    """Read and import a reference MemoryOS data folder; yields (done, total). Stopping before the
-    end writes nothing: the vault is written in one transaction after the last step."""
+    """Read and import a reference MemoryOS data folder; yields (done, total) and returns what
+    was really added (engine.reference_import.Added). Stopping before the end writes nothing:
+    the vault is written in one transaction after the last step."""
     from engine.reference_import import import_steps, read_reference
 
     data = read_reference(folder, user_id)
-    for done, total in import_steps(mem, data):
+    steps = import_steps(mem, data)
+    while True:
+        try:
+            done, total = next(steps)
+        except StopIteration as finished:
+            return finished.value
         if done < total:  # the last step is the write: after it there is nothing to cancel
             yield done, total
-    return data.counts()
+
+
+def reference_report(added: Any) -> str:
+    """What a reference import added, in words: what the memory already held is not counted."""
+    from engine.reference_import import plural
+
+    if added.nothing:
+        return ("Everything in this folder is already in this memory: nothing new was added "
+                "from the reference MemoryOS.")
+    text = f"Imported {added.summary()} from the reference MemoryOS."
+    if added.already_pages:
+        verb = "was" if added.already_pages == 1 else "were"
+        text += f" {plural(added.already_pages, 'page')} {verb} already in this memory."
+    return text
 
 
 def import_reference_folder(parent: QWidget, session: Any, folder: str | None = None,
@@ -138,6 +157,10 @@ def import_reference_folder(parent: QWidget, session: Any, folder: str | None = 
         except InvalidInputError as exc:
             show_message(parent, "Import failed", str(exc), warning=True)
             return None
+        if not users:
+            show_message(parent, "Import", f"{folder} holds no user's memory: there is nothing "
+                         "to import.")  # fmt: skip
+            return None
         if len(users) > 1:
             user_id, ok = QInputDialog.getItem(parent, "Import", "Whose memory?", users, 0, False)
             if not ok:
@@ -150,21 +173,18 @@ def import_reference_folder(parent: QWidget, session: Any, folder: str | None = 
         dialog.setLabelText(f"Importing the reference memory: {done} of {total} items…")
         dialog.setValue(int(100 * done / max(1, total)))
 
-    def finished(counts: object) -> None:
+    def finished(added: object) -> None:
         dialog.close()
-        if not isinstance(counts, dict):  # stopped before the write
+        if added is None:  # stopped before the write
             show_message(parent, "Import", "Import cancelled: nothing was written.")
             return
-        show_message(parent, "Import", (
-            f"Imported {counts['short_term_pages'] + counts['mid_term_pages']} pages in "
-            f"{counts['segments']} topics, {counts['user_knowledge']} facts, "
-            f"{counts['assistant_knowledge']} pieces of assistant knowledge"
-            f"{' and the profile' if counts['profile'] else ''} from the reference MemoryOS."))
+        show_message(parent, "Import", reference_report(added))
 
     def failed(error: Exception) -> None:
         dialog.close()
-        show_message(parent, "Import failed", f"{describe(error)}\n\nNothing was imported.",
-                     warning=True)
+        # the importer's own messages may already say so: said once, as its own sentence
+        text = describe(error).removesuffix("; nothing was imported")
+        show_message(parent, "Import failed", f"{text}\n\nNothing was imported.", warning=True)
 
     dialog.canceled.connect(worker.cancel)
     worker.signals.yielded.connect(step)

@@ -44,6 +44,7 @@ from app.widgets import (
     speakers,
     when,
 )
+from engine.reference_import import ORIGIN as REFERENCE_ORIGIN
 
 ROLE = Qt.ItemDataRole.UserRole
 
@@ -90,9 +91,9 @@ class PrivacyPanel(QDialog):
         fit_window(self, 1000, 680)
         title = QLabel("What MemoryOS knows about you", objectName="title")
         subtitle = QLabel(
-            "Everything below was learned from your conversations. Select an item to see where "
-            "it came from; double-click to correct it. Deleted items are gone from memory and "
-            "from every future answer.", objectName="subtitle")
+            "Everything below was learned from your conversations or imported. Select an item "
+            "to see where it came from; double-click to correct it. Deleted items are gone from "
+            "memory and from every future answer.", objectName="subtitle")
         subtitle.setWordWrap(True)
         self.tabs = QTabWidget()
         self.tabs.addTab(self._items_tab(), "Facts and profile")
@@ -352,7 +353,10 @@ class PrivacyPanel(QDialog):
         html = [f"<p><b>{escape(item.text)}</b><br><span style='color:#6B7280'>"
                 f"{escape(item.kind_label)} · {escape(origin_text(item.origin))} · learned "
                 f"{escape(when(item.learned))}</span></p>"]
-        if not pages:
+        if not pages and item.origin == REFERENCE_ORIGIN:
+            html.append("<p style='color:#6B7280'>Imported from the reference MemoryOS: it "
+                        "came with no exchange to show.</p>")
+        elif not pages:
             html.append("<p style='color:#6B7280'>No source exchange: it was added by hand, or "
                         "its conversation was forgotten.</p>")
         for page in pages:

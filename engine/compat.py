@@ -8,8 +8,12 @@ installed to compare or to import their old data. Changing one import line is th
 
 Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours differ, it is said here:
 - Storage: one encrypted vault per ``user_id`` at ``<data_storage_path>/users/<user_id>/vault.memoryos``
-  (the reference's JSON files may sit next to it; ``memoryos import-reference`` reads them). The key
-  comes from the OS keyring, else ``passphrase=`` or ``$MEMORYOS_PASSPHRASE``, else a terminal prompt.
+  beside the reference's JSON files. When that vault is created and the reference's files of the
+  user are there, they are imported into it (pages, topics, profile, knowledge, and the
+  assistant's knowledge; one line on stderr says what), and left as they were; later opens import
+  nothing (``memoryos import-reference`` imports again by hand). A damaged file raises the
+  importer's error and leaves no vault. The key comes from the OS keyring, else ``passphrase=``
+  or ``$MEMORYOS_PASSPHRASE``, else a terminal prompt.
 - Models: ``openai_base_url`` (+ ``openai_api_key``, ``llm_model``) selects an OpenAI-compatible
   server as in the reference; an API key without a URL means OpenAI's API, as in the reference;
   neither means the bundled local model (nothing leaves the machine). ``embedding_model_name`` is
@@ -37,8 +41,9 @@ Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours diffe
   ``get_user_knowledge``, ``get_assistant_knowledge``) are read-only views, enough for code that
   reaches into them as the reference's MCP server does; writing goes through the methods.
 - ``get_user_profile_summary`` renders the profile slots as text ("None" when empty, as the
-  reference); ``get_assistant_knowledge_summary`` returns ``[{"knowledge", "timestamp"}]``
-  (embeddings stay in the vault).
+  reference): an imported reference profile as its own text, others one "name: value" line each;
+  ``get_assistant_knowledge_summary`` returns ``[{"knowledge", "timestamp"}]`` (embeddings stay
+  in the vault).
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ from engine import unlock
 from engine.prompt import with_conversation_style
 from engine.records import ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT
 from engine.settings import MemorySettings, plain_threshold, topical_threshold
-from engine.shared_knowledge import SharedKnowledge, check_id
+from engine.shared_knowledge import SharedKnowledge, assistant_vault_path, check_id
 from engine.thinking import strip_thinking
 from engine.vault import keyring_status
 
@@ -116,6 +121,42 @@ def _notice(text: str) -> None:
     print(f"Memoryos: {text}", file=sys.stderr)
 
 
+def _reference_of(data_storage_path: str, user_id: str, assistant_id: str) -> Any:
+    """The reference's memory of `user_id` in its data folder, read and checked (an
+    engine.reference_import.ReferenceData), with the knowledge of `assistant_id`; None when the
+    reference left no file for this user."""
+    from engine import reference_import
+
+    folder = Path(data_storage_path)
+    user = folder / "users" / user_id
+    if not any((user / name).is_file() for name in reference_import.USER_FILES):
+        return None
+    assistant = folder / "assistants" / assistant_id / "long_term_assistant.json"
+    return reference_import.read_reference(
+        folder, user_id, [assistant_id] if assistant.is_file() else []
+    )
+
+
+def _run_import(memory: Any, data: Any, shared: dict[str, SharedKnowledge]) -> Any:
+    """Import read reference data into a new vault; returns what was added
+    (engine.reference_import.Added)."""
+    from engine.reference_import import import_steps
+
+    steps = import_steps(memory, data, shared)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as finished:
+            return finished.value
+
+
+def _erase(path: Path) -> None:
+    """Delete a vault this constructor created (file, companions, keyring key)."""
+    from engine.api import erase_vault
+
+    erase_vault(path)
+
+
 class Memoryos:
     """The reference's `Memoryos` class, backed by one encrypted MemoryOS Desktop vault per user."""
 
@@ -152,6 +193,9 @@ class Memoryos:
         self.embedding_model_kwargs = dict(embedding_model_kwargs or {})
         path = vault_path(data_storage_path, user_id)
         check_id(assistant_id, "assistant_id")
+        is_new = not (path.exists() and path.stat().st_size > 0)
+        # read and checked before anything is created: a damaged file leaves no vault behind
+        reference = _reference_of(self.data_storage_path, user_id, assistant_id) if is_new else None
         settings = MemorySettings(
             stm_capacity=int(short_term_capacity),
             mtm_capacity=int(mid_term_capacity),
@@ -172,9 +216,8 @@ class Memoryos:
             passphrase = unlock.env_passphrase()
         if passphrase is None and not keyring_status().usable:
             # no keyring: one passphrase typed once unlocks the user's and the assistant's vaults
-            exists = path.exists() and path.stat().st_size > 0
             passphrase = (
-                unlock._ask(f"Passphrase for {path}: ") if exists else unlock.ask_new_passphrase()
+                unlock.ask_new_passphrase() if is_new else unlock._ask(f"Passphrase for {path}: ")
             )
         if passphrase is not None:
             from engine.api import MemoryOS
@@ -193,13 +236,32 @@ class Memoryos:
                 path, create=True, embedder=embedder, chat=chat, background=background
             )
             memory.settings = settings  # this session's parameters; the vault's stay as saved
+        shared_path = assistant_vault_path(self.data_storage_path, assistant_id)
+        shared_is_new = not (shared_path.exists() and shared_path.stat().st_size > 0)
         try:
             shared = SharedKnowledge.open(
                 self.data_storage_path, assistant_id, embedder, passphrase
             )
         except BaseException:
             memory.close()
+            if is_new:
+                _erase(path)
             raise
+        if reference is not None:
+            try:
+                added = _run_import(memory, reference, {assistant_id: shared})
+            except BaseException:
+                memory.close()
+                shared.close()
+                _erase(path)  # no half-made vault: the next open tries again
+                if shared_is_new:
+                    _erase(shared_path)
+                raise
+            _notice(
+                f"imported the reference MemoryOS memory of user {user_id!r} from "
+                f"{self.data_storage_path}: {added.summary()} (its JSON files are left as they "
+                "were)"
+            )
         self._attach(memory, shared)
 
     @classmethod
@@ -265,11 +327,17 @@ class Memoryos:
             return strip_thinking(stream.collect()).strip()
 
     def get_user_profile_summary(self) -> str:
-        """The user profile as text, one 'name: value' line per slot; "None" when empty."""
+        """The user profile as text: a profile imported from the reference as the reference
+        returns it (its own text), then one 'name: value' line per other slot; "None" when
+        empty."""
+        from engine.reference_import import PROFILE_CATEGORY, PROFILE_NAME
+
         slots = self._memory.profile()
         if not slots:
             return "None"
-        return "\n".join(f"{slot.name}: {slot.value}" for slot in slots)
+        imported = [s for s in slots if (s.category, s.name) == (PROFILE_CATEGORY, PROFILE_NAME)]
+        learned = [f"{slot.name}: {slot.value}" for slot in slots if slot not in imported]
+        return "\n".join([slot.value for slot in imported] + learned)
 
     def get_assistant_knowledge_summary(self) -> list[dict]:
         """What the assistant did or promised: [{"knowledge": text, "timestamp": date}], shared by

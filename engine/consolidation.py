@@ -56,6 +56,7 @@ class Consolidator:
         self._idle = threading.Event()
         self._idle.set()
         self._run_lock = threading.Lock()
+        self._caught_up = False  # vocabulary.catch_up ran in this process
         # One job at a time, except PAGE_ADDED which runs in batches (one transaction).
         self._handlers: dict[str, Callable[[Job], None]] = {
             STM_OVERFLOW: lambda job: mid_term.overflow(ctx, self.model, job.id),
@@ -158,6 +159,9 @@ class Consolidator:
         """Run pending jobs until none is left (or max_jobs ran). Returns how many ran."""
         done = 0
         with self._run_lock:
+            if not self._caught_up:  # once per vault: words of pages stored without them
+                vocabulary.catch_up(self.ctx)
+                self._caught_up = True
             while max_jobs is None or done < max_jobs:
                 if stop is not None and stop.is_set():
                     break

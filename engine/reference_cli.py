@@ -71,18 +71,34 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from engine.reference_import import import_steps, read_reference, vault_counts
+    from engine.reference_import import (
+        find_users,
+        import_steps,
+        plural,
+        read_reference,
+        vault_counts,
+    )
 
     if not Path(args.path).expanduser().exists():
         raise errors.InvalidInputError(f"no folder at {args.path}")
+    if args.user is None:
+        users = find_users(args.path)
+        if len(users) > 1:
+            raise errors.InvalidInputError(
+                f"{args.path} holds {len(users)} users ({', '.join(users)}): choose one with "
+                f"--user, e.g. --user {users[0]}"
+            )
     data = read_reference(args.path, args.user, args.assistant)
     found = data.counts()
     print(f"Reference memory of user {data.user_id!r} in {data.folder}:")
     for key, label in COUNT_LABELS.items():
         print(f"  {label:32} {found[key]}")
     if data.recovered:
+        pages = plural(data.recovered, "mid-term page")
+        lost = "it" if data.recovered == 1 else "them"
         print(
-            f"  {data.recovered} mid-term page(s) only in chroma.sqlite3 (the reference's own JSON lost them): imported too"
+            f"  {pages} only in chroma.sqlite3 (the reference's own JSON lost {lost}): "
+            "imported too"
         )
     if data.assistants:
         print(f"  assistants: {', '.join(data.assistants)}")
@@ -105,18 +121,30 @@ def _run(args: argparse.Namespace) -> int:
         with tqdm(
             total=data.total_items + 1, desc="Importing", unit="item", file=sys.stderr
         ) as bar:
-            for done, total in import_steps(memory, data, shared):
+            steps = import_steps(memory, data, shared)
+            while True:
+                try:
+                    done, total = next(steps)
+                except StopIteration as finished:
+                    added = finished.value
+                    break
                 bar.total = total
                 bar.update(done - bar.n)
         for aid, store in shared.items():
             store.sync(memory)  # the user's copy of the assistant's knowledge
-            print(
-                f"Assistant {aid!r}: {len(store.entries())} pieces of knowledge in {store.vault.path}"
-            )
+            knowledge = plural(len(store.entries()), "piece", "pieces")
+            print(f"Assistant {aid!r}: {knowledge} of knowledge in {store.vault.path}")
         after = vault_counts(memory)
         print(f"Vault {memory.path.name}:        before  after")
         for key in after:
             print(f"  {key:22} {before[key]:6} {after[key]:6}")
+        if added.nothing:
+            print("Already in this vault: nothing new was added.")
+        else:
+            print(f"Added {added.summary()}.")
+            if added.already_pages:
+                already = plural(added.already_pages, "page")
+                print(f"Already in this vault, not added again: {already}.")
         if not args.no_consolidate:
             _consolidate_with_progress(memory)
     finally:

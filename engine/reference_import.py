@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,13 +27,15 @@ import numpy as np
 
 from engine.errors import InvalidInputError
 from engine.memory import keywords as keyword_tools
-from engine.memory import mid_term, short_term
+from engine.memory import mid_term, short_term, vocabulary
 from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT, Page, turn_id
 from engine.timestamps import parse_timestamp
+from engine.vault.jobs import LEARN_WORDS
 
 ORIGIN = "imported from the reference"
 PROFILE_CATEGORY, PROFILE_NAME = "imported", "profile from the reference MemoryOS"
 EMBED_BATCH = 32
+USER_FILES = ("short_term.json", "mid_term.json", "long_term_user.json")
 
 
 @dataclass
@@ -100,6 +102,50 @@ class ReferenceData:
         return len(self.short_term) + sum(len(s.pages) for s in self.sessions) + len(self.knowledge)
 
 
+@dataclass
+class Added:
+    """What an import really added: what the vault already held (an earlier import of the same
+    folder) is not counted."""
+
+    pages: int = 0
+    segments: int = 0
+    facts: int = 0
+    knowledge: int = 0  # assistant knowledge, in this vault or the assistant's shared vault
+    profile: bool = False
+    already_pages: int = 0  # pages of the folder the vault held before
+
+    @property
+    def nothing(self) -> bool:
+        return not (self.pages or self.segments or self.facts or self.knowledge or self.profile)
+
+    def summary(self) -> str:
+        """'26 pages in 1 topic, 4 facts, 1 piece of assistant knowledge and the profile'."""
+        parts = []
+        if self.pages or self.segments:
+            topics = f" in {plural(self.segments, 'topic')}" if self.segments else ""
+            parts.append(f"{plural(self.pages, 'page')}{topics}")
+        if self.facts:
+            parts.append(plural(self.facts, "fact"))
+        if self.knowledge:
+            parts.append(
+                plural(
+                    self.knowledge,
+                    "piece of assistant knowledge",
+                    "pieces of assistant knowledge",
+                )
+            )
+        if self.profile:
+            parts.append("the profile")
+        if not parts:
+            return "nothing new"
+        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def plural(count: int, one: str, many: str = "") -> str:
+    """'1 topic', '2 topics', '1 piece of knowledge', '3 pieces of knowledge'."""
+    return f"{count} {one if count == 1 else many or one + 's'}"
+
+
 # ---- reading --------------------------------------------------------------------------------
 
 
@@ -111,12 +157,31 @@ def find_users(folder: str | Path) -> list[str]:
 
         if reference_chroma.store_folder(folder) is not None:
             return reference_chroma.find_chroma_users(folder)
-        raise InvalidInputError(
-            f"{folder} is not a reference MemoryOS data folder: it has no users/ folder and no "
-            f"{reference_chroma.STORE_FOLDER}/{reference_chroma.CHROMA_FILE} "
-            "(pass the data_storage_path of the reference)"
-        )
+        raise InvalidInputError(_not_a_data_folder(folder, reference_chroma.STORE_FOLDER))
     return sorted(p.name for p in users.iterdir() if p.is_dir())
+
+
+def _not_a_data_folder(folder: str | Path, store: str) -> str:
+    """Why `folder` is not the reference's data folder (its data_storage_path, the one holding
+    users/), and which folder to choose instead when it is one user's folder or users/ itself.
+    Plain words: the app shows it as it is."""
+    chosen = Path(folder).expanduser().resolve()
+    if chosen.parent.name == "users" and any((chosen / n).is_file() for n in USER_FILES):
+        return (
+            f"{folder} is the folder of the user {chosen.name!r}, not a reference MemoryOS data "
+            f"folder: choose the folder two levels up, {chosen.parent.parent}, the one that "
+            "holds users/."
+        )
+    if chosen.name == "users" and chosen.is_dir():
+        if any((u / n).is_file() for u in chosen.iterdir() if u.is_dir() for n in USER_FILES):
+            return (
+                f"{folder} is not a reference MemoryOS data folder but its users/ folder: "
+                f"choose the folder one level up, {chosen.parent}."
+            )
+    return (
+        f"{folder} is not a reference MemoryOS data folder: it has no users/ folder and no "
+        f"{store}/ folder. Choose the reference's data folder, the one that holds users/."
+    )
 
 
 def read_reference(
@@ -190,9 +255,12 @@ def read_reference(
 def choose_user(place: Path, users: list[str], user_id: str | None) -> str:
     """The user to import from `place`: the one asked for, or the only one there."""
     if user_id is None:
+        if not users:
+            raise InvalidInputError(f"{place} holds no user's memory: nothing to import")
         if len(users) != 1:
-            listed = ", ".join(users) if users else "none"
-            raise InvalidInputError(f"{place} holds {len(users)} users ({listed}): choose one")
+            raise InvalidInputError(
+                f"{place} holds {len(users)} users ({', '.join(users)}): choose one"
+            )
         return users[0]
     if user_id not in users:
         raise InvalidInputError(f"{place} has no user {user_id!r} (it has {', '.join(users)})")
@@ -203,7 +271,10 @@ def _load(path: Path, kind: type, default: Any) -> Any:
     if not path.exists():
         return default
     try:
-        content = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if not text.strip():  # the reference reads an empty file as an empty memory too
+            return default
+        content = json.loads(text)
     except UnicodeDecodeError:
         raise InvalidInputError(f"{path} is not UTF-8 text; nothing was imported") from None
     except json.JSONDecodeError as exc:
@@ -312,22 +383,27 @@ def _knowledge(content: dict, key: str, kind: str, source: str, path: Path) -> l
 
 def import_steps(
     memory: Any, data: ReferenceData, shared: dict[str, Any] | None = None
-) -> Iterator[tuple[int, int]]:
+) -> Generator[tuple[int, int], None, Added]:
     """Import `data` into `memory` (an open engine.api.MemoryOS), yielding (done, total) while
     embedding; the write at the end is one transaction. Pages imported before (same reference
-    page id) are skipped, so running it twice adds nothing twice. `shared` maps assistant ids to
-    their engine.shared_knowledge.SharedKnowledge (a compat data folder): those assistants'
-    knowledge goes there, shared by all their users, instead of into this user's vault."""
+    page id) are skipped, so running it twice adds nothing twice; the generator returns what
+    was really added. `shared` maps assistant ids to their
+    engine.shared_knowledge.SharedKnowledge (a compat data folder): those assistants'
+    knowledge goes there, shared by all their users, instead of into this user's vault.
+    The pages' words join the vocabulary as any new exchange's do, in the background (a
+    LEARN_WORDS job queued with the pages)."""
     shared = shared or {}
     to_shared = {
         aid: [k for k in data.knowledge if k.source == f"assistant {aid}"] for aid in shared
     }
     knowledge = [k for k in data.knowledge if all(k not in v for v in to_shared.values())]
-    state_key = f"reference_import:{data.user_id}"
+    state_key = f"{vocabulary.IMPORTED_PREFIX}{data.user_id}"  # what was imported, by key
     seen = set(json.loads(memory.vault.get_meta(state_key) or "[]"))
     short = [p for p in data.short_term if _key(p) not in seen]
     sessions = [(s, [p for p in s.pages if _key(p) not in seen]) for s in data.sessions]
     pages = [p for _, ps in sessions for p in ps] + short
+    report = Added(already_pages=len(data.short_term) + sum(len(s.pages) for s in data.sessions))
+    report.already_pages -= len(pages)
     total = len(pages) + len(data.knowledge) + 1
     yield 0, total
 
@@ -354,12 +430,15 @@ def import_steps(
     for aid, store in shared.items():
         items = [(k.text[:2000], k.timestamp, ORIGIN) for k in to_shared[aid]]
         shared_added.append((store, store.add(items)))
+        report.knowledge += len(shared_added[-1][1])
     try:
         with memory.vault.transaction():
+            held_facts = {f.id for f in memory.vault.facts(None, True)}
             ids: dict[str, int] = {}
             for session, members in sessions:
                 if not members:
                     continue
+                report.segments += 1
                 conversation = f"reference-{data.user_id}-{session.session_id}"[:200]
                 memory.vault.ensure_conversation(
                     conversation, session.created, title=(session.summary or "Imported topic")[:60]
@@ -397,7 +476,8 @@ def import_steps(
                 for page in short:
                     _insert(memory, page, conversation, drafts, page_vectors, now, added)
             if data.profile:
-                memory.persona.set_slot(
+                current = memory.vault.active_slot(PROFILE_CATEGORY, PROFILE_NAME)
+                slot_id = memory.persona.set_slot(
                     PROFILE_CATEGORY,
                     PROFILE_NAME,
                     data.profile,
@@ -405,8 +485,9 @@ def import_steps(
                     evidence=[],
                     now=data.profile_updated or now,
                 )
+                report.profile = current is None or slot_id != current.id
             for item, vector in zip(knowledge, fact_vectors, strict=True):
-                memory.persona.remember_fact(
+                fact_id = memory.persona.remember_fact(
                     item.kind,
                     item.text[:2000],
                     status=ACTIVE,
@@ -415,7 +496,15 @@ def import_steps(
                     now=item.timestamp,
                     vector=vector,
                 )
+                if fact_id not in held_facts:  # not already there, nor merged into another
+                    held_facts.add(fact_id)
+                    if item.kind == USER_FACT:
+                        report.facts += 1
+                    else:
+                        report.knowledge += 1
             memory.vault.set_meta(state_key, json.dumps(sorted(seen | {_key(p) for p in pages})))
+            if added:  # their words join the vocabulary (query expansion reads it)
+                memory.vault.enqueue(LEARN_WORDS, {"upto": max(i for i, _, _ in added)}, now)
             short_term.check_overflow(memory.ctx, now)
     except BaseException:
         memory.fact_mirror.reset()  # it saw facts the rollback removed: reload from the file
@@ -429,7 +518,9 @@ def import_steps(
     for event in ("pages", "segments", "facts", "jobs"):
         memory._notify(event)
     memory.consolidator.wake()
+    report.pages = len(added)
     yield total, total
+    return report
 
 
 def import_reference(

@@ -127,7 +127,7 @@ def test_the_command_line_detects_the_variant(home):
     out = dry.stdout.decode()
     assert "Reference memory of user 'maya'" in out and "Dry run: nothing was written." in out
     assert "mid-term pages                   5" in out
-    assert "1 mid-term page(s) only in chroma.sqlite3" in out
+    assert "1 mid-term page only in chroma.sqlite3" in out
     assert not (home / "data" / "vaults").exists()
 
     done = run_cli("import-reference", str(FIXTURE), "--vault", "maya", "--embedder", "fake",

@@ -169,7 +169,7 @@ def test_a_failure_while_writing_leaves_the_vault_as_it_was(memory, monkeypatch)
     assert [p.page.user_input for p in found.pages] in ([], ["Before the import"])
 
 
-def test_several_users_must_be_chosen(tmp_path):
+def test_several_users_must_be_chosen(tmp_path, home):
     folder = copy_fixture(tmp_path)
     shutil.copytree(folder / "users" / "alex", folder / "users" / "sam")
     with pytest.raises(errors.InvalidInputError, match=r"holds 2 users \(alex, sam\): choose one"):
@@ -177,6 +177,128 @@ def test_several_users_must_be_chosen(tmp_path):
     assert read_reference(folder, "sam").user_id == "sam"
     with pytest.raises(errors.InvalidInputError, match="is not a reference MemoryOS data folder"):
         read_reference(folder / "users")
+    # the command says how to choose
+    done = run_cli("import-reference", str(folder), "--dry-run", "--embedder", "fake", home=home)
+    assert done.returncode == 2
+    said = done.stderr.decode()
+    assert "holds 2 users (alex, sam)" in said and "--user" in said
+
+
+def test_choosing_a_user_folder_names_the_data_folder_to_choose(tmp_path):
+    """A person choosing users/alex (or users/) is told which folder holds users/, in words
+    that fit the app as well as the terminal."""
+    folder = copy_fixture(tmp_path)
+    with pytest.raises(errors.InvalidInputError) as caught:
+        read_reference(folder / "users" / "alex")
+    said = str(caught.value)
+    assert "two levels up" in said and f"{folder.resolve()}," in said
+    assert "pass the" not in said
+    with pytest.raises(errors.InvalidInputError, match="one level up"):
+        read_reference(folder / "users")
+
+
+def test_an_empty_file_reads_as_empty_and_the_rest_is_imported(memory, tmp_path):
+    """The reference reads a 0-byte (or blank) file as an empty memory; so do we."""
+    folder = copy_fixture(tmp_path)
+    (folder / "users" / "alex" / "short_term.json").write_bytes(b"")
+    (folder / "assistants" / "helper" / "long_term_assistant.json").write_text(" \n")
+    data = read_reference(folder)
+    assert data.short_term == [] and data.assistants == ["helper"]
+    after = import_reference(memory, data)
+    assert after["short_term_pages"] == 0
+    assert after["mid_term_pages"] == sum(
+        len(s["details"]) for s in raw("mid_term.json")["sessions"].values()
+    )
+    assert after["profile_slots"] == 1 and after["user_facts"] == len(raw_knowledge()[0])
+
+
+def test_a_second_import_reports_that_nothing_new_was_added(memory):
+    from engine.reference_import import import_steps
+
+    def run(data):
+        steps = import_steps(memory, data)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as finished:
+                return finished.value
+
+    first = run(read_reference(FIXTURE))
+    found = read_reference(FIXTURE).counts()
+    assert first.pages == found["short_term_pages"] + found["mid_term_pages"]
+    assert first.summary() == (
+        f"{first.pages} pages in 2 topics, 2 facts, 1 piece of assistant knowledge and the profile"
+    )
+    again = run(read_reference(FIXTURE))
+    assert again.nothing and again.summary() == "nothing new"
+    assert again.already_pages == first.pages
+
+
+def test_the_command_says_when_nothing_new_was_added(home):
+    args = ("import-reference", str(FIXTURE), "--vault", "alex", "--embedder", "fake",
+            "--no-consolidate")  # fmt: skip
+    first = run_cli(*args, home=home)
+    assert first.returncode == 0, first.stderr
+    assert "Added 10 pages in 2 topics, 2 facts, 1 piece of assistant knowledge and the " \
+        "profile." in first.stdout.decode()  # fmt: skip
+    again = run_cli(*args, home=home)
+    assert again.returncode == 0, again.stderr
+    said = again.stdout.decode()
+    assert "Already in this vault: nothing new was added." in said and "Added" not in said
+
+
+def test_imported_pages_join_the_vocabulary(memory):
+    """Query expansion widens a question's words to the words the vault's pages use: imported
+    pages are among them, as any new exchange is, once consolidation has run."""
+    from engine.memory import keywords
+
+    memory.run_consolidation()  # the vault's one-time catch-up is done: the import must say
+    import_reference(memory, read_reference(FIXTURE))
+    memory.run_consolidation()
+    words = ["hiking", "mountains", "tahoe", "nurse", "hospital", "spanish", "peanuts", "sister"]
+    known = memory.vault.word_ids([keywords.fts_term(w) for w in words])
+    assert sorted(known) == sorted(keywords.fts_term(w) for w in words)
+    assert memory.consolidation_status().words == len(memory.word_mirror) > 50
+
+
+def test_a_vault_whose_imported_pages_missed_the_vocabulary_learns_them(memory):
+    """A vault filled by an import of an earlier version (pages stored, no words learned, no
+    job queued) gets its words from consolidation's one-time catch-up, in the background."""
+    from engine.memory import keywords, vocabulary
+
+    import_reference(memory, read_reference(FIXTURE))
+    with memory.vault.transaction():  # as an earlier version left it: no job for the words
+        for job in memory.vault.pending_jobs(limit=100):
+            if job.kind == "learn_words":
+                memory.vault.finish_job(job.id)
+    memory.run_consolidation()
+    assert memory.vault.word_ids([keywords.fts_term("tahoe")])
+    assert vocabulary.catch_up(memory.ctx) is False  # once: later runs cost one meta read
+
+
+@pytest.mark.real_models
+def test_expansion_finds_an_imported_turn_by_a_related_word(tmp_path, memory_keyring, chat):
+    """"sibling" is said nowhere; the imported "My sister Jo is visiting" is found through the
+    vocabulary's "sister"."""
+    from engine.api import MemoryOS
+    from engine.backends.embedder import SentenceTransformerEmbedder
+    from engine.retrieval import retrieve
+
+    memory = MemoryOS.open(
+        tmp_path / "expansion.memoryos",
+        create=True,
+        embedder=SentenceTransformerEmbedder(),
+        chat=chat,
+        background=False,
+    )
+    try:
+        import_reference(memory, read_reference(FIXTURE))
+        memory.run_consolidation()
+        found, _ = retrieve(memory, "Which sibling is coming to see me?", max_pages=4)
+        sister = [t for t in found.turns if "sister Jo" in memory.page(t.page_id).user_input]
+        assert any("expansion" in turn.sources for turn in sister)
+    finally:
+        memory.close()
 
 
 def test_the_command_line_dry_run_and_import(home):
@@ -219,7 +341,7 @@ def test_into_a_data_folder_the_assistants_knowledge_is_shared_by_its_users(home
         for k in json.loads((FIXTURE / "assistants" / "helper" / "long_term_assistant.json")
                             .read_text())["assistant_knowledge"]
     ]  # fmt: skip
-    assert "Assistant 'helper': 1 pieces of knowledge" in done.stdout.decode()
+    assert "Assistant 'helper': 1 piece of knowledge" in done.stdout.decode()
     assert (folder / "users" / "alex" / "vault.memoryos").is_file()
     assert assistant_vault_path(folder, "helper").is_file()
 

@@ -134,6 +134,25 @@ def test_an_export_restores_into_a_new_vault_as_it_was(memory, chat, restored, t
     assert restored.consolidation_status().words > 0
 
 
+def test_restored_exchanges_join_the_vocabulary_of_a_vault_in_use(memory, chat, restored):
+    """Restored into a vault that already talks (its own words learned, its one-time catch-up
+    done): the restored exchanges' words join the vocabulary as a new exchange's would."""
+    from engine.memory import keywords
+
+    _fill(memory, chat)
+    memory.run_consolidation()
+    restored.add_memory("I repair old bicycles.", "Nice hobby.")
+    restored.run_consolidation()
+    restore.restore(restored, memory.export_json())
+    restored.run_consolidation()
+    words = ["sourdough", "greyhound", "toronto", "bicycles"]
+    known = restored.vault.word_ids([keywords.fts_term(w) for w in words])
+    assert sorted(known) == sorted(keywords.fts_term(w) for w in words)
+    original = {t for t, in memory.vault.conn.execute("SELECT term FROM words")}
+    now = {t for t, in restored.vault.conn.execute("SELECT term FROM words")}
+    assert original <= now
+
+
 def test_restoring_twice_adds_nothing_twice(memory, chat, restored, tmp_path):
     _fill(memory, chat)
     data = memory.export_json()

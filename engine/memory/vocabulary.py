@@ -13,13 +13,19 @@ whole vocabulary goes with a wipe or a change of embedder (then it is learned ag
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from engine.memory import backfill, keywords
 from engine.memory.context import MemoryContext
 from engine.records import Page
+from engine.vault.jobs import LEARN_WORDS
 
 CHUNK = 500  # pages per transaction when learning a backlog (the LEARN_WORDS job)
+CURSOR = "words_learned_upto"  # meta: every page up to this id has had its words learned
+CAUGHT_UP = "words_caught_up"  # meta: `catch_up` has run on this vault
+IMPORTED_PREFIX = "reference_import:"  # meta: a reference import's record (reference_import.py)
 
 
 def _learnable(word: str) -> bool:
@@ -80,12 +86,34 @@ def learn_backlog(ctx: MemoryContext, job_id: int, upto: int) -> None:
         ctx,
         job_id,
         upto=upto,
-        cursor="words_learned_upto",
+        cursor=CURSOR,
         chunk=CHUNK,
         prepare=lambda batch: prepare(ctx, batch),
         write=lambda prepared: store(ctx, prepared),
         committed=ctx.word_mirror.add_many,
     )
+
+
+def catch_up(ctx: MemoryContext) -> bool:
+    """Once per vault: pages that a reference import stored before imports queued their own
+    LEARN_WORDS job never joined the vocabulary; queue one for the pages past the backlog's
+    cursor (those already learned cost a read and no embedding). After the first run this is
+    one meta read. Returns whether a job was queued."""
+    vault = ctx.vault
+    if vault.get_meta(CAUGHT_UP):
+        return False
+    with vault.transaction():
+        if vault.get_meta(CAUGHT_UP):  # another process got there first
+            return False
+        imported = any(
+            str(row["key"]).startswith(IMPORTED_PREFIX) for row in vault.dump_table("meta")
+        )
+        newest = vault.newest_page_id()
+        queued = imported and newest > int(vault.get_meta(CURSOR) or 0)
+        if queued:
+            vault.enqueue(LEARN_WORDS, {"upto": newest}, time.time())
+        vault.set_meta(CAUGHT_UP, "1")
+    return queued
 
 
 def unsaid(ctx: MemoryContext, terms: list[str], page_ids: list[int]) -> list[int]:

@@ -100,6 +100,11 @@ class WordsMixin:
             self.conn.execute(f"DELETE FROM words WHERE id IN ({marks})", chunk)
 
     @_locked
+    def newest_page_id(self) -> int:
+        """The highest page id, 0 when there is none: where a LEARN_WORDS backlog ends."""
+        return self.conn.execute("SELECT coalesce(max(id), 0) FROM pages").fetchall()[0][0]
+
+    @_locked
     def clear_words(self) -> None:
         """Empty the vocabulary (a wipe; a new embedder, whose vectors differ)."""
         self.conn.execute("DELETE FROM words_vec")
