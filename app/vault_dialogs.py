@@ -65,16 +65,22 @@ def centre_over(dialog: QWidget, window: QWidget | None) -> None:
 
 
 class _KeepCentred(QObject):
-    """Centres its dialog again whenever the window under it is resized while it is shown."""
+    """Centres its dialog again whenever the window under it, or its conversation area, is
+    resized or moved while it is shown: the area also moves within a window of the same size
+    (the toolbar turning to icons, a banner shown or hidden)."""
 
     def __init__(self, dialog: QWidget, window: QWidget) -> None:
         super().__init__(dialog)
-        self.dialog = dialog
+        self.dialog, self.window = dialog, window
         window.installEventFilter(self)
+        area = getattr(window, "view", None)
+        if isinstance(area, QWidget):
+            area.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.Resize and self.dialog.isVisible():
-            centre_over(self.dialog, watched)
+        moved = event.type() in (QEvent.Type.Resize, QEvent.Type.Move)
+        if moved and self.dialog.isVisible():
+            centre_over(self.dialog, self.window)
         return False
 
 
