@@ -27,6 +27,11 @@ examples:
                                      restore that export into a new vault
   memoryos doctor                    check keyring, encryption, models and the vault
   memoryos models                    models on this computer, local servers, downloads
+
+environment:
+  MEMORYOS_PASSPHRASE                the vault's passphrase where no keyring holds its key
+                                     (asked for in a terminal when it is not set)
+  MEMORYOS_HOME                      keep the vaults, settings and logs in this folder
 """
 
 
@@ -103,9 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Each line starts with its id: f12 is a fact or assistant knowledge, p3 a "
         "profile entry; `memoryos facts delete` takes these ids.",
     )
-    listing.add_argument("--search", default=None)
+    listing.add_argument("--search", default=None, metavar="TEXT", help="only those containing TEXT")
     listing.add_argument("--all", action="store_true", help="include superseded facts")
-    listing.add_argument("--json", action="store_true")
+    listing.add_argument("--json", action="store_true", help="as JSON, one object per item")
     delete = facts_cmd.add_parser(
         "delete",
         help="delete facts and profile entries by id (f12, p3; a bare 12 is fact 12)",
@@ -117,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("ids", nargs="+", metavar="ID", help="f12, p3, `profile 3` or 12")
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     add = facts_cmd.add_parser("add", help="tell the assistant a fact")
-    add.add_argument("text")
+    add.add_argument("text", help="the fact, in your words (quote it: \"I am vegan\")")
     for action in (listing, delete, add):
         _vault_options(action, after_action=True)
 
@@ -130,7 +135,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _vault_options(forget)
     forget.add_argument("what", choices=("page", "segment", "conversation", "everything"))
-    forget.add_argument("id", nargs="?", default=None)
+    forget.add_argument(
+        "id",
+        nargs="?",
+        default=None,
+        help="which one: a page is one exchange (its id is in `memoryos export`, the MCP tools "
+        "and the app's privacy panel), a segment a topic (the app's Memory inspector), a "
+        "conversation its id (`memoryos export`); not needed for everything",
+    )
     forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
 
     status = commands.add_parser("status", help="vault and consolidation status")
@@ -255,6 +267,10 @@ def _run_evaluation(module: str, function: str, argv: list[str]) -> int:
     import importlib
 
     missing = [name for name in EVAL_EXTRA if not _installed(name)]
+    if missing and ({"-h", "--help"} & set(argv) or not argv):
+        # The options need no extra to be read: the help is shown, and what to install.
+        print(f"(to run it, install the evaluation extra: {' and '.join(missing)} are missing)")
+        return getattr(importlib.import_module(module), function)(argv or ["--help"]) or 0
     if missing:
         print(
             f"memoryos: evaluation and benchmarks need {' and '.join(missing)}, not installed "

@@ -70,3 +70,28 @@ def test_rekey_help_says_what_it_does(home):
     assert done.returncode == 0
     description = " ".join(lines[lines.index("") + 1 : lines.index("options:")]).split()
     assert " ".join(description).startswith("Re-encrypt every page of the vault under a passphrase")
+
+
+def test_the_help_names_the_environment_and_what_each_argument_is(home):
+    said = run_cli("--help", home=home).stdout.decode()
+    assert "MEMORYOS_PASSPHRASE" in said and "MEMORYOS_HOME" in said
+    forget = run_cli("forget", "--help", home=home).stdout.decode()
+    assert "a page is one exchange" in forget
+    listing = run_cli("facts", "list", "--help", home=home).stdout.decode()
+    assert "--search TEXT" in listing and "as JSON" in listing
+
+
+def test_eval_help_is_shown_without_the_evaluation_extra(monkeypatch, capsys):
+    """`memoryos eval --help` refused to say anything before the extra was installed."""
+    import pytest
+
+    from engine import cli
+
+    monkeypatch.setattr(cli, "_installed", lambda name: False)
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["eval", "locomo", "--help"])
+    assert ended.value.code == 0
+    out = capsys.readouterr().out
+    assert "install the evaluation extra" in out and "--data" in out
+    assert cli.main(["eval", "locomo", "--data", "x.json"]) == 2  # running it still needs it
+    assert "pip install" in capsys.readouterr().err

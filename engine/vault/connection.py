@@ -65,8 +65,9 @@ def open_connection(
             conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
         except apsw.NotADBError:
             raise errors.WrongKeyError(
-                "wrong key or passphrase for this vault (nothing was changed): "
-                "try again, or restore the key"
+                "wrong key or passphrase for this vault (nothing was changed): check the "
+                "passphrase and try again (a vault whose key was in the keyring needs that "
+                "keyring entry back)"
             ) from None
         app_id = conn.execute("PRAGMA application_id").fetchall()[0][0]
         if exists and app_id != APPLICATION_ID:
