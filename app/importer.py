@@ -21,8 +21,9 @@ def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tupl
     Each transcript conversation gets its own id, so the conversation on screen is untouched.
     A MemoryOS export ("Export everything", `memoryos export`) is restored instead, all or
     nothing, reporting through `progress(fraction, label)`; it returns the restore's report.
+    A transcript returns what the retention setting will forget of it ("" for nothing).
     """
-    from engine import restore, transcripts
+    from engine import forgetting, restore, transcripts
 
     data = transcripts.load(path)
     if restore.is_export(data):
@@ -32,6 +33,9 @@ def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tupl
 
         return restore.restore(mem, data, progress=embedded)
     exchanges = transcripts.exchanges_of(data)
+    note = forgetting.retention_note(
+        mem.retention()[0], [e.timestamp for e in exchanges], time.time()
+    )
     ids: dict[str | None, str] = {}
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for done, exchange in enumerate(exchanges, start=1):
@@ -40,7 +44,7 @@ def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tupl
         mem.add_memory(exchange.user_input, exchange.agent_response, exchange.timestamp,
                        exchange.meta, conversation_id=ids[exchange.conversation], source="import")
         yield done, len(exchanges)
-    return len(exchanges)
+    return note
 
 
 def _progress_dialog(parent: QWidget, label: str, cancel: str) -> QProgressDialog:
@@ -82,8 +86,10 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
             show_message(parent, "Restore", "\n".join(result.lines()))
             return
         stopped = " (stopped)" if worker.cancelled else ""
+        note = result if isinstance(result, str) else ""  # what retention will forget
         show_message(parent, "Import", f"Imported {state['done']} exchanges{stopped}. "
-                     "Consolidation continues in the background.")
+                     "Consolidation continues in the background." + (f"\n\n{note}" if note else ""),
+                     warning=bool(note))
 
     def failed(error: Exception) -> None:
         dialog.close()

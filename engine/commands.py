@@ -235,7 +235,7 @@ def _open_for_import(args, *, create: bool):
 
 
 def run_import(args) -> int:
-    from engine import restore, transcripts
+    from engine import forgetting, restore, transcripts
 
     data = transcripts.load(args.file)  # checked before any vault is opened or created
     if restore.is_export(data):
@@ -244,6 +244,18 @@ def run_import(args) -> int:
     memory = _open_for_import(args, create=args.create)
     try:
         from tqdm import tqdm
+
+        note = forgetting.retention_note(
+            memory.retention()[0], [e.timestamp for e in exchanges], time.time()
+        )
+        if note:
+            print(note, file=sys.stderr)
+            if sys.stdin.isatty() and input("Import anyway? [y/N] ").strip().lower() not in (
+                "y",
+                "yes",
+            ):
+                print("Nothing was imported.", file=sys.stderr)
+                return 1
 
         conversations: dict[str | None, str] = {}
         added = 0

@@ -260,6 +260,28 @@ def apply_retention(ctx: MemoryContext, days: int, keep_facts: bool, now: float)
         total += len(forget(ctx, ids, keep_facts=keep_facts).pages)
 
 
+def retention_note(days: int, timestamps, now: float) -> str:
+    """What a retention of `days` will do to exchanges dated `timestamps` (an import; any form
+    add_memory takes, None for now): "" when it keeps them all. Imported with older dates, they
+    went at the next consolidation without a word."""
+    from engine.timestamps import parse_timestamp
+
+    if days <= 0:
+        return ""
+    cutoff = now - days * 86400.0
+    old = sum(1 for ts in timestamps if parse_timestamp(ts, default=now) < cutoff)
+    if not old:
+        return ""
+    these = "1 of these exchanges is" if old == 1 else f"{old} of these exchanges are"
+    span = "1 day" if days == 1 else f"{days} days"
+    return (
+        f"{these} older than the {span} your memory keeps exchanges (Settings → Memory → "
+        "Forget exchanges after), so consolidation will forget "
+        f"{'it' if old == 1 else 'them'}. Turn that off first to keep "
+        f"{'it' if old == 1 else 'them'}."
+    )
+
+
 def retention_preview(
     ctx: MemoryContext, days: int, keep_facts: bool, now: float
 ) -> ForgetPreview:

@@ -242,3 +242,24 @@ def test_facts_delete_in_a_terminal_asks_first(tmp_path, home):
     fact = data["facts"][0]["ref"]
     code, out, _ = _in_a_terminal(home, "", "facts", "delete", fact, "--yes", *FAKE)
     assert code == 0 and "Delete this item?" not in out and "Deleted 1 fact(s)." in out
+
+
+def test_import_says_what_the_retention_setting_will_forget(tmp_path, home):
+    """Exchanges imported with dates older than the retention went at the next consolidation
+    without a word: the import says so first (a terminal is asked; a script is told)."""
+    import dataclasses
+
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+    from engine.forgetting import retention_note
+
+    transcript = write_transcript(tmp_path)  # dated March 2025
+    path = home / "data" / "vaults" / "default.memoryos"
+    with MemoryOS.open(path, create=True, passphrase="correct horse battery",
+                       embedder=HashEmbedder(384), background=False) as memory:  # fmt: skip
+        memory.update_settings(dataclasses.replace(memory.settings, retention_days=30))
+    done = run_cli("import", str(transcript), "--no-consolidate", *FAKE, home=home)
+    said = done.stderr.decode()
+    assert done.returncode == 0, said
+    assert "1 of these exchanges is older than the 30 days your memory keeps" in said  # dated
+    assert retention_note(0, [0.0], 1e9) == "" and retention_note(30, [9e8], 9e8 + 1) == ""

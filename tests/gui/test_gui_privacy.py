@@ -241,3 +241,21 @@ def test_the_delete_question_says_the_source_exchange_stays():
     assert both.startswith("Delete these 2 items?") and "exchanges they were learned" in both
     typed = delete_question([item("")])
     assert "Forget its conversation" not in typed and "no longer be recalled" in typed
+
+
+def test_importing_old_exchanges_says_what_retention_will_forget(qtbot, window, memory, tmp_path):
+    import dataclasses
+
+    from app.importer import import_transcript
+
+    memory.update_settings(dataclasses.replace(memory.settings, retention_days=7))
+    transcript = tmp_path / "old.json"
+    transcript.write_text(json.dumps([
+        {"user": "I moved to Porto.", "assistant": "Nice.", "timestamp": "2024-01-05T10:00:00Z"},
+        {"user": "I love the tiles.", "assistant": "Lovely.", "timestamp": "2024-01-06T10:00:00Z"},
+    ]), encoding="utf-8")  # fmt: skip
+    import_transcript(window, window.session, str(transcript))
+    qtbot.waitUntil(lambda: _message(window, "Import") is not None)
+    text = _message(window, "Import").text()
+    assert "Imported 2 exchanges" in text
+    assert "2 of these exchanges are older than the 7 days your memory keeps" in text
