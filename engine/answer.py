@@ -156,6 +156,13 @@ class ResponseStream(Iterator[str]):
             return
         if self.replaces is not None and self.cancelled:
             return  # a regeneration stopped half-way does not take the finished answer's place
+        if not answer and not self.cancelled:
+            # An exchange with an empty answer is no memory; it was stored and shown as one.
+            self.error = errors.BackendError(
+                "The model wrote nothing this time: send the message again, or choose another "
+                "model if it keeps happening."
+            )
+            raise self.error
         meta = {"stopped": True} if self.cancelled else {}
         if not self.memories:  # saved as such: "Used no memories" reads back, not nothing
             meta["remembered_none"] = True

@@ -184,3 +184,14 @@ def test_a_stopped_regeneration_keeps_the_old_exchange(memory, chat):
     assert [(p.id, p.agent_response) for p in memory.pages()] == [
         (first.page.id, "A whole answer about sourdough, proofing and baking times.")
     ]
+
+
+def test_an_empty_answer_is_an_error_not_a_memory(memory, chat):
+    """A model that wrote nothing left an exchange with an empty answer in memory (seen once in
+    four runs of the reference's demo through the compatibility class)."""
+    from engine.errors import BackendError
+
+    chat.queue("   ")
+    with pytest.raises(BackendError, match="wrote nothing"):
+        memory.get_response("Are you there?").collect()
+    assert memory.pages() == []
