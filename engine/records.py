@@ -197,7 +197,10 @@ class ProfileSlot:
     @property
     def text(self) -> str:
         """The slot as a line: "location: Zürich". A slot whose value already says its name
-        ("likes hiking", filed under "hiking") is its value alone, not "hiking: likes hiking"."""
+        ("likes hiking", filed under "hiking") is its value alone, not "hiking: likes hiking",
+        and so is an imported one (its name says where it came from, not what it is about)."""
+        if self.category == "imported":
+            return self.value
         name = self.name.replace("_", " ")
         if name.lower() in self.value.lower():
             return self.value

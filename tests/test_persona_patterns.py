@@ -151,3 +151,6 @@ def test_a_profile_slot_reads_as_one_line_without_saying_its_name_twice():
     # what the patterns store for "I love hiking": the object under its own name
     [liked] = [s for s in slot_candidates(page("I love hiking.")) if s.category == "preference"]
     assert slot(liked.category, liked.name, liked.value).text == "likes hiking"
+    # the reference's profile, imported whole: its text alone, as the reference shows it
+    imported = slot("imported", "profile from the reference MemoryOS", "Tom is a nurse.")
+    assert imported.text == "Tom is a nurse."
