@@ -1,14 +1,12 @@
-"""The memory parameters form, declared as data over the MemorySettings dataclass fields, and
-what Settings needs around it: the retention question, a wheel that scrolls the page."""
+"""The memory parameters form, declared as data over the MemorySettings dataclass fields."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -16,12 +14,12 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QLabel,
-    QMessageBox,
     QSpinBox,
     QWidget,
 )
 
 from app.theme import pixels
+from app.widgets import TallLabel
 
 # The person's privacy choices, not parameters of the paper: "Reset to the paper's defaults"
 # keeps them (a reset that silently turned retention off, or on, was a surprise).
@@ -195,70 +193,9 @@ class MemoryForm(QWidget):
         return first
 
 
-class TallLabel(QLabel):
-    """A wrapped hint that keeps the height its text needs: a form layout short of room would
-    otherwise squeeze it into the row above."""
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        hint = super().minimumSizeHint()
-        width = max(self.width(), self.minimumWidth())
-        return QSize(hint.width(), max(hint.height(), self.heightForWidth(width)))
-
-
 def count(number: float, unit: str) -> str:
     """'1 day', '2 days', '0.5 days'."""
     return f"{number:g} {unit}" + ("" if number == 1 else "s")
-
-
-def retention_tightened(old: Any, new: Any) -> bool:
-    """Would the `new` settings forget exchanges (or what they taught) that `old` keeps?"""
-    if new.retention_days <= 0:
-        return False
-    shorter = old.retention_days <= 0 or new.retention_days < old.retention_days
-    return shorter or (old.retention_keeps_facts and not new.retention_keeps_facts)
-
-
-def retention_question(parent: QWidget, preview: Any, settings: Any) -> QMessageBox:
-    """"N exchanges are older than X and will be forgotten. Forget them?" (`preview`: what the
-    engine would forget). Cancel is the default; the caller opens it, reads `clickedButton()`."""
-    pages = len(preview.pages)
-    learned = [count(len(preview.facts), "fact")] if preview.facts else []
-    if preview.slots:
-        entries = len(preview.slots)
-        learned.append(f"{entries} profile entr{'y' if entries == 1 else 'ies'}")
-    them = "it" if pages == 1 else "them"
-    also = f" (and {' and '.join(learned)} learned only from {them})" if learned else ""
-    text = (f"{count(pages, 'exchange')}{also} {'is' if pages == 1 else 'are'} older than "
-            f"{count(settings.retention_days, 'day')} and will be forgotten. Forget {them}?")
-    box = QMessageBox(QMessageBox.Icon.Warning, "Forget old exchanges?", text,
-                      QMessageBox.StandardButton.Cancel, parent)
-    box.setObjectName("retentionQuestion")
-    kept = f"What was learned from {them} stays. " if settings.retention_keeps_facts else ""
-    gone = "it cannot" if pages == 1 else "they cannot"
-    box.setInformativeText(f"{kept}The next consolidation, in the background, deletes {them} "
-                           f"for good: {gone} be brought back. Cancel keeps {them}, and the "
-                           "retention you had.")
-    box.setDetailedText("\n".join(preview.lines()))
-    box.addButton(f"Forget {them}", QMessageBox.ButtonRole.DestructiveRole)
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-    return box
-
-
-class WheelGuard(QObject):
-    """Wheel events scroll the page, not the spin box or combo box under the pointer, unless
-    that field has the keyboard focus (scrolling Settings changed Capacity from 10 to 7)."""
-
-    def guard(self, root: QWidget) -> None:
-        for widget in root.findChildren(QWidget):
-            if isinstance(widget, (QAbstractSpinBox, QComboBox)):
-                widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel does not focus it
-                widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.Wheel and not watched.hasFocus():  # type: ignore[attr-defined]
-            event.ignore()  # ignored, the event goes on to the parents: the scroll area
-            return True
-        return False
 
 
 def _input(spec: Field, default: Any) -> QWidget:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QAbstractSpinBox,
+    QComboBox,
     QHeaderView,
     QLabel,
     QStackedWidget,
@@ -110,3 +112,31 @@ class WithPlaceholder(QStackedWidget):
         if text is not None:
             self.placeholder.setText(text)
         self.setCurrentWidget(self.placeholder if empty else self.widget)
+
+
+class TallLabel(QLabel):
+    """A wrapped hint that keeps the height its text needs: a form layout short of room would
+    otherwise squeeze it into the row above."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().minimumSizeHint()
+        width = max(self.width(), self.minimumWidth())
+        return QSize(hint.width(), max(hint.height(), self.heightForWidth(width)))
+
+
+class WheelGuard(QObject):
+    """Wheel events scroll the page, not the spin box or combo box under the pointer, unless
+    that field has the keyboard focus (scrolling Settings changed Capacity from 10 to 7)."""
+
+    def guard(self, root: QWidget) -> None:
+        for widget in root.findChildren(QWidget):
+            if isinstance(widget, (QAbstractSpinBox, QComboBox)):
+                widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel does not focus it
+                widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if (event.type() == QEvent.Type.Wheel
+                and not watched.hasFocus()):  # type: ignore[attr-defined]
+            event.ignore()  # ignored, the event goes on to the parents: the scroll area
+            return True
+        return False

@@ -1,0 +1,93 @@
+"""What Settings asks off the GUI thread: a GGUF file's metadata and context limits, a server's
+models, GPU support, the keyring; and keeping an API key in it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def gguf_summary(path: str) -> str:
+    """The file's metadata as one HTML paragraph (runs in a worker)."""
+    from models.catalogue import gguf_info
+
+    return _summary(gguf_info(path))
+
+
+def _summary(info: Any) -> str:
+    size = info.size_bytes / 1e9
+    params = f"{info.parameters / 1e9:.2f} B parameters" if info.parameters >= 1e8 else (
+        f"{info.parameters / 1e6:.0f} M parameters")
+    context = (f"{info.context_length:,} tokens context" if info.context_length
+               else "context unknown")
+    template = ("chat template included" if info.chat_template
+                else "no chat template (a generic one is used)")
+    return (f"<b>{info.name or info.architecture}</b><br>{info.architecture} · {params} · "
+            f"{info.quantisation} · {size:.2f} GB<br>{context} · {template}")
+
+
+def read_gguf(path: str) -> tuple[str, str, Exception | None, Any]:
+    """(path, gguf_summary's HTML, None, context_limits), or (path, "", why it cannot be read,
+    None) (a worker: the answer names its file, so a late one for a file no longer chosen is
+    told apart)."""
+    from models.catalogue import gguf_info
+
+    try:
+        html = _summary(gguf_info(path))
+    except Exception as error:  # reported to the person, like the pool's errors
+        return path, "", error, None
+    return path, html, None, context_limits(path)
+
+
+def context_limits(path: str) -> tuple[int, int, int]:
+    """(the context the file was trained for, the context fitted to this computer, KV cache
+    bytes per token of context), 0 where unknown (a worker: it reads the machine)."""
+    from app.model_picker import fit_file
+    from models.fit import shape_of
+
+    try:
+        shape = shape_of(path)
+    except Exception:  # the summary said what is wrong with the file
+        return 0, 0, 0
+    try:
+        fit = fit_file(path)
+        fitted = fit.n_ctx if fit.fits else 0
+    except Exception:  # the warning still says what the file was trained for
+        fitted = 0
+    return shape.trained_context, fitted, shape.kv_bytes_per_token
+
+
+def bundled_limits() -> tuple[str, tuple[int, int, int]]:
+    """(the bundled model's file, its context_limits)."""
+    from models.catalogue import bundled_gguf_path
+
+    path = str(bundled_gguf_path())
+    return path, context_limits(path)
+
+
+def keyring_check() -> Any:
+    from engine.api import keyring_status
+
+    return keyring_status()
+
+
+def ask_server(url: str, api_key: str = "") -> tuple[str, list[str] | None, Exception | None]:
+    """(url, the model ids the server there lists, None); ids None when it answered without a
+    list; (url, None, OSError) when nothing answers there. Runs in a worker."""
+    from models.probe import server_models
+
+    try:
+        return url, server_models(url, api_key), None
+    except Exception as error:
+        return url, None, error
+
+
+def gpu_support() -> bool:
+    from models.machine import gpu_offload_supported
+
+    return bool(gpu_offload_supported())
+
+
+def save_api_key(url: str, key: str) -> None:
+    from engine.api_keys import set_api_key
+
+    set_api_key(url, key)

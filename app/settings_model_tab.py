@@ -1,0 +1,473 @@
+"""The Model tab of Settings: where the model comes from (bundled, a GGUF file it checks, a
+server it asks for its models), how a local model runs, the embedding model, the idle lock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.demo_banner import DEMO_MAX_TOKENS
+from app.embedder_choice import EmbedderBox, app_embedder
+from app.errors import describe
+from app.outgoing import url_note
+from app.settings_added_models import AddedModels, added_models, elided
+from app.settings_lookups import (
+    ask_server,
+    bundled_limits,
+    gpu_support,
+    keyring_check,
+    read_gguf,
+)
+from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
+from app.theme import pixels
+from app.widgets import TallLabel
+from app.workers import WorkerPool
+
+
+class ModelTab(QScrollArea):
+    """The model's source and running values; `set_values` and `values` carry the AppSettings
+    fields it shows. A server's or a file's fields make the page taller than the dialog: it
+    scrolls rather than squeeze the rows into each other."""
+
+    loaded = Signal()  # a background look-up (GPU support, file metadata) has answered
+    models_listed = Signal()  # the server at the URL typed answered (or not) with its models
+
+    def __init__(self, settings: AppSettings, pool: WorkerPool, session: Any, policy: Any,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.pool = pool
+        self.session = session
+        self.policy = policy  # the administrator's: the idle lock's longest
+        self._info_timer = QTimer(self)
+        self._info_timer.setSingleShot(True)
+        self._info_timer.setInterval(300)
+        self._info_timer.timeout.connect(self._read_gguf)
+        self._gguf_errors: dict[str, str] = {}  # path -> why reading its header failed
+        self._context_limits: dict[str, tuple[int, int, int]] = {}  # path -> context_limits
+        self._bundled_path = ""
+        self.keyring_usable: bool | None = None  # None until asked (in a worker)
+        self._listed_url = ""  # the URL last asked for its models
+        self.recent_row = AddedModels(settings)
+        self.recent_row.chosen.connect(self._recent_chosen)
+        source = self._source_group()
+        local = self._local_group()
+        locking = self._locking_group()
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(14, 14, 14, 14)
+        layout.setSpacing(12)
+        layout.addWidget(source)
+        layout.addWidget(local)
+        layout.addWidget(self._embedder_group())
+        layout.addWidget(locking)
+        layout.addStretch(1)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(page)
+
+    def _source_group(self) -> QGroupBox:
+        source = QGroupBox("Where the model comes from")
+        column = QVBoxLayout(source)
+        self.source_group = QButtonGroup(self)
+        self.bundled = QRadioButton("Bundled: SmolLM2-135M-Instruct, offline")
+        self.gguf = QRadioButton("A GGUF model file on this computer (llama.cpp)")
+        self.server = QRadioButton(
+            "An OpenAI-compatible server (Ollama, LM Studio, vLLM, a cloud API)")
+        for index, button in enumerate((self.bundled, self.gguf, self.server)):
+            self.source_group.addButton(button, index)
+        bundled_note = QLabel("Tiny and fast: enough to try MemoryOS end to end, not for good "
+                              "answers. Pick a bigger GGUF file or a server for real use.",
+                              objectName="hint")
+        bundled_note.setWordWrap(True)
+        self.gguf_path = QLineEdit()
+        self.gguf_path.setPlaceholderText("/path/to/model.gguf")
+        self.gguf_path.textChanged.connect(lambda: self._info_timer.start())
+        self.gguf_path.textChanged.connect(self._check_context)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self.browse)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.gguf_path, 1)
+        path_row.addWidget(browse)
+        self.gguf_info = QLabel(objectName="hint")
+        self.gguf_info.setWordWrap(True)
+        self.gguf_box = QWidget()
+        gguf_layout = QVBoxLayout(self.gguf_box)
+        gguf_layout.setContentsMargins(26, 0, 0, 4)
+        gguf_layout.addLayout(path_row)
+        gguf_layout.addWidget(self.gguf_info)
+        self.server_url = QLineEdit()
+        self.server_url.setPlaceholderText("http://127.0.0.1:11434/v1")
+        # the model name: typed, or picked from what the server lists (asked once the URL is in)
+        self.server_model_box = QComboBox()
+        self.server_model_box.setEditable(True)
+        self.server_model_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.server_model_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.server_model_box.setMinimumContentsLength(24)
+        self.server_model = self.server_model_box.lineEdit()
+        self.server_model.setPlaceholderText("e.g. llama3.1:8b")
+        self.server_models_note = QLabel(objectName="hint")
+        self.server_models_note.setWordWrap(True)
+        self.server_models_note.hide()
+        self.api_key = QLineEdit()
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setPlaceholderText("Leave empty for local servers without a key")
+        self.server_box = QWidget()
+        server_form = QFormLayout(self.server_box)
+        server_form.setContentsMargins(26, 0, 0, 4)
+        self.url_note = QLabel(objectName="hint")  # "on this computer" or "remote: host"
+        self.url_note.setWordWrap(True)
+        self.server_url.textChanged.connect(lambda url: self.url_note.setText(url_note(url)))
+        self.allow_plain_http = QCheckBox(
+            "Allow plain http:// to a server that is not this computer")
+        self.allow_plain_http.setToolTip(
+            "Off: a remote server must use https://, so memories never cross the network "
+            "unencrypted."
+        )
+        server_form.addRow("Base URL", self.server_url)
+        server_form.addRow("", self.url_note)
+        server_form.addRow("", self.allow_plain_http)
+        server_form.addRow("Model name", self.server_model_box)
+        server_form.addRow("", self.server_models_note)
+        server_form.addRow("API key", self.api_key)
+        self.server_url.editingFinished.connect(self.list_server_models)
+        # a server that wants a key lists nothing without it: ask again once it is typed
+        self.api_key.editingFinished.connect(lambda: self.list_server_models(again=True))
+        self.key_note = QLabel("The key is stored in the system keyring, never in a settings "
+                               "file.", objectName="hint")
+        self.key_note.setWordWrap(True)
+        server_form.addRow("", self.key_note)
+        column.addWidget(self.recent_row)
+        column.addWidget(self.bundled)
+        bundled_note.setContentsMargins(26, 0, 0, 4)
+        column.addWidget(bundled_note)
+        column.addWidget(self.gguf)
+        column.addWidget(self.gguf_box)
+        column.addWidget(self.server)
+        column.addWidget(self.server_box)
+        self.source_group.idToggled.connect(self._source_changed)
+        return source
+
+    def _local_group(self) -> QGroupBox:
+        local = QGroupBox("Running a local model")
+        form = QFormLayout(local)
+        self.gpu_layers = QSpinBox()
+        self.gpu_layers.setRange(0, 999)
+        self.gpu_layers.setSpecialValueText("0 (CPU only)")
+        self.gpu_note = TallLabel("Checking GPU support…", objectName="hint")
+        self.gpu_note.setWordWrap(True)
+        self.gpu_note.setMinimumWidth(pixels(460))
+        self.context_size = QSpinBox()
+        self.context_size.setRange(512, 262_144)
+        self.context_size.setSingleStep(512)
+        self.context_size.setSuffix(" tokens")
+        self.context_size.valueChanged.connect(self._check_context)
+        # past what the file was trained on: allowed, but said (it takes GBs more memory)
+        self.context_note = TallLabel(objectName="warnNote")
+        self.context_note.setWordWrap(True)
+        self.context_note.setMinimumWidth(pixels(460))
+        self.threads = QSpinBox()
+        self.threads.setRange(0, 256)
+        self.threads.setSpecialValueText("Automatic")
+        self.max_tokens = QSpinBox()
+        self.max_tokens.setRange(16, 32_768)
+        self.max_tokens.setSingleStep(64)
+        self.max_tokens.setSuffix(" tokens")
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        for spin in (self.gpu_layers, self.context_size, self.threads, self.max_tokens):
+            spin.setFixedWidth(pixels(180))
+        form.addRow("GPU layers", self.gpu_layers)
+        form.addRow("", self.gpu_note)
+        form.addRow("Context size", self.context_size)
+        form.addRow("", self.context_note)
+        self.local_form = form
+        form.setRowVisible(self.context_note, False)
+        form.addRow("CPU threads", self.threads)
+        form.addRow("Longest answer", self.max_tokens)
+        self.demo_limit = QLabel(
+            f"The bundled demo model stops at {DEMO_MAX_TOKENS} tokens whatever this says: "
+            "past that it rambles.",
+            objectName="hint",
+        )
+        self.demo_limit.setWordWrap(True)
+        form.addRow("", self.demo_limit)
+        self.fit_note = TallLabel(objectName="hint")  # why the values were chosen (Models page)
+        self.fit_note.setWordWrap(True)
+        self.fit_note.setMinimumWidth(pixels(460))
+        self.fit_note.hide()
+        form.addRow("", self.fit_note)
+        return local
+
+    def _locking_group(self) -> QGroupBox:
+        # Locking has nothing to do with running a model: its own group, where it is looked for
+        self.auto_lock = QSpinBox()
+        self.auto_lock.setRange(0, 24 * 60)
+        self.auto_lock.setSuffix(" min")
+        self.auto_lock.setSpecialValueText("Never")
+        self.auto_lock.setToolTip("Close the vault after this long without input; it asks for "
+                                  "the key again. 0: never.")
+        if self.policy.auto_lock_minutes is not None:
+            self.auto_lock.setMaximum(max(1, self.policy.auto_lock_minutes))
+            self.auto_lock.setMinimum(1 if self.policy.auto_lock_minutes else 0)
+            self.auto_lock.setToolTip(f"At most {self.policy.auto_lock_minutes} minutes: set by "
+                                      f"your administrator ({self.policy.source}).")
+        locking = QGroupBox("When you step away")
+        lock_form = QFormLayout(locking)
+        lock_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        self.auto_lock.setFixedWidth(pixels(180))
+        lock_form.addRow("Lock when idle for", self.auto_lock)
+        return locking
+
+    def _embedder_group(self) -> QWidget:
+        # tests give the session a fake factory; the app runs the model in its helper process
+        self.embedder_factory = getattr(self.session, "embedder_factory", None) or app_embedder
+        self.embedder_box = EmbedderBox(self.pool, self.embedder_factory)
+        if self.session is None:
+            self.embedder_box.setEnabled(False)
+            self.embedder_box.vault_note.setText("Open your memory to change its embedding model.")
+        else:
+            self.session.run(self.session.mem.info, on_result=lambda info: (
+                self.embedder_box.show_vault(info.embedder_id, info.embedder_dimension)))
+        return self.embedder_box
+
+    def look_up(self) -> None:
+        """Ask, in workers, what the tab says once known: GPU support, the models added before,
+        the bundled model's context, whether the keyring can keep an API key."""
+        self.pool.run(gpu_support, on_result=self._gpu_checked, on_error=self._gpu_unknown)
+        self.pool.run(added_models, on_result=self.recent_row.show_added)
+        self.pool.run(bundled_limits, on_result=self._bundled_read)
+        self.pool.run(keyring_check, on_result=self._keyring_checked)
+
+    # --- values ------------------------------------------------------------------------
+    def set_values(self, settings: AppSettings) -> None:
+        button = {BUNDLED: self.bundled, GGUF: self.gguf, SERVER: self.server}[
+            settings.model_source]
+        button.setChecked(True)
+        self.gguf_path.setText(settings.gguf_path)
+        self.server_url.setText(settings.server_url)
+        self.server_model.setText(settings.server_model)
+        self.allow_plain_http.setChecked(settings.allow_plain_http)
+        self.gpu_layers.setValue(settings.gpu_layers)
+        self.context_size.setValue(settings.context_size)
+        self.threads.setValue(settings.threads)
+        self.max_tokens.setValue(settings.max_tokens)
+        self.auto_lock.setValue(settings.auto_lock_minutes)
+        self.embedder_box.set_value(settings.embedder)
+        self._source_changed()
+
+    def values(self) -> dict[str, Any]:
+        """The AppSettings fields this tab shows, as they are now."""
+        source = (BUNDLED, GGUF, SERVER)[max(0, self.source_group.checkedId())]
+        return dict(
+            model_source=source, gguf_path=self.gguf_path.text().strip(),
+            server_url=self.server_url.text().strip(),
+            server_model=self.server_model.text().strip(),
+            gpu_layers=self.gpu_layers.value(), context_size=self.context_size.value(),
+            threads=self.threads.value(), max_tokens=self.max_tokens.value(),
+            allow_plain_http=self.allow_plain_http.isChecked(),
+            auto_lock_minutes=self.auto_lock.value(), embedder=self.embedder_box.value(),
+        )
+
+    def _source_changed(self, *_args: Any) -> None:
+        self.gguf_box.setVisible(self.gguf.isChecked())
+        self.server_box.setVisible(self.server.isChecked())
+        self.gpu_layers.setEnabled(not self.server.isChecked()
+                                   and self.gpu_layers.property("gpu") is not False)
+        self.context_size.setEnabled(not self.server.isChecked())
+        self.threads.setEnabled(not self.server.isChecked())
+        self.demo_limit.setVisible(self.bundled.isChecked())
+        self._check_context()
+
+    def _model_file(self) -> str:
+        """The GGUF file the model tab's choice runs ("" for a server, or a file not read)."""
+        if self.bundled.isChecked():
+            return self._bundled_path
+        return self.gguf_path.text().strip() if self.gguf.isChecked() else ""
+
+    def _bundled_read(self, answer: tuple) -> None:
+        self._bundled_path, self._context_limits[answer[0]] = answer[0], answer[1]
+        self._check_context()
+        self.loaded.emit()
+
+    def _check_context(self, *_args: Any) -> None:
+        """A context longer than the file was trained on: allowed, but said, with the memory it
+        takes and what the Models page would suggest."""
+        trained, fitted, per_token = self._context_limits.get(self._model_file(), (0, 0, 0))
+        wanted = self.context_size.value()
+        over = trained > 0 and wanted > trained
+        if over:
+            from models.machine import size_text
+
+            cost = (f" At {wanted:,} tokens the context alone takes about "
+                    f"{size_text(per_token * wanted)} of memory." if per_token else "")
+            fit = (f" Suggested for this computer: {fitted:,} tokens." if fitted else "")
+            self.context_note.setText(
+                f"More than the {trained:,} tokens this model was trained on: past those its "
+                f"answers get worse, yet the longer context still takes memory.{cost}{fit}")
+        self.local_form.setRowVisible(self.context_note, over)
+
+    def _keyring_checked(self, status: Any) -> None:
+        self.keyring_usable = bool(status.usable)
+        if status.usable:
+            return
+        # said before the key is typed: Save could only fail to keep it
+        self.key_note.setObjectName("error")
+        self.key_note.setText("This computer has no usable system keyring, so an API key cannot "
+                              "be kept. Install and unlock one (GNOME Keyring, KWallet) to use a "
+                              "server that needs a key.")
+        self.key_note.style().unpolish(self.key_note)
+        self.key_note.style().polish(self.key_note)
+        self.api_key.setEnabled(False)
+        self.api_key.setPlaceholderText("No system keyring: a key cannot be kept")
+
+    def _recent_chosen(self, entry: Any) -> None:
+        if entry.source == "gguf":
+            self.gguf_path.setText(entry.path)
+            self.gguf.setChecked(True)
+        else:
+            self.server_url.setText(entry.url)
+            self.server_model.setText(entry.model)
+            self.server.setChecked(True)
+
+    # --- a server's models -------------------------------------------------------------
+    def list_server_models(self, again: bool = False) -> None:
+        """Ask the server at the URL typed for its models (in a worker, a short timeout): the
+        model-name box offers them, and takes the only one when there is one."""
+        from engine.errors import MemoryOSError
+        from engine.network import check_url
+
+        url = self.server_url.text().strip()
+        if not url or (url == self._listed_url and not again):
+            return
+        try:  # a URL that would be refused at Save is not asked either
+            check_url(url, allow_plain_http=self.allow_plain_http.isChecked())
+        except MemoryOSError:
+            return
+        self._listed_url = url
+        self.server_models_note.setText("Asking the server which models it has…")
+        self.server_models_note.show()
+        self.pool.run(ask_server, url, self.api_key.text().strip(),
+                      on_result=self._server_listed)
+
+    def _server_listed(self, answer: tuple) -> None:
+        url, ids, error = answer
+        if url != self.server_url.text().strip():
+            return  # the URL changed while the server was asked
+        typed = self.server_model.text().strip()
+        self.server_model_box.clear()
+        if ids:
+            self.server_model_box.addItems(ids)
+            for index, model in enumerate(ids):
+                self.server_model_box.setItemData(index, model, Qt.ItemDataRole.ToolTipRole)
+        self.server_model_box.setCurrentIndex(-1)
+        # a name this server does not have (the last server's) is replaced by its only model
+        missing = bool(ids) and bool(typed) and typed not in ids
+        self.server_model.setText(ids[0] if ids and len(ids) == 1 and (missing or not typed)
+                                  else typed)
+        if missing and len(ids) == 1:
+            note = (f"The server has one model, {elided(ids[0], 60)}: it replaces "
+                    f"{elided(typed, 60)}, which this server does not have.")
+        elif missing:
+            note = (f"This server has no model named {elided(typed, 60)}: pick one of its "
+                    f"{len(ids)} models from the list.")
+        elif isinstance(error, OSError):
+            note = f"The server at {url} does not answer: is it running?"
+        elif error is not None:
+            note = describe(error)
+        elif ids is None:
+            note = ("The server answered but did not list its models (it may need the API "
+                    "key): type the model name it knows.")
+        elif not ids:
+            note = "The server lists no models: load one in it, then type its name here."
+        elif len(ids) == 1:
+            note = f"The server has one model: {elided(ids[0], 60)}."
+        else:
+            note = f"The server has {len(ids)} models: pick one from the list."
+        self.server_models_note.setObjectName("error" if missing and len(ids) > 1 else "hint")
+        self.server_models_note.style().unpolish(self.server_models_note)
+        self.server_models_note.style().polish(self.server_models_note)
+        self.server_models_note.setText(note)
+        self.models_listed.emit()
+
+    # --- a GGUF file -------------------------------------------------------------------
+    def browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model file",
+                                              self.gguf_path.text(),
+                                              "GGUF models (*.gguf);;All files (*)")
+        if path:
+            self.gguf_path.setText(path)
+            self.gguf.setChecked(True)
+
+    def _read_gguf(self) -> None:
+        path = self.gguf_path.text().strip()
+        if not path:
+            self.gguf_info.setText("")
+            return
+        self.gguf_info.setText("Reading the file…")
+        self.pool.run(read_gguf, path, on_result=self._gguf_read)
+
+    def _gguf_read(self, answer: tuple) -> None:
+        path, html, error, limits = answer
+        if error is not None:
+            self._gguf_failed(path, error)
+            return
+        self._gguf_errors.pop(path, None)
+        self._context_limits[path] = limits
+        if path == self.gguf_path.text().strip():
+            self.gguf_info.setText(html)
+        self._check_context()
+        self.loaded.emit()
+
+    def _gguf_failed(self, path: str, error: Exception) -> None:
+        self._gguf_errors[path] = describe(error)  # Save refuses this file
+        if path == self.gguf_path.text().strip():
+            self.gguf_info.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
+        self.loaded.emit()
+
+    def gguf_problem(self, path: str) -> str:
+        """Why the file cannot be loaded ("" when it can, as far as is known): missing, not a
+        GGUF (its first bytes, read now), or damaged (what reading its header said)."""
+        from engine.errors import ModelLoadError
+        from engine.gguf import check_gguf_file
+
+        try:
+            check_gguf_file(path)
+        except ModelLoadError as error:
+            return describe(error)
+        return self._gguf_errors.get(path, "")
+
+    def _gpu_checked(self, supported: bool) -> None:
+        self.gpu_layers.setProperty("gpu", supported)
+        if supported:
+            self.gpu_note.setText("This build of llama.cpp can offload layers to the GPU. "
+                                  "More layers on the GPU = faster, until its memory is full.")
+        else:
+            self.gpu_note.setText("This build of llama.cpp has no GPU support, so the model "
+                                  "runs on the CPU. Install a CUDA, Metal or Vulkan build to "
+                                  "use a GPU.")
+            self.gpu_layers.setValue(0)
+        self._source_changed()
+        self.loaded.emit()
+
+    def _gpu_unknown(self, error: Exception) -> None:
+        self.gpu_note.setText(f"GPU support unknown: {describe(error)}")
+        self.loaded.emit()
