@@ -94,10 +94,14 @@ def test_opening_the_window_without_pyside6_says_what_still_works(home):
 
 
 def test_eval_without_the_eval_extra_says_how_to_install_it(home):
-    out = memoryos(home, "eval", "locomo", "--help", unimportable="nltk,matplotlib")
+    out = memoryos(home, "eval", "locomo", "--data", "x.json", unimportable="nltk,matplotlib")
     assert out.returncode == 2
     assert "need nltk and matplotlib, not installed here" in out.stderr
     assert "pip install 'memoryos-desktop[eval]'" in out.stderr
+    # Its help needs no extra: the options are shown, with what to install to run it.
+    helped = memoryos(home, "eval", "locomo", "--help", unimportable="nltk,matplotlib")
+    assert helped.returncode == 0, helped.stderr
+    assert "install the evaluation extra" in helped.stdout and "--data" in helped.stdout
     with_extra = memoryos(home, "eval", "locomo", "--help")
     assert with_extra.returncode == 0, with_extra.stderr
     assert "--data" in with_extra.stdout
