@@ -46,7 +46,9 @@ def origin_text(origin: str) -> str:
         return "Written or corrected by you"
     if origin.startswith("llm:"):
         return f"Extracted by the model {origin[4:]}"
-    return origin or "Unknown"
+    if origin.startswith("imported"):  # "imported from the reference" (reference_import.ORIGIN)
+        return "Imported from the reference MemoryOS"
+    return origin[:1].upper() + origin[1:] if origin else "Unknown"
 
 
 def load_items(mem: Any, include_superseded: bool = False) -> dict[str, Any]:

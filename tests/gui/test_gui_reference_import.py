@@ -89,6 +89,7 @@ def test_imported_items_say_where_they_came_from_in_the_privacy_panel(qtbot, win
     qtbot.waitUntil(lambda: "Alex is allergic to peanuts." in panel.source.toPlainText())
     assert "Imported from the reference MemoryOS" in panel.source.toPlainText()
     assert "added by hand" not in panel.source.toPlainText()
+    assert "imported from the reference ·" not in panel.source.toPlainText()  # no raw label
 
 
 def test_a_broken_reference_folder_is_reported_and_nothing_is_written(
