@@ -527,6 +527,11 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self._new_after_answer = True
             self.stop()
             return
+        if self.temporary:  # "New conversation" is a saved one: it leaves the temporary chat
+            self.set_temporary(False)
+            self.sidebar.set_current(None)
+            self.composer.input.setFocus()
+            return
         self.view.clear()
         self.shown_conversations = []
         self._history_due = False
@@ -553,7 +558,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self.view.set_empty_text(
                 "Temporary chat",
                 "Nothing you say here is saved, and MemoryOS won't learn from it.\n"
-                "Ctrl+T leaves it for a new conversation; earlier ones are in the sidebar (Ctrl+B).",
+                "Ctrl+T or New conversation (Ctrl+N) leaves it for a new, saved conversation.",
             )
             self.composer.set_placeholder("Message MemoryOS (temporary: not saved)")
         else:

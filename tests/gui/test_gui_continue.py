@@ -117,6 +117,22 @@ def test_a_temporary_chat_then_back_starts_a_fresh_conversation(qtbot, started, 
     assert len(window.sidebar.rows()) == 2
 
 
+def test_new_conversation_in_a_temporary_chat_starts_a_saved_one(qtbot, started, earlier, send):
+    """New conversation (Ctrl+N, the toolbar button) inside a temporary chat started another
+    temporary one: what was said next was neither saved nor learned from."""
+    window = started
+    window.temporary_action.trigger()
+    assert send(window, "Just between us").page is None
+    window.new_action.trigger()
+    assert not window.temporary and not window.temporary_banner.isVisible()
+    assert not window.temporary_action.isChecked() and window.view.message_count == 0
+
+    answer = _send_and_list(qtbot, window, send, "I start a new job on Monday.")
+
+    assert answer.page is not None and answer.page.conversation_id != earlier
+    assert "Just between us" not in [p.user_input for p in window.session.mem.pages()]
+
+
 def _lock_and_unlock(qtbot, window, while_locked=None):
     """Auto-lock, `while_locked(path)` (another program writing to the vault), then Unlock."""
     path = window.session.mem.path
