@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout,
 from app import theme
 from app.link_guard import LinkGuard
 from app.text_formats import char_format as _format
+from app.text_formats import keep_line_breaks
 from app.text_formats import link_format as _link
 from app.view_memory import Message, MessagesMixin, _is_code
 
@@ -341,7 +342,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         )
         cursor.setCharFormat(_format(theme.TEXT))
         start = cursor.position()
-        cursor.insertMarkdown(text.strip(), features)
+        cursor.insertMarkdown(keep_line_breaks(text.strip()), features)
         self._style_code(start, cursor.position())
 
     def _style_code(self, start: int, end: int) -> None:

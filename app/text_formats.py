@@ -49,3 +49,25 @@ def fixed_family() -> str:
                 next((f for f in found if QFontDatabase.isFixedPitch(f)), system.family())
             )
     return _FIXED[0]
+
+
+_FENCES = ("```", "~~~")
+
+
+def keep_line_breaks(markdown: str) -> str:
+    """A model's single line breaks as written (a poem, an address, steps on lines of their
+    own): Markdown joins such lines into one paragraph, so each gets a hard break (two spaces),
+    outside code blocks and tables. The answer streamed line by line, then read as one line."""
+    lines = markdown.split("\n")
+    out: list[str] = []
+    fenced = False
+    for index, line in enumerate(lines):
+        stripped = line.lstrip()
+        if stripped.startswith(_FENCES):
+            fenced = not fenced
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        joined = line.strip() and following and not following.startswith(_FENCES)
+        if joined and not fenced and not stripped.startswith(("|", "```", "~~~")):
+            line = line.rstrip() + "  "
+        out.append(line)
+    return "\n".join(out)

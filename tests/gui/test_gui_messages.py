@@ -165,3 +165,14 @@ def test_stopping_an_edit_keeps_the_exchange_and_the_edited_question(
     assert [(p.user_input, p.agent_response) for p in memory.pages()] == [
         ("Which cake should I bake for ten?", "Carrot cake.")
     ]
+
+
+def test_a_finished_answer_keeps_its_line_breaks(qtbot, window, chat, send):
+    """A poem streamed line by line, then became one paragraph when the answer ended."""
+    poem = "Tofu sat by the window,\nA beautiful kitten,\nWatching the rain.\n\n- one\n- two"
+    chat.queue(poem + "\n\n```python\nx = 1\ny = 2\n```")
+    send(window, "Write me a short poem about my cat")
+    text = window.view.plain_text()
+    assert "Tofu sat by the window,\nA beautiful kitten,\nWatching the rain." in text
+    assert "x = 1\ny = 2" in text  # code untouched
+    assert "window, A beautiful" not in text
