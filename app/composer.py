@@ -54,7 +54,11 @@ class MessageInput(QPlainTextEdit):
 
     def _fit(self) -> None:
         lines = max(1, min(MAX_LINES, int(self.document().size().height())))
-        height = self.fontMetrics().lineSpacing() * lines + 20
+        # The lines, the document's own margin and the frame's (border and padding): a fixed
+        # 20 px fell short at large text sizes, and a scroll bar showed in a one-line box.
+        frame = self.contentsMargins()
+        chrome = 2 * self.document().documentMargin() + frame.top() + frame.bottom() + 2
+        height = int(self.fontMetrics().lineSpacing() * lines + chrome)
         self.setFixedHeight(max(44, height))
 
 

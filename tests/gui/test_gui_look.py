@@ -337,6 +337,8 @@ def test_the_largest_text_keeps_the_toolbar_the_message_box_and_help_whole(
         assert button.isVisible() and button.geometry().right() <= bar.width(), action.text()
     box = window.composer.input
     assert box.height() >= box.fontMetrics().lineSpacing() + 12
+    box.setPlainText("One line")
+    assert not box.verticalScrollBar().isVisible()  # a one-line box showed a scroll bar
     dialog = window.show_shortcuts()
     qtbot.waitExposed(dialog)
     room = dialog.screen().availableGeometry()
