@@ -329,11 +329,12 @@ class ModelTab(QScrollArea):
         self.keyring_usable = bool(status.usable)
         if status.usable:
             return
-        # said before the key is typed: Save could only fail to keep it
-        self.key_note.setObjectName("error")
+        # said before the key is typed: Save could only fail to keep it. A hint, not an error:
+        # servers on this computer need no key, and were shown a red warning for nothing.
+        self.key_note.setObjectName("hint")
         self.key_note.setText("This computer has no usable system keyring, so an API key cannot "
-                              "be kept. Install and unlock one (GNOME Keyring, KWallet) to use a "
-                              "server that needs a key.")
+                              "be kept. Servers on this computer need none; to use one that needs "
+                              "a key, install and unlock a keyring (GNOME Keyring, KWallet).")
         self.key_note.style().unpolish(self.key_note)
         self.key_note.style().polish(self.key_note)
         self.api_key.setEnabled(False)
