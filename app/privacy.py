@@ -6,6 +6,7 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -164,6 +165,10 @@ class PrivacyPanel(QDialog):
         self.edit_button.clicked.connect(self.edit_selected)
         self.delete_button = QPushButton(icon("erase", "#B42318"), " Delete", objectName="danger")
         self.delete_button.clicked.connect(lambda: self.delete_selected())
+        # The Delete key in the list does what the button does (it asks first).
+        delete_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.tree)
+        delete_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        delete_key.activated.connect(lambda: self.delete_selected())
         self.forget_conversation_button = QPushButton("Forget its conversation…")
         self.forget_conversation_button.clicked.connect(lambda: self.forget_source_conversation())
         self.forget_segment_button = QPushButton("Forget its topic…")

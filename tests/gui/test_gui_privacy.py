@@ -259,3 +259,19 @@ def test_importing_old_exchanges_says_what_retention_will_forget(qtbot, window, 
     text = _message(window, "Import").text()
     assert "Imported 2 exchanges" in text
     assert "2 of these exchanges are older than the 7 days your memory keeps" in text
+
+
+def test_the_delete_key_deletes_the_selected_item_after_asking(qtbot, panel, memory, monkeypatch):
+    """The Delete key did nothing in the list; only the button worked."""
+    from PySide6.QtCore import Qt
+
+    asked = []
+    monkeypatch.setattr("app.privacy._ask", lambda parent, title, text, action: (
+        asked.append(text) or True))  # the person answers Delete
+    items = panel.visible_items()
+    panel.tree.topLevelItem(0).setSelected(True)
+    panel.tree.setFocus()
+    with qtbot.waitSignal(panel.changed):
+        qtbot.keyClick(panel.tree, Qt.Key.Key_Delete)
+    assert len(asked) == 1
+    qtbot.waitUntil(lambda: items[0].key not in [i.key for i in panel.visible_items()])
