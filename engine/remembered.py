@@ -96,20 +96,22 @@ _NAMES = {
 }
 _EXCHANGE_NAMES = {
     RECENT: ("recent exchange", "recent exchanges"),
-    TOPIC: ("earlier conversation", "earlier conversations"),
-    ARCHIVE: ("earlier conversation", "earlier conversations"),
+    # One exchange, not a whole conversation: "Forget this earlier conversation?" was asked of
+    # a single exchange, and the list itself says "Exchange".
+    TOPIC: ("earlier exchange", "earlier exchanges"),
+    ARCHIVE: ("earlier exchange", "earlier exchanges"),
 }
 
 
 def describe(item: MemoryUsed) -> str:
-    """A short label of what the item is: 'fact', 'earlier conversation', ..."""
+    """A short label of what the item is: 'fact', 'earlier exchange', ..."""
     if item.kind == EXCHANGE:
         return _EXCHANGE_NAMES.get(item.tier, _EXCHANGE_NAMES[TOPIC])[0]
     return _NAMES[item.kind][0]
 
 
 def summary(items: list[MemoryUsed]) -> str:
-    """'Used 3 memories: 2 facts, 1 earlier conversation' (or 'Used no memories')."""
+    """'Used 3 memories: 2 facts, 1 earlier exchange' (or 'Used no memories')."""
     if not items:
         return "Used no memories"
     counts: Counter[tuple[str, str]] = Counter()

@@ -114,7 +114,7 @@ def test_summary_wording():
     fact = remembered.MemoryUsed("fact", 1, "persona", "x", 0.0, 0.5)
     topic = remembered.MemoryUsed("exchange", 2, "topic", "y", 0.0, 0.1)
     assert remembered.summary([fact, fact, topic]) == (
-        "Used 3 memories: 2 facts, 1 earlier conversation"
+        "Used 3 memories: 2 facts, 1 earlier exchange"
     )
     assert remembered.summary([]) == "Used no memories"
 
