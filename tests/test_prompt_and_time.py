@@ -79,3 +79,25 @@ def test_a_fact_that_says_yesterday_reaches_the_model_with_its_day(memory):
     assert "yesterday [6 March 2024]" in shown
     prompt = "\n".join(m["content"] for m in build_messages(retrieval, "bow?", said + 7 * 86400))
     assert "yesterday [6 March 2024]" in prompt
+
+
+def test_a_plan_for_next_tuesday_reaches_the_model_with_its_day(memory):
+    """Plans were kept as typed ("next Tuesday", "tomorrow", "in two weeks"), where "yesterday"
+    got its day: a week later the model could not tell which Tuesday was meant."""
+    from engine.memory import when
+
+    said = ts("2026-11-22T10:00:00")  # a Sunday
+    assert when.resolve_relative("Next Tuesday I fly to Lisbon.", said) == (
+        "Next Tuesday [24 November 2026] I fly to Lisbon."
+    )
+    assert when.resolve_relative("I start tomorrow", said) == "I start tomorrow [23 November 2026]"
+    assert "in two weeks [about 6 December 2026]" in when.resolve_relative("in two weeks", said)
+    assert when.resolve_relative("next month", said) == "next month [December 2026]"
+    memory.add_memory("Next Tuesday I am flying to Lisbon for a conference.", "Enjoy!",
+                      timestamp=said)  # fmt: skip
+    memory.run_consolidation()
+    retrieval = memory.retrieve("When do I fly to Lisbon?", now=said + 9 * 86400)
+    (shown,) = [f.fact.text for f in retrieval.facts if "Lisbon" in f.fact.text]
+    assert "Next Tuesday [24 November 2026]" in shown
+    found = memory.retrieve("What am I doing on 24 November 2026?", now=said + 9 * 86400)
+    assert any("Lisbon" in p.page.user_input for p in found.pages[:3])

@@ -114,12 +114,14 @@ def describe_day(ts: float) -> str:
 
 _WEEKDAYS = [name.lower() for name in calendar.day_name]
 _RELATIVE = re.compile(
-    r"\b(yesterday|last night|today|tonight|this morning|"
-    r"last (?:week|weekend|month|year)|"
-    r"last (?:" + "|".join(_WEEKDAYS) + r")|"
-    r"(?:\d+|a|an|one|two|three|four|five|six) (?:day|week|month|year)s? ago)\b",
+    r"\b(yesterday|last night|today|tonight|this morning|tomorrow|"
+    r"(?:last|next) (?:week|weekend|month|year)|"
+    r"(?:last|next) (?:" + "|".join(_WEEKDAYS) + r")|"
+    r"(?:\d+|a|an|one|two|three|four|five|six) (?:day|week|month|year)s? ago|"
+    r"in (?:\d+|a|an|one|two|three|four|five|six) (?:day|week|month|year)s?)\b",
     re.IGNORECASE,
 )
+_IN = re.compile(r"in (\d+|a|an|one|two|three|four|five|six) (day|week|month|year)s?", re.I)
 
 
 def _resolve(phrase: str, ts: float) -> str:
@@ -143,6 +145,9 @@ def _resolve(phrase: str, ts: float) -> str:
     if text.startswith("last "):  # last <weekday>: the most recent one before today
         back = (today.weekday() - _WEEKDAYS.index(text[5:])) % 7 or 7
         return describe_day((today - timedelta(days=back)).timestamp())
+    ahead = _ahead(text, today)
+    if ahead:
+        return ahead
     match = _AGO.fullmatch(text)
     if match:
         count = _NUMBERS.get(match.group(1), None) or int(match.group(1))
@@ -150,6 +155,37 @@ def _resolve(phrase: str, ts: float) -> str:
         if unit == "year":
             return str(today.year - count)
         moment = today - timedelta(days=count * _SPAN[unit])
+        if unit == "month":
+            return f"{calendar.month_name[moment.month]} {moment.year}"
+        return ("about " if unit == "week" else "") + describe_day(moment.timestamp())
+    return ""
+
+
+def _ahead(text: str, today: datetime) -> str:
+    """The day a phrase about the future means ("next Tuesday", "tomorrow", "in two weeks"):
+    a plan told on Sunday for "next Tuesday" was read a week later as that week's Tuesday."""
+    if text == "tomorrow":
+        return describe_day((today + timedelta(days=1)).timestamp())
+    if text == "next week":
+        return "the week after " + describe_day(today.timestamp())
+    if text == "next weekend":
+        saturday = today + timedelta(days=(5 - today.weekday()) % 7 or 7)
+        return "the weekend of " + describe_day(saturday.timestamp())
+    if text == "next month":
+        first = (today.replace(day=28) + timedelta(days=4)).replace(day=1)
+        return f"{calendar.month_name[first.month]} {first.year}"
+    if text == "next year":
+        return str(today.year + 1)
+    if text.startswith("next "):  # next <weekday>: the first one after today
+        forward = (_WEEKDAYS.index(text[5:]) - today.weekday()) % 7 or 7
+        return describe_day((today + timedelta(days=forward)).timestamp())
+    match = _IN.fullmatch(text)
+    if match:
+        count = _NUMBERS.get(match.group(1), None) or int(match.group(1))
+        unit = match.group(2)
+        if unit == "year":
+            return str(today.year + count)
+        moment = today + timedelta(days=count * _SPAN[unit])
         if unit == "month":
             return f"{calendar.month_name[moment.month]} {moment.year}"
         return ("about " if unit == "week" else "") + describe_day(moment.timestamp())
@@ -170,7 +206,7 @@ def resolve_relative(text: str, ts: float) -> str:
 # What resolve_relative adds, taken out again where stored text is shown to the person (a search
 # snippet): " [7 May 2023]", " [the weekend of 6 May 2023]", " [May 2023]", " [2022]"; a snippet
 # may hold its highlight marks (\x02, \x03) inside.
-_RESOLVED = re.compile(r" \[(?:the week before |the weekend of |about )?[^\[\]]{0,30}?\d{4}\x03?\]")
+_RESOLVED = re.compile(r" \[(?:the week before |the week after |the weekend of |about )?[^\[\]]{0,30}?\d{4}\x03?\]")
 
 
 def undated(text: str) -> bool:
