@@ -103,6 +103,7 @@ def test_a_small_gguf_served_by_llama_cpp_python_is_kept_out_of_consolidation(me
     minute a call and wrote unusable summaries); the memory is consolidated by rules."""
     from engine.backends.build import make_chat
     from engine.model_config import ModelConfig
+    from engine.prompt import SMALL_MAX_TOKENS, answer_limit
     from engine.settings import MemorySettings
 
     served = str(bundled_gguf_path())
@@ -118,8 +119,11 @@ def test_a_small_gguf_served_by_llama_cpp_python_is_kept_out_of_consolidation(me
         assert server.requests == [] and memory.sent_log() == []
         assert memory.consolidation_status().mid_term_pages >= 1
         assert not chat.extraction_capable
+        # and its answers are capped as the bundled model's are (it rambled to 214 tokens)
+        assert answer_limit(chat, 512) == SMALL_MAX_TOKENS
     # A model named otherwise (Ollama, LM Studio...) is still trusted: the size is unknown.
     with ChatServer(["llama3.1:8b"], ["Hi"]) as server:
         other = OpenAIChat(server.url, "llama3.1:8b")
         other.load()
         assert other.extraction_capable
+        assert answer_limit(other, 512) == 512

@@ -66,6 +66,7 @@ class OpenAIChat(ChatBackend):
         self.retries = max(0, retries)
         self.backoff = backoff
         self.available_models: list[str] = []
+        self.info = None  # the served GGUF's header, when the server names a file here
         self._api_key = api_key or None  # never logged, never in an error message
         self._checked = False
         self._stream_usage = True
@@ -110,11 +111,13 @@ class OpenAIChat(ChatBackend):
         python's server does, and serves its one model whatever name is asked) runs that file:
         trust it with background consolidation as LlamaChat trusts the same file, by its size.
         SmolLM2-135M behind such a server took about a minute per consolidation call, and its
-        answers were cut off mid-object or named places the conversation never mentioned."""
+        answers were cut off mid-object or named places the conversation never mentioned. The
+        file's header is kept as `info`: a tiny model served so gets the same short prompt and
+        answer cap as in process (it rambled to 214 tokens where the bundled one stops at 160)."""
         if self.remote:
             return
         from engine.backends.llama import EXTRACTION_MIN_PARAMETERS
-        from engine.gguf import read_header
+        from engine.gguf import info_from_header, read_header
 
         served = self.available_models if len(self.available_models) == 1 else []
         for name in [self.model, *served]:
@@ -124,9 +127,10 @@ class OpenAIChat(ChatBackend):
                 file = Path(name).expanduser()
                 if not file.is_file():
                     continue
-                _metadata, parameters = read_header(file)
+                metadata, parameters = read_header(file)
             except (ModelLoadError, OSError, ValueError, RuntimeError):
                 return  # the server loaded it; what it is stays unknown
+            self.info = info_from_header(file, metadata, parameters)
             self.extraction_capable = parameters >= EXTRACTION_MIN_PARAMETERS
             return
 
