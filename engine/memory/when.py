@@ -118,10 +118,11 @@ _RELATIVE = re.compile(
     r"(?:last|next) (?:week|weekend|month|year)|"
     r"(?:last|next) (?:" + "|".join(_WEEKDAYS) + r")|"
     r"(?:\d+|a|an|one|two|three|four|five|six) (?:day|week|month|year)s? ago|"
-    r"in (?:\d+|a|an|one|two|three|four|five|six) (?:day|week|month|year)s?)\b",
+    r"in (?:\d+|two|three|four|five|six) (?:day|week|month|year)s)\b",
     re.IGNORECASE,
 )
-_IN = re.compile(r"in (\d+|a|an|one|two|three|four|five|six) (day|week|month|year)s?", re.I)
+# "in two weeks", not "in a week": "twice in a week" is how often, not when.
+_IN = re.compile(r"in (\d+|two|three|four|five|six) (day|week|month|year)s", re.I)
 
 
 def _resolve(phrase: str, ts: float) -> str:
