@@ -97,6 +97,9 @@ class ResponseStream(Iterator[str]):
     ) -> None:
         self.memory = memory
         self.query = query
+        # The exchange is dated when it was asked, as the question shows on screen: dated when
+        # the answer ended, it could move to the next minute when the conversation was redrawn.
+        self.asked_at = now if now is not None else memory.ctx.clock()
         self._compact = compact = is_small_model(memory.chat)
         if compact:  # a small model is shown less: the prompt and the memories list alike
             retrieval = compact_retrieval(retrieval)
@@ -170,6 +173,7 @@ class ResponseStream(Iterator[str]):
         self.page = memory.add_memory(
             self.query,
             answer,
+            self.asked_at,
             memories_used=self.memories,
             conversation_id=conversation,
             _program_meta=meta,

@@ -195,3 +195,17 @@ def test_an_empty_answer_is_an_error_not_a_memory(memory, chat):
     with pytest.raises(BackendError, match="wrote nothing"):
         memory.get_response("Are you there?").collect()
     assert memory.pages() == []
+
+
+def test_an_exchange_is_dated_when_it_was_asked(memory, chat):
+    """Dated when the answer ended, a question shown at 10:13 could read 10:14 once the
+    conversation was drawn again."""
+    import time
+
+    chat.queue("A slow answer, word by word, for a little while.")
+    chat.chunk_delay = 0.02
+    before = time.time()
+    stream = memory.get_response("What time is it?")
+    asked = time.time()
+    stream.collect()
+    assert before <= stream.page.timestamp <= asked < time.time()
