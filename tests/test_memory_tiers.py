@@ -184,3 +184,29 @@ def test_background_work_waits_for_a_running_answer_and_wakes_when_it_ends(memor
     waiter.join(timeout=30)
     assert woke == [True] and rest  # woken by the end of the answer, not by the timeout
     assert memory.wait_for_foreground(timeout=0) is True  # nothing running any more
+
+
+def test_a_changed_taste_replaces_the_old_one(memory):
+    """ "I no longer like spicy food" left "likes spicy Thai food" in the profile, and the
+    words it was learned from among the facts: the model was shown both tastes."""
+    memory.add_memory("I really love spicy Thai food, especially green curry.", "Yum.")
+    memory.add_memory("I enjoy long walks by the river.", "Lovely.")
+    memory.run_consolidation()
+    assert "likes spicy Thai food" in [s.value for s in memory.profile()]
+
+    memory.add_memory("I no longer like spicy food. My stomach can't take it.", "Noted.")
+    memory.run_consolidation()
+
+    tastes = [s.value for s in memory.profile() if s.category == "preference"]
+    assert "no longer likes spicy food" in tastes and "likes spicy Thai food" not in tastes
+    assert "likes long walks by the river" in tastes  # another taste is untouched
+    facts = [f.text for f in memory.facts()]
+    assert "I no longer like spicy food." in facts
+    assert not any("love spicy Thai food" in text for text in facts)
+    shown = [s.text for s in memory.retrieve("What food do I like?").profile]
+    assert "likes spicy Thai food" not in " ".join(shown)
+    # and back again: a new like replaces the "no longer"
+    memory.add_memory("I love spicy food again, my stomach is fine now.", "Great!")
+    memory.run_consolidation()
+    tastes = [s.value for s in memory.profile() if s.category == "preference"]
+    assert "no longer likes spicy food" not in tastes

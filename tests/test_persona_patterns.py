@@ -154,3 +154,17 @@ def test_a_profile_slot_reads_as_one_line_without_saying_its_name_twice():
     # the reference's profile, imported whole: its text alone, as the reference shows it
     imported = slot("imported", "profile from the reference MemoryOS", "Tom is a nurse.")
     assert imported.text == "Tom is a nurse."
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("I love hiking.", "likes hiking"),
+        ("I don't like horror films.", "dislikes horror films"),
+        ("I hate early mornings.", "dislikes early mornings"),
+        ("I no longer like spicy food.", "no longer likes spicy food"),
+        ("I don't really enjoy running any more.", "no longer likes running any more"),
+    ],
+)
+def test_tastes_and_changed_tastes(said, value):
+    assert [s.value for s in slot_candidates(page(said)) if s.category == "preference"] == [value]

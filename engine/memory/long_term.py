@@ -4,6 +4,7 @@ structured call, capable models only), and the person's own edits."""
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -98,7 +99,32 @@ class Persona:
         slot_id = self.vault.insert_slot(category, name, value, origin, evidence, now)
         if current is not None:
             self.vault.supersede_slot(current.id, slot_id, now)
+        if category == "preference":
+            self._supersede_opposite(name, value, slot_id, now)
         return slot_id
+
+    def _supersede_opposite(self, name: str, value: str, slot_id: int, now: float) -> None:
+        """A taste that changed: "no longer likes spicy food" replaces "likes spicy Thai food"
+        (and the words it was learned from, "I really love spicy Thai food"), and a new like
+        replaces an old dislike. Preferences are filed by their object's words, so the two
+        were different entries and both stayed in the profile the model was shown. Matched
+        when one object's words hold all of the other's."""
+        polarity = _polarity(value)
+        words = set(name.split())
+        if not polarity or not words:
+            return
+        for slot in self.vault.slots(include_superseded=False):
+            if slot.category != "preference" or slot.id == slot_id:
+                continue
+            other = set(slot.name.split())
+            if _polarity(slot.value) == -polarity and (other >= words or words >= other):
+                self.vault.supersede_slot(slot.id, slot_id, now)
+        if polarity < 0:
+            match = " AND ".join(f'"{word}"' for word in sorted(words))
+            hits = [i for i, _ in self.vault.keyword_search("facts_fts", match, 50)]
+            for fact in self.vault.facts(USER_FACT, False, ids=hits) if hits else []:
+                if _LIKING.search(fact.text) and not _NOT_LIKING.search(fact.text):
+                    self.vault.supersede_fact(fact.id, None, now)
 
     def prepare(self, page: Page) -> Learned:
         """The non-LLM path for one new page, read and embedded (outside any transaction)."""
@@ -315,6 +341,18 @@ ANALYSIS_SCHEMA = {
     },
     "required": ["profile", "user_facts", "assistant_knowledge"],
 }
+
+
+def _polarity(value: str) -> int:
+    """+1 for a "likes ..." preference, -1 for "dislikes" / "no longer likes", 0 otherwise."""
+    if value.startswith("likes "):
+        return 1
+    return -1 if value.startswith(("dislikes ", "no longer likes ")) else 0
+
+
+# A fact that says the person likes something, and one that says they no longer do.
+_LIKING = re.compile(r"\bi (?:really |absolutely )?(?:love|like|enjoy|adore)\b", re.I)
+_NOT_LIKING = re.compile(r"\b(?:no longer|don't|do not|not)\b", re.I)
 
 
 def analysis_messages(pages: list[Page], known_facts: list, slots: list) -> list[dict]:

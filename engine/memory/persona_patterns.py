@@ -135,7 +135,16 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
     (
         "preference",
         "dislikes",
-        re.compile(r"\bi (?:really )?(?:hate|dislike|can't stand) ([^,.;!?]+)", re.I),
+        re.compile(
+            r"\bi (?:really )?(?:hate|dislike|can't stand|don't like|do not like) ([^,.;!?]+)",
+            re.I,
+        ),
+    ),
+    (  # a taste that changed: it replaces the old "likes" (long_term.LongTermMemory.set_slot)
+        "preference",
+        "no longer likes",
+        re.compile(r"\bi (?:no longer|don't really|do not really) (?:like|love|enjoy) ([^,.;!?]+)",
+                   re.I),
     ),
     (
         "value",
@@ -271,8 +280,7 @@ def slot_candidates(page: Page) -> list[SlotCandidate]:
                     obj = " ".join(keywords.content_words(value)[:4])
                     if not obj:
                         continue
-                    verb = "likes" if name == "likes" else "dislikes"
-                    found.append(SlotCandidate("preference", obj, f"{verb} {value}"))
+                    found.append(SlotCandidate("preference", obj, f"{name} {value}"))
                 else:
                     found.append(SlotCandidate(category, name, value))
     return found
