@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from app.errors import describe
+from app.settings_lookups import keyring_check
 from app.vault_dialogs import FirstRunDialog, OpenVault, UnlockDialog, keep_centred
 from app.workers import WorkerPool
 
@@ -22,12 +23,6 @@ def open_default(path: Path, create: bool, passphrase: str | None) -> Any:
 
     return MemoryOS.open(path, create=create, passphrase=passphrase,
                          embedder=app_embedder(load_settings().embedder), background=True)
-
-
-def keyring_check() -> Any:
-    from engine.api import keyring_status
-
-    return keyring_status()
 
 
 class VaultOpener(QObject):

@@ -42,6 +42,16 @@ def turn_ids(page_ids: list[int]) -> list[int]:
     return [turn_id(page_id, side) for page_id in page_ids for side in SIDES]
 
 
+def external_ids_of(meta: dict[str, Any]) -> tuple[str, ...]:
+    """The ids a page's meta gives it at add time ('external_ids', a list or one value, then
+    'external_id'), as text, each once: what Page.external_ids and MCP's lookup read."""
+    ids = meta.get("external_ids") or []
+    out = [str(i) for i in ids] if isinstance(ids, list) else [str(ids)]
+    if meta.get("external_id") is not None:
+        out.append(str(meta["external_id"]))
+    return tuple(dict.fromkeys(out))
+
+
 @dataclass(frozen=True)
 class Page:
     """One exchange: what the user said and what the assistant (or the other speaker) answered."""
@@ -61,12 +71,7 @@ class Page:
     @property
     def external_ids(self) -> tuple[str, ...]:
         """Ids given at add time (e.g. LoCoMo dia_ids), from meta 'external_id(s)'."""
-        ids = self.meta.get("external_ids") or []
-        one = self.meta.get("external_id")
-        out = [str(i) for i in ids]
-        if one is not None and str(one) not in out:
-            out.append(str(one))
-        return tuple(out)
+        return external_ids_of(self.meta)
 
     @property
     def user_speaker(self) -> str:

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.records import Page
+from engine.records import Page, external_ids_of
 
 
 def given_id(metadata: dict[str, Any] | None) -> str | None:
     """The caller's id for the exchange it adds: metadata["external_id"], as text."""
     value = (metadata or {}).get("external_id")
     return None if value is None or value == "" else str(value)
-
-
-def held_ids(meta: dict[str, Any]) -> list[str]:
-    """The external ids a stored page holds, read as Page.external_ids reads them."""
-    ids = meta.get("external_ids") or []
-    out = [str(i) for i in ids] if isinstance(ids, list) else [str(ids)]
-    if meta.get("external_id") is not None:
-        out.append(str(meta["external_id"]))
-    return list(dict.fromkeys(out))
 
 
 class ExternalIds:
@@ -38,7 +29,7 @@ class ExternalIds:
         """The oldest page still stored that holds `external_id`, or None."""
         last, rows = self.memory.vault.external_id_pages(self.seen)
         for page_id, meta in rows:
-            for value in held_ids(meta):
+            for value in external_ids_of(meta):
                 self.pages.setdefault(value, []).append(page_id)
         self.seen = max(self.seen, last)
         ids = self.pages.get(external_id, [])
