@@ -150,16 +150,20 @@ def _resolve(phrase: str, ts: float) -> str:
     if ahead:
         return ahead
     match = _AGO.fullmatch(text)
-    if match:
-        count = _NUMBERS.get(match.group(1), None) or int(match.group(1))
-        unit = match.group(2)
-        if unit == "year":
-            return str(today.year - count)
-        moment = today - timedelta(days=count * _SPAN[unit])
-        if unit == "month":
-            return f"{calendar.month_name[moment.month]} {moment.year}"
-        return ("about " if unit == "week" else "") + describe_day(moment.timestamp())
-    return ""
+    return _counted(match, today, -1) if match else ""
+
+
+def _counted(match: re.Match, today: datetime, sign: int) -> str:
+    """"two weeks ago" (sign -1) or "in two weeks" (+1): the count and unit `match` holds,
+    as precise as the unit ("about" a day for weeks, the month for months, the year)."""
+    count = _NUMBERS.get(match.group(1), None) or int(match.group(1))
+    unit = match.group(2).lower()
+    if unit == "year":
+        return str(today.year + sign * count)
+    moment = today + sign * timedelta(days=count * _SPAN[unit])
+    if unit == "month":
+        return f"{calendar.month_name[moment.month]} {moment.year}"
+    return ("about " if unit == "week" else "") + describe_day(moment.timestamp())
 
 
 def _ahead(text: str, today: datetime) -> str:
@@ -181,16 +185,7 @@ def _ahead(text: str, today: datetime) -> str:
         forward = (_WEEKDAYS.index(text[5:]) - today.weekday()) % 7 or 7
         return describe_day((today + timedelta(days=forward)).timestamp())
     match = _IN.fullmatch(text)
-    if match:
-        count = _NUMBERS.get(match.group(1), None) or int(match.group(1))
-        unit = match.group(2)
-        if unit == "year":
-            return str(today.year + count)
-        moment = today + timedelta(days=count * _SPAN[unit])
-        if unit == "month":
-            return f"{calendar.month_name[moment.month]} {moment.year}"
-        return ("about " if unit == "week" else "") + describe_day(moment.timestamp())
-    return ""
+    return _counted(match, today, +1) if match else ""
 
 
 def resolve_relative(text: str, ts: float) -> str:
