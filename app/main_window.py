@@ -240,21 +240,31 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         bar.addActions([self.inspector_action, self.privacy_action, self.settings_action])
         self.addToolBar(bar)
         self.toolbar = bar
+        self._labelled_width = 0  # the bar's width with labels, at the text size measured
 
-    def fit_toolbar(self) -> None:
+    def fit_toolbar(self, measure: bool = True) -> None:
         """Labels beside the icons where they fit, icons alone (names in tooltips) where they
-        do not: at large text sizes Privacy and Settings fell off the end of the bar."""
+        do not: at large text sizes Privacy and Settings fell off the end of the bar. The
+        labelled width is measured when the text size changes (`measure`), not on every step
+        of a resize, which only compares it with the window's width."""
         bar = getattr(self, "toolbar", None)
         if bar is None:  # the look is applied before the bar is made
             return
-        bar.setIconSize(QSize(pixels(18), pixels(18)))
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        if bar.sizeHint().width() > self.width():
-            bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        if measure or not self._labelled_width:
+            bar.setIconSize(QSize(pixels(18), pixels(18)))
+            bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            self._labelled_width = bar.sizeHint().width()
+        style = (
+            Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+            if self._labelled_width <= self.width()
+            else Qt.ToolButtonStyle.ToolButtonIconOnly
+        )
+        if bar.toolButtonStyle() != style:
+            bar.setToolButtonStyle(style)
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        self.fit_toolbar()
+        self.fit_toolbar(measure=False)
 
     # --- the session -------------------------------------------------------------------
     def attach(self, session: Session) -> None:
