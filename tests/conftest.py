@@ -114,6 +114,18 @@ def chat():
 
 
 @pytest.fixture
+def minilm_memory(tmp_path, memory_keyring, chat):
+    """A fresh vault with the bundled all-MiniLM-L6-v2: real sentence and word vectors."""
+    from engine.api import MemoryOS
+    from engine.backends.embedder import SentenceTransformerEmbedder
+
+    mem = MemoryOS.open(tmp_path / "minilm.memoryos", create=True,
+                        embedder=SentenceTransformerEmbedder(), chat=chat, background=False)
+    yield mem
+    mem.close()
+
+
+@pytest.fixture
 def memory(tmp_path, memory_keyring, embedder, chat):
     """A fresh vault with fake backends; consolidation runs only when the test asks."""
     from engine.api import MemoryOS

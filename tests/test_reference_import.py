@@ -277,28 +277,17 @@ def test_a_vault_whose_imported_pages_missed_the_vocabulary_learns_them(memory):
 
 
 @pytest.mark.real_models
-def test_expansion_finds_an_imported_turn_by_a_related_word(tmp_path, memory_keyring, chat):
+def test_expansion_finds_an_imported_turn_by_a_related_word(minilm_memory):
     """"sibling" is said nowhere; the imported "My sister Jo is visiting" is found through the
     vocabulary's "sister"."""
-    from engine.api import MemoryOS
-    from engine.backends.embedder import SentenceTransformerEmbedder
     from engine.retrieval import retrieve
 
-    memory = MemoryOS.open(
-        tmp_path / "expansion.memoryos",
-        create=True,
-        embedder=SentenceTransformerEmbedder(),
-        chat=chat,
-        background=False,
-    )
-    try:
-        import_reference(memory, read_reference(FIXTURE))
-        memory.run_consolidation()
-        found, _ = retrieve(memory, "Which sibling is coming to see me?", max_pages=4)
-        sister = [t for t in found.turns if "sister Jo" in memory.page(t.page_id).user_input]
-        assert any("expansion" in turn.sources for turn in sister)
-    finally:
-        memory.close()
+    memory = minilm_memory
+    import_reference(memory, read_reference(FIXTURE))
+    memory.run_consolidation()
+    found, _ = retrieve(memory, "Which sibling is coming to see me?", max_pages=4)
+    sister = [t for t in found.turns if "sister Jo" in memory.page(t.page_id).user_input]
+    assert any("expansion" in turn.sources for turn in sister)
 
 
 def test_the_command_line_dry_run_and_import(home):

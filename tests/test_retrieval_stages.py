@@ -207,53 +207,41 @@ def test_the_answer_to_a_question_comes_with_the_question(memory):
 
 
 @pytest.mark.real_models
-def test_expansion_finds_the_word_the_person_used(tmp_path, memory_keyring, chat):
+def test_expansion_finds_the_word_the_person_used(minilm_memory):
     """The question asks for instruments; the turn names a cello and shares no word with it.
     Turns about playing and instruments in general sit nearer the question as sentences; the
     word "cello" itself is near "instruments", so only the expansion finds that turn."""
-    from engine.api import MemoryOS
-    from engine.backends.embedder import SentenceTransformerEmbedder
-
-    memory = MemoryOS.open(
-        tmp_path / "expansion.memoryos",
-        create=True,
-        embedder=SentenceTransformerEmbedder(),
-        chat=chat,
-        background=False,
+    memory = minilm_memory
+    memory.update_settings(MemorySettings(stm_capacity=1, stm_evict_batch=1))
+    start = ts("2024-01-01T09:00:00")
+    distractors = [
+        ("Which instruments are easiest for beginners?", "Recorders, usually."),
+        ("My kids play outside all afternoon.", "Fresh air is good."),
+        ("The dentist's instruments scare me a little.", "Understandable."),
+        ("Do you play anything on weekends?", "Not much."),
+    ]
+    for i, (user, agent) in enumerate(distractors):
+        memory.add_memory(user, agent, timestamp=start + i * 60)
+    cello = memory.add_memory(
+        "I practised the cello for an hour before dinner.",
+        "Sounds calming.",
+        timestamp=start + 3600,
     )
-    try:
-        memory.update_settings(MemorySettings(stm_capacity=1, stm_evict_batch=1))
-        start = ts("2024-01-01T09:00:00")
-        distractors = [
-            ("Which instruments are easiest for beginners?", "Recorders, usually."),
-            ("My kids play outside all afternoon.", "Fresh air is good."),
-            ("The dentist's instruments scare me a little.", "Understandable."),
-            ("Do you play anything on weekends?", "Not much."),
-        ]
-        for i, (user, agent) in enumerate(distractors):
-            memory.add_memory(user, agent, timestamp=start + i * 60)
-        cello = memory.add_memory(
-            "I practised the cello for an hour before dinner.",
-            "Sounds calming.",
-            timestamp=start + 3600,
-        )
-        fillers(memory, 20, ts("2024-01-02T09:00:00"))
-        memory.run_consolidation()
-        question, now = "What instruments do I play?", ts("2024-03-01T00:00:00")
+    fillers(memory, 20, ts("2024-01-02T09:00:00"))
+    memory.run_consolidation()
+    question, now = "What instruments do I play?", ts("2024-03-01T00:00:00")
 
-        def best_eight(stages):  # turns, within a budget of 4 exchanges
-            result, _ = retrieve(memory, question, max_pages=4, now=now, stages=stages)
-            return {(t.page_id, t.side): t.sources for t in result.turns}
+    def best_eight(stages):  # turns, within a budget of 4 exchanges
+        result, _ = retrieve(memory, question, max_pages=4, now=now, stages=stages)
+        return {(t.page_id, t.side): t.sources for t in result.turns}
 
-        found = best_eight(Stages())
-        assert "expansion" in found[(cello.id, 0)]
-        # Two distractors only ask, which the asking stage discounts; it is left off here so
-        # that the expansion is the only stage told apart.
-        only_expansion = replace(Stages(), asking=False)
-        assert (cello.id, 0) in best_eight(only_expansion)
-        assert (cello.id, 0) not in best_eight(replace(only_expansion, expansion=False))
-    finally:
-        memory.close()
+    found = best_eight(Stages())
+    assert "expansion" in found[(cello.id, 0)]
+    # Two distractors only ask, which the asking stage discounts; it is left off here so
+    # that the expansion is the only stage told apart.
+    only_expansion = replace(Stages(), asking=False)
+    assert (cello.id, 0) in best_eight(only_expansion)
+    assert (cello.id, 0) not in best_eight(replace(only_expansion, expansion=False))
 
 
 @pytest.mark.parametrize(
