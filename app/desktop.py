@@ -40,15 +40,38 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
             session.load_model()
         session.warm_up()
         # A new vault, or one whose first run ended before this step: offer a real model
-        # before the first question.
+        # before the first question (not for another memory made by Switch memory: the
+        # model is the app's, chosen already).
+        switched, opener.switched_from = opener.switched_from is not None, None
+        if switched:
+            opener.first_run = False
         if opener.first_run or window.settings.model_step_due:
             opener.first_run = False
             window.settings.model_step_due = False
             window._save_settings()
             window.open_model_step()
 
+    def switch(previous: str) -> None:
+        """File → Switch memory closed the vault named `previous`: open the one now named."""
+        opener.switched_from = previous
+        opener.path = vault_path(window.settings.vault_name)
+        opener.start()
+
+    def cancelled() -> None:
+        """The unlock or first-run dialog was closed: quit, unless it was for Switch memory,
+        where the memory open before comes back."""
+        previous, opener.switched_from = opener.switched_from, None
+        if previous is None or window.closing:
+            window.close()
+            return
+        window.settings.vault_name = previous
+        window._save_settings()
+        opener.path = vault_path(previous)
+        opener.start()
+
     opener.opened.connect(attach)
-    opener.cancelled.connect(window.close)
+    opener.cancelled.connect(cancelled)
+    window.vault_switch_requested.connect(switch)
     window.vault_erased.connect(opener.start)
     window.locked.connect(opener.after_lock)  # auto-lock: the key is asked for again
     window.reopen_requested.connect(opener.start)  # a new embedder: open with it

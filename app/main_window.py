@@ -67,6 +67,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     locked = Signal()  # auto-lock closed the vault: the launcher asks for the key again
     reopen_requested = Signal()  # the vault moved to another embedder: the launcher opens it again
     conversation_shown = Signal(str)  # a conversation was (re)drawn from the vault
+    # Switch memory closed the vault named here; the launcher opens settings.vault_name
+    vault_switch_requested = Signal(str)
 
     def __init__(self, settings: AppSettings | None = None, pool: WorkerPool | None = None) -> None:
         super().__init__()
@@ -186,6 +188,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
                                           "Save everything MemoryOS remembers to a JSON file")
         self.lock_action = self._action("&Lock now", self.lock_now, "Ctrl+L", "lock",
                                         "Close the vault now; its key is asked for again")
+        self.switch_action = self._action("S&witch memory…", self.switch_vault, "Ctrl+Shift+O",
+                                          "", "Open another person's or purpose's memory, or "
+                                          "start a new one")
         self.quit_action = self._action("&Quit", self.close, "Ctrl+Q")
         self.settings_action = self._action("&Settings…", self.open_settings, "Ctrl+,", "settings",
                                             "Model and memory settings")
@@ -205,7 +210,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
                               self.import_action, self.import_reference_action,
                               self.inspector_action, self.privacy_action, self.search_action,
-                              self.lock_action]
+                              self.lock_action, self.switch_action]
 
     def _make_menus(self) -> None:
         bar = self.menuBar()
@@ -216,6 +221,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         file_menu.addAction(self.import_reference_action)
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
+        file_menu.addAction(self.switch_action)
         file_menu.addAction(self.lock_action)
         file_menu.addAction(self.quit_action)
         self._add_memory_menus(bar)
@@ -422,6 +428,37 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self.stop()
             return
         self._close_and_ask("MemoryOS is locked", "You locked it.\nUnlock it to go on.")
+
+    def switch_vault(self) -> None:
+        """File → Switch memory: pick another vault (or name a new one); this one closes."""
+        from app.vault_switch import SwitchVaultDialog
+
+        if self.session is None:
+            return
+        dialog = SwitchVaultDialog(self.settings.vault_name, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._switch_to(dialog.chosen()))
+        dialog.open()
+
+    def _switch_to(self, name: str) -> None:
+        if self.session is None or not name or name == self.settings.vault_name:
+            return
+        if self.session.generating:  # what it said so far is kept; then the vault closes
+            self.answer_finished.connect(lambda *_: self._switch_to(name),
+                                         Qt.ConnectionType.SingleShotConnection)
+            self.stop()
+            return
+        self.auto_lock.stop()
+        self.detach()
+        previous = self.settings.vault_name
+        # The conversation to come back to belongs to the vault closed: the other one opens
+        # at its own most recent conversation.
+        self._resume_conversation = self._start_conversation = None
+        self.settings.vault_name = name
+        self.settings.last_conversation = ""
+        self._save_settings()
+        self._show_locked(f"Opening the memory “{name}”…", "")
+        self.vault_switch_requested.emit(previous)
 
     def _close_and_ask(self, title: str, hint: str) -> None:
         """Close the vault (dropping what was decrypted), say why, and have the key asked for."""

@@ -179,16 +179,21 @@ class FirstRunDialog(VaultDialog):
 
     def __init__(
         self, path: Path, keyring: Any, open_vault: OpenVault, pool: WorkerPool,
-        parent: QWidget | None = None,
+        parent: QWidget | None = None, new_name: str | None = None,
     ) -> None:
         super().__init__(path, open_vault, pool, parent)
         self.keyring_usable = bool(keyring.usable)
-        self.setWindowTitle("Welcome to MemoryOS")
-        self.layout_.addLayout(_header(
-            "memoryos", "Welcome to MemoryOS",
-            "A private assistant that remembers you. What it learns stays in one encrypted "
-            "file on this computer, and you can see, correct or erase all of it.",
-        ))
+        if new_name:  # File → Switch memory, a name not used yet
+            title = f"New memory “{new_name}”"
+            subtitle = ("An empty vault: nothing from your other memories is in it. What it "
+                        "learns stays in its own encrypted file on this computer.")
+        else:
+            title = "Welcome to MemoryOS"
+            subtitle = ("A private assistant that remembers you. What it learns stays in one "
+                        "encrypted file on this computer, and you can see, correct or erase "
+                        "all of it.")
+        self.setWindowTitle(title)
+        self.layout_.addLayout(_header("memoryos", title, subtitle))
         where = QLabel(f"Your memory vault will be created at<br><code>{self.path}</code>",
                        objectName="muted")
         where.setWordWrap(True)

@@ -40,6 +40,8 @@ class VaultOpener(QObject):
         self.window = window
         self.dialog: QDialog | None = None
         self.first_run = False  # the vault was created by this run: the model step follows
+        # File → Switch memory: the vault name the window had before (cancelling goes back)
+        self.switched_from: str | None = None
 
     def start(self) -> None:
         if self.path.exists():
@@ -80,10 +82,13 @@ class VaultOpener(QObject):
             return
         self.first_run = True
         settings = getattr(self.window, "settings", None)
-        if settings is not None and not settings.model_step_due:
+        switching = self.switched_from is not None
+        if settings is not None and not settings.model_step_due and not switching:
             settings.model_step_due = True
             self.window._save_settings()
-        self._show(FirstRunDialog(self.path, keyring, self.open_vault, self.pool, self.window))
+        name = self.path.name.removesuffix(".memoryos") if switching else None
+        self._show(FirstRunDialog(self.path, keyring, self.open_vault, self.pool, self.window,
+                                  new_name=name))
 
     def _silent_failed(self, error: Exception) -> None:
         from engine.errors import KeyUnavailableError, WrongKeyError
@@ -97,6 +102,10 @@ class VaultOpener(QObject):
 
     def _show(self, dialog: QDialog) -> None:
         self.dialog = dialog
+        button = getattr(dialog, "quit_button", None)
+        if self.switched_from is not None and button is not None:
+            button.setText("Cancel")  # for Switch memory: back to the memory open before
+            button.setToolTip(f"Go back to the memory “{self.switched_from}”")
         dialog.opened.connect(self.opened)  # type: ignore[attr-defined]
         dialog.rejected.connect(self.cancelled)
         dialog.finished.connect(self._forget)

@@ -1,0 +1,155 @@
+"""File → Switch memory: another vault opens (or a new one is made by name) and what one
+learned never shows in the other; cancelling its dialog goes back to the memory open before."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
+
+pytestmark = pytest.mark.gui
+
+PASSPHRASE = "correct horse battery"
+
+
+def _open_fast(path, create, passphrase):
+    from engine.api import MemoryOS
+    from engine.backends.fake import FakeChat, HashEmbedder
+
+    mem = MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
+                        background=False)  # fmt: skip
+    mem.set_chat(FakeChat())
+    return mem
+
+
+@pytest.fixture
+def app(qtbot):
+    from app.desktop import build
+    from app.settings_store import AppSettings
+
+    window, opener = build(_open_fast, settings=AppSettings())
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window, opener
+    window.close()
+
+
+def _shown(qtbot, opener, start):
+    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
+        start()
+    return shown.args[0]
+
+
+def _create(qtbot, window, dialog, passphrase: bool):
+    if passphrase:
+        qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
+        qtbot.keyClicks(dialog.confirm, PASSPHRASE)
+    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+
+
+def _switch_dialog(qtbot, window):
+    from app.vault_switch import SwitchVaultDialog
+
+    window.switch_action.trigger()
+    qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), SwitchVaultDialog))
+    return QApplication.activeModalWidget()
+
+
+def _open_button(dialog):
+    return dialog.buttons.button(QDialogButtonBox.StandardButton.Open)
+
+
+def _names(dialog) -> list[str]:
+    return [dialog._name_at(i) for i in range(dialog.list.count())]
+
+
+def test_switching_to_a_new_memory_and_back_keeps_each_ones_conversations_apart(
+    qtbot, app, memory_keyring, send
+):
+    from app.settings_store import load_settings
+    from app.vault_dialogs import FirstRunDialog
+
+    window, opener = app
+    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=False)
+    send(window, "My dog is called Rex and he loves the beach.")
+    assert window.switch_action in window.menuBar().actions()[0].menu().actions()
+    assert window.switch_action.shortcut() == QKeySequence("Ctrl+Shift+O")
+    assert "Ctrl+Shift+O" in window.shortcuts_text()
+
+    dialog = _switch_dialog(qtbot, window)
+    assert _names(dialog) == ["default"]
+    assert "open now" in dialog.list.item(0).text()
+    assert not _open_button(dialog).isEnabled()  # the open memory is not a choice
+    qtbot.keyClicks(dialog.new_name, "work")
+    assert _open_button(dialog).isEnabled()
+    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
+        qtbot.mouseClick(_open_button(dialog), Qt.MouseButton.LeftButton)
+    first = shown.args[0]
+    assert isinstance(first, FirstRunDialog)
+    assert "work" in first.windowTitle()
+    assert first.quit_button.text() == "Cancel"  # not Quit: the app stays
+    _create(qtbot, window, first, passphrase=False)
+
+    mem = window.session.mem
+    assert mem.path.name == "work.memoryos"
+    assert window.settings.vault_name == "work" and load_settings().vault_name == "work"
+    qtbot.waitUntil(lambda: "work" in window.status.vault.text())
+    assert window.view.message_count == 0
+    assert mem.pages() == [] and not mem.retrieve("dog Rex beach").pages
+    send(window, "Quarterly report is due on Friday.")
+
+    back = _switch_dialog(qtbot, window)
+    assert set(_names(back)) == {"default", "work"}
+    row = _names(back).index("default")
+    assert back.list.currentRow() == row  # the other memory is offered first
+    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+        qtbot.mouseClick(_open_button(back), Qt.MouseButton.LeftButton)
+    assert window.session.mem.path.name == "default.memoryos"
+    qtbot.waitUntil(lambda: "Rex" in window.view.browser.toPlainText())
+    assert "Quarterly" not in window.view.browser.toPlainText()
+    assert not window.session.mem.retrieve("quarterly report Friday").pages
+    assert load_settings().vault_name == "default"
+
+
+def test_cancelling_a_new_memory_goes_back_to_the_one_open_before(
+    qtbot, app, fail_keyring, send
+):
+    from app.vault_dialogs import UnlockDialog
+
+    window, opener = app
+    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=True)
+    send(window, "I live in Porto.")
+    dialog = _switch_dialog(qtbot, window)
+    qtbot.keyClicks(dialog.new_name, "family")
+    first = _shown(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+                                                          Qt.MouseButton.LeftButton))
+    assert window.session is None  # the open vault closed before the other asked for its key
+
+    unlock = _shown(qtbot, opener, first.quit_button.click)  # Cancel
+    assert isinstance(unlock, UnlockDialog) and "default" in unlock.findChild(
+        type(unlock.error), "subtitle").text()
+    assert window.isVisible() and not window.closing
+    assert window.settings.vault_name == "default"
+    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+        qtbot.keyClicks(unlock.passphrase, PASSPHRASE)
+        qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "Porto" in window.view.browser.toPlainText())
+    assert not (window.session.mem.path.parent / "family.memoryos").exists()
+
+
+def test_a_bad_name_is_explained_and_cannot_be_opened(qtbot, app, memory_keyring):
+    window, opener = app
+    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=False)
+    dialog = _switch_dialog(qtbot, window)
+    qtbot.keyClicks(dialog.new_name, "../etc")
+    assert dialog.problem.isVisible() and "letters" in dialog.problem.text()
+    assert not _open_button(dialog).isEnabled()
+    qtbot.keyClick(dialog.new_name, Qt.Key.Key_Return)  # Enter on a bad name does nothing
+    assert dialog.isVisible() and window.session is not None
+    dialog.new_name.clear()
+    assert not dialog.problem.isVisible()
+    dialog.reject()
+    assert window.session is not None and window.settings.vault_name == "default"
