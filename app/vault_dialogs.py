@@ -292,6 +292,11 @@ class UnlockDialog(VaultDialog):
         self.layout_.addWidget(self.error)
         self.layout_.addWidget(self.busy)
         buttons = QHBoxLayout()
+        # Another memory on this computer (someone else's): shown by the opener when one exists
+        self.other_button = QPushButton("Other memory…")
+        self.other_button.setToolTip("Open or create another memory instead (Switch memory)")
+        self.other_button.hide()
+        buttons.addWidget(self.other_button)
         self.quit_button = QPushButton("Quit")
         self.quit_button.clicked.connect(self.reject)
         self.unlock_button = QPushButton("Unlock", objectName="primary")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from app.errors import describe
@@ -106,11 +106,52 @@ class VaultOpener(QObject):
         if self.switched_from is not None and button is not None:
             button.setText("Cancel")  # for Switch memory: back to the memory open before
             button.setToolTip(f"Go back to the memory “{self.switched_from}”")
+        other = getattr(dialog, "other_button", None)
+        if other is not None and self.switched_from is None and self._others():
+            other.show()  # the key of this one is not the person's: open theirs instead
+            other.clicked.connect(self._other_memory)
         dialog.opened.connect(self.opened)  # type: ignore[attr-defined]
         dialog.rejected.connect(self.cancelled)
         dialog.finished.connect(self._forget)
         dialog.open()
         self.dialog_shown.emit(dialog)
+
+    def _others(self) -> list[str]:
+        from app.vault_switch import vault_files
+
+        here = self.path.name.removesuffix(".memoryos")
+        return [v.name for v in vault_files(self.path.parent) if v.name != here]
+
+    def _other_memory(self) -> None:
+        """The unlock dialog's Other memory…: pick another vault; this dialog closes without
+        quitting and the chosen one opens (a new name: the first-run dialog)."""
+        from app.vault_switch import SwitchVaultDialog
+
+        asking = self.dialog
+        here = self.path.name.removesuffix(".memoryos")
+        picker = SwitchVaultDialog(here, asking, folder=self.path.parent)
+        picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def chosen() -> None:
+            name = picker.chosen()
+            if asking is not None:
+                asking.rejected.disconnect(self.cancelled)
+                asking.reject()
+            settings = getattr(self.window, "settings", None)
+            if settings is not None:
+                settings.vault_name = name
+                settings.last_conversation = ""  # it was the other memory's
+                self.window._save_settings()
+            for where in ("_start_conversation", "_resume_conversation"):  # the other's
+                if hasattr(self.window, where):
+                    setattr(self.window, where, None)
+            self.path = self.path.parent / f"{name}.memoryos"
+            self.switched_from = here
+            self.start()
+
+        picker.accepted.connect(chosen)
+        picker.open()
+        self.dialog_shown.emit(picker)
 
     def _forget(self, _code: int) -> None:
         if self.dialog is not None:

@@ -4,6 +4,7 @@ learned never shows in the other; cancelling its dialog goes back to the memory 
 from __future__ import annotations
 
 import pytest
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
@@ -153,3 +154,42 @@ def test_a_bad_name_is_explained_and_cannot_be_opened(qtbot, app, memory_keyring
     assert not dialog.problem.isVisible()
     dialog.reject()
     assert window.session is not None and window.settings.vault_name == "default"
+
+
+def test_the_unlock_dialog_offers_another_memory_when_this_key_is_not_yours(
+    qtbot, app, fail_keyring, vault_bytes
+):
+    from app.vault_dialogs import UnlockDialog
+    from app.vault_switch import SwitchVaultDialog
+    from engine.paths import vault_path
+
+    window, opener = app
+    _open_fast(vault_path("default"), True, "someone else's passphrase").close()
+    alone = _shown(qtbot, opener, opener.start)
+    assert isinstance(alone, UnlockDialog)
+    assert not alone.other_button.isVisible()  # no other memory to open
+    alone.rejected.disconnect(opener.cancelled)
+    alone.reject()
+
+    mine = _open_fast(vault_path("mine"), True, PASSPHRASE)
+    mine.add_memory("My sister is called Ana.", "Noted.")
+    mine.close()
+    before = vault_bytes(vault_path("default"))
+    dialog = _shown(qtbot, opener, opener.start)
+    assert dialog.other_button.isVisible()
+    picker = _shown(qtbot, opener, dialog.other_button.click)
+    assert isinstance(picker, SwitchVaultDialog)
+    assert _names(picker) == ["mine", "default"] and picker.list.currentRow() == 0
+    with qtbot.assertNotEmitted(opener.cancelled):
+        unlock = _shown(qtbot, opener, lambda: qtbot.mouseClick(
+            _open_button(picker), Qt.MouseButton.LeftButton))
+    assert isinstance(unlock, UnlockDialog) and unlock.path == vault_path("mine")
+    assert not shiboken6.isValid(dialog) or not dialog.isVisible()  # closed, not "Quit"
+    assert window.isVisible() and not window.closing
+    assert unlock.quit_button.text() == "Cancel"
+    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+        qtbot.keyClicks(unlock.passphrase, PASSPHRASE)
+        qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Return)
+    assert window.settings.vault_name == "mine"
+    qtbot.waitUntil(lambda: "Ana" in window.view.browser.toPlainText())
+    assert vault_bytes(vault_path("default")) == before  # the other one untouched
