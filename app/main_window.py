@@ -282,7 +282,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.learned_notices.watch(session)
         self.used_memories.watch(session)
         self.sidebar.attach(session)
-        self.demo_banner.show_for(self.settings)
+        self.demo_banner.watch(session, self.settings)  # a served model's size: once loaded
         for action in self.vault_actions:
             action.setEnabled(True)
         self._padlock(True)

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -32,7 +33,7 @@ FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
 IN_USE = "in use"  # first in the verdict of the model being talked to now
 GROUP_TITLES = {
     FILES: "On this computer",
-    SERVERS: "Local servers (OpenAI-compatible)",
+    SERVERS: "Servers (OpenAI-compatible)",
     DOWNLOADS: "Recommended downloads",
 }
 
@@ -125,6 +126,8 @@ class ModelPicker(QWidget):
         self.fit: Any = None
         self._download: dict = {}
         self._paused: Any = None  # the recommended model whose download is paused or failed
+        # Servers at addresses the person typed (FoundServer): listed again after Look again
+        self.added: list[Any] = []
         self.machine = QLabel("Looking at this computer…", objectName="hint")
         self.machine.setWordWrap(True)
         self.table = QTreeWidget()
@@ -150,6 +153,10 @@ class ModelPicker(QWidget):
         self.why = QLabel(objectName="hint")
         self.why.setWordWrap(True)
         self.why.setTextFormat(Qt.TextFormat.RichText)
+        # A server on another computer over plain http: its row is used only once this is ticked
+        self.plain_http = QCheckBox("Send my messages to it unencrypted anyway")
+        self.plain_http.hide()
+        self.plain_http.toggled.connect(self._update_buttons)
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
         self.progress_text = QLabel(objectName="hint")
@@ -179,7 +186,7 @@ class ModelPicker(QWidget):
         for button in (self.pause_button, self.cancel_button, self.add_folder_button,
                        self.refresh_button, self.download_button):  # fmt: skip
             button.setAutoDefault(False)  # Enter means "use this model", never one of these
-        buttons = QHBoxLayout()
+        self.buttons = buttons = QHBoxLayout()
         buttons.addWidget(self.add_folder_button)
         buttons.addWidget(self.refresh_button)
         buttons.addStretch(1)
@@ -190,6 +197,7 @@ class ModelPicker(QWidget):
         layout.addWidget(self.machine)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.why)
+        layout.addWidget(self.plain_http)
         layout.addWidget(self.download_box)
         layout.addLayout(buttons)
         self.signals = DownloadSignals(self)
@@ -251,18 +259,17 @@ class ModelPicker(QWidget):
                 row.setToolTip(3, details)
                 row.setDisabled(True)
             self._mark_in_use(row)
-        for server in overview.servers:
-            for name in server.models or ["(no models loaded)"]:
-                row = QTreeWidgetItem(groups[SERVERS], [
-                    name, f"{server.kind.split(' /')[0]} · port {server.port}", server.url,
-                    "runs in the server",
-                ])  # fmt: skip
-                row.setData(0, Qt.ItemDataRole.UserRole, ("server", (server, name)))
-                self._mark_in_use(row)
-        if not overview.servers:
+        servers = list(overview.servers)
+        servers += [
+            added for added in self.added
+            if not any(_same_server(added.url, found.url) for found in overview.servers)
+        ]  # fmt: skip
+        for server in servers:
+            self._server_rows(groups[SERVERS], server)
+        if not servers:
             note = QTreeWidgetItem(groups[SERVERS], [
                 "None answering on 127.0.0.1: start Ollama, LM Studio's server, llama.cpp's "
-                "server, vLLM or Jan, then Look again"
+                "server, vLLM or Jan, then Look again; a server elsewhere: Add a server address"
             ])  # fmt: skip
             note.setFlags(Qt.ItemFlag.NoItemFlags)
             note.setFirstColumnSpanned(True)  # the hint is read whole, not cut into columns
@@ -294,6 +301,44 @@ class ModelPicker(QWidget):
         self._fit_columns()
         self._update_buttons()
         self.listed.emit()
+
+    def _server_rows(self, group: QTreeWidgetItem, server: Any) -> list[QTreeWidgetItem]:
+        """One row per model the server lists; a server added by address says where it is."""
+        from engine.network import destination
+
+        where = f"{server.kind.split(' /')[0]} · port {server.port}"
+        if server in self.added:
+            where = destination(server.url)
+        rows = []
+        for name in server.models or ["(no models loaded)"]:
+            row = QTreeWidgetItem(group, [name, where, server.url, "runs in the server"])
+            row.setToolTip(0, name)
+            row.setToolTip(1, server.url)
+            row.setData(0, Qt.ItemDataRole.UserRole, ("server", (server, name)))
+            self._mark_in_use(row)
+            rows.append(row)
+        return rows
+
+    def add_server(self, server: Any) -> None:
+        """A server at an address the person typed (a FoundServer): its models join the
+        servers in the table (again after Look again), and the first of them is selected."""
+        before = [added for added in self.added if _same_server(added.url, server.url)]
+        self.added = [added for added in self.added if added not in before] + [server]
+        group = self.table.topLevelItem(list(GROUP_TITLES).index(SERVERS))
+        if group is None:  # still looking around: the table is filled with it
+            return
+        rows = []
+        for row in self.rows(SERVERS):
+            data = row.data(0, Qt.ItemDataRole.UserRole)
+            if data is None or any(data[1][0] is added for added in before):
+                group.removeChild(row)  # the "none answering" note; an older list of it
+            elif _same_server(data[1][0].url, server.url):
+                rows.append(row)  # found by the probe already: its rows stay
+        rows = rows or self._server_rows(group, server)
+        group.setExpanded(True)
+        self._fit_columns()
+        self.table.setCurrentItem(rows[0])
+        self.table.scrollToItem(rows[0])
 
     def _mark_in_use(self, row: QTreeWidgetItem) -> None:
         """The model being talked to now says so first in its verdict (in bold)."""
@@ -353,6 +398,14 @@ class ModelPicker(QWidget):
         if folder:
             self.add_folder(folder)
 
+    def add_control(self, button: QPushButton, row: QWidget) -> None:
+        """Another way to add models (the server address): its button after Add a folder…, its
+        row above the buttons."""
+        button.setAutoDefault(False)
+        self.buttons.insertWidget(1, button)
+        layout = self.layout()
+        layout.insertWidget(layout.count() - 1, row)
+
     def add_folder(self, folder: str) -> None:
         self.pool.run(
             remember_folder, folder, on_result=lambda _f: self.refresh(), on_error=self._failed
@@ -365,6 +418,7 @@ class ModelPicker(QWidget):
 
     def _selected(self) -> None:
         self.fit = None
+        self.plain_http.setChecked(False)  # asked again for each server it would be sent to
         picked = self.selected()
         self._update_buttons()
         if not picked:
@@ -377,10 +431,7 @@ class ModelPicker(QWidget):
         elif kind == "download":
             self._show_fit(data[1], data[0])
         elif kind == "server":
-            self.why.setText(
-                "The server runs the model with its own settings; MemoryOS only "
-                "sends the conversation to it, on this computer."
-            )
+            self.why.setText(_server_why(data[0].url, self._needs_plain_http(kind, data)))
             self.fitted.emit()
         else:
             self.why.setText(
@@ -411,9 +462,25 @@ class ModelPicker(QWidget):
         self.why.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
         self.fitted.emit()
 
+    def _needs_plain_http(self, kind: str, data: Any) -> bool:
+        """A server on another computer at a plain http:// address, not yet allowed in the
+        settings: what is sent would cross the network unencrypted (the engine refuses it)."""
+        from urllib.parse import urlsplit
+
+        from engine.network import is_loopback
+
+        if kind != "server" or getattr(self.current, "allow_plain_http", False):
+            return False
+        url = data[0].url
+        return urlsplit(url).scheme == "http" and not is_loopback(url)
+
     def _update_buttons(self) -> None:
         picked = self.selected()
         kind = picked[0] if picked else ""
+        plain_http = bool(picked) and self._needs_plain_http(*picked)
+        if not plain_http:
+            self.plain_http.setChecked(False)
+        self.plain_http.setVisible(plain_http)
         downloading = bool(self._download)
         # The model downloading or paused has its Pause/Resume in the download row: no second
         # button for it here.
@@ -424,7 +491,9 @@ class ModelPicker(QWidget):
         self.download_button.setText("Resume download" if paused else "Download")
         self.download_button.setEnabled(kind == "download" and not downloading)
         self.use_button.setEnabled(
-            kind in ("bundled", "server") or (kind == "file" and self.fit is not None)
+            kind == "bundled"
+            or (kind == "server" and (not plain_http or self.plain_http.isChecked()))
+            or (kind == "file" and self.fit is not None)
         )
 
     # --- choosing ----------------------------------------------------------------------
@@ -438,9 +507,12 @@ class ModelPicker(QWidget):
             return Choice("SmolLM2-135M (bundled)", {"model_source": BUNDLED})
         if kind == "server":
             server, name = data
-            return Choice(f"{name} on {server.url}", {
-                "model_source": SERVER, "server_url": server.url, "server_model": name,
-            })  # fmt: skip
+            values = {"model_source": SERVER, "server_url": server.url, "server_model": name}
+            if self._needs_plain_http(kind, data):
+                if not self.plain_http.isChecked():
+                    return None
+                values["allow_plain_http"] = True  # the person ticked it for this server
+            return Choice(f"{name} on {server.url}", values)
         if kind == "file" and self.fit is not None:
             return self._file_choice(data.name, data.path, self.fit)
         return None
@@ -604,6 +676,27 @@ def _same_server(chosen: str, found: str) -> bool:
     except (ServerError, ValueError):
         return False
     return same_port and is_loopback(chosen) and is_loopback(found)
+
+
+def _server_why(url: str, plain_http: bool) -> str:
+    """What choosing a server means for what the person says."""
+    from engine.network import destination, is_loopback
+
+    if is_loopback(url):
+        return (
+            "The server runs the model with its own settings; MemoryOS only sends the "
+            "conversation to it, on this computer."
+        )
+    text = (
+        f"The server runs on another computer, {destination(url)}: your messages and the "
+        "memories that go with them are sent there."
+    )
+    if plain_http:
+        text += (
+            " Its address is plain http, so they would cross the network unencrypted; use an "
+            "https:// address if the server has one."
+        )
+    return text
 
 
 def _mark_speed(row: QTreeWidgetItem, fit: Any) -> None:

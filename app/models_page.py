@@ -5,15 +5,18 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.model_picker import ModelPicker
+from app.model_step import ServerAddress
 from app.workers import WorkerPool
 
 
 class ModelsPage(QWidget):
-    """Models on this computer, local servers and downloads; Use fills the Model tab."""
+    """Models on this computer, servers (found or added by address) and downloads; Use fills
+    the Model tab."""
 
     def __init__(self, pool: WorkerPool, probe: bool = True, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.picker = ModelPicker(pool, probe=probe)
+        self.address = ServerAddress(self.picker, pool)
         self.note = QLabel(objectName="hint")
         self.note.setWordWrap(True)
         layout = QVBoxLayout(self)
