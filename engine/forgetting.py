@@ -247,11 +247,16 @@ def _rebuild_chain_summary(vault, page_id: int) -> None:
 RETENTION_BATCH = 500  # pages forgotten per transaction by the retention policy
 
 
+def retention_cutoff(days: int, now: float) -> float:
+    """The time before which a retention of `days` forgets exchanges."""
+    return now - days * 86400.0
+
+
 def apply_retention(ctx: MemoryContext, days: int, keep_facts: bool, now: float) -> int:
     """Forget pages older than `days` (consolidation runs this). Returns how many went."""
     if days <= 0:
         return 0
-    cutoff = now - days * 86400.0
+    cutoff = retention_cutoff(days, now)
     total = 0
     while True:
         ids = ctx.vault.page_ids_older_than(cutoff, RETENTION_BATCH)
@@ -268,7 +273,7 @@ def retention_note(days: int, timestamps, now: float) -> str:
 
     if days <= 0:
         return ""
-    cutoff = now - days * 86400.0
+    cutoff = retention_cutoff(days, now)
     old = sum(1 for ts in timestamps if parse_timestamp(ts, default=now) < cutoff)
     if not old:
         return ""
@@ -289,7 +294,7 @@ def retention_preview(
     the Settings dialog asks before a shorter retention deletes anything."""
     if days <= 0:
         return ForgetPreview(pages=[], facts=[], slots=[])
-    cutoff = now - days * 86400.0
+    cutoff = retention_cutoff(days, now)
     ids = ctx.vault.page_ids_older_than(cutoff, max(1, ctx.vault.count_pages()))
     return preview(ctx, ids, keep_facts=keep_facts)
 

@@ -115,8 +115,9 @@ def test_duplicate_statements_merge_and_contradictions_supersede(memory):
     b = memory.add_memory("I live in Boston with my two cats.", "You said")
     c = memory.add_memory("I moved to Denver last spring.", "Big change")
     memory.run_consolidation()
-    cats = [f for f in memory.facts() if "cats" in f.text]
+    cats = [f for f in memory.facts(include_superseded=True) if "cats" in f.text]
     assert len(cats) == 1 and cats[0].source_page_ids == (a.id, b.id)
+    assert cats[0].status == SUPERSEDED  # it said where they lived: the move replaced it
     location = [s for s in memory.profile(include_superseded=True) if s.name == "location"]
     current = [s for s in location if s.status == "active"]
     old = [s for s in location if s.status == SUPERSEDED]

@@ -16,7 +16,9 @@ from engine.memory.context import MemoryContext
 from engine.memory.model import ConsolidationModel
 from engine.memory.persona_patterns import (
     SlotCandidate,
+    moved_away,
     normalise_text,
+    places_lived,
     slot_candidates,
     statement_candidates,
 )
@@ -99,16 +101,21 @@ class Persona:
         slot_id = self.vault.insert_slot(category, name, value, origin, evidence, now)
         if current is not None:
             self.vault.supersede_slot(current.id, slot_id, now)
+            if (category, name) == ("identity", "location"):
+                self._supersede_old_home(current.value, value, evidence, now)
         if category == "preference":
-            self._supersede_opposite(name, value, slot_id, now)
+            self._supersede_opposite(name, value, slot_id, evidence, now)
         return slot_id
 
-    def _supersede_opposite(self, name: str, value: str, slot_id: int, now: float) -> None:
+    def _supersede_opposite(
+        self, name: str, value: str, slot_id: int, evidence: list[int], now: float
+    ) -> None:
         """A taste that changed: "no longer likes spicy food" replaces "likes spicy Thai food"
         (and the words it was learned from, "I really love spicy Thai food"), and a new like
         replaces an old dislike. Preferences are filed by their object's words, so the two
         were different entries and both stayed in the profile the model was shown. Matched
-        when one object's words hold all of the other's."""
+        when one object's words hold all of the other's. "I've switched from coffee to tea"
+        replaces "likes coffee" the same way; "I love hiking" names no coffee and stays."""
         polarity = _polarity(value)
         words = set(name.split())
         if not polarity or not words:
@@ -120,11 +127,42 @@ class Persona:
             if _polarity(slot.value) == -polarity and (other >= words or words >= other):
                 self.vault.supersede_slot(slot.id, slot_id, now)
         if polarity < 0:
-            match = " AND ".join(f'"{word}"' for word in sorted(words))
-            hits = [i for i, _ in self.vault.keyword_search("facts_fts", match, 50)]
-            for fact in self.vault.facts(USER_FACT, False, ids=hits) if hits else []:
-                if _LIKING.search(fact.text) and not _NOT_LIKING.search(fact.text):
-                    self.vault.supersede_fact(fact.id, None, now)
+            found = self._facts_matching(" AND ".join(f'"{word}"' for word in sorted(words)))
+            changed = [f for f in found if _changed_taste(f.text)]
+            # Linked to the words that said the change: deleting them, or forgetting their
+            # exchange, makes the old taste current again.
+            by = self._said_in(changed, evidence)
+            stems = keywords.normalise(sorted(words))
+            for fact in found:
+                if not _changed_taste(fact.text) and stems <= _liked_stems(fact.text):
+                    self.vault.supersede_fact(fact.id, by, now)
+
+    def _supersede_old_home(self, old: str, new: str, evidence: list[int], now: float) -> None:
+        """A move: once the person lives in Paris, "I live in Lyon" and "I work at a bakery in
+        Lyon" (the words location=Lyon was read from) no longer say where they are. Only a
+        fact the location patterns read as the old place goes: "I visited Lyon" stays."""
+        old_place, new_place = normalise_text(old), normalise_text(new)
+        found = self._facts_matching(_phrase(old))
+        stale = [f for f in found if old_place in _places(f.text)]
+        if not stale:
+            return
+        by = self._said_in(
+            [f for f in self._facts_matching(_phrase(new)) if new_place in _places(f.text)],
+            evidence,
+        )
+        for fact in stale:
+            self.vault.supersede_fact(fact.id, by, now)
+
+    def _facts_matching(self, match: str) -> list[Fact]:
+        """Current user facts that an FTS5 query over their text finds."""
+        hits = [i for i, _ in self.vault.keyword_search("facts_fts", match, 50)]
+        return self.vault.facts(USER_FACT, False, ids=hits) if hits else []
+
+    @staticmethod
+    def _said_in(facts: list[Fact], evidence: list[int]) -> int | None:
+        """The newest of `facts` learned from the exchanges in `evidence`, else None."""
+        ids = [f.id for f in facts if set(f.source_page_ids) & set(evidence)]
+        return max(ids) if ids else None
 
     def prepare(self, page: Page) -> Learned:
         """The non-LLM path for one new page, read and embedded (outside any transaction)."""
@@ -344,15 +382,39 @@ ANALYSIS_SCHEMA = {
 
 
 def _polarity(value: str) -> int:
-    """+1 for a "likes ..." preference, -1 for "dislikes" / "no longer likes", 0 otherwise."""
+    """+1 for a "likes ..." preference, -1 for "dislikes" / "no longer likes" / "switched away
+    from", 0 otherwise."""
     if value.startswith("likes "):
         return 1
-    return -1 if value.startswith(("dislikes ", "no longer likes ")) else 0
+    return -1 if value.startswith(("dislikes ", "no longer likes ", "switched away from ")) else 0
 
 
-# A fact that says the person likes something, and one that says they no longer do.
-_LIKING = re.compile(r"\bi (?:really |absolutely )?(?:love|like|enjoy|adore)\b", re.I)
+# A fact that says the person likes something (group 1: what), and one that says they no
+# longer do.
+_LIKING = re.compile(r"\bi (?:really |absolutely )?(?:love|like|enjoy|adore) ([^,.;!?]+)", re.I)
 _NOT_LIKING = re.compile(r"\b(?:no longer|don't|do not|not)\b", re.I)
+
+
+def _changed_taste(text: str) -> bool:
+    return bool(_NOT_LIKING.search(text)) or moved_away(text)
+
+
+def _liked_stems(text: str) -> set[str]:
+    """The stemmed words of what a fact says the person likes ("spicy Thai food" of "I really
+    love spicy Thai food, especially green curry"); empty for a fact that likes nothing."""
+    return {
+        stem for match in _LIKING.finditer(text)
+        for stem in keywords.normalise(keywords.content_words(match.group(1)))
+    }  # fmt: skip
+
+
+def _phrase(text: str) -> str:
+    """An FTS5 query for `text` as a phrase (FTS5 tokenises it, any script)."""
+    return '"' + text.replace('"', " ") + '"'
+
+
+def _places(text: str) -> set[str]:
+    return {normalise_text(place) for place in places_lived(text)}
 
 
 def analysis_messages(pages: list[Page], known_facts: list, slots: list) -> list[dict]:

@@ -11,9 +11,6 @@ from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT, Page
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|me|myself|we|our|we're|we've)\b", re.I)
-_COMMITMENT = re.compile(
-    r"\b(i'll|i will|i can|i've (?:added|set|saved|noted)|let me|i'm going to)\b", re.I
-)
 _FILLER = re.compile(
     r"^(i (?:see|know|agree|understand|guess|think so|hope so|don't know|am not sure|mean)|"
     r"i'm (?:sorry|glad|happy for you|not sure)|me too|my pleasure)\b",
@@ -45,6 +42,46 @@ _REQUEST = re.compile(
     r"please\b(?![\s,]+(?:remember|note|keep in mind|don['’]t forget|do not forget)\b))",
     re.I,
 )
+# What the assistant did or promised, kept as its own knowledge: a concrete thing done ("I've
+# added milk to your list"), or a promise to keep or do what the person asked of it ("Remind me
+# to call mum" -> "I'll remind you on Sunday"). A small model's stock offers ("I can help you
+# with that!", "Let me know if ...", "I'll do my best") say nothing: every answer added one to
+# the privacy panel.
+_DONE = re.compile(
+    r"\bi(?:['’]ve| have) (?:now |just |also |already )?(?:added|set|saved|noted|scheduled|"
+    r"recorded|stored|logged|booked|made a note)\b",
+    re.I,
+)
+_PROMISE = re.compile(
+    r"\b(?:i['’]ll|i will|i['’]m going to|i am going to|let me) (?:also |now |definitely |"
+    r"make sure to |be sure to )?(?:remind|remember|keep|note|track|save|add|set|schedule|book|"
+    r"record|log|store|write (?:it|that|this) down|make a note)\b",
+    re.I,
+)
+# The person asked the assistant to keep or do something (checked at a sentence's start).
+_ASKED_TO_KEEP = re.compile(
+    _LEAD_IN
+    + r"(?:remind me|remember|note|make a note|keep track|keep in mind|add|save|set|schedule|"
+    r"book|(?:don['’]t|do not) (?:let me )?forget|(?:can|could|would|will) (?:you|u) "
+    r"(?:please )?(?:remind|remember|note|make a note|keep|save|add|set|schedule|book|track|"
+    r"log|record)|please (?:remind|remember|note|keep|save|add|set|schedule|book|track))\b",
+    re.I,
+)
+# A taste that moved away from something the person names: "I've switched from coffee to tea",
+# "These days I drink tea instead of coffee". Group 1 is the old thing. "Instead of" and
+# "rather than" count only beside a word of change or preference: "I took the train instead
+# of the bus" is one day's choice, not a change of taste.
+_MOVED_AWAY = [
+    re.compile(
+        r"(?i:\bi(?:['’]ve| have)?(?: \w+)? (?:switched|swapped|changed|gone over|went over)"
+        r"(?: over| back)? from) ([^,.;!?]+?)(?= to\b| for\b|[,.;!?]|$)"
+    ),
+    re.compile(
+        r"(?i:^(?=.*\bi\b)(?=.*\b(?:now|nowadays|these days|lately|anymore|any more|prefer\w*|"
+        r"switched|started)\b).*?\b(?:instead of|rather than)) ([^,.;!?]+?)"
+        r"(?=\s+(?:now|nowadays|these days|lately|anymore|any more)\b|[,.;!?]|$)"
+    ),
+]
 _NOT_NAMES = {
     "sorry",
     "glad",
@@ -125,6 +162,7 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
         "location",
         re.compile(r"(?i:\bi (?:live|am living|'m living|moved|relocated) (?:in|to)) " + _PLACE),
     ),
+    ("identity", "location", re.compile(r"(?i:\bi(?:['’]m| am) (?:now )?based in) " + _PLACE)),
     ("identity", "location", re.compile(r"(?i:\bi work [^,.;!?]*? in) " + _PLACE)),
     ("identity", "origin", re.compile(r"(?i:\bi(?:'m| am) (?:originally )?from) " + _PLACE)),
     (
@@ -146,6 +184,7 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
         re.compile(r"\bi (?:no longer|don't really|do not really) (?:like|love|enjoy) ([^,.;!?]+)",
                    re.I),
     ),
+    *(("preference", "switched away from", pattern) for pattern in _MOVED_AWAY),
     (
         "value",
         "values",
@@ -251,18 +290,36 @@ def statement_candidates(page: Page) -> list[tuple[str, str]]:
                 continue
             out.append((USER_FACT, f"{speaker}: {sentence}" if speaker else sentence))
     if not _named_speaker(page, "agent"):
+        asked = any(_ASKED_TO_KEEP.match(s) for s in _sentences(page.user_input))
         for sentence in _sentences(page.agent_response):
-            if _COMMITMENT.search(sentence) and 4 <= len(sentence.split()) <= 45:
+            if not 4 <= len(sentence.split()) <= 45 or sentence.endswith("?"):
+                continue
+            if _DONE.search(sentence) or (asked and _PROMISE.search(sentence)):
                 out.append((ASSISTANT_KNOWLEDGE, sentence))
     return out
+
+
+def moved_away(text: str) -> bool:
+    """Whether `text` says the person's taste moved away from something it names."""
+    return any(p.search(s) for s in _sentences(text) for p in _MOVED_AWAY)
+
+
+def places_lived(text: str) -> list[str]:
+    """The places `text` says the person lives, works or is based in ("I live in Lyon", "I work
+    at a bakery in Lyon"); not a place it only mentions ("I visited Lyon")."""
+    return [slot.value for slot in _slots(text) if slot.name == "location"]
 
 
 def slot_candidates(page: Page) -> list[SlotCandidate]:
     """Profile slots read from the person's own words by patterns (no LLM)."""
     if _named_speaker(page, "agent"):
         return []  # a transcript between two people: no single "user" profile to fill
+    return _slots(page.user_input)
+
+
+def _slots(text: str) -> list[SlotCandidate]:
     found: list[SlotCandidate] = []
-    for sentence in _sentences(page.user_input):
+    for sentence in _sentences(text):
         if sentence.endswith("?"):
             continue
         for category, name, pattern in _SLOT_PATTERNS:

@@ -9,7 +9,9 @@ import numpy as np
 from engine import errors
 from engine.records import (
     ACTIVE,
+    CANDIDATE,
     SUPERSEDED,
+    USER_FACT,
     Fact,
     ProfileSlot,
 )
@@ -151,11 +153,52 @@ class PersonaMixin:
         for fact_id in fact_ids:
             self.conn.execute("DELETE FROM facts_fts WHERE rowid=?", (fact_id,))
         self._erase_vectors("facts_vec", fact_ids, dimension)
+        for fact_id, by in self._successors("facts", fact_ids):
+            if by is not None:
+                self.conn.execute("UPDATE facts SET superseded_by=? WHERE id=?", (by, fact_id))
+            else:  # current again, with the status the words it was learned from had
+                self.conn.execute(
+                    "UPDATE facts SET superseded_by=NULL, status=CASE WHEN kind=? AND "
+                    "origin='verbatim' THEN ? ELSE ? END WHERE id=?",
+                    (USER_FACT, CANDIDATE, ACTIVE, fact_id),
+                )
         marks = _placeholders(fact_ids)
         self.conn.execute(
             f"UPDATE facts SET superseded_by=NULL WHERE superseded_by IN ({marks})", fact_ids
         )
         self.conn.execute(f"DELETE FROM facts WHERE id IN ({marks})", fact_ids)
+
+    def _successors(self, table: str, deleted: list[int]) -> list[tuple[int, int | None]]:
+        """What replaces each surviving entry that a deleted one superseded: the entry that
+        replaced the deleted one in turn, or None where the deleted one was current (then the
+        entry is current again: forgetting "I moved to Paris" brings "Lyon" back). An entry
+        whose replacement was itself replaced by something unrecorded keeps its NULL link and
+        stays superseded (not listed)."""
+        gone = set(deleted)
+        marks = _placeholders(deleted)
+        replaced = {
+            row[0]: (row[1], row[2])
+            for row in self.conn.execute(
+                f"SELECT id, status, superseded_by FROM {table} WHERE id IN ({marks})", deleted
+            )
+        }
+        out: list[tuple[int, int | None]] = []
+        for entry_id, by in self.conn.execute(
+            f"SELECT id, superseded_by FROM {table} WHERE superseded_by IN ({marks}) "
+            "ORDER BY id DESC",
+            deleted,
+        ).fetchall():
+            seen: set[int] = set()
+            while by in gone and by not in seen:  # deleted, and maybe superseded too
+                seen.add(by)
+                status, after = replaced[by]
+                if status == SUPERSEDED and after is None:
+                    break  # replaced by something unrecorded: the entry stays superseded
+                by = after if status == SUPERSEDED else None
+            else:
+                if entry_id not in gone and by not in gone:
+                    out.append((entry_id, by))
+        return out
 
     @_locked
     def candidate_facts_from_pages(self, page_ids: list[int], status: str) -> list[int]:
@@ -266,6 +309,30 @@ class PersonaMixin:
     def delete_slots(self, slot_ids: list[int]) -> None:
         if not slot_ids:
             return
+        gone = set(slot_ids)
+        for slot_id, by in self._successors("profile", slot_ids):
+            if by is None:  # current again, unless another entry now fills its place
+                category, name = self.conn.execute(
+                    "SELECT category, name FROM profile WHERE id=?", (slot_id,)
+                ).fetchall()[0]
+                by = next(
+                    (
+                        row[0]
+                        for row in self.conn.execute(
+                            "SELECT id FROM profile WHERE category=? AND name=? AND status=? "
+                            "ORDER BY id DESC",
+                            (category, name, ACTIVE),
+                        )
+                        if row[0] not in gone
+                    ),
+                    None,
+                )
+            if by is None:
+                self.conn.execute(
+                    "UPDATE profile SET superseded_by=NULL, status=? WHERE id=?", (ACTIVE, slot_id)
+                )
+            else:
+                self.conn.execute("UPDATE profile SET superseded_by=? WHERE id=?", (by, slot_id))
         marks = _placeholders(slot_ids)
         self.conn.execute(
             f"UPDATE profile SET superseded_by=NULL WHERE superseded_by IN ({marks})", slot_ids
