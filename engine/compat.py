@@ -8,11 +8,14 @@ installed to compare or to import their old data. Changing one import line is th
 
 Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours differ, it is said here:
 - Storage: one encrypted vault per ``user_id`` at ``<data_storage_path>/users/<user_id>/vault.memoryos``
-  beside the reference's JSON files. When that vault is created and the reference's files of the
-  user are there, they are imported into it (pages, topics, profile, knowledge, and the
-  assistant's knowledge; one line on stderr says what), and left as they were; later opens import
-  nothing (``memoryos import-reference`` imports again by hand). A damaged file raises the
-  importer's error and leaves no vault. The key comes from the OS keyring, else ``passphrase=``
+  beside the reference's JSON files. When that vault is created and the reference's memory of the
+  user is there (its JSON files, else its chromadb variant's ``chroma_storage/``; no chromadb
+  install is needed to read it), it is imported (pages, topics, profile, knowledge, and the
+  assistant's knowledge; one line on stderr says what), and left as it was. An existing vault
+  gets it too while it holds no memory of its own and has never had it imported; a vault that
+  holds memories never does unasked (one line on stderr gives the ``memoryos import-reference``
+  command), nor does one imported before. A damaged file raises the importer's error and leaves
+  no vault (an existing one as it was). The key comes from the OS keyring, else ``passphrase=``
   or ``$MEMORYOS_PASSPHRASE``, else a terminal prompt.
 - Models: ``openai_base_url`` (+ ``openai_api_key``, ``llm_model``) selects an OpenAI-compatible
   server as in the reference; an API key without a URL means OpenAI's API, as in the reference;
@@ -48,7 +51,9 @@ Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours diffe
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import sys
 import threading
 import time
@@ -57,10 +62,11 @@ from pathlib import Path
 from typing import Any
 
 from engine import unlock
+from engine.errors import InvalidInputError
 from engine.prompt import with_conversation_style
 from engine.records import ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT
 from engine.settings import MemorySettings, plain_threshold, topical_threshold
-from engine.shared_knowledge import SharedKnowledge, assistant_vault_path, check_id
+from engine.shared_knowledge import SharedKnowledge, assistant_vault_path, check_id, link_key
 from engine.thinking import strip_thinking
 from engine.vault import keyring_status
 
@@ -123,18 +129,74 @@ def _notice(text: str) -> None:
 
 def _reference_of(data_storage_path: str, user_id: str, assistant_id: str) -> Any:
     """The reference's memory of `user_id` in its data folder, read and checked (an
-    engine.reference_import.ReferenceData), with the knowledge of `assistant_id`; None when the
-    reference left no file for this user."""
-    from engine import reference_import
+    engine.reference_import.ReferenceData), with the knowledge of `assistant_id`: from its JSON
+    files, else from its chromadb variant's store (chroma_storage/); None when the reference
+    left nothing of this user."""
+    from engine import reference_chroma, reference_import
 
     folder = Path(data_storage_path)
-    user = folder / "users" / user_id
-    if not any((user / name).is_file() for name in reference_import.USER_FILES):
+    if _has_json_files(folder, user_id):
+        assistant = folder / "assistants" / assistant_id / "long_term_assistant.json"
+        return reference_import.read_reference(
+            folder, user_id, [assistant_id] if assistant.is_file() else []
+        )
+    return reference_chroma.read_user(folder, user_id, assistant_id)
+
+
+def _has_json_files(folder: Path, user_id: str) -> bool:
+    from engine.reference_import import USER_FILES
+
+    return any((folder / "users" / user_id / name).is_file() for name in USER_FILES)
+
+
+def _reference_place(data_storage_path: str, user_id: str) -> Path | None:
+    """Where the reference left memory of `user_id` (the data folder, or its chroma_storage/),
+    found without reading it; None when nowhere."""
+    from engine import reference_chroma
+
+    folder = Path(data_storage_path)
+    if _has_json_files(folder, user_id):
+        return folder
+    store = reference_chroma.store_folder(folder)
+    if store is None:
         return None
-    assistant = folder / "assistants" / assistant_id / "long_term_assistant.json"
-    return reference_import.read_reference(
-        folder, user_id, [assistant_id] if assistant.is_file() else []
-    )
+    try:
+        return store if user_id in reference_chroma.find_chroma_users(store) else None
+    except InvalidInputError:
+        return store  # unreadable: the import, when asked for, will say why
+
+
+def _holds_memories(memory: Any, assistant_id: str) -> bool:
+    """Has this vault any memory of its own: a page, a profile entry or a fact? Copies of the
+    assistant's shared knowledge (engine.shared_knowledge) are the assistant's, not the user's."""
+    vault = memory.vault
+    if vault.count_pages() or vault.slots(True):
+        return True
+    state = json.loads(vault.get_meta(link_key(assistant_id)) or "{}")
+    copies = {int(local) for _, local in state.get("links", [])}
+    return any(fact.id not in copies for fact in vault.facts(None, True))
+
+
+def _reference_for(memory: Any, data_storage_path: str, user_id: str, assistant_id: str) -> Any:
+    """The reference data to import into an existing vault: only into one without memories
+    (say, made by an earlier run before the reference's data was there), and never twice (an
+    import leaves its record in the vault, engine.reference_import); None otherwise. Into a
+    vault that already holds memories nothing is imported unasked: a notice says how."""
+    from engine.memory.vocabulary import IMPORTED_PREFIX
+
+    if memory.vault.get_meta(f"{IMPORTED_PREFIX}{user_id}") is not None:
+        return None  # imported before: what was forgotten since stays forgotten
+    if not _holds_memories(memory, assistant_id):
+        return _reference_of(data_storage_path, user_id, assistant_id)
+    place = _reference_place(data_storage_path, user_id)
+    if place is not None:
+        _notice(
+            f"the vault of user {user_id!r} already holds memories, so the reference MemoryOS "
+            f"memory in {place} was not imported into it; to add it, run: memoryos "
+            f"import-reference {shlex.quote(str(place))} --user {user_id} "
+            f"--data-folder {shlex.quote(data_storage_path)}"
+        )
+    return None
 
 
 def _run_import(memory: Any, data: Any, shared: dict[str, SharedKnowledge]) -> Any:
@@ -247,20 +309,24 @@ class Memoryos:
             if is_new:
                 _erase(path)
             raise
-        if reference is not None:
-            try:
+        try:
+            if not is_new:  # before the first sync adds the assistant's knowledge to it
+                reference = _reference_for(memory, self.data_storage_path, user_id, assistant_id)
+            if reference is not None:
                 added = _run_import(memory, reference, {assistant_id: shared})
-            except BaseException:
-                memory.close()
-                shared.close()
+        except BaseException:
+            memory.close()
+            shared.close()
+            if is_new:
                 _erase(path)  # no half-made vault: the next open tries again
-                if shared_is_new:
-                    _erase(shared_path)
-                raise
+            if shared_is_new:
+                _erase(shared_path)
+            raise  # an existing vault is as it was (the import is all or nothing)
+        if reference is not None:
+            files = "JSON files" if reference.folder == Path(self.data_storage_path) else "store"
             _notice(
                 f"imported the reference MemoryOS memory of user {user_id!r} from "
-                f"{self.data_storage_path}: {added.summary()} (its JSON files are left as they "
-                "were)"
+                f"{reference.folder}: {added.summary()} (its {files} are left as they were)"
             )
         self._attach(memory, shared)
 

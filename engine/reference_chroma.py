@@ -80,6 +80,20 @@ def find_chroma_users(folder: str | Path) -> list[str]:
     return sorted(users)
 
 
+def read_user(folder: str | Path, user_id: str, assistant_id: str):
+    """`user_id`'s memory in the chromadb variant's store of a data folder, with the knowledge
+    of `assistant_id` when the store has it (engine.compat's import on opening); None when
+    the folder holds no store or the store does not know this user."""
+    store = store_folder(folder)
+    if store is None:
+        return None
+    names = _collections(store)
+    if f"{PAGES}{user_id}" not in names and f"{USER_KNOW}{user_id}" not in names:
+        return None
+    assistants = [assistant_id] if f"{ASSIST_KNOW}{assistant_id}" in names else []
+    return read_chroma(store, user_id, assistants)
+
+
 def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str] | None):
     """One user's chromadb-variant memory as a reference_import.ReferenceData (nothing written)."""
     from engine.reference_import import (

@@ -151,14 +151,23 @@ def plural(count: int, one: str, many: str = "") -> str:
 
 def find_users(folder: str | Path) -> list[str]:
     """The user ids of a reference data folder (JSON files, or the chromadb variant's store)."""
-    users = Path(folder).expanduser() / "users"
-    if not users.is_dir():
-        from engine import reference_chroma
+    from engine import reference_chroma
 
-        if reference_chroma.store_folder(folder) is not None:
-            return reference_chroma.find_chroma_users(folder)
+    users = Path(folder).expanduser() / "users"
+    if not has_json_files(folder) and reference_chroma.store_folder(folder) is not None:
+        return reference_chroma.find_chroma_users(folder)
+    if not users.is_dir():
         raise InvalidInputError(_not_a_data_folder(folder, reference_chroma.STORE_FOLDER))
     return sorted(p.name for p in users.iterdir() if p.is_dir())
+
+
+def has_json_files(folder: str | Path) -> bool:
+    """Does `folder` hold a user's files of the JSON variant? Not just a users/ folder:
+    engine.compat keeps its vaults in users/ too, beside a chromadb-variant store."""
+    users = Path(folder).expanduser() / "users"
+    return users.is_dir() and any(
+        (user / name).is_file() for user in users.iterdir() if user.is_dir() for name in USER_FILES
+    )
 
 
 def _not_a_data_folder(folder: str | Path, store: str) -> str:
@@ -190,7 +199,7 @@ def read_reference(
     """Read one user's files (the only user when `user_id` is None) and the assistants' knowledge
     (all assistants when `assistant_ids` is None)."""
     folder = Path(folder).expanduser()
-    if not (folder / "users").is_dir():
+    if not has_json_files(folder):
         from engine import reference_chroma
 
         if reference_chroma.store_folder(folder) is not None:

@@ -152,3 +152,125 @@ def test_the_compatible_mcp_server_returns_the_reference_profile(home, tmp_path)
         assert found["user_profile"] == profile
 
     serve_and_run(home, ["--compat", "reference", "--config", str(tmp_path / "config.json")], body)
+
+
+CHROMA_FIXTURE = ROOT / "tests" / "data" / "reference_chroma"  # written by memoryos-chromadb
+
+
+def chroma_folder(tmp_path):
+    folder = tmp_path / "chroma_data"
+    shutil.copytree(CHROMA_FIXTURE, folder)
+    return folder
+
+
+def open_user(folder, user_id: str) -> Memoryos:
+    return Memoryos(user_id=user_id, openai_api_key="", data_storage_path=str(folder),
+                    openai_base_url="http://127.0.0.1:9/v1", assistant_id="helper",
+                    embedder=HashEmbedder(384), background=False,
+                    passphrase=PASSPHRASE)  # fmt: skip
+
+
+def stored_files(folder) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_the_chromadb_variants_memory_is_there_after_the_switch(tmp_path, capsys):
+    """The reference's chromadb variant keeps its memory in chroma_storage/ (no chromadb
+    install is needed to read it): a new vault gets it, as it gets the JSON variant's files."""
+    folder = chroma_folder(tmp_path)
+    before = stored_files(folder / "chroma_storage")
+    memo = open_user(folder, "maya")
+    try:
+        (line,) = [s for s in capsys.readouterr().err.splitlines() if "reference" in s]
+        assert "imported the reference MemoryOS memory of user 'maya'" in line
+        assert "8 pages in 1 topic, 2 facts" in line
+        texts = [p.user_input for p in memo.memory.pages(limit=100)]
+        assert "Hi! I'm Maya, I teach chemistry at a high school." in texts
+        facts = [k["knowledge"] for k in memo.user_long_term_memory.get_user_knowledge()]
+        assert "Maya cannot eat gluten." in facts
+        assert len(memo.get_assistant_knowledge_summary()) == 1
+        assert memo.get_user_profile_summary() != "None"
+    finally:
+        memo.close()
+    assert stored_files(folder / "chroma_storage") == before  # left as it was
+
+    again = open_user(folder, "maya")  # later opens import nothing
+    try:
+        assert "reference" not in capsys.readouterr().err
+        assert len(again.memory.pages(limit=100)) == 8
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize(("variant", "user_id", "pages"), [("json", "alex", 10),
+                                                            ("chroma", "maya", 8)])  # fmt: skip
+def test_an_empty_vault_made_before_the_switch_gets_the_reference_memory_once(
+    tmp_path, capsys, variant, user_id, pages
+):
+    """The vault was there already, empty (the person opened it once before switching their
+    script): it gets the reference's memory; later opens, even after everything imported was
+    forgotten, bring nothing back."""
+    from engine.api import MemoryOS
+
+    folder = reference_folder(tmp_path) if variant == "json" else chroma_folder(tmp_path)
+    with MemoryOS.open(vault_path(folder, user_id), create=True, passphrase=PASSPHRASE,
+                       embedder=HashEmbedder(384), background=False):  # fmt: skip
+        pass
+    memo = open_user(folder, user_id)
+    try:
+        (line,) = [s for s in capsys.readouterr().err.splitlines() if "reference" in s]
+        assert f"imported the reference MemoryOS memory of user {user_id!r}" in line
+        assert len(memo.memory.pages(limit=100)) == pages
+        facts = len(memo.memory.facts(kind="user_fact"))
+        assert facts == 2
+    finally:
+        memo.close()
+    again = open_user(folder, user_id)
+    try:
+        assert "reference" not in capsys.readouterr().err
+        assert len(again.memory.pages(limit=100)) == pages  # nothing twice
+        assert len(again.memory.facts(kind="user_fact")) == facts
+        again.memory.forget_everything()
+    finally:
+        again.close()
+    emptied = open_user(folder, user_id)
+    try:
+        assert "reference" not in capsys.readouterr().err
+        assert emptied.memory.pages() == [] and emptied.memory.facts(kind="user_fact") == []
+    finally:
+        emptied.close()
+
+
+def test_a_vault_with_memories_gets_the_reference_memory_only_when_asked(home, tmp_path, capsys):
+    """A vault that already holds memories is never imported into unasked: a notice gives the
+    command, which imports it; importing again adds nothing twice."""
+    import shlex
+
+    from engine.api import MemoryOS
+    from tests.helpers import run_cli
+
+    folder = chroma_folder(tmp_path)
+    with MemoryOS.open(vault_path(folder, "maya"), create=True, passphrase=PASSPHRASE,
+                       embedder=HashEmbedder(384), background=False) as memory:  # fmt: skip
+        memory.add_memory("My sister Ines visits in June.", "Lovely, plan something nice!")
+    memo = open_user(folder, "maya")
+    try:
+        (line,) = [s for s in capsys.readouterr().err.splitlines() if "reference" in s]
+        assert "already holds memories" in line and "not imported" in line
+        assert [p.user_input for p in memo.memory.pages()] == ["My sister Ines visits in June."]
+    finally:
+        memo.close()
+    command = shlex.split(line.split("run: ", 1)[1])
+    assert command[:2] == ["memoryos", "import-reference"]
+    done = run_cli(*command[1:], "--embedder", "fake", "--no-consolidate", home=home)
+    assert done.returncode == 0, done.stderr
+    assert "Added 8 pages in 1 topic" in done.stdout.decode()
+    memo = open_user(folder, "maya")
+    try:
+        assert "reference" not in capsys.readouterr().err  # imported: no notice any more
+        assert len(memo.memory.pages(limit=100)) == 9
+    finally:
+        memo.close()
+    twice = run_cli(*command[1:], "--embedder", "fake", "--no-consolidate", home=home)
+    assert twice.returncode == 0, twice.stderr
+    assert "nothing new was added" in twice.stdout.decode()

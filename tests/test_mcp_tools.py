@@ -3,10 +3,12 @@ what went with the page, add_memory safe to retry with an external_id, ids the C
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 import subprocess
 import sys
 
+import anyio
 from mcp import ClientSession
 
 from tests.test_mcp_reference import serve_and_run, status_error
@@ -142,6 +144,74 @@ def test_adding_an_external_id_again_returns_the_stored_page(home):
         anew = await call(session, "add_memory", **arguments, metadata={"external_id": "m-1"})
         assert not anew["already_stored"] and anew["page"]["id"] != first["page"]["id"]
         assert (await call(session, "memory_status"))["vault"]["pages"] == 6
+
+    run(vault, home, body)
+
+
+def _add_in_step(vault, home, ids, barrier, results) -> None:
+    """One agent (its own MCP server process) adding each id once, in step with another
+    agent adding the same ids (a child process of the test below)."""
+
+    async def body(session: ClientSession) -> None:
+        pages = {}
+        for key in ids:
+            await anyio.to_thread.run_sync(barrier.wait, 60)
+            added = await call(session, "add_memory", user_input=f"Note {key}",
+                               metadata={"external_id": key})  # fmt: skip
+            pages[key] = added["page"]["id"]
+        results.put(pages)
+
+    run(vault, home, body)
+
+
+def test_two_servers_adding_the_same_ids_at_once_store_each_once(home):
+    """Two agents, each with its own MCP server process on one encrypted vault, add the same
+    external ids at the same moment: each id is stored once and both get that page."""
+    vault = make_vault(home)
+    ids = [f"msg-{i}" for i in range(40)]
+    spawn = multiprocessing.get_context("spawn")
+    barrier, results = spawn.Barrier(2), spawn.Queue()
+    agents = [
+        spawn.Process(target=_add_in_step, args=(vault, home, ids, barrier, results))
+        for _ in range(2)
+    ]
+    for agent in agents:
+        agent.start()
+    try:
+        first, second = results.get(timeout=240), results.get(timeout=240)
+    finally:
+        for agent in agents:
+            agent.join(timeout=60)
+    assert [agent.exitcode for agent in agents] == [0, 0]
+    assert first == second  # both were given the one page of each id
+    with open_direct(vault, background=False) as memory:
+        pages = memory.pages(limit=1000)
+    held = [key for page in pages for key in page.external_ids]
+    assert sorted(held) == sorted(ids)  # one page per id, none twice
+    assert {page.id for page in pages} == set(first.values())
+
+
+def test_a_vault_with_pages_sharing_an_id_keeps_the_id_on_the_earliest(home):
+    """A vault from before ids were unique, where two servers had raced and stored one id
+    twice: after the upgrade the id names the earliest page, and no memory is dropped."""
+    vault = make_vault(home)
+    with open_direct(vault, background=False) as memory:
+        earliest = memory.add_memory("Book the dentist", "Booked.", meta={"external_id": "m-1"})
+        memory.add_memory("Book the dentist", "Booked.", meta={"external_id": "m-1"})
+        memory.add_memory("Call Ana", "", meta={"external_ids": ["m-2", "m-1"]})
+        with memory.vault.transaction():  # as the program before step 0008 left it
+            memory.vault.conn.execute("DROP TABLE external_ids")
+            memory.vault.conn.execute("DELETE FROM migrations WHERE name='0008_external_ids'")
+    with open_direct(vault, background=False) as memory:
+        assert "0008_external_ids" in memory.vault.schema_steps()
+        assert len(memory.pages(limit=100)) == 3
+
+    async def body(session: ClientSession) -> None:
+        again = await call(session, "add_memory", user_input="x", metadata={"external_id": "m-1"})
+        assert again["already_stored"] and again["page"]["id"] == earliest.id
+        other = await call(session, "add_memory", user_input="x", metadata={"external_id": "m-2"})
+        assert other["already_stored"] and other["page"]["user_input"] == "Call Ana"
+        assert (await call(session, "memory_status"))["vault"]["pages"] == 3
 
     run(vault, home, body)
 

@@ -137,3 +137,22 @@ def test_the_command_line_detects_the_variant(home):
     assert "  pages                       0      8" in out
     assert "  assistant_knowledge         0      1" in out
     assert "Importing" in done.stderr.decode()
+
+
+def test_a_data_folder_where_the_compat_class_keeps_vaults_is_read_as_the_variant(
+    tmp_path, fail_keyring, embedder
+):
+    """engine.compat keeps its vaults in users/ beside chroma_storage/: the folder is still
+    read as the chromadb variant's, as `memoryos import-reference FOLDER` would read it."""
+    from engine.api import MemoryOS
+    from engine.compat import vault_path
+    from engine.reference_import import find_users
+
+    folder = copy_store(tmp_path).parent
+    with MemoryOS.open(vault_path(folder, "maya"), create=True, passphrase="pw-long-enough",
+                       embedder=embedder, background=False):  # fmt: skip
+        pass
+    assert find_users(folder) == ["maya"]
+    data = read_reference(folder)
+    assert (data.user_id, data.assistants) == ("maya", ["helper"])
+    assert data.counts()["mid_term_pages"] == 5 and data.counts()["user_knowledge"] == 2

@@ -165,8 +165,9 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
         "0005_page_memories",
         "0006_int8_vectors",
         "0007_vocabulary",
+        "0008_external_ids",
     ]
-    assert memory.info().schema_version == 7
+    assert memory.info().schema_version == 8
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
@@ -182,12 +183,13 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
             mem.vault.conn.execute("DROP TABLE page_memories")
             mem.vault.conn.execute("DROP TABLE words")
             mem.vault.conn.execute("DROP TABLE words_vec")
+            mem.vault.conn.execute("DROP TABLE external_ids")
             mem.vault.conn.execute("DELETE FROM migrations WHERE name!='0001_initial'")
         assert mem.vault.schema_steps() == ["0001_initial"]
     with MemoryOS.open(path, passphrase="pw-long-enough", embedder=embedder, background=False) as mem:
         assert mem.vault.schema_steps() == [
             "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids",
-            "0005_page_memories", "0006_int8_vectors", "0007_vocabulary",
+            "0005_page_memories", "0006_int8_vectors", "0007_vocabulary", "0008_external_ids",
         ]
         backups = list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
         assert len(backups) == 1 and backups[0].stat().st_mode & 0o777 == 0o600

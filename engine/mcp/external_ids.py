@@ -1,11 +1,12 @@
 """The page an agent already stored under an external id, so a retried add_memory is not stored
-twice."""
+twice, even by two processes (two MCP servers on one vault) adding the same id at once."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from engine.records import Page, external_ids_of
+from engine.records import Page, turn_ids
 
 
 def given_id(metadata: dict[str, Any] | None) -> str | None:
@@ -14,28 +15,28 @@ def given_id(metadata: dict[str, Any] | None) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
-class ExternalIds:
-    """External id -> the pages holding it, in one vault. Read from the vault on the first
-    lookup, then only from the pages added since (by any process: page ids only grow), so a
-    lookup does not scan a large vault each time. Pages forgotten since are checked for at
-    lookup. Not thread-safe: the MCP tools call it under their lock."""
+def add_once(memory: Any, external_id: str, add: Callable[[], Page]) -> tuple[Page, bool]:
+    """(the page stored under `external_id`, True), or (the page `add()` stores, False).
 
-    def __init__(self, memory: Any) -> None:
-        self.memory = memory
-        self.seen = 0  # the newest page id read so far
-        self.pages: dict[str, list[int]] = {}
-
-    def find(self, external_id: str) -> Page | None:
-        """The oldest page still stored that holds `external_id`, or None."""
-        last, rows = self.memory.vault.external_id_pages(self.seen)
-        for page_id, meta in rows:
-            for value in external_ids_of(meta):
-                self.pages.setdefault(value, []).append(page_id)
-        self.seen = max(self.seen, last)
-        ids = self.pages.get(external_id, [])
-        while ids:
-            found = self.memory.vault.pages([ids[0]])
-            if found:
-                return found[0]
-            ids.pop(0)  # forgotten since it was read
-        return None
+    The lookup and the insert are one write transaction: BEGIN IMMEDIATE holds the vault's
+    write lock across processes, so a second process adding the same id waits, then finds the
+    first one's page (the vault's unique key on external ids backs this). A page already
+    stored is found without taking the lock (a retry does not queue behind other writers).
+    `add` embeds inside the transaction: one exchange, a short hold."""
+    vault = memory.vault
+    stored = vault.external_id_page(external_id)
+    if stored is not None:
+        return stored, True
+    page = None
+    try:
+        with vault.transaction():
+            stored = vault.external_id_page(external_id)
+            if stored is not None:
+                return stored, True
+            page = add()
+    except BaseException:
+        if page is not None:  # rolled back: the in-RAM vector copies must not keep it
+            memory.page_mirror.remove([page.id])
+            memory.turn_mirror.remove(turn_ids([page.id]))
+        raise
+    return page, False

@@ -21,9 +21,9 @@ from engine.mcp.convert import (
     slot_json,
     slot_ref,
 )
-from engine.mcp.external_ids import ExternalIds, given_id
+from engine.mcp.external_ids import add_once, given_id
 from engine.mcp.strict import StrictServer
-from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT
+from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT, Page
 
 # Limits on what a caller may send: generous for real use, small enough to refuse a runaway.
 MAX_TEXT_CHARS = 1_000_000
@@ -52,7 +52,6 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
     """An MCPServer whose tools read and write `memory` (an open engine.api.MemoryOS)."""
     server = StrictServer("memoryos", instructions=INSTRUCTIONS, log_level="WARNING")
     lock = threading.Lock()  # one engine call at a time: tools run on worker threads
-    external_ids = ExternalIds(memory)
 
     def engine_call(fn: Callable[[], T]) -> T:
         """Run one facade call, turning the engine's typed errors into tool errors."""
@@ -106,13 +105,9 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         is stored and that page is returned with `already_stored` true.
         """
 
-        def add() -> dict[str, Any]:
-            key = given_id(metadata)
-            stored = external_ids.find(key) if key is not None else None
-            if stored is not None:
-                return {"page": page_json(stored), "already_stored": True}
+        def store() -> Page:
             # the engine checks size and emptiness, and refuses reserved keys such as "source"
-            page = memory.add_memory(
+            return memory.add_memory(
                 user_input,
                 agent_response,
                 timestamp,
@@ -120,7 +115,11 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
                 conversation_id=conversation_id or session_conversation,
                 source="mcp",
             )
-            return {"page": page_json(page), "already_stored": False}
+
+        def add() -> dict[str, Any]:
+            key = given_id(metadata)
+            page, already = (store(), False) if key is None else add_once(memory, key, store)
+            return {"page": page_json(page), "already_stored": already}
 
         return engine_call(add)
 

@@ -12,6 +12,7 @@ from engine.records import (
     MID_TERM,
     SHORT_TERM,
     Page,
+    external_ids_of,
     turn_id,
     turn_ids,
 )
@@ -66,6 +67,11 @@ class PagesMixin:
             (page_id, quantized.encode(vector)),
         )
         self.insert_turn_vectors(page_id, turn_vectors or {})
+        for value in external_ids_of(meta):  # an id already held keeps its earlier page
+            self.conn.execute(
+                "INSERT OR IGNORE INTO external_ids(external_id, page_id) VALUES(?, ?)",
+                (value, page_id),
+            )
         return page_id
 
     @_locked
@@ -124,16 +130,14 @@ class PagesMixin:
         return [page_from_row(row) for row in rows]
 
     @_locked
-    def external_id_pages(self, after_id: int) -> tuple[int, list[tuple[int, dict]]]:
-        """The newest page id, and (id, meta) of each page after `after_id` up to it whose meta
-        names external ids: a lookup by external id (MCP add_memory) reads only the pages added
-        since its last read (ids only grow) instead of the whole table each time."""
-        last = self.conn.execute("SELECT coalesce(max(id), 0) FROM pages").fetchall()[0][0]
+    def external_id_page(self, external_id: str) -> Page | None:
+        """The page an external id names (the earliest stored with it), or None."""
         rows = self.conn.execute(
-            "SELECT id, meta FROM pages WHERE id > ? AND id <= ? AND meta LIKE '%external_id%'",
-            (after_id, last),
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE id = "
+            "(SELECT page_id FROM external_ids WHERE external_id=?)",
+            (external_id,),
         ).fetchall()
-        return last, [(row[0], json.loads(row[1])) for row in rows]
+        return page_from_row(rows[0]) if rows else None
 
     @_locked
     def pages_of_segment(self, segment_id: int) -> list[Page]:

@@ -251,6 +251,32 @@ def _vocabulary(conn, dimension: int) -> None:
         )
 
 
+def _external_ids(conn, dimension: int) -> None:
+    """Each external id (an agent's own id for an exchange, MCP add_memory) names one page,
+    by a unique key: two processes adding the same id at once store it once (the MCP tools
+    look it up and add the page in one write transaction). Ids of pages stored before are
+    filled in from their meta. A vault where several pages already hold one id (two servers
+    raced before this step) keeps the id on the earliest page, the one the lookup returned
+    until now; the later pages stay, as memories the person may forget like any other."""
+    from engine.records import external_ids_of
+
+    conn.execute(
+        """
+        CREATE TABLE external_ids(
+            external_id TEXT PRIMARY KEY,
+            page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE) WITHOUT ROWID;
+        CREATE INDEX external_ids_page ON external_ids(page_id);
+        """
+    )
+    rows = conn.execute(
+        "SELECT id, meta FROM pages WHERE meta LIKE '%external_id%' ORDER BY id"
+    ).fetchall()
+    conn.executemany(  # in page order: OR IGNORE keeps the earliest page of each id
+        "INSERT OR IGNORE INTO external_ids(external_id, page_id) VALUES(?, ?)",
+        [(value, page_id) for page_id, meta in rows for value in external_ids_of(json.loads(meta))],
+    )
+
+
 # Named steps in order. Append new ones; never edit an applied step.
 MIGRATIONS: list[tuple[str, Callable]] = [
     ("0001_initial", _initial),
@@ -260,6 +286,7 @@ MIGRATIONS: list[tuple[str, Callable]] = [
     ("0005_page_memories", _page_memories),
     ("0006_int8_vectors", _int8_vectors),
     ("0007_vocabulary", _vocabulary),
+    ("0008_external_ids", _external_ids),
 ]
 
 # Steps that rebuild a table referenced by foreign keys: run with enforcement off (a DROP
