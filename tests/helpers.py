@@ -72,3 +72,16 @@ def prompt_ids(retrieval) -> list[tuple[str, int]]:
         + [("exchange", p.page.id) for p in retrieval.pages if p.page.id not in recent]
         + [("exchange", p.id) for p in reversed(retrieval.short_term)]
     )
+
+
+def open_fast(path, create: bool, passphrase: str | None, *, chat: bool = True):
+    """What the app's vault opener does, with the fast fake models and no background thread
+    (the GUI tests' `open_vault`): the real encrypted vault file, a HashEmbedder, a FakeChat."""
+    from engine.api import MemoryOS
+    from engine.backends.fake import FakeChat, HashEmbedder
+
+    mem = MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
+                        background=False)  # fmt: skip
+    if chat:
+        mem.set_chat(FakeChat())
+    return mem

@@ -8,20 +8,11 @@ import time
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.helpers import open_fast
+
 pytestmark = pytest.mark.gui
 
 HOUR = 3600
-
-
-def _open_fast(path, create, passphrase):
-    """Like the app's opener, with the fast fake models and no background thread."""
-    from engine.api import MemoryOS
-    from engine.backends.fake import FakeChat, HashEmbedder
-
-    mem = MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
-                        background=False)  # fmt: skip
-    mem.set_chat(FakeChat())
-    return mem
 
 
 def _titles(window) -> list[str]:
@@ -47,7 +38,7 @@ def started(qtbot, earlier, memory):
     from app.desktop import build
     from app.settings_store import AppSettings
 
-    window, opener = build(_open_fast, settings=AppSettings())
+    window, opener = build(open_fast, settings=AppSettings())
     qtbot.addWidget(window)
     opener.path = memory.path
     window.show()
@@ -197,7 +188,7 @@ def test_the_next_start_opens_the_conversation_on_screen_at_the_last_quit(
     memory.close()
 
     def start():
-        window, opener = build(_open_fast, settings=load_settings())
+        window, opener = build(open_fast, settings=load_settings())
         qtbot.addWidget(window)
         opener.path = memory.path
         window.show()

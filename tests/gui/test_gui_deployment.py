@@ -9,20 +9,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.helpers import open_fast
+
 pytestmark = pytest.mark.gui
 
 PASSPHRASE = "correct horse battery"
 SHOTS = os.environ.get("MEMORYOS_SCREENSHOTS")
-
-
-def _open_fast(path, create, passphrase):
-    from engine.api import MemoryOS
-    from engine.backends.fake import FakeChat, HashEmbedder
-
-    mem = MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
-                        background=False)  # fmt: skip
-    mem.set_chat(FakeChat())
-    return mem
 
 
 def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(qtbot, fail_keyring, tmp_path):
@@ -30,10 +22,10 @@ def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(qtbot, fail_keyr
     from app.settings_store import AppSettings
     from app.vault_dialogs import UnlockDialog
 
-    window, opener = build(_open_fast, settings=AppSettings(auto_lock_minutes=15))
+    window, opener = build(open_fast, settings=AppSettings(auto_lock_minutes=15))
     qtbot.addWidget(window)
     opener.path = tmp_path / "v.memoryos"
-    _open_fast(opener.path, True, PASSPHRASE).close()
+    open_fast(opener.path, True, PASSPHRASE).close()
     window.show()
     with qtbot.waitSignal(opener.dialog_shown) as shown:
         opener.start()
@@ -68,10 +60,10 @@ def test_a_keyring_vault_stays_locked_until_the_person_unlocks_it(qtbot, memory_
     from app.desktop import build
     from app.settings_store import AppSettings
 
-    window, opener = build(_open_fast, settings=AppSettings(auto_lock_minutes=15))
+    window, opener = build(open_fast, settings=AppSettings(auto_lock_minutes=15))
     qtbot.addWidget(window)
     opener.path = tmp_path / "k.memoryos"
-    _open_fast(opener.path, True, None).close()  # the key goes to the (in-memory) keyring
+    open_fast(opener.path, True, None).close()  # the key goes to the (in-memory) keyring
     window.show()
     with qtbot.waitSignal(window.session_attached):
         opener.start()  # opens silently through the keyring

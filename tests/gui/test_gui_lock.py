@@ -7,19 +7,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
+from tests.helpers import open_fast
+
 pytestmark = pytest.mark.gui
 
 PASSPHRASE = "correct horse battery"
-
-
-def _open_fast(path, create, passphrase):
-    from engine.api import MemoryOS
-    from engine.backends.fake import FakeChat, HashEmbedder
-
-    mem = MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
-                        background=False)  # fmt: skip
-    mem.set_chat(FakeChat())
-    return mem
 
 
 @pytest.fixture
@@ -27,7 +19,7 @@ def app(qtbot, tmp_path):
     """The desktop app as it starts (window and vault opener) on a passphrase vault."""
     from app.desktop import build
 
-    window, opener = build(_open_fast)
+    window, opener = build(open_fast)
     qtbot.addWidget(window)
     opener.path = tmp_path / "v.memoryos"
     window.show()
@@ -82,7 +74,7 @@ def test_esc_on_the_unlock_dialog_does_not_quit_at_start_or_after_the_idle_lock(
     from app.vault_dialogs import UnlockDialog
 
     window, opener = app
-    _open_fast(opener.path, True, PASSPHRASE).close()
+    open_fast(opener.path, True, PASSPHRASE).close()
     dialog = _shown(qtbot, opener, opener.start)
     assert isinstance(dialog, UnlockDialog)
     qtbot.keyClicks(dialog.passphrase, "correct horse")
@@ -115,7 +107,7 @@ def test_lock_now_does_what_the_idle_lock_does(qtbot, app, fail_keyring, send):
     assert action in file_menu.actions()
     assert action.shortcut() == QKeySequence("Ctrl+L")
     assert not action.isEnabled()  # no vault open yet
-    _open_fast(opener.path, True, PASSPHRASE).close()
+    open_fast(opener.path, True, PASSPHRASE).close()
     _unlock(qtbot, window, _shown(qtbot, opener, opener.start))
     assert action.isEnabled()
     send(window, "My dog is called Biscuit")
@@ -140,7 +132,7 @@ def test_ctrl_l_locks_and_the_padlock_too(qtbot, app, fail_keyring):
     from PySide6.QtWidgets import QApplication
 
     window, opener = app
-    _open_fast(opener.path, True, PASSPHRASE).close()
+    open_fast(opener.path, True, PASSPHRASE).close()
     _unlock(qtbot, window, _shown(qtbot, opener, opener.start))
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
@@ -196,7 +188,7 @@ def test_after_unlocking_at_start_typing_goes_into_the_message_box(qtbot, app, f
     """Focus went to the conversation search (the first control), so the first words typed
     searched the conversations instead of becoming a message."""
     window, opener = app
-    _open_fast(opener.path, True, PASSPHRASE).close()
+    open_fast(opener.path, True, PASSPHRASE).close()
     dialog = _shown(qtbot, opener, opener.start)
     _unlock(qtbot, window, dialog)
     qtbot.waitUntil(lambda: not dialog.isVisible())

@@ -9,19 +9,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
+from tests.helpers import open_fast
+
 pytestmark = pytest.mark.gui
 
 PASSPHRASE = "correct horse battery"
-
-
-def _open_fast(path, create, passphrase):
-    from engine.api import MemoryOS
-    from engine.backends.fake import FakeChat, HashEmbedder
-
-    mem = MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
-                        background=False)  # fmt: skip
-    mem.set_chat(FakeChat())
-    return mem
 
 
 @pytest.fixture
@@ -29,7 +21,7 @@ def app(qtbot):
     from app.desktop import build
     from app.settings_store import AppSettings
 
-    window, opener = build(_open_fast, settings=AppSettings())
+    window, opener = build(open_fast, settings=AppSettings())
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
@@ -164,14 +156,14 @@ def test_the_unlock_dialog_offers_another_memory_when_this_key_is_not_yours(
     from engine.paths import vault_path
 
     window, opener = app
-    _open_fast(vault_path("default"), True, "someone else's passphrase").close()
+    open_fast(vault_path("default"), True, "someone else's passphrase").close()
     alone = _shown(qtbot, opener, opener.start)
     assert isinstance(alone, UnlockDialog)
     assert not alone.other_button.isVisible()  # no other memory to open
     alone.rejected.disconnect(opener.cancelled)
     alone.reject()
 
-    mine = _open_fast(vault_path("mine"), True, PASSPHRASE)
+    mine = open_fast(vault_path("mine"), True, PASSPHRASE)
     mine.add_memory("My sister is called Ana.", "Noted.")
     mine.close()
     before = vault_bytes(vault_path("default"))

@@ -6,18 +6,15 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QWidget
 
+from tests.helpers import open_fast
+
 pytestmark = pytest.mark.gui
 
 PASSPHRASE = "correct horse battery"
 
 
 def _open_fast(path, create, passphrase):
-    """Like the app's opener, with the fast fake embedder and no background thread."""
-    from engine.api import MemoryOS
-    from engine.backends.fake import HashEmbedder
-
-    return MemoryOS.open(path, create=create, passphrase=passphrase, embedder=HashEmbedder(),
-                         background=False)
+    return open_fast(path, create, passphrase, chat=False)
 
 
 @pytest.fixture
