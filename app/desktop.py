@@ -126,7 +126,9 @@ def leave(code: int) -> NoReturn:
     """End the process once the window has closed (the vault closed, settings saved): what
     is buffered is written out, then the interpreter's teardown is skipped. In that teardown a
     C extension's reference counting fault sometimes crashed a clean quit ("Fatal Python error:
-    bool_dealloc ... Python runtime state: finalizing"), 1 quit in 6 after switching models."""
+    bool_dealloc ... Python runtime state: finalizing"), 1 quit in 6 after switching models.
+    (That fault was PySide6 6.12.0 losing references to None/True/False, now excluded in
+    pyproject.toml; skipping the teardown stays, as a guard against the next such fault.)"""
     import logging
 
     for stream in (sys.stdout, sys.stderr):
