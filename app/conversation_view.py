@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -20,12 +21,22 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout,
 from app import theme
 from app.link_guard import LinkGuard
 from app.text_formats import char_format as _format
-from app.text_formats import keep_line_breaks
+from app.text_formats import finished_end, keep_line_breaks, unfinished_markdown
 from app.text_formats import link_format as _link
 from app.view_memory import Message, MessagesMixin, _is_code
 
 FLUSH_MS = 40  # streamed chunks are drawn in batches, not one repaint per token
+# The streaming answer is drawn as Markdown, its unfinished end again each time: at most every
+# RENDER_MS, and never more than 1/RENDER_SHARE of the time (a long table or code block).
+RENDER_MS = 100
+RENDER_SHARE = 4
 THINKING = "Thinking…"
+THROWAWAY = "\u200b"  # a zero-width space: see _insert_piece
+BREAK, FRAME_END = "\u2029", "\ufdd1"  # a line break and a table's end, in a document
+MARKDOWN = (
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
+    | QTextDocument.MarkdownFeature.MarkdownNoHTML
+)
 
 
 def day_label(when: dt.datetime, today: dt.date | None = None) -> str:
@@ -41,6 +52,21 @@ def day_label(when: dt.datetime, today: dt.date | None = None) -> str:
 
 def _local(timestamp: float | None) -> dt.datetime:
     return dt.datetime.fromtimestamp(timestamp) if timestamp else dt.datetime.now()
+
+
+def _holds(frame: Any, position: int) -> bool:
+    return frame.firstPosition() <= position <= frame.lastPosition()
+
+
+def _code_around(block: Any) -> str:
+    """The text of the code block `block` is a line of."""
+    while block.previous().isValid() and _is_code(block.previous()):
+        block = block.previous()
+    lines = []
+    while block.isValid() and _is_code(block):
+        lines.append(block.text())
+        block = block.next()
+    return "\n".join(lines)
 
 
 class EmptyState(QWidget):
@@ -96,6 +122,8 @@ class ConversationView(MessagesMixin, QStackedWidget):
     regenerate_requested = Signal()  # answer the last question again
     edit_requested = Signal()  # put the last question back in the message box
 
+    COPY_CODE_KEY = "Ctrl+Shift+K"  # the window's "Copy code block"; the menu shows it too
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.empty = EmptyState()
@@ -111,14 +139,18 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self.browser.document().setDocumentMargin(20)
         self.addWidget(self.empty)
         self.addWidget(self.browser)
-        self._timer = QTimer(self)
-        self._timer.setInterval(FLUSH_MS)
+        self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self.flush)
         self._pending: list[str] = []
         self._answer: QTextCursor | None = None
+        self._answer_frame: Any = None  # the streaming answer's message frame
         self._answer_start = 0
         self._answer_chunks: list[str] = []
-        self._thinking = False
+        # Drawn for good while it streams: the answer's finished blocks, up to these many
+        # characters of its text, end before `_tail_start`; the rest is drawn again each time.
+        self._done_chars = 0
+        self._tail_start = 0
+        self._next_render = 0.0  # time.monotonic() before which nothing is drawn again
         self._last_day: dt.date | None = None
         self._messages = 0
         self.messages: list[Message] = []
@@ -146,6 +178,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self._timer.stop()
         self._pending.clear()
         self._answer = None
+        self._answer_frame = None
         self._answer_chunks = []
         self._last_day = None
         self._messages = 0
@@ -209,10 +242,12 @@ class ConversationView(MessagesMixin, QStackedWidget):
     def begin_answer(self, timestamp: float | None = None) -> None:
         self.flush()
         self._answer = self._add_message("MemoryOS", "", timestamp, user=False)
-        self._answer_start = self._answer.position()
+        self._answer_frame = self.messages[-1].frame
+        self._answer_start = self._tail_start = self._answer.position()
         self._answer_chunks = []
+        self._done_chars = 0
+        self._next_render = 0.0
         self._answer.insertText(THINKING, _format(theme.MUTED, italic=True))
-        self._thinking = True
         self._scroll_to_end()
 
     def append_chunk(self, chunk: str) -> None:
@@ -220,42 +255,54 @@ class ConversationView(MessagesMixin, QStackedWidget):
             return
         self._pending.append(chunk)
         if not self._timer.isActive():
-            self._timer.start()
+            wait = (self._next_render - time.monotonic()) * 1000
+            self._timer.start(max(FLUSH_MS, int(wait)))
 
     def flush(self) -> None:
-        """Draw every buffered chunk at once."""
+        """Draw every buffered chunk at once, formatted: the blocks finished since the last time
+        for good, the unfinished end as it reads so far (an open code fence as a code block)."""
+        self._timer.stop()
         if not self._pending or self._answer is None:
-            self._timer.stop()
             return
-        text = "".join(self._pending)
+        self._answer_chunks.append("".join(self._pending))
         self._pending.clear()
+        text = "".join(self._answer_chunks)
+        if not text.strip():
+            return  # still "Thinking…"
+        started = time.monotonic()
         follow = self._at_end()
-        if self._thinking:
-            self._clear_answer_body()
-            self._thinking = False
-        self._answer.insertText(text, _format(theme.TEXT))
-        self._answer_chunks.append(text)
+        cursor = self._answer
+        cursor.beginEditBlock()  # one layout and repaint for the whole change
+        self._erase_answer(self._tail_start)
+        end = finished_end(text, self._done_chars)
+        if end > self._done_chars:
+            self._insert_piece(cursor, text[self._done_chars:end])
+            self._tail_start, self._done_chars = cursor.position(), end
+        self._insert_piece(cursor, unfinished_markdown(text[end:]))
+        cursor.endEditBlock()
+        now = time.monotonic()
+        self._next_render = now + max(RENDER_MS / 1000, RENDER_SHARE * (now - started))
         if follow:
             self._scroll_to_end()
         self.flushed.emit()
 
     def end_answer(self, note: str = "") -> str:
         """Finish the streamed answer: render it as Markdown, add a note; return its text."""
-        self.flush()
         self._timer.stop()
         if self._answer is None:
             return ""
+        self._answer_chunks.append("".join(self._pending))  # drawn whole below, not twice
+        self._pending.clear()
         text = "".join(self._answer_chunks)
         follow = self._at_end()
-        self._clear_answer_body()
-        self._thinking = False
+        self._erase_answer(self._answer_start)
         self._insert_markdown(self._answer, text)
         if note:
             self._insert_note(self._answer, note)
         answers = [m for m in self.messages if m.role == "assistant"]
         if answers:
             answers[-1].text = text
-        self._answer = None
+        self._answer = self._answer_frame = None
         if follow:
             self._scroll_to_end()
         return text
@@ -266,6 +313,27 @@ class ConversationView(MessagesMixin, QStackedWidget):
 
     def plain_text(self) -> str:
         return self.browser.toPlainText()
+
+    def code_to_copy(self) -> str | None:
+        """What "Copy code block" from the keyboard copies: the code block holding the text
+        cursor (a click or a selection in it), else the last code block of the answer holding
+        it, else of the last answer. None: no answer on screen; "": that answer has none."""
+        answers = [m for m in self.messages if m.role == "assistant"]
+        if not answers:
+            return None
+        position = self.browser.textCursor().position()
+        inside = [m for m in answers if _holds(m.frame, position)]
+        answer = inside[0] if inside else answers[-1]
+        document = self.browser.document()
+        block = document.findBlock(position)
+        if inside and _is_code(block):
+            return _code_around(block)
+        block = document.findBlock(answer.frame.lastPosition())
+        while block.isValid() and block.position() >= answer.frame.firstPosition():
+            if _is_code(block):
+                return _code_around(block)
+            block = block.previous()
+        return ""
 
     # --- helpers -------------------------------------------------------------------------
     def _add_message(self, speaker: str, text: str, timestamp: float | None, *, user: bool) -> QTextCursor:
@@ -324,44 +392,74 @@ class ConversationView(MessagesMixin, QStackedWidget):
         cursor.insertText(day_label(when), _format("#9CA3AF", bold=True, size=8.5))
         self._last_day = when.date()
 
-    def _clear_answer_body(self) -> None:
-        if self._answer is None:
+    def _erase_answer(self, start: int) -> None:
+        """Take the streaming answer's text from `start` to its end off the screen (the end of
+        its message frame: a table in it is a frame of its own)."""
+        if self._answer is None or self._answer_frame is None:
             return
-        self._answer.setPosition(self._answer_start)
-        frame = self._answer.currentFrame()
-        self._answer.setPosition(frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
-        self._answer.removeSelectedText()
+        cursor = self._answer
+        cursor.setPosition(start)
+        cursor.setPosition(self._answer_frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        block = cursor.block()
+        if block.length() == 1:  # an empty line left: not in the format of a line erased
+            cursor.setBlockFormat(QTextBlockFormat())
+            if block.textList() is not None:
+                block.textList().remove(block)
 
     def _insert_markdown(self, cursor: QTextCursor, text: str) -> None:
         if not text.strip():
             cursor.insertText("(no answer)", _format(theme.MUTED, italic=True))
             return
-        features = (
-            QTextDocument.MarkdownFeature.MarkdownDialectGitHub
-            | QTextDocument.MarkdownFeature.MarkdownNoHTML
-        )
-        cursor.setCharFormat(_format(theme.TEXT))
+        self._insert_piece(cursor, text)
+
+    def _insert_piece(self, cursor: QTextCursor, text: str) -> None:
+        """Markdown at `cursor`: in an empty block, or after the text of one (the blocks it
+        starts follow that one). Inserted Markdown goes on in the block it is inserted in, with
+        that block's format (an answer's first code line was drawn as text): a throwaway first
+        line takes that place and is removed, in an empty block with its line break, so that
+        the line after it keeps its own format."""
+        if not text.strip():
+            return
+        document = self.browser.document()
         start = cursor.position()
-        cursor.insertMarkdown(keep_line_breaks(text.strip()), features)
+        empty = cursor.block().length() == 1
+        after_table = document.characterAt(start - 1) == FRAME_END  # Qt's empty line stays
+        cursor.setCharFormat(_format(theme.TEXT))
+        cursor.insertMarkdown(f"{THROWAWAY}\n\n{keep_line_breaks(text.strip())}", MARKDOWN)
+        if document.characterAt(start) == THROWAWAY:
+            line = QTextCursor(document)
+            line.setPosition(start)
+            # (no line break after it: a table follows, or nothing did)
+            whole = empty and not after_table and document.characterAt(start + 1) == BREAK
+            line.setPosition(start + (2 if whole else 1), QTextCursor.MoveMode.KeepAnchor)
+            line.removeSelectedText()
         self._style_code(start, cursor.position())
 
     def _style_code(self, start: int, end: int) -> None:
         """Code blocks in the system's fixed-width font on a light panel (Qt's Markdown reader
-        only names a 'monospace' family, which is not fixed-pitch everywhere)."""
+        only names a 'monospace' family, which is not fixed-pitch everywhere). One change per
+        code block, not per line: it runs each time a streaming answer is drawn."""
         from app.text_formats import fixed_family
 
-        family = fixed_family()
-        block = self.browser.document().findBlock(start)
+        document = self.browser.document()
+        code: QTextCharFormat | None = None
+        block = document.findBlock(start)
         while block.isValid() and block.position() <= end:
             if _is_code(block):
-                cursor = QTextCursor(block)
-                cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
-                code = QTextCharFormat()
-                code.setFontFamilies([family])
-                code.setFontFixedPitch(True)
+                if code is None:
+                    code = QTextCharFormat()
+                    code.setFontFamilies([fixed_family()])
+                    code.setFontFixedPitch(True)
+                    panel = QTextBlockFormat()
+                    panel.setBackground(QBrush(QColor(theme.color(theme.CODE_TINT))))
+                cursor = QTextCursor(document)
+                cursor.setPosition(block.position())
+                while block.next().isValid() and _is_code(block.next()):
+                    block = block.next()
+                end_of_code = block.position() + block.length() - 1
+                cursor.setPosition(end_of_code, QTextCursor.MoveMode.KeepAnchor)
                 cursor.mergeCharFormat(code)
-                panel = QTextBlockFormat()
-                panel.setBackground(QBrush(QColor(theme.color(theme.CODE_TINT))))
                 cursor.mergeBlockFormat(panel)
             block = block.next()
 

@@ -70,7 +70,7 @@ class Sidebar(QFrame):
         super().__init__(parent)
         self.setObjectName("sidebar")
         self.setAccessibleName("Conversations")
-        self.setMinimumWidth(theme.pixels(200))
+        self.setMinimumWidth(theme.pixels(160))  # fits a third of the smallest window (560)
         self.session: Any = None
         self.items: list[Any] = []
         self.current: str | None = None  # the conversation on screen: its row is selected

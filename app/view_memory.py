@@ -309,7 +309,8 @@ class MessagesMixin:
         if message is not None:
             code = self._code_block_at(point)
             if code:
-                menu.addAction("Copy code block", lambda: _copy(code))
+                copy_code = menu.addAction("Copy code block", lambda: _copy(code))
+                copy_code.setShortcut(self.COPY_CODE_KEY)  # shown; the window's action has it
             menu.addAction("Copy message", lambda: _copy(message.text))
             menu.addSeparator()
             remember = message.text

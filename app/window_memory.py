@@ -19,6 +19,35 @@ from app.icons import themed
 from app.sidebar import Sidebar
 
 
+class SidebarSplitter(QSplitter):
+    """The sidebar beside the conversation, never wider than a third of the window and never
+    so wide that the conversation gets less than it needs (its message box and Send button
+    whole): at the smallest window it took half. A wider width remembered is cut to fit."""
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        self.fit_sidebar(event.size().width())
+        super().resizeEvent(event)
+
+    def restoreState(self, state: Any) -> bool:  # noqa: N802 - Qt override
+        restored = super().restoreState(state)
+        self.fit_sidebar(self.width())
+        return restored
+
+    def fit_sidebar(self, width: int) -> None:
+        if self.count() < 2:
+            return
+        sidebar, conversation = self.widget(0), self.widget(1)
+        room = width - self.handleWidth() - conversation.minimumSizeHint().width()
+        widest = max(sidebar.minimumWidth(), min(width // 3, room))
+        if sidebar.maximumWidth() != widest:
+            sidebar.setMaximumWidth(widest)
+        sizes = self.sizes()
+        # Sizes set wider (a state restored) are not cut by the maximum: the sidebar was drawn
+        # narrower than its place, with a gap after it.
+        if sizes[0] > widest:
+            self.setSizes([widest, sum(sizes) - widest])
+
+
 class MemoryWindowMixin:
     """Methods MainWindow gets for the memory-at-work features."""
 
@@ -28,7 +57,7 @@ class MemoryWindowMixin:
         self.sidebar.open_requested.connect(self.open_conversation)
         self.sidebar.found_requested.connect(self.open_conversation)
         self.sidebar.changed.connect(self._sidebar_changed)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = SidebarSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(self.sidebar)
         self.splitter.addWidget(central)
@@ -82,6 +111,13 @@ class MemoryWindowMixin:
         self.copy_answer_action = self._action(
             "&Copy last answer", self.copy_last_answer, "Ctrl+Shift+C", "", "Copy the last answer"
         )
+        self.copy_code_action = self._action(
+            "Copy code &block",
+            self.copy_code_block,
+            self.view.COPY_CODE_KEY,
+            "",
+            "Copy the code block of the last answer, or of the one clicked in",
+        )
         self.bigger_action = self._action("&Larger text", lambda: self.set_text_size(+1), "Ctrl+=")
         self.bigger_action.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
         self.smaller_action = self._action(
@@ -99,6 +135,7 @@ class MemoryWindowMixin:
                 self.regenerate_action,
                 self.edit_action,
                 self.copy_answer_action,
+                self.copy_code_action,
                 self.remembered_action,
             ]
         )
@@ -153,6 +190,20 @@ class MemoryWindowMixin:
         answers = [m for m in self.view.messages if m.role == "assistant"]
         if answers:
             QGuiApplication.clipboard().setText(answers[-1].text)
+
+    def copy_code_block(self) -> None:
+        """The code block of the last answer (or of the answer clicked in) to the clipboard,
+        from the keyboard; the status line says what happened."""
+        code = self.view.code_to_copy()
+        if code is None:
+            said = "There is no answer yet to copy code from."
+        elif not code:
+            said = "That answer has no code block."
+        else:
+            QGuiApplication.clipboard().setText(code)
+            lines = code.count("\n") + 1
+            said = f"Copied the code block ({lines} line{'s' if lines != 1 else ''})."
+        self.status.showMessage(said, 5000)
 
     def _set_editing(self, on: bool) -> None:
         self.composer.setProperty("editing", on)

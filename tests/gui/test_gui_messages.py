@@ -176,3 +176,54 @@ def test_a_finished_answer_keeps_its_line_breaks(qtbot, window, chat, send):
     assert "Tofu sat by the window,\nA beautiful kitten,\nWatching the rain." in text
     assert "x = 1\ny = 2" in text  # code untouched
     assert "window, A beautiful" not in text
+
+
+TWO_BLOCKS = "First:\n\n```\nmake build\n```\n\nThen:\n\n```sh\nmake test\nmake install\n```"
+
+
+def test_a_key_copies_the_code_block_from_the_conversation(qtbot, window, chat, send):
+    """Copy code block was only in the context menu: Ctrl+Shift+K, with the keyboard in the
+    conversation, copies the last answer's code block (or that of the answer clicked in) and
+    the status line says so, or that there is none."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    browser = window.view.browser
+    clipboard = QGuiApplication.clipboard()
+
+    def press_in_conversation(at: str = "") -> None:
+        if at:  # a click there
+            browser.setTextCursor(browser.document().find(at))
+        browser.setFocus()  # as Tab or a click into the conversation does
+        qtbot.waitUntil(lambda: QApplication.focusWidget() is browser)
+        control_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_K, control_shift)
+
+    listed = window.shortcuts_text()  # Help → Keyboard shortcuts (F1)
+    assert "Copy code block" in listed and "<b>Ctrl+Shift+K</b>" in listed
+    chat.queue(CODE_ANSWER, TWO_BLOCKS, "No code here.")
+    send(window, "show me code")
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    clipboard.setText("before")
+    press_in_conversation()
+    assert clipboard.text() == "print('hi')\nx = 1"
+    assert "Copied the code block" in window.status.currentMessage()
+
+    send(window, "how do I build it?")
+    press_in_conversation()
+    assert clipboard.text() == "make test\nmake install"  # the last block of the last answer
+    press_in_conversation(at="make build")
+    assert clipboard.text() == "make build"
+    press_in_conversation(at="print('hi')")  # the first answer
+    assert clipboard.text() == "print('hi')\nx = 1"
+
+    send(window, "and now?")
+    clipboard.setText("kept")
+    press_in_conversation(at="No code here.")
+    assert clipboard.text() == "kept"
+    assert "no code block" in window.status.currentMessage()
+
+    point = browser.cursorRect(browser.document().find("make build")).center()
+    menu = {a.text(): a for a in window.view.context_menu(point).actions()}
+    assert menu["Copy code block"].shortcut().toString() == "Ctrl+Shift+K"  # the menu shows it

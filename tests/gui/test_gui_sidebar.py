@@ -171,3 +171,55 @@ def test_esc_clears_the_search_and_the_list_comes_back(qtbot, shown):
     assert sidebar.search.text() == ""
     qtbot.waitUntil(lambda: sidebar.stack.currentWidget() is sidebar.tree)
     assert len(sidebar.rows()) == 3
+
+
+def _whole(widget) -> bool:
+    """The widget is drawn whole: nothing of it is cut off by the window or a neighbour."""
+    return widget.isVisible() and widget.visibleRegion().boundingRect() == widget.rect()
+
+
+def _remembered(sidebar: int, conversation: int) -> str:
+    """A splitter state as the settings keep it: the sidebar `sidebar` pixels wide (as an
+    earlier version, or a window on a larger screen, let it be)."""
+    from PySide6.QtWidgets import QSplitter, QWidget
+
+    splitter = QSplitter()
+    splitter.addWidget(QWidget())
+    splitter.addWidget(QWidget())
+    splitter.resize(sidebar + conversation, 600)
+    splitter.setSizes([sidebar, conversation])
+    state = bytes(splitter.saveState().toHex()).decode()
+    splitter.deleteLater()
+    return state
+
+
+def _sidebar_fits(window) -> bool:
+    """At most a third of the window, the conversation right beside it (no gap)."""
+    sidebar, conversation = window.sidebar.geometry(), window.splitter.widget(1).geometry()
+    assert sidebar.width() <= window.width() / 3, (sidebar.width(), window.width())
+    assert conversation.x() == sidebar.right() + 1 + window.splitter.handleWidth()
+    return True
+
+
+def test_at_the_smallest_window_the_sidebar_leaves_the_conversation_its_room(qtbot, window):
+    """At the window's minimum size the sidebar took half the width (a width remembered from
+    a larger window was applied as it was): it now takes at most a third, and the message box
+    and its Send button stay whole."""
+    smallest = window.minimumSize()
+    window.toggle_sidebar(True)
+    window.resize(smallest)
+    qtbot.waitUntil(lambda: window.splitter.width() == smallest.width())
+    assert _sidebar_fits(window)
+    assert _whole(window.composer.input) and _whole(window.composer.send_button)
+
+    window.settings.splitter_state = _remembered(700, 700)
+    window._restore_splitter()  # what a start does with the width remembered
+    assert window.sidebar.isVisible()
+    assert _sidebar_fits(window)
+    assert _whole(window.composer.input) and _whole(window.composer.send_button)
+    assert window.composer.input.width() >= window.width() / 3
+
+    window.resize(1400, 800)  # a larger window: cut to a third too, not applied as it was
+    qtbot.waitUntil(lambda: window.splitter.width() == 1400)
+    window._restore_splitter()
+    assert _sidebar_fits(window) and window.sidebar.width() >= 400
