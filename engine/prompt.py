@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from engine.memory import when
 from engine.memory.keywords import content_words, normalise
+from engine.memory.persona_patterns import SLOT_WORDS
 from engine.records import Page, Retrieval
 
 SYSTEM = (
@@ -292,7 +293,10 @@ def compact_retrieval(retrieval: Retrieval) -> Retrieval:
     transcript between two people is left out). The prompt and the list of memories an answer
     used are both made from this, so that list is exactly what the model was shown."""
     profile = retrieval.profile[:SMALL_PROFILE]
-    shown = normalise([w for slot in profile for w in content_words(f"{slot.name} {slot.value}")])
+    shown = normalise([  # with the words the slot's pattern read: "live" for location
+        w for slot in profile
+        for w in content_words(f"{slot.name} {slot.value} {SLOT_WORDS.get(slot.name, '')}")
+    ])  # fmt: skip
     facts = tuple(  # "My name is Priya Raman." beside "name: Priya Raman" says nothing more
         fact for fact in retrieval.facts if not normalise(content_words(fact.fact.text)) <= shown
     )[: SMALL_FACTS - len(profile)]

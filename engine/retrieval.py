@@ -364,7 +364,7 @@ def _keyword_terms(vault, table: str, query: str) -> tuple[str, dict[str, float]
     """The FTS query without terms that occur in most rows (like the names of the two people
     of a transcript, present on every page): they drown the rare terms that matter. Also the
     inverse document frequency of each kept term (FTS stems), to weigh terms inside a turn."""
-    words = keywords.content_words(query)
+    words = keywords.search_words(query)
     if not words:
         return "", {}
     rows = vault.count_rows("pages" if table == "pages_fts" else "facts")
@@ -769,7 +769,10 @@ def _facts(
             "keyword": (1.0, _ranked([i for i, _ in lexical])),
         }
     )
-    ranked = sorted(scores, key=lambda i: -scores[i])
+    # A tie (one fact first by meaning, another first by words) goes to meaning: for "What is
+    # my cat's name?" the cat fact, not "My name is Sam", which only shares the word "name".
+    closeness = {fact_id: rank for rank, (fact_id, _) in enumerate(dense)}
+    ranked = sorted(scores, key=lambda i: (-scores[i], closeness.get(i, len(closeness))))
     by_id = {f.id: f for f in vault.facts(None, include_superseded=False, ids=ranked)}
     facts, knowledge = [], []
     for fact_id in ranked:

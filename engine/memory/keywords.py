@@ -99,12 +99,19 @@ def fts_term(word: str) -> str:
     return _porter().stemWord(word.lower())
 
 
+def search_words(text: str) -> list[str]:
+    """A question's content words as a search matches them: a possessive's "'s" dropped ("my
+    cat's name" looks for "cat"; FTS5 splits "cat's" in two, so the quoted phrase "cat's" only
+    matched a text saying "cat's", never "I have a cat")."""
+    return [w.removesuffix("'s") for w in content_words(text) if w.removesuffix("'s")]
+
+
 def fts_query(text: str, limit: int = 12, skip: set[str] | frozenset[str] = frozenset()) -> str:
     """An FTS5 MATCH expression: the query's content words OR-ed, each quoted (no syntax errors).
 
     Words in `skip` (e.g. terms that occur in most rows) are left out."""
     seen: list[str] = []
-    for word in content_words(text):
+    for word in search_words(text):
         if word in skip:
             continue
         word = word.replace('"', "")

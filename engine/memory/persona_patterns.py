@@ -139,6 +139,17 @@ _PLACE = r"([^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*)"
 _NAME_WORD = r"[^\W\d_]+(?:['’-][^\W\d_]+)*"
 _NAME_WORDS = 6  # up to 4 name words with particles between ("Maria de la Cruz")
 _PLACE_SLOTS = {"employer", "location", "origin"}
+# The words a slot's own pattern reads besides its value ("I live in Porto" is location: Porto):
+# a fact made only of these and what the slot holds says nothing the profile does not.
+SLOT_WORDS = {
+    "name": "name call",
+    "occupation": "work working",
+    "employer": "work",
+    "location": "live living moved relocated based work",
+    "origin": "originally",
+    "likes": "love like enjoy adore",
+    "dislikes": "hate dislike stand",
+}
 _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
     (
         "identity",

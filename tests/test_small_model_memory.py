@@ -1,0 +1,64 @@
+"""What the demo model is shown for a plain question about something the person said: the
+fact that answers it, not a fact the profile already holds. Found in a walkthrough: asked
+"What is my cat's name?" right after saying "I have a grey cat called Pixel", the bundled
+model was shown "My name is Marta and I live in Lisbon" (sharing only the word "name") and no
+word of the cat."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.remembered import FACT
+
+pytestmark = pytest.mark.real_models
+
+SAID = [
+    ("Hi! My name is Marta and I live in Lisbon.", "Nice to meet you, Marta!"),
+    ("My friend Sam lives in Porto and we meet every month.", "That sounds lovely."),
+    ("I have a grey cat called Pixel who sleeps all day.", "Pixel sounds adorable!"),
+    ("Next week I am going to Berlin for a conference.", "Have a great trip!"),
+]
+
+
+@pytest.fixture(scope="module")
+def demo_model():
+    from engine.backends.llama import LlamaChat
+    from models.catalogue import bundled_gguf_path
+
+    chat = LlamaChat(bundled_gguf_path(), n_ctx=2048)
+    yield chat
+    chat.close()
+
+
+def test_the_demo_model_is_shown_the_fact_that_answers_not_the_profile_again(
+    minilm_memory, demo_model
+):
+    memory = minilm_memory
+    for user, assistant in SAID:
+        memory.add_memory(user, assistant)
+    memory.run_consolidation()
+    memory.set_chat(demo_model)
+    memory.new_conversation()  # asked later: the exchanges are memories, not the conversation
+
+    stream = memory.get_response("What is my cat's name?", max_tokens=24)
+    shown = [m.text for m in stream.memories if m.kind == FACT]
+    list(stream)
+
+    assert any("Pixel" in text for text in shown), shown
+    # name: Marta and location: Lisbon are in the profile the model is given
+    assert not any(text.startswith("Hi! My name is Marta") or "My name is Marta" in text
+                   for text in shown), shown
+    prompt = "\n".join(m["content"] for m in stream.messages)
+    assert "Pixel" in prompt and "Marta" in prompt
+
+
+def test_a_possessive_in_the_question_finds_the_word_by_keyword(minilm_memory):
+    from engine import retrieval
+
+    minilm_memory.add_memory("I have a grey cat called Pixel.", "Cute!")
+    minilm_memory.run_consolidation()
+    match = retrieval._keyword_match(minilm_memory.vault, "facts_fts", "What is my cat's name?")
+    hits = minilm_memory.vault.keyword_search("facts_fts", match, 10)
+    assert [minilm_memory.fact(fact_id).text for fact_id, _ in hits] == [
+        "I have a grey cat called Pixel."
+    ]
