@@ -6,7 +6,7 @@ import datetime as dt
 import time
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -16,7 +16,15 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextFrameFormat,
 )
-from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QLabel,
+    QSizePolicy,
+    QSpacerItem,
+    QStackedWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app import theme
 from app.link_guard import LinkGuard
@@ -33,6 +41,7 @@ RENDER_SHARE = 4
 THINKING = "Thinking…"
 THROWAWAY = "\u200b"  # a zero-width space: see _insert_piece
 BREAK, FRAME_END = "\u2029", "\ufdd1"  # a line break and a table's end, in a document
+FIXED_HEIGHT = (QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)  # a vertical gap
 MARKDOWN = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
     | QTextDocument.MarkdownFeature.MarkdownNoHTML
@@ -70,30 +79,47 @@ def _code_around(block: Any) -> str:
 
 
 class EmptyState(QWidget):
-    """What an empty conversation shows: what the app does and where to look."""
+    """What an empty conversation shows: what the app does and where to look.
+
+    Its text wraps to the width it gets; where the height is short (the smallest window, the
+    demo banner above, the largest text) the logo goes first, then the tips, then the title
+    (the hint says more), so that what stays is whole: it asks for no room of its own, the
+    banner and the message box come first.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("emptyState")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         from app.icons import pixmap
 
         self.logo = logo = QLabel()
         logo.setPixmap(pixmap("memoryos", 64, ratio=2.0))
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.title = QLabel(objectName="emptyTitle", alignment=Qt.AlignmentFlag.AlignCenter)
-        # Lines are broken by hand: a word-wrapped label in a centred layout gets a wrong height.
         self.hint = QLabel(objectName="emptyHint", alignment=Qt.AlignmentFlag.AlignCenter)
-        self.tips = QLabel(objectName="emptyTips")
+        self.tips = QLabel(objectName="emptyTips", alignment=Qt.AlignmentFlag.AlignCenter)
         self.tips.setTextFormat(Qt.TextFormat.RichText)
+        for label in (self.title, self.hint, self.tips):
+            label.setWordWrap(True)
+        self._wanted = (True, False)  # the logo, the tips: shown when there is room
         self.layout_ = layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 0, 16, 0)  # the stretches give it air where there is room
+        # Each part with the gap that goes with it, gone with it (see _fit).
+        self._gaps = [
+            (part, size, QSpacerItem(0, size, *FIXED_HEIGHT))
+            for part, size in ((logo, 12), (self.title, 4), (self.tips, 18))
+        ]
+        gap = {part: item for part, _size, item in self._gaps}
         layout.addStretch(3)
         layout.addWidget(logo)
-        layout.addSpacing(12)
+        layout.addSpacerItem(gap[logo])
         layout.addWidget(self.title)
-        layout.addSpacing(4)
+        layout.addSpacerItem(gap[self.title])
         layout.addWidget(self.hint)
-        layout.addSpacing(18)
+        layout.addSpacerItem(gap[self.tips])
+        # Centred, as wide as its text on one line or as the room there is (see _fit).
         layout.addWidget(self.tips, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addStretch(4)
 
@@ -103,10 +129,49 @@ class EmptyState(QWidget):
         self.title.setText(title)
         self.hint.setText(hint)
         self.tips.setText(tips)
-        self.tips.setVisible(bool(tips))
-        self.logo.setVisible(not locked)
+        self._wanted = (not locked, bool(tips))
         self.layout_.setStretch(0, 1 if locked else 3)
         self.layout_.setStretch(self.layout_.count() - 1, 1 if locked else 4)
+        self._fit(self.size())
+
+    # Its size is what the view is given: none asked for, none passed on to the window.
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
+        return False
+
+    def heightForWidth(self, _width: int) -> int:  # noqa: N802 - Qt override
+        return -1
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        self._fit(event.size())
+        super().resizeEvent(event)
+
+    def changeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # a new text size: once all of it is in
+            QTimer.singleShot(0, self, lambda: self._fit(self.size()))
+
+    def _fit(self, size: Any) -> None:
+        """Show what fits in `size`, in the order above; the tips wrap within the width."""
+        layout = self.layout_
+        margins = layout.contentsMargins()
+        room = size.width() - margins.left() - margins.right()
+        # A fixed width: at the width of its size hint the tips wrapped into more lines than
+        # the height the layout gave them (the height at its full width).
+        self.tips.setWordWrap(False)
+        self.tips.setFixedWidth(max(1, min(self.tips.sizeHint().width(), room)))
+        self.tips.setWordWrap(True)
+        logo, tips = self._wanted
+        title = not self.hint.text()  # with no hint the title stays
+        for shown in ((logo, tips, True), (False, tips, True), (False, False, True),
+                      (False, False, title)):
+            for part, visible in zip((self.logo, self.tips, self.title), shown, strict=True):
+                part.setVisible(visible)
+            for part, height, gap in self._gaps:
+                gap.changeSize(0, height if part.isVisibleTo(self) else 0, *FIXED_HEIGHT)
+            layout.invalidate()
+            if layout.totalHeightForWidth(size.width()) <= size.height():
+                break
+        layout.activate()  # laid out now, at this size (a request posted was not always seen)
 
 
 class ConversationView(MessagesMixin, QStackedWidget):
@@ -163,8 +228,14 @@ class ConversationView(MessagesMixin, QStackedWidget):
             "What's on your mind?",
             "MemoryOS remembers what you tell it, in an encrypted file on this computer.\n"
             "You can see, correct and erase everything it keeps.",
-            "<b>Ctrl+I</b>&nbsp; what it remembers &nbsp;·&nbsp; <b>Ctrl+P</b>&nbsp; privacy "
-            "&nbsp;·&nbsp; <b>Ctrl+T</b>&nbsp; temporary chat",
+            # Narrow, the tips wrap between them, never inside one (non-breaking spaces).
+            "&nbsp;&nbsp;·&nbsp; ".join(
+                f"<b>{key}</b>&nbsp;&nbsp;{what.replace(' ', '&nbsp;')}"
+                for key, what in (
+                    ("Ctrl+I", "what it remembers"), ("Ctrl+P", "privacy"),
+                    ("Ctrl+T", "temporary chat"),
+                )
+            ),
         )
 
     def set_empty_text(self, title: str, hint: str, tips: str = "", locked: bool = False) -> None:

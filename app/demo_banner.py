@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QWidget
 
 from app.icons import pixmap
 from app.settings_store import BUNDLED, SERVER, AppSettings
@@ -32,8 +32,10 @@ class DemoBanner(QFrame):
         super().__init__(parent, objectName="banner")
         self._settings: AppSettings | None = None
         self._session: Any = None
-        row = QHBoxLayout(self)
-        row.setContentsMargins(20, 8, 20, 8)
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(20, 8, 20, 8)
+        self.grid.setHorizontalSpacing(6)
+        self.grid.setVerticalSpacing(6)
         mark = QLabel()
         mark.setPixmap(pixmap("model", 16, "#7A5300"))
         self.text = QLabel(BUNDLED_TEXT)
@@ -41,10 +43,48 @@ class DemoBanner(QFrame):
         self.button = QPushButton("Choose a model…")
         self.button.setToolTip("Models on this computer, local servers, downloads (Ctrl+M)")
         self.button.clicked.connect(self.choose_requested)
-        row.addWidget(mark)
-        row.addWidget(self.text, 1)
-        row.addWidget(self.button)
+        self.grid.addWidget(mark, 0, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.grid.addWidget(self.text, 0, 1)
+        self.grid.setColumnStretch(1, 1)
+        self.beside = True  # the button beside the text (False: under it)
+        self.grid.addWidget(self.button, 0, 2)
         self.hide()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        self._arrange(event.size().width())
+        super().resizeEvent(event)
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        self._arrange(self.width())  # the text size may have changed while it was hidden
+        super().showEvent(event)
+
+    def changeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # a new text size, once all of it is in
+            QTimer.singleShot(0, self, lambda: self._arrange(self.width()))
+
+    def _arrange(self, width: int) -> None:
+        """The button beside the text, or under it where that makes the banner lower: in a
+        narrow window (the smallest, or at the largest text) the text beside the button was a
+        thin column, taller than the banner could be, and cut off."""
+        margins = self.grid.contentsMargins()
+        gap = self.grid.horizontalSpacing()
+        mark = self.grid.itemAtPosition(0, 0).sizeHint().width() + gap
+        room = width - margins.left() - margins.right() - mark  # the text's, with it under
+        button = self.button.sizeHint()
+        beside = room - gap - button.width()
+        under = self.text.heightForWidth(room) + self.grid.verticalSpacing() + button.height()
+        # Beside where that is as low, or a line higher at most (it reads better).
+        higher = max(self.text.heightForWidth(beside), button.height()) - under
+        fits = beside > 0 and higher <= self.text.fontMetrics().lineSpacing()
+        if fits == self.beside:
+            return
+        self.beside = fits
+        self.grid.removeWidget(self.button)
+        if fits:
+            self.grid.addWidget(self.button, 0, 2)
+        else:
+            self.grid.addWidget(self.button, 1, 1, Qt.AlignmentFlag.AlignLeft)
 
     def watch(self, session: Any, settings: AppSettings) -> None:
         """Follow `session`'s model: each time it loads (or fails) the banner is judged again."""
@@ -68,6 +108,7 @@ class DemoBanner(QFrame):
         text = banner_text(settings, getattr(mem, "chat", None))
         if text:
             self.text.setText(text)
+            self._arrange(self.width())
         self.setVisible(bool(text))
 
 

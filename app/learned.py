@@ -29,6 +29,10 @@ class LearnedNotices(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(100)  # events come in bursts: one check per burst
         self._timer.timeout.connect(self.check)
+        # Notices learned, or undone, while an answer streams wait for its end (see _show).
+        self._waiting = False
+        self._undone_due: list[Any] = []
+        window.answer_finished.connect(self._answer_ended)
 
     def watch(self, session: Any) -> None:
         self.since = time.time()
@@ -61,19 +65,40 @@ class LearnedNotices(QObject):
         )
 
     def _show(self, items: list) -> None:
+        fresh = [item for item in items if item.key not in self.announced]
+        session = self.window.session
+        if fresh and session is not None and session.generating:
+            # Text put into an earlier answer while the next one streams shifts what the view
+            # is still drawing: the streaming answer lost text, or its frame and all that
+            # followed. The notices are drawn once it has ended (nothing is announced yet).
+            self._waiting = True
+            self.checked.emit()
+            return
         if self.enabled:
-            for item in items:
-                if item.key in self.announced:
-                    continue
+            for item in fresh:
                 if self.window.view.add_learned(item.page_id, item):
                     self.announced.add(item.key)
                     self.items.append(item)
                     self.shown.emit(item)
         self.checked.emit()
 
+    def _answer_ended(self, _answer: object = None) -> None:
+        due, self._undone_due = self._undone_due, []
+        for item in due:
+            self.window.view.mark_undone(item)
+        if self._waiting:
+            self._waiting = False
+            self._timer.start()
+
     def mark_undone(self, item: Any) -> None:
+        """Undo done: the notice says "Forgot: …" (once the answer streaming now has ended:
+        a notice drawn again shifts it as a new one does)."""
         self.undone.add((item.kind, item.id))
-        self.window.view.mark_undone(item)
+        session = self.window.session
+        if session is not None and session.generating:
+            self._undone_due.append(item)
+        else:
+            self.window.view.mark_undone(item)
 
     def redraw(self) -> None:
         """After the conversation was drawn again: the notices of its exchanges come back."""

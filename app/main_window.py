@@ -40,7 +40,7 @@ from app.theme import pixels
 from app.thinking_fold import ThinkingFolds, ThinkingRouter
 from app.used_memories import UsedMemoriesRefresh
 from app.widgets import fit_window
-from app.window_memory import MemoryWindowMixin
+from app.window_memory import WINDOW_LEAST, MemoryWindowMixin
 from app.workers import WorkerPool
 
 
@@ -137,7 +137,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.auto_lock = AutoLock(0, self)
         self.auto_lock.idle.connect(self.lock)
         self._apply_look(redraw=False)
-        fit_window(self, 980, 720, least=(560, 420))  # for the text size just applied
+        fit_window(self, 980, 720, least=WINDOW_LEAST)  # for the text size just applied
         if self.settings.window_geometry:
             self.restoreGeometry(QByteArray.fromHex(self.settings.window_geometry.encode()))
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._system_scheme_changed)

@@ -70,12 +70,12 @@ class Sidebar(QFrame):
         super().__init__(parent)
         self.setObjectName("sidebar")
         self.setAccessibleName("Conversations")
-        self.setMinimumWidth(theme.pixels(160))  # fits a third of the smallest window (560)
+        self.setMinimumWidth(theme.pixels(160))  # the window sets it for its text size: fit_text
         self.session: Any = None
         self.items: list[Any] = []
         self.current: str | None = None  # the conversation on screen: its row is selected
         self.confirm_box: QMessageBox | None = None
-        title = QLabel("Conversations", objectName="sidebarTitle")
+        self.title = title = QLabel("Conversations", objectName="sidebarTitle")
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search all conversations")
         self.search.setAccessibleName("Search conversations")
@@ -112,6 +112,13 @@ class Sidebar(QFrame):
         self._refresh_timer.timeout.connect(self.refresh)
         self._search_timer = QTimer(self, singleShot=True, interval=200)
         self._search_timer.timeout.connect(self.run_search)
+
+    def fit_text(self, most: int) -> None:
+        """The narrowest the sidebar may be at the text size now: its title whole (it was cut
+        at large sizes, the minimum set once at the start), and at most `most` pixels."""
+        margins = self.layout().contentsMargins()
+        title = self.title.sizeHint().width() + margins.left() + margins.right()
+        self.setMinimumWidth(min(most, max(theme.pixels(160), title)))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         """Esc in a search with text clears it (the list comes back); taken before the

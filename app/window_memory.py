@@ -18,6 +18,9 @@ from app.chat_commands import load_conversation
 from app.icons import themed
 from app.sidebar import Sidebar
 
+# The window's minimum size at the normal text size; it grows with the text (fit_to_text).
+WINDOW_LEAST = (560, 420)
+
 
 class SidebarSplitter(QSplitter):
     """The sidebar beside the conversation, never wider than a third of the window and never
@@ -295,8 +298,23 @@ class MemoryWindowMixin:
                 if action.property("icon_name"):
                     action.setIcon(themed(action.property("icon_name")))
             self.fit_toolbar()
+        self.fit_to_text()
         if changed and redraw and not self.temporary and self.view.message_count:
             self.reload_conversation()  # the conversation's colours and sizes are drawn in
+
+    def fit_to_text(self) -> None:
+        """The window's and the sidebar's minimum sizes for the text size now (they were set
+        once, at the start: larger text was cut at the smallest window, the sidebar's title
+        too). The window's grows as app.widgets.fit_window's `least` does, within the screen;
+        the sidebar's stays within a third of it."""
+        room = self.screen().availableGeometry()
+        least = (
+            min(theme.pixels(WINDOW_LEAST[0]), max(WINDOW_LEAST[0], room.width() - 40)),
+            min(theme.pixels(WINDOW_LEAST[1]), max(WINDOW_LEAST[1], room.height() - 60)),
+        )
+        self.setMinimumSize(*least)
+        self.sidebar.fit_text(least[0] // 3)
+        self.splitter.fit_sidebar(self.splitter.width())
 
     def _system_scheme_changed(self, *_: object) -> None:
         """A bound method (not a lambda): Qt drops the connection with the window."""
