@@ -301,7 +301,9 @@ def compact_retrieval(retrieval: Retrieval) -> Retrieval:
         fact for fact in retrieval.facts if not normalise(content_words(fact.fact.text)) <= shown
     )[: SMALL_FACTS - len(profile)]
     recent = tuple(_window(retrieval.short_term, SMALL_RECENT))
-    recent_ids = {p.id for p in retrieval.short_term}
+    # Only the 1-3 exchanges shown as turns are left out: the rest of the short-term queue is
+    # not in this prompt otherwise (it was, for a while, in neither place).
+    recent_ids = {p.id for p in recent}
     pages = tuple(
         item
         for item in retrieval.pages

@@ -62,3 +62,24 @@ def test_a_possessive_in_the_question_finds_the_word_by_keyword(minilm_memory):
     assert [minilm_memory.fact(fact_id).text for fact_id, _ in hits] == [
         "I have a grey cat called Pixel."
     ]
+
+
+def test_the_demo_model_sees_an_exchange_of_this_conversation_older_than_its_last_turns(
+    minilm_memory, demo_model
+):
+    """The small prompt shows the last 1-3 exchanges as turns; an earlier exchange of the same
+    conversation (still in the short-term queue) must be offered as a memory, or the demo model
+    is shown it nowhere."""
+    from engine.remembered import EXCHANGE
+
+    memory = minilm_memory
+    memory.add_memory("The cat is called Pixel.", "What a nice name.")  # no fact: not "I ..."
+    for user, assistant in SAID[:2] + SAID[3:] + [("Tell me a joke.", "Why did the chicken...")]:
+        memory.add_memory(user, assistant)
+    memory.set_chat(demo_model)
+
+    stream = memory.get_response("What is the cat called?", max_tokens=16)
+    list(stream)
+    said = [m.text for m in stream.memories if m.kind == EXCHANGE]
+    assert any("Pixel" in text for text in said), said
+    assert "Pixel" in "\n".join(m["content"] for m in stream.messages)
