@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -16,6 +16,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -30,6 +33,8 @@ from models.machine import size_text
 from models.recommended import suggested, suggestion_reason
 
 FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
+ITEM_PADDING = 8  # resources/style.qss: QTreeView::item { padding: 4px 4px; }
+WRAP = int(Qt.TextFlag.TextWordWrap)
 IN_USE = "in use"  # first in the verdict of the model being talked to now
 GROUP_TITLES = {
     FILES: "On this computer",
@@ -106,6 +111,28 @@ def run_download(model: Any, signals: DownloadSignals, holder: dict) -> Any:
 # -- the widget ----------------------------------------------------------------------------
 
 
+class WrappingDelegate(QStyledItemDelegate):
+    """Row heights for the text wrapped at its column's width: QTreeView asks the height of an
+    unwrapped line, and a wrapped cell then lost its last lines."""
+
+    def __init__(self, table: QTreeWidget) -> None:
+        super().__init__(table)
+        self.table = table
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Any) -> QSize:  # noqa: N802 - Qt
+        table = self.table
+        if table.isFirstColumnSpanned(index.row(), index.parent()):
+            width = table.viewport().width()
+        else:
+            width = table.columnWidth(index.column())
+        if index.column() == 0:
+            width -= table.indentation()
+        option = QStyleOptionViewItem(option)
+        # the style sheet's item padding (4 px each side) is not counted by the style's size
+        option.rect = QRect(0, 0, max(1, width - ITEM_PADDING), 1 << 16)
+        return super().sizeHint(option, index)
+
+
 class ModelPicker(QWidget):
     """The table, an Add-folder button, download progress; `chosen(Choice)` on Use."""
 
@@ -135,16 +162,19 @@ class ModelPicker(QWidget):
         self.table.setColumnCount(4)
         self.table.setHeaderLabels(["Model", "Where", "Details", "Fits this computer"])
         self.table.setRootIsDecorated(False)
-        self.table.setUniformRowHeights(True)
+        # a cell too narrow for its text shows it on more lines (the row grows), never cut:
+        # Settings → Models is narrower than the first-run step, at the largest text even more
+        self.table.setWordWrap(True)
+        self.table.setUniformRowHeights(False)
+        self.table.setItemDelegate(WrappingDelegate(self.table))
+        # a file name too long for the column loses its middle, not its quantisation
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setAlternatingRowColors(True)
         header = self.table.header()
-        # "Fits this computer" is what a person decides by: always shown whole; the long
-        # details column gives way (elided, full text in its tooltip) instead of pushing it out.
+        # the widths are _fit_columns', on every resize: no column pushes another out of sight
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        for column in range(4):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
         self.table.setColumnWidth(0, 215)  # until the list is there: then _fit_columns
         self.table.setColumnWidth(1, 130)
         self.table.viewport().installEventFilter(self)  # resized: the columns fitted again
@@ -353,25 +383,47 @@ class ModelPicker(QWidget):
         row.setToolTip(3, "The model you are talking to now." + (f"\n{why}" if why else ""))
 
     def _fit_columns(self) -> None:
-        """Model and Where as wide as their longest entry (up to a limit), so names are read
-        whole where there is room; the details give way first (elided, whole in tooltips), and
-        the verdict is always whole (it is sized to its contents)."""
+        """Each column as wide as its longest entry where the table has room; where it has not,
+        the names keep theirs (up to half the table), the verdict and the details share the
+        rest and wrap onto more lines, then Where and at last the names wrap too: nothing is
+        cut (no column narrower than its longest word or its header)."""
         rows = [row for group in GROUP_TITLES for row in self.rows(group)]
         rows = [row for row in rows if not row.isFirstColumnSpanned()]
-        wanted = []
-        for column, least, most in ((0, pixels(160), pixels(300)), (1, pixels(80), pixels(200))):
+        header = self.table.header()
+        style = self.table.style()
+        # the style sheet's padding and the style's text margins, as the cells are painted
+        margins = ITEM_PADDING + 2 * (style.pixelMetric(
+            QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1) + 2
+        wanted, least = [], []
+        for column in range(4):
             metrics = [QFontMetrics(row.font(column)) for row in rows]
             texts = [row.text(column) for row in rows]
-            widest = max(map(QFontMetrics.horizontalAdvance, metrics, texts), default=0)
-            padding = 24 + (self.table.indentation() if column == 0 else 0)
-            wanted.append(max(least, min(most, widest + padding)))
-        verdict = max(self.table.sizeHintForColumn(3), self.table.header().sectionSizeHint(3))
-        room = self.table.viewport().width() - verdict - 80  # details: at least the size
-        model, where = wanted
-        model = max(pixels(160), min(model, room - where))
-        where = max(pixels(80), min(where, room - model))
-        self.table.setColumnWidth(0, model)
-        self.table.setColumnWidth(1, where)
+            extra = margins + (self.table.indentation() if column == 0 else 0)
+            whole = max(map(QFontMetrics.horizontalAdvance, metrics, texts), default=0)
+            # the longest piece the text cannot be wrapped within, as the cells wrap it
+            word = max((font.boundingRect(QRect(0, 0, 1, 1 << 20), WRAP, text).width()
+                        for font, text in zip(metrics, texts, strict=True)), default=0)
+            wanted.append(max(header.sectionSizeHint(column), whole + extra))
+            least.append(max(header.sectionSizeHint(column), word + extra))
+        room = self.table.viewport().width()
+        model = min(wanted[0], max(pixels(160), room // 2))
+        where = min(wanted[1], max(pixels(80), room // 4))
+        rest = room - model - where
+        details, verdict = wanted[2], wanted[3]
+        if details + verdict > rest:  # both wrap, the verdict less: it is what one decides by
+            verdict = min(verdict, max(rest // 2, rest - details))
+        widths = [model, where, max(least[2], rest - verdict), max(least[3], verdict)]
+        # still too wide (a server's address, the largest text): Where gives way, then the
+        # names, before the verdict is pushed out of sight
+        for column, floor in ((1, least[1]), (0, least[0])):
+            over = sum(widths) - room
+            if over > 0:
+                widths[column] = max(min(widths[column], floor), widths[column] - over)
+        widths[2] += max(0, room - sum(widths))
+        if widths != [self.table.columnWidth(column) for column in range(4)]:
+            for column, width in enumerate(widths):
+                self.table.setColumnWidth(column, width)
+            self.table.doItemsLayout()  # the rows' heights for the new widths
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:

@@ -110,7 +110,7 @@ class SettingsDialog(QDialog):
         self.session = session
         self.pool: WorkerPool = session.pool if session is not None else WorkerPool(parent=self)
         self.setWindowTitle("Settings")
-        fit_window(self, 800, 620, least=(800, 620))
+        fit_window(self, 960, 680, least=(800, 620))  # wider where it fits: the Models table
         self.policy = current_policy()  # the administrator's: its settings are shown locked
         self.silent_box: QMessageBox | None = None  # "the server does not answer: use it?"
         self.retention_box: QMessageBox | None = None  # "N exchanges will be forgotten?"
@@ -127,6 +127,8 @@ class SettingsDialog(QDialog):
         self.error = QLabel(objectName="error")
         self.error.setWordWrap(True)
         self.error.hide()
+        self.error_is_choice = False  # it refuses the model chosen: gone once that changes
+        self.model_tab.choice_changed.connect(self._choice_changed)
         self.recent_row.refused.connect(self._refused)
         self.memory_scroll.problems_cleared.connect(self.error.hide)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
@@ -171,8 +173,17 @@ class SettingsDialog(QDialog):
         self.tabs.setCurrentIndex(0)
 
     def _refused(self, problem: str) -> None:
+        self._show_error(problem)
+
+    def _show_error(self, problem: str, choice: bool = False) -> None:
+        """The dialog's error line; `choice`: about the model chosen (hidden when it changes)."""
         self.error.setText(problem)
         self.error.show()
+        self.error_is_choice = choice
+
+    def _choice_changed(self) -> None:
+        if self.error_is_choice:
+            self.error.hide()
 
     # --- values ------------------------------------------------------------------------
     def set_values(self, settings: AppSettings) -> None:
@@ -188,8 +199,10 @@ class SettingsDialog(QDialog):
         """Check, then apply: memory settings to the vault, model settings to the app."""
         settings = self.values()
         problem = self._problem(settings)
+        about_choice = bool(problem)
         if self.embedder_box.folder.isChecked() and not settings.embedder:
             problem = "Choose the embedding model's folder, or pick the bundled model."
+            about_choice = False
         memory = self.memory_form.settings() if self.session is not None else None
         if not problem and memory is not None:
             try:
@@ -208,14 +221,16 @@ class SettingsDialog(QDialog):
         changed = self._model_changed(settings)
         if not problem and changed and settings.model_source == GGUF:
             # a file known not to load is not saved: the model in use is kept
-            problem = self.model_tab.gguf_problem(settings.gguf_path)
-            if problem:
-                self.gguf_info.setText(f"<span style='color:#B42318'>{problem}</span>")
+            refusal = self.model_tab.gguf_problem(settings.gguf_path)
+            if refusal:  # said under the file's field, the one place: not again down here
+                self.model_tab.show_gguf_problem(refusal)
+                self.error.hide()
                 self.tabs.setCurrentIndex(0)
+                self.model_tab.ensureWidgetVisible(self.gguf_info)
                 self.gguf_path.setFocus()
+                return
         if problem:
-            self.error.setText(problem)
-            self.error.show()
+            self._show_error(problem, choice=about_choice)
             return
         self.error.hide()
         if (memory is not None and "retention_days" not in self.locked
@@ -252,9 +267,8 @@ class SettingsDialog(QDialog):
         days = self.memory_form.inputs["retention_days"]
         days.setValue(before.retention_days)
         self.memory_form.inputs["retention_keeps_facts"].setChecked(before.retention_keeps_facts)
-        self.error.setText(f"Not saved, and your exchanges are kept: “Forget exchanges after” "
-                           f"is back to {days.text()}. Save again to keep your other changes.")
-        self.error.show()
+        self._show_error(f"Not saved, and your exchanges are kept: “Forget exchanges after” is "
+                         f"back to {days.text()}. Save again to keep your other changes.")
         self.tabs.setCurrentWidget(self.memory_scroll)
 
     def _check_server(self, settings: AppSettings, memory: Any, changed: bool) -> None:
@@ -291,9 +305,8 @@ class SettingsDialog(QDialog):
         if use:
             self._proceed(settings, memory)
             return
-        self.error.setText(f"Not saved: the server at {settings.server_url} does not answer, "
-                           "so the model in use is kept.")
-        self.error.show()
+        self._show_error(f"Not saved: the server at {settings.server_url} does not answer, so "
+                         "the model in use is kept.", choice=True)
         self.server_url.setFocus()
 
     def _proceed(self, settings: AppSettings, memory: Any) -> None:
@@ -311,8 +324,7 @@ class SettingsDialog(QDialog):
         if ok:
             self._apply(settings, memory)
             return
-        self.error.setText(self.switcher.message)
-        self.error.show()
+        self._show_error(self.switcher.message)
         if self.switcher.worker is not None:  # stopped half-way: resumable, the old model stays
             self.reopen_needed.emit()
 
@@ -340,8 +352,7 @@ class SettingsDialog(QDialog):
 
     def _failed(self, error: Exception) -> None:
         self.setEnabled(True)
-        self.error.setText(describe(error))
-        self.error.show()
+        self._show_error(describe(error))
 
     @staticmethod
     def _problem(settings: AppSettings) -> str:

@@ -25,17 +25,46 @@ def _summary(info: Any) -> str:
             f"{info.quantisation} · {size:.2f} GB<br>{context} · {template}")
 
 
-def read_gguf(path: str) -> tuple[str, str, Exception | None, Any]:
-    """(path, gguf_summary's HTML, None, context_limits), or (path, "", why it cannot be read,
-    None) (a worker: the answer names its file, so a late one for a file no longer chosen is
-    told apart)."""
+def read_gguf(path: str) -> tuple[str, str, str, Any]:
+    """(path, gguf_summary's HTML, "", context_limits), or (path, "", why the file cannot be
+    used, None) (a worker: the answer names its file, so a late one for a file no longer chosen
+    is told apart)."""
     from models.catalogue import gguf_info
 
     try:
         html = _summary(gguf_info(path))
     except Exception as error:  # reported to the person, like the pool's errors
-        return path, "", error, None
-    return path, html, None, context_limits(path)
+        return path, "", gguf_refusal(path, error), None
+    return path, html, "", context_limits(path)
+
+
+def gguf_refusal(path: str, error: BaseException) -> str:
+    """Why a file cannot be the model, in words that fit how it got here: "download it again"
+    only for a file MemoryOS downloaded itself (into its downloads folder), which it knows how
+    to fetch again; a file that is not a GGUF model is called that, whatever its name."""
+    import re
+    from pathlib import Path
+
+    from app.errors import describe
+    from engine.gguf import GGUF_MAGIC
+    from models.download import downloads_dir
+
+    file = Path(path).expanduser()
+    try:
+        ours = file.resolve().is_relative_to(downloads_dir().resolve())
+        with open(file, "rb") as handle:
+            start = handle.read(len(GGUF_MAGIC))
+    except OSError:  # missing, a folder, unreadable: the error says which
+        return describe(error)
+    if start != GGUF_MAGIC:
+        if ours:
+            return ("This file is not a GGUF model (it does not start with GGUF): its download "
+                    "went wrong. Download it again, or choose another file.")
+        return "This file is not a GGUF model (it does not start with GGUF). Choose a .gguf file."
+    text = describe(error)
+    if not ours:  # cut short, but not by MemoryOS: it cannot download this file again
+        text = re.sub(r"Download it again\.", "Choose a complete .gguf file.", text)
+    return text
 
 
 def context_limits(path: str) -> tuple[int, int, int]:

@@ -3,6 +3,7 @@ server it asks for its models), how a local model runs, the embedding model, the
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -32,6 +33,7 @@ from app.settings_added_models import AddedModels, added_models, elided
 from app.settings_lookups import (
     ask_server,
     bundled_limits,
+    gguf_refusal,
     gpu_support,
     keyring_check,
     read_gguf,
@@ -49,6 +51,7 @@ class ModelTab(QScrollArea):
 
     loaded = Signal()  # a background look-up (GPU support, file metadata) has answered
     models_listed = Signal()  # the server at the URL typed answered (or not) with its models
+    choice_changed = Signal()  # the source, the file or the server: a refusal of it is old
 
     def __init__(self, settings: AppSettings, pool: WorkerPool, session: Any, policy: Any,
                  parent: QWidget | None = None) -> None:
@@ -100,7 +103,7 @@ class ModelTab(QScrollArea):
         bundled_note.setWordWrap(True)
         self.gguf_path = QLineEdit()
         self.gguf_path.setPlaceholderText("/path/to/model.gguf")
-        self.gguf_path.textChanged.connect(lambda: self._info_timer.start())
+        self.gguf_path.textChanged.connect(self._path_edited)
         self.gguf_path.textChanged.connect(self._check_context)
         browse = QPushButton("Browse…")
         browse.clicked.connect(self.browse)
@@ -150,6 +153,9 @@ class ModelTab(QScrollArea):
         server_form.addRow("", self.server_models_note)
         server_form.addRow("API key", self.api_key)
         self.server_url.editingFinished.connect(self.list_server_models)
+        for field in (self.server_url, self.server_model):
+            field.textChanged.connect(self.choice_changed)
+        self.allow_plain_http.toggled.connect(self.choice_changed)
         # a server that wants a key lists nothing without it: ask again once it is typed
         self.api_key.editingFinished.connect(lambda: self.list_server_models(again=True))
         self.key_note = QLabel("The key is stored in the system keyring, never in a settings "
@@ -165,6 +171,7 @@ class ModelTab(QScrollArea):
         column.addWidget(self.server)
         column.addWidget(self.server_box)
         self.source_group.idToggled.connect(self._source_changed)
+        self.source_group.idToggled.connect(self.choice_changed)
         return source
 
     def _local_group(self) -> QGroupBox:
@@ -418,6 +425,12 @@ class ModelTab(QScrollArea):
             self.gguf_path.setText(path)
             self.gguf.setChecked(True)
 
+    def _path_edited(self) -> None:
+        # what was said of the file before is gone at once; the new one is read after a pause
+        self.gguf_info.setText("")
+        self._info_timer.start()
+        self.choice_changed.emit()
+
     def _read_gguf(self) -> None:
         path = self.gguf_path.text().strip()
         if not path:
@@ -427,9 +440,9 @@ class ModelTab(QScrollArea):
         self.pool.run(read_gguf, path, on_result=self._gguf_read)
 
     def _gguf_read(self, answer: tuple) -> None:
-        path, html, error, limits = answer
-        if error is not None:
-            self._gguf_failed(path, error)
+        path, html, problem, limits = answer
+        if problem:
+            self._gguf_failed(path, problem)
             return
         self._gguf_errors.pop(path, None)
         self._context_limits[path] = limits
@@ -438,11 +451,15 @@ class ModelTab(QScrollArea):
         self._check_context()
         self.loaded.emit()
 
-    def _gguf_failed(self, path: str, error: Exception) -> None:
-        self._gguf_errors[path] = describe(error)  # Save refuses this file
+    def _gguf_failed(self, path: str, problem: str) -> None:
+        self._gguf_errors[path] = problem  # Save refuses this file
         if path == self.gguf_path.text().strip():
-            self.gguf_info.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
+            self.show_gguf_problem(problem)
         self.loaded.emit()
+
+    def show_gguf_problem(self, problem: str) -> None:
+        """Why the file chosen cannot be used, under its field (the one place it is said)."""
+        self.gguf_info.setText(f"<span style='color:#B42318'>{escape(problem)}</span>")
 
     def gguf_problem(self, path: str) -> str:
         """Why the file cannot be loaded ("" when it can, as far as is known): missing, not a
@@ -453,7 +470,7 @@ class ModelTab(QScrollArea):
         try:
             check_gguf_file(path)
         except ModelLoadError as error:
-            return describe(error)
+            return gguf_refusal(path, error)
         return self._gguf_errors.get(path, "")
 
     def _gpu_checked(self, supported: bool) -> None:

@@ -74,3 +74,41 @@ def send(qtbot):
         return blocker.args[0]
 
     return _send
+
+
+def _cell_cut(table, item, column: int, one_line: bool = False) -> str:
+    """Why the text of `item` in `column` is not all on screen ("" when it is): a word wider
+    than the room the style leaves for text, more lines than the row is tall, or (`one_line`)
+    any wrapping at all. The room is the style's own (padding and margins), as it paints."""
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
+
+    index = table.indexFromItem(item, column)
+    option = QStyleOptionViewItem()
+    option.initFrom(table)
+    option.rect = table.visualRect(index)
+    if item.isFirstColumnSpanned():
+        option.rect.setRight(table.viewport().width())
+    table.itemDelegate().initStyleOption(option, index)
+    option.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
+    style = table.style()
+    room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, table)
+    margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
+    width = room.width() - 2 * margin
+    text = item.text(column)
+    metrics = QFontMetrics(item.font(column))
+    if one_line:
+        wide = metrics.horizontalAdvance(text)
+        return "" if wide <= width else f"{text!r}: {wide} px in {width} px"
+    flags = int(Qt.TextFlag.TextWordWrap)
+    needed = metrics.boundingRect(QRect(0, 0, width, 1 << 20), flags, text)
+    if needed.width() > width or needed.height() > room.height():
+        return f"{text!r}: {needed.width()}x{needed.height()} px in {width}x{room.height()} px"
+    return ""
+
+
+@pytest.fixture
+def cell_cut():
+    """cell_cut(table, item, column, one_line=False): why that cell's text is cut, or ""."""
+    return _cell_cut
