@@ -8,20 +8,23 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from engine import errors, validation
-from engine.backends.base import CancelToken
+from engine.backends.base import LENGTH, CancelToken
 from engine.network import Transfer
 from engine.prompt import (
+    ANSWER_MARK,
+    MEMORY_HEADER,
     answer_limit,
     build_messages,
     compact_retrieval,
     fit_memory,
     is_small_model,
+    memory_sections,
     shown_history,
     warm_next_prompt,
 )
 from engine.records import Page, Retrieval
 from engine.remembered import MemoryUsed, memories_used
-from engine.thinking import ThinkingSplitter
+from engine.thinking import CLOSE, OPEN, THINKING, ThinkingSplitter
 
 if TYPE_CHECKING:
     from engine.api import MemoryOS
@@ -113,12 +116,18 @@ class ResponseStream(Iterator[str]):
         self.memories: list[MemoryUsed] = memories_used(retrieval)
         self.temporary = temporary
         self.replaces: Page | None = None  # an exchange this answer replaces (regenerate, edit)
-        self.raw = ""  # everything the model wrote, thinking included (what is yielded)
+        self.raw = ""  # what is yielded: the model's text, thinking included, less any echo
         self.text = ""  # the answer alone: stored, consolidated, scored
         self.thinking = ""  # a reasoning model's <think> part: shown folded, never stored
-        self._splitter = ThinkingSplitter()
+        self._splitter = ThinkingSplitter()  # of what is yielded
+        self._source = ThinkingSplitter()  # of what the model writes
+        self._inside = False  # the yielded text is inside a <think> part
+        self._echo = EchoFilter(self.messages, query)
         self.page: Page | None = None
         self.cancelled = False
+        # True when the answer ended because it reached the length limit (max_tokens), not
+        # because the model finished: it stops mid-sentence, and the caller says so.
+        self.cut_short = False
         self.error: BaseException | None = None
         self.transfer: Transfer | None = None  # what this answer sent where, once it ran
         self._cancel = cancel
@@ -133,17 +142,38 @@ class ResponseStream(Iterator[str]):
     def __next__(self) -> str:
         return next(self._chunks)
 
+    def _show(self, parts: list[tuple[str, str]], final: bool = False) -> str:
+        """The model's text as it is shown and stored: the thinking as written, the answer
+        through the echo filter (held back at its start until it is clear what it is)."""
+        out = ""
+        for kind, text in parts:
+            if kind == THINKING:
+                out += text if self._inside else OPEN + text
+                self._inside = True
+                continue
+            if self._inside:
+                out += CLOSE
+                self._inside = False
+            out += self._echo.feed(text)
+        if final:
+            out += self._echo.finish()
+        self.raw += out
+        self._splitter.feed(out)
+        self.text, self.thinking = self._splitter.answer, self._splitter.thinking
+        return out
+
     def _generate(self, max_tokens: int) -> Iterator[str]:
         memory = self.memory
         memory.ctx.foreground.started()
+        rest = ""
         try:
             for chunk in memory.chat.stream(
                 self.messages, max_tokens=max_tokens, cancel=self._cancel
             ):
-                self.raw += chunk
-                self._splitter.feed(chunk)
-                self.text, self.thinking = self._splitter.answer, self._splitter.thinking
-                yield chunk
+                shown = self._show(self._source.feed(chunk))
+                if shown:
+                    yield shown
+            self.cut_short = getattr(memory.chat, "last_finish_reason", None) == LENGTH
         except errors.GenerationCancelled:
             self.cancelled = True
         except BaseException as exc:
@@ -151,9 +181,12 @@ class ResponseStream(Iterator[str]):
             raise  # nothing is stored: an error text is never memory
         finally:
             memory.ctx.foreground.ended()
+            rest = self._show(self._source.finish(), final=True)
             self._splitter.finish()
             self.text, self.thinking = self._splitter.answer, self._splitter.thinking
             self.transfer = memory.transfers.record(memory.chat, "answer", self.messages, self.text)
+        if rest:
+            yield rest  # what was held back to the end: a short answer, or one stopped early
         answer = self.text.strip()  # a reasoning model's <think> part is not memory
         if self.temporary or (not answer and (self.cancelled or self.thinking)):
             return
@@ -190,3 +223,100 @@ class ResponseStream(Iterator[str]):
         for _ in self:
             pass
         return self.text
+
+
+# How the prompt's own parts begin (engine/prompt.py): a small model sometimes starts its answer
+# by copying them ("Memories that may help:", "User facts:", "My message: ..."). The system
+# message's two titles are written as build_messages writes them.
+_EMPTY = Retrieval(
+    query="", short_term=(), pages=(), segments=(), profile=(), facts=(), knowledge=()
+)
+HEADERS = tuple(
+    dict.fromkeys(
+        [MEMORY_HEADER, ANSWER_MARK.strip()]
+        + [title for small in (False, True) for title, _ in memory_sections(_EMPTY, [], small)]
+        + ["What you know about the user:", "About the user:"]
+    )
+)
+
+
+class EchoFilter:
+    """Takes out the prompt a model copies at the very start of its answer: the prompt's
+    headers, the memory lines under them, "My message: <the question>". Fed the answer as it
+    streams; its first characters are held back only while they could still be such an echo
+    (the start of a header or of a prompt line), so an echo never reaches the screen. An answer
+    that merely mentions a memory is passed on as written."""
+
+    def __init__(self, messages: list[dict[str, str]], query: str) -> None:
+        self.headers = tuple(h.lower() for h in HEADERS)
+        self.mark = ANSWER_MARK.strip().lower()
+        self.query = query.strip().lower()
+        self.lines: set[str] = set()  # the prompt's own lines: instructions and memories
+        for message in messages:
+            if message["role"] == "system":
+                self.lines.update(message["content"].splitlines())
+        last = messages[-1]["content"] if messages and messages[-1]["role"] == "user" else ""
+        if ANSWER_MARK in last:  # the memory block and the mark; the question alone is not one
+            block, mark, question = last.rpartition(ANSWER_MARK)
+            self.lines.update(block.splitlines())
+            self.lines.add(mark + question.split("\n", 1)[0])
+        self.lines = {line.strip() for line in self.lines if line.strip()}
+        self.decided = False
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        """What of the answer so far can be shown now."""
+        if self.decided:
+            return text
+        self._held += text
+        return self._release(final=False)
+
+    def finish(self) -> str:
+        """The end of the answer: whatever is still held back, without its echo."""
+        return "" if self.decided else self._release(final=True)
+
+    def _release(self, final: bool) -> str:
+        answer = self._strip(self._held, final)
+        if answer is None:
+            return ""  # not clear yet
+        self.decided, self._held = True, ""
+        return answer
+
+    def _strip(self, text: str, final: bool) -> str | None:
+        """`text` without the echo at its start; None while it cannot be told yet."""
+        rest, removed, header, after_mark = text, False, False, False
+        while True:
+            start = rest.lstrip()
+            if not start:
+                if not final:
+                    return None
+                break
+            line, newline, after = start.partition("\n")
+            complete = bool(newline) or final
+            low = line.lower()
+            if after_mark and self.query:  # "My message: <the question>": the question too
+                after_mark = False
+                if low.startswith(self.query):
+                    rest, removed = start[len(self.query) :], True
+                    continue
+                if not complete and self.query.startswith(low.rstrip()):
+                    return None
+            if complete and line.strip() in self.lines:
+                header = header or low.startswith(self.headers)
+                rest, removed = after, True
+                continue
+            if not complete and any(p.startswith(line) for p in self.lines):
+                return None
+            found = next((h for h in self.headers if low.startswith(h)), None)
+            if found is not None:
+                header, after_mark, removed = True, found == self.mark, True
+                rest = start[len(found) :]
+                continue
+            if not complete and any(h.startswith(low) for h in self.headers):
+                return None
+            break
+        if not removed:
+            return text  # no echo
+        if rest.strip() or header:
+            return rest.lstrip()
+        return text  # only lines the prompt also holds, as an answer: a list of what it knows

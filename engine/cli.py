@@ -75,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chat.add_argument("--url-model", default="", help="model name on an OpenAI-compatible server")
     chat.add_argument("--temporary", action="store_true", help="remember nothing from this chat")
+    chat.add_argument(
+        "--create",
+        action="store_true",
+        help="create the vault if it is missing (without it, a vault name that does not exist is "
+        "refused, except the default vault on a computer that has none yet)",
+    )
     chat.add_argument("--max-tokens", type=int, default=512)
     chat.add_argument(
         "--show-memory",

@@ -9,18 +9,76 @@ import time
 from engine import errors, paths
 from engine.backends.build import make_embedder
 from engine.thinking import ANSWER, ThinkingSplitter
-from engine.unlock import choose_vault, open_memory
+from engine.unlock import DEFAULT_VAULT, choose_vault, open_memory
+
+VAULT_SUFFIX = ".memoryos"
 
 
-def _open(args, *, create: bool = False, chat=None, background: bool = True):
-    path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
+def _open(
+    args,
+    *,
+    create: bool = False,
+    first_run: bool = False,
+    chat=None,
+    background: bool = True,
+    make_new: str = "memoryos chat",
+):
+    path = vault_to_open(args, create=create, first_run=first_run, make_new=make_new)
     return open_memory(
         path,
-        create=create,
+        create=create or not _exists(path),  # only where vault_to_open allowed a new one
         embedder=make_embedder(embedder_name(args)),
         chat=chat,
         background=background,
     )
+
+
+def _exists(path) -> bool:
+    return path.is_file() and path.stat().st_size > 0
+
+
+def vault_names() -> list[str]:
+    """The vaults in the vault folder, by name."""
+    folder = paths.vaults_dir()
+    found = folder.glob(f"*{VAULT_SUFFIX}") if folder.is_dir() else []
+    return sorted((p.name[: -len(VAULT_SUFFIX)] for p in found if _exists(p)), key=str.lower)
+
+
+def vault_to_open(
+    args, *, create: bool = False, first_run: bool = False, make_new: str = "memoryos chat"
+):
+    """The vault file a command opens. One that does not exist is refused, with the vaults that
+    do (a typo never starts an empty memory), unless `create` (--create) or, with `first_run`,
+    it is the default vault on a computer that has no vault yet: `memoryos chat` just works on
+    the first run. `make_new`: the command that makes a new vault, for the message."""
+    import shlex
+
+    name, given_path = getattr(args, "vault", None), getattr(args, "vault_path", None)
+    path = choose_vault(name, given_path)
+    if create or _exists(path):
+        return path
+    named = not given_path and path.parent == paths.vaults_dir()
+    existing = vault_names()
+    default = name is None or name == DEFAULT_VAULT  # no --vault: $MEMORYOS_VAULT or `default`
+    if first_run and named and not existing and default:
+        return path
+    if not named:
+        raise errors.InvalidInputError(
+            f"No vault at {path}. To make a new one: {make_new} --vault-path "
+            f"{shlex.quote(str(path))} --create"
+        )
+    vault = path.name[: -len(VAULT_SUFFIX)]
+    if existing:
+        here = f"Vaults here: {', '.join(existing)}. To make a new one:"
+    else:
+        here = "There is no vault here yet. To make one:"
+    if not existing and default and make_new == "memoryos chat":
+        how = make_new  # the first `memoryos chat` makes the default vault
+    elif not existing and default:
+        how = f"{make_new} --create"
+    else:
+        how = f"{make_new} --vault {shlex.quote(vault)} --create"
+    raise errors.InvalidInputError(f"No memory named {vault!r}. {here} {how}")
 
 
 def _app_settings() -> dict:
@@ -129,9 +187,46 @@ def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
     print(f"Forgot {count} item{'' if count == 1 else 's'}.", file=sys.stderr)
 
 
+def _count(number: int, thing: str) -> str:
+    return f"{number} {thing}{'' if number == 1 else 's'}"
+
+
+def status_text(status) -> str:
+    """A ConsolidationStatus as a person reads it (`/status` in `memoryos chat`)."""
+    if status.running:
+        work = "running"
+    elif status.pending_jobs:
+        work = "waiting to run"
+    else:
+        work = "idle"
+    lines = [
+        f"Memory: {_count(status.short_term_pages, 'recent exchange')}, "
+        f"{status.mid_term_pages} in topics ({_count(status.segments, 'topic')}), "
+        f"{_count(status.facts, 'fact')}.",
+        f"Background work: {work} ({status.pending_jobs} waiting, {status.failed_jobs} failed).",
+    ]
+    if status.last_error:
+        lines.append(f"Last error: {status.last_error}")
+    return "\n".join(lines)
+
+
+def _cut_short_note(chat, max_tokens: int) -> str:
+    """What to do about an answer that stopped at the length limit."""
+    from engine.prompt import answer_limit
+
+    limit = answer_limit(chat, max_tokens)
+    if limit < max_tokens:  # the demo-sized model's cap, whatever --max-tokens says
+        return (
+            f"(stopped at the length limit: a model this small writes at most {limit} tokens; "
+            "a bigger one (--model) writes longer answers)"
+        )
+    return f"(stopped at the length limit of {limit} tokens — raise it with --max-tokens)"
+
+
 def run_chat(args) -> int:
+    vault_to_open(args, create=args.create, first_run=True)  # before anything is loaded
     chat = make_chat(args.model, args.url_model)
-    memory = _open(args, create=True, chat=chat)
+    memory = _open(args, create=args.create, first_run=True, chat=chat)
     try:
         print(
             f"MemoryOS — vault {memory.path.name} ({memory.info().key_location}), model {chat.model_id}",
@@ -175,7 +270,7 @@ def run_chat(args) -> int:
                 _print_facts(memory, None, False)
                 continue
             if line.strip() == "/status":
-                print(memory.consolidation_status(), file=sys.stderr)
+                print(status_text(memory.consolidation_status()), file=sys.stderr)
                 continue
             from engine import chat_commands
 
@@ -212,6 +307,9 @@ def run_chat(args) -> int:
             except errors.BackendError as exc:
                 print(f"\nerror: {exc} (nothing was stored)", file=sys.stderr)
             print()
+            if stream.cut_short:
+                note = _cut_short_note(memory.chat, args.max_tokens)
+                print(f"\x1b[2m{note}\x1b[0m", file=sys.stderr)  # dim: about, not of, the answer
             if args.show_memory:
                 _print_memories(stream.memories)
     finally:
@@ -225,13 +323,11 @@ def run_chat(args) -> int:
 def _open_for_import(args, *, create: bool):
     """The vault to import into: it must exist unless --create (a typo never starts an empty
     memory), as `memoryos mcp` does."""
-    path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
-    if not create and not (path.exists() and path.stat().st_size > 0):
-        raise errors.VaultError(
-            f"no vault at {path}: run `memoryos chat` once to create it, or pass --create to "
-            "import into a new vault"
-        )
-    return _open(args, create=create, background=False)
+    import shlex
+
+    return _open(
+        args, create=create, background=False, make_new=f"memoryos import {shlex.quote(args.file)}"
+    )
 
 
 def run_import(args) -> int:
@@ -338,6 +434,16 @@ def _when(ts: float) -> str:
 FACT_PREFIX, PROFILE_PREFIX = "f", "p"  # ids as `facts list` prints and `facts delete` takes
 
 
+def _learned_from(page_ids, origin: str) -> str:
+    """'from exchange 4', 'from exchanges 1, 4', 'added by you': where an item came from (the
+    exchange ids `memoryos forget page` takes)."""
+    if page_ids:
+        return f"from exchange{'s' if len(page_ids) > 1 else ''} {', '.join(map(str, page_ids))}"
+    if origin == "user":
+        return "added by you"
+    return origin if origin.startswith("imported") else "no exchange kept"
+
+
 def _print_facts(memory, search: str | None, include_all: bool) -> None:
     slots = memory.profile(include_superseded=include_all)
     facts = memory.facts(include_superseded=include_all, search=search)
@@ -350,14 +456,14 @@ def _print_facts(memory, search: str | None, include_all: bool) -> None:
         mark = "" if slot.status == "active" else f" [{slot.status}]"
         print(
             f"profile {PROFILE_PREFIX + str(slot.id):>6}  {slot.category}/{slot.name}: "
-            f"{slot.value}{mark}  (from pages {', '.join(map(str, slot.evidence_page_ids)) or '-'})"
+            f"{slot.value}{mark}  ({_learned_from(slot.evidence_page_ids, slot.origin)})"
         )
     for fact in facts:
         mark = "" if fact.status == "active" else f" [{fact.status}]"
         label = "knows  " if fact.kind == "assistant_knowledge" else "fact   "
         print(
             f"{label} {FACT_PREFIX + str(fact.id):>6}  {fact.text}{mark}  ({_when(fact.updated)}, "
-            f"from pages {', '.join(map(str, fact.source_page_ids)) or '-'})"
+            f"{_learned_from(fact.source_page_ids, fact.origin)})"
         )
 
 
@@ -554,7 +660,7 @@ def run_reembed(args) -> int:
     from engine.unlock import open_vault_only
     from engine.vault.reembed import reembed
 
-    path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
+    path = vault_to_open(args)
     embedder = make_embedder(args.to)
     vault = open_vault_only(path)
     try:
@@ -586,7 +692,7 @@ def run_rekey(args) -> int:
     from engine.unlock import ask_new_passphrase, open_vault_only
     from engine.vault import cipher, keys
 
-    path = choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None))
+    path = vault_to_open(args)
     try:
         vault = open_vault_only(path)
         try:
@@ -626,7 +732,5 @@ def _protected_before(key_location: str) -> str:
 def run_doctor(args) -> int:
     from engine.doctor import run_checks
 
-    return run_checks(
-        choose_vault(getattr(args, "vault", None), getattr(args, "vault_path", None)),
-        make_embedder(embedder_name(args)),
-    )
+    # first_run: on a computer with no vault yet, the checks run and say so (none is made)
+    return run_checks(vault_to_open(args, first_run=True), make_embedder(embedder_name(args)))

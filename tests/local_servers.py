@@ -114,10 +114,11 @@ class ChatServer:
 
     def __init__(
         self, models: list[str], reply: list[str], port: int = 0,
-        formats: tuple[str, ...] | None = None,
+        formats: tuple[str, ...] | None = None, finish_reason: str = "stop",
     ) -> None:  # fmt: skip
         self.models = models
         self.reply = reply
+        self.finish_reason = finish_reason  # "length": the reply reached max_tokens
         self.formats = formats
         self.requests: list[dict] = []
         host = self
@@ -174,7 +175,7 @@ class ChatServer:
                     }
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
-                end = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                end = {"choices": [{"index": 0, "delta": {}, "finish_reason": host.finish_reason}]}
                 self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
                 self.wfile.flush()
 

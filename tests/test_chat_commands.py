@@ -82,7 +82,7 @@ def _chat(monkeypatch, home, lines: str, *args: str):
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
     vault = str(home / "cli.memoryos")
-    code = cli.main(["chat", "--vault-path", vault, "--embedder", "fake", *args])
+    code = cli.main(["chat", "--vault-path", vault, "--create", "--embedder", "fake", *args])
     return code, vault
 
 
@@ -150,3 +150,32 @@ def test_forget_lists_what_goes_with_the_exchanges_and_counts_it(memory):
 
     assert chat_commands.forget_matches(memory, chat_commands.find_matches(memory, "peanuts")) == 2
     assert memory.profile() == [] and memory.pages() == [] and memory.facts() == []
+
+
+def test_cli_chat_status_and_facts_read_as_sentences(monkeypatch, home, capsys, fail_keyring):
+    """/status printed `ConsolidationStatus(pending_jobs=0, running=False, …)`, /facts
+    "(from pages -)": both say it in words now."""
+    lines = "/remember I grow tomatoes\nhello there\n/status\n/facts\n"
+    code, _ = _chat(monkeypatch, home, lines)
+    said = capsys.readouterr()
+    assert code == 0
+    assert "ConsolidationStatus" not in said.err and "pending_jobs" not in said.err
+    assert "Memory: 1 recent exchange, 0 in topics (0 topics), 1 fact." in said.err
+    assert "Background work: " in said.err and " waiting, 0 failed)." in said.err
+    fact = next(line for line in said.out.splitlines() if "I grow tomatoes" in line)
+    assert fact.endswith("added by you)") and "pages" not in said.out
+
+
+def test_status_text_names_the_last_error():
+    from engine.commands import status_text
+    from engine.records import ConsolidationStatus
+
+    status = ConsolidationStatus(
+        pending_jobs=2, running=False, failed_jobs=1, last_error="the model timed out",
+        short_term_pages=6, mid_term_pages=4, segments=1, facts=3,
+    )  # fmt: skip
+    assert status_text(status).splitlines() == [
+        "Memory: 6 recent exchanges, 4 in topics (1 topic), 3 facts.",
+        "Background work: waiting to run (2 waiting, 1 failed).",
+        "Last error: the model timed out",
+    ]

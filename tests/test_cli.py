@@ -62,7 +62,9 @@ def test_import_list_delete_export(tmp_path, home):
 
 def test_clear_errors_not_tracebacks(tmp_path, home):
     missing = run_cli("facts", *FAKE, "list", home=home)
-    assert missing.returncode == 1 and "no vault" in missing.stderr.decode()
+    err = missing.stderr.decode()
+    assert missing.returncode == 2
+    assert "There is no vault here yet. To make one: memoryos chat" in err
     assert b"Traceback" not in missing.stderr
     transcript = write_transcript(tmp_path)
     run_cli("import", str(transcript), "--create", *FAKE, home=home)
@@ -109,7 +111,7 @@ def test_vault_options_work_after_the_facts_action(tmp_path, home):
     listing = run_cli("facts", "list", "--vault", "bob", *FAKE, home=home).stdout.decode()
     assert "I grow tomatoes" in listing
     # The default vault was never touched.
-    assert run_cli("facts", "list", *FAKE, home=home).returncode == 1
+    assert run_cli("facts", "list", *FAKE, home=home).returncode == 2
 
 
 def test_import_refuses_a_missing_vault_unless_create(tmp_path, home):
@@ -119,8 +121,9 @@ def test_import_refuses_a_missing_vault_unless_create(tmp_path, home):
     assert run_cli("import", str(transcript), "--create", *FAKE, home=home).returncode == 0
     typo = run_cli("import", str(transcript), "--vault", "typo", *FAKE, home=home)
     err = typo.stderr.decode()
-    assert typo.returncode == 1 and "no vault at" in err and "typo.memoryos" in err
-    assert "--create" in err and b"Traceback" not in typo.stderr
+    assert typo.returncode == 2 and "No memory named 'typo'. Vaults here: default." in err
+    assert f"memoryos import {transcript} --vault typo --create" in err
+    assert b"Traceback" not in typo.stderr
     assert not list(home.rglob("typo.memoryos*"))
     # an existing vault takes more without --create
     again = run_cli("import", str(transcript), *FAKE, home=home)
@@ -263,3 +266,69 @@ def test_import_says_what_the_retention_setting_will_forget(tmp_path, home):
     assert done.returncode == 0, said
     assert "1 of these exchanges is older than the 30 days your memory keeps" in said  # dated
     assert retention_note(0, [0.0], 1e9) == "" and retention_note(30, [9e8], 9e8 + 1) == ""
+
+
+def test_a_vault_name_that_does_not_exist_is_refused_and_nothing_is_made(home, capsys):
+    """`memoryos chat --vault wrok` made an empty vault called wrok without a word: every
+    command that opens a vault refuses a name that does not exist, says which vaults there are
+    and how to make a new one, and exits with 2; --create makes it."""
+    from engine import cli
+    from tests.helpers import open_fast
+
+    vaults = home / "data" / "vaults"
+    for name in ("work", "default"):
+        open_fast(vaults / f"{name}.memoryos", True, "correct horse battery").close()
+    transcript = home / "chat.json"
+    transcript.write_text('[{"user": "I like tea", "assistant": "Nice"}]', encoding="utf-8")
+    commands = [
+        ["chat"], ["facts", "list"], ["facts", "add", "I like tea"], ["export", "-"],
+        ["forget", "everything", "--yes"], ["status"], ["reembed"], ["rekey"], ["doctor"],
+        ["import", str(transcript)],
+    ]  # fmt: skip
+    for command in commands:
+        code = cli.main([*command, "--vault", "wrok", *FAKE])
+        said = capsys.readouterr()
+        assert code == 2, (command, said)
+        assert "No memory named 'wrok'. Vaults here: default, work. To make a new one:" in said.err
+        assert "--vault wrok --create" in said.err and said.out == ""
+    assert sorted(p.name for p in vaults.iterdir()) == ["default.memoryos", "work.memoryos"]
+    # As the walkthrough ran it: a terminal chat with the passphrase in the environment.
+    typo = run_cli("chat", "--vault", "wrok", *FAKE, home=home, stdin="hello\n/quit\n")
+    assert typo.returncode == 2 and b"Traceback" not in typo.stderr
+    assert "memoryos chat --vault wrok --create" in typo.stderr.decode()
+    assert not list(home.rglob("wrok*"))
+    made = run_cli("chat", "--vault", "wrok", "--create", *FAKE, home=home, stdin="/quit\n")
+    assert made.returncode == 0, made.stderr.decode()
+    assert (vaults / "wrok.memoryos").stat().st_size > 0
+    assert run_cli("status", "--vault", "wrok", *FAKE, home=home).returncode == 0
+
+
+def test_the_first_chat_on_a_new_computer_makes_the_default_vault(home):
+    """README's quick start: `memoryos chat` just works on a computer with no vault yet."""
+    first = run_cli("chat", *FAKE, home=home, stdin="/quit\n")
+    assert first.returncode == 0, first.stderr.decode()
+    assert "vault default.memoryos" in first.stderr.decode()
+    assert run_cli("status", *FAKE, home=home).returncode == 0
+    # ... and only then: with a vault here, another name is a typo until --create says not
+    other = run_cli("chat", "--vault", "bob", *FAKE, home=home, stdin="/quit\n")
+    assert other.returncode == 2 and "Vaults here: default." in other.stderr.decode()
+
+
+def test_facts_list_says_which_exchange_each_item_came_from(tmp_path, home):
+    """It said "(from pages 1)": a page is an exchange to the person reading it."""
+    run_cli("import", str(write_transcript(tmp_path)), "--create", *FAKE, home=home)
+    run_cli("facts", "add", "I grow tomatoes", *FAKE, home=home)
+    data = json.loads(run_cli("facts", "list", "--json", *FAKE, home=home).stdout)
+    listing = _ids(run_cli("facts", "list", *FAKE, home=home).stdout.decode())
+    assert listing and not any("pages" in line for line in listing.values())
+    for item in data["profile"] + data["facts"]:
+        sources = item.get("evidence_page_ids", item.get("source_page_ids"))
+        if len(sources) == 1:
+            assert listing[item["ref"]].endswith(f"from exchange {sources[0]})")
+        elif sources:
+            said = ", ".join(map(str, sources))
+            assert listing[item["ref"]].endswith(f"from exchanges {said})")
+    tomatoes = next(line for line in listing.values() if "I grow tomatoes" in line)
+    assert tomatoes.endswith("added by you)")
+    biscuit = next(line for line in listing.values() if "Biscuit" in line)
+    assert biscuit.endswith("from exchange 2)")  # the second exchange of the transcript

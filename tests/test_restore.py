@@ -214,7 +214,7 @@ def test_memoryos_import_restores_an_export(tmp_path, home):
     assert run_cli("export", str(backup), *FAKE, home=home).returncode == 0
 
     refused = run_cli("import", str(backup), "--vault", "restore", *FAKE, home=home)
-    assert refused.returncode == 1 and "no vault at" in refused.stderr.decode()
+    assert refused.returncode == 2 and "No memory named 'restore'" in refused.stderr.decode()
     assert "--create" in refused.stderr.decode()
     done = run_cli("import", str(backup), "--vault", "restore", "--create", *FAKE, home=home)
     err = done.stderr.decode()

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
+# Why a generation ended, as llama.cpp and OpenAI-compatible servers say it: "stop" (the model
+# finished) or LENGTH (it reached max_tokens or the context and was cut off mid-answer).
+LENGTH = "length"
 Progress = Callable[[float, str], None]  # fraction done in [0, 1], a short label
 
 
@@ -58,6 +61,9 @@ class ChatBackend(ABC):
     # may be stored. The bundled 135M model is not.
     extraction_capable: bool = False
     usage: Usage = field(default_factory=Usage)
+    # Why the last streamed generation ended ("stop", LENGTH), where the backend reports it;
+    # None while one runs and for backends that do not say.
+    last_finish_reason: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -94,6 +100,7 @@ class ChatBackend(ABC):
         with self._lock:
             self.load()
             self.usage.generate_calls += 1
+            self.last_finish_reason = None
             if cancel is not None and cancel.cancelled:
                 raise GenerationCancelled("generation stopped")
             for chunk in self._stream(messages, max_tokens=max_tokens, temperature=temperature):
@@ -116,7 +123,8 @@ class ChatBackend(ABC):
     def _stream(
         self, messages: list[Message], *, max_tokens: int, temperature: float
     ) -> Iterator[str]:
-        """Yield text chunks. Must record usage.last_prompt_tokens / last_completion_tokens."""
+        """Yield text chunks. Must record usage.last_prompt_tokens / last_completion_tokens,
+        and should set last_finish_reason where the model says why it ended."""
 
     @abstractmethod
     def _complete_json(self, messages: list[Message], schema: dict, *, max_tokens: int) -> str:

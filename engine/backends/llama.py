@@ -241,6 +241,9 @@ class LlamaChat(ChatBackend):
                 repeat_penalty=REPEAT_PENALTY,
             )
             for chunk in chunks:
+                reason = chunk["choices"][0].get("finish_reason")
+                if reason:  # on the last chunk: "stop", or "length" when max_tokens cut it
+                    self.last_finish_reason = reason
                 text = chunk["choices"][0]["delta"].get("content")
                 if text:
                     if not parts:

@@ -185,7 +185,9 @@ class OpenAIChat(ChatBackend):
                     if text:
                         parts.append(text)
                         yield text
-                    finished = finished or bool(choice.get("finish_reason"))
+                    if choice.get("finish_reason"):  # "stop", or "length" when cut off
+                        finished = True
+                        self.last_finish_reason = str(choice["finish_reason"])
             if not finished:
                 raise ServerNotAnsweringError(self._broken_text())
         except TimeoutError:
