@@ -58,3 +58,14 @@ def test_result_always_fits_the_budget(system_words, turns, question_words, budg
     # Each kept message costs its 4 template tokens even when empty: that much always fits.
     assert words(fitted) <= max(budget, 4 * len(fitted))
     assert fitted[-1]["role"] == "user"
+
+
+def test_a_message_longer_than_the_context_is_cut_before_the_instructions():
+    """A long paste loses its middle; the instructions and the profile (the system message)
+    stay whole when they fit in half the budget."""
+    messages = conversation(20, 2, "START " + "pasted " * 5000 + "What does this say?")
+    fitted = fit_to_budget(messages, 400, words)
+    assert words(fitted) <= 400
+    assert fitted[0] == messages[0]  # RULES ... END, whole
+    assert fitted[-1]["content"].startswith("START") and "[...]" in fitted[-1]["content"]
+    assert fitted[-1]["content"].endswith("What does this say?")

@@ -14,9 +14,12 @@ PromptCounter = Callable[[list[Message]], int]
 def fit_to_budget(messages: list[Message], budget: int, count: PromptCounter) -> list[Message]:
     """Return a copy of `messages` whose prompt is at most `budget` tokens by `count`.
 
-    Order of cuts: the middle of the system message (the memory context) down to half the
-    budget, then the oldest turns, then the system message further, then the middle of the
-    last message. The head and tail of a cut message are kept (instructions, the question).
+    Order of cuts: the middle of the system message down to half the budget, then the oldest
+    turns, then the middle of the last message (a long paste: its start and end are read),
+    and the system message further only if that is not enough. The head and tail of a cut
+    message are kept (instructions, the question). The last message went before the system
+    message until a walkthrough pasted 20,000 characters: the instructions and the profile
+    were then dropped whole, while the paste kept most of its words.
     """
     fitted = [dict(message) for message in messages]
     if not fitted or count(fitted) <= budget:
@@ -29,10 +32,10 @@ def fit_to_budget(messages: list[Message], budget: int, count: PromptCounter) ->
         # Templates that insist on user/assistant alternation need a user turn first.
         while len(fitted) - start > 1 and fitted[start].get("role") == "assistant":
             del fitted[start]
+    if len(fitted) - start >= 1 and count(fitted) > budget:
+        _shrink(fitted, len(fitted) - 1, budget, count)
     if start and count(fitted) > budget:
         _shrink(fitted, 0, budget, count)
-    if count(fitted) > budget:
-        _shrink(fitted, len(fitted) - 1, budget, count)
     return fitted
 
 
