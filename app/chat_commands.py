@@ -7,13 +7,14 @@ this module only runs them in workers and shows the results.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QKeySequence
 
 from app.errors import describe
-from engine import chat_commands, learned, remembered
+from engine import chat_commands, errors, learned, remembered
 
 
 def load_conversation(mem: Any, conversation_ids: list[str], limit: int = 500) -> dict:
@@ -39,6 +40,34 @@ def _match_for_page(mem: Any, page_id: int) -> list[chat_commands.ForgetMatch]:
     return [chat_commands.ForgetMatch(remembered.EXCHANGE, page.id, page.text(), page.timestamp)]
 
 
+@dataclass
+class RememberedNote:
+    """A "Remembered: …" line /remember showed: part of what the person did in a conversation,
+    drawn again in its place whenever the conversation is (after a /forget, say)."""
+
+    conversation_id: str
+    after: tuple[int, ...]  # the exchanges on screen above it (page ids)
+    fact_id: int
+    text: str
+    forgotten: bool = False
+
+    def line(self) -> str:
+        return f"Remembered: {self.text}" + (" (forgotten since)" if self.forgotten else "")
+
+
+def forget_and_check(mem: Any, matches: list, fact_ids: list[int]) -> tuple[int, set[int]]:
+    """Read in a worker: forget the confirmed matches; how many went, and which of `fact_ids`
+    (facts a "Remembered" line shows) are gone now."""
+    count = chat_commands.forget_matches(mem, matches)
+    gone = set()
+    for fact_id in fact_ids:
+        try:
+            mem.fact(fact_id)
+        except errors.NotFoundError:
+            gone.add(fact_id)
+    return count, gone
+
+
 class ChatActions(QObject):
     """Runs what the person asked for, then tells the window (`done` carries a short result)."""
 
@@ -55,6 +84,8 @@ class ChatActions(QObject):
         view.exchange_forget_requested.connect(self.forget_exchange)
         view.memory_forget_requested.connect(self.forget_memory)
         view.learned_undo_requested.connect(self.undo_learned)
+        self.notes: list[RememberedNote] = []
+        window.conversation_shown.connect(self._draw_notes)
 
     @property
     def session(self) -> Any:
@@ -112,8 +143,25 @@ class ChatActions(QObject):
         )
 
     def _remembered(self, fact: Any) -> None:
-        self.window.view.add_notice(f"Remembered: {fact.text}")
+        view = self.window.view
+        shown = self.session.mem.conversation_id if self.session is not None else ""
+        note = RememberedNote(shown, tuple(view.page_ids()), fact.id, fact.text)
+        self.notes.append(note)
+        view.add_notice(note.line())
         self.done.emit("remembered")
+
+    def _draw_notes(self, conversation_id: str) -> None:
+        """The conversation was drawn again from the vault: its "Remembered" lines too, each
+        after the last exchange above it that is still there."""
+        view = self.window.view
+        shown = {*self.window.shown_conversations, conversation_id}
+        places: dict[int, list[str]] = {}  # message index (-1: above them all) -> lines
+        for note in self.notes:
+            if note.conversation_id in shown:
+                above = [n for n, m in enumerate(view.messages) if m.page_id in note.after]
+                places.setdefault(above[-1] if above else -1, []).append(note.line())
+        for index, lines in places.items():
+            view.insert_notice("\n".join(lines), view.messages[index] if index >= 0 else None)
 
     # --- forget --------------------------------------------------------------------------
     def find_and_ask(self, words: str) -> None:
@@ -161,14 +209,18 @@ class ChatActions(QObject):
         if self.session is None:
             return
         self.session.run(
-            chat_commands.forget_matches,
+            forget_and_check,
             self.session.mem,
             matches,
+            [note.fact_id for note in self.notes],
             on_result=self._forgot,
             on_error=self._failed,
         )
 
-    def _forgot(self, count: int) -> None:
+    def _forgot(self, result: tuple[int, set[int]]) -> None:
+        count, gone = result
+        for note in self.notes:
+            note.forgotten = note.forgotten or note.fact_id in gone
         self.window.reload_conversation(f"Forgot {count} item{'s' if count != 1 else ''}.")
         self.done.emit("forgot")
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from html import escape
+
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -14,12 +16,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.icons import icon
 
 MAX_LINES = 8
 DEFAULT_HINT = "Enter to send · Shift+Enter for a new line"
 BUSY_HINT = ("An answer is still being written: your message stays here. Press Enter again "
              "when it ends, or Esc to stop the answer.")
+# A message this long may be more than the model reads at once: the window measures it (in a
+# worker, with the model's own token count) a moment after the typing or the paste.
+MEASURE_CHARS = 1000
+MEASURE_MS = 300
+WARNING_COLOR = "#B54708"
 
 
 class MessageInput(QPlainTextEdit):
@@ -53,7 +61,11 @@ class MessageInput(QPlainTextEdit):
             self._fit()
 
     def _fit(self) -> None:
-        lines = max(1, min(MAX_LINES, int(self.document().size().height())))
+        # At most MAX_LINES, and at most an eighth of the screen's height: at the largest text
+        # eight lines left no room for the hint and the length note under the box.
+        spacing = self.fontMetrics().lineSpacing()
+        most = min(MAX_LINES, max(3, self.screen().availableGeometry().height() // 8 // spacing))
+        lines = max(1, min(most, int(self.document().size().height())))
         # The lines, the document's own margin and the frame's (border and padding): a fixed
         # 20 px fell short at large text sizes, and a scroll bar showed in a one-line box.
         frame = self.contentsMargins()
@@ -67,6 +79,8 @@ class Composer(QFrame):
 
     send_requested = Signal(str)
     stop_requested = Signal()
+    measure_requested = Signal(str)  # a long text in the box: is it more than the model reads?
+    measured = Signal()  # what the box says about the text's length is up to date (tests)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -86,6 +100,15 @@ class Composer(QFrame):
         self.stop_button.hide()
         self.hint = QLabel(objectName="hint")
         self.hint.setText(DEFAULT_HINT)
+        self.hint.setWordWrap(True)  # whole at the largest text size, on two lines if need be
+        # "This message is about 5,000 words, more than the model can read at once…"
+        self.length_note = QLabel(objectName="hint")  # the hint's size, in a warning colour
+        self.length_note.setWordWrap(True)
+        self.length_note.setTextFormat(Qt.TextFormat.RichText)
+        self.length_note.hide()
+        self._measure_timer = QTimer(self, singleShot=True, interval=MEASURE_MS)
+        self._measure_timer.timeout.connect(self._measure)
+        self.input.document().contentsChanged.connect(self._measure_timer.start)
         row = QHBoxLayout()
         row.setSpacing(8)
         row.addWidget(self.input, 1)
@@ -95,6 +118,7 @@ class Composer(QFrame):
         layout.setContentsMargins(20, 12, 20, 8)
         layout.setSpacing(4)
         layout.addLayout(row)
+        layout.addWidget(self.length_note)
         layout.addWidget(self.hint)
         self._busy = False
         self._ready = True
@@ -104,7 +128,7 @@ class Composer(QFrame):
         """While an answer streams, Send becomes Stop (one inference at a time)."""
         self._busy = busy
         if not busy and self.hint.text() == BUSY_HINT:
-            self.hint.setText(DEFAULT_HINT)
+            self.set_hint(DEFAULT_HINT)
         self._update()
 
     def set_ready(self, ready: bool, why: str = "") -> None:
@@ -115,12 +139,39 @@ class Composer(QFrame):
 
     def set_hint(self, text: str) -> None:
         self.hint.setText(text)
+        self._show_hint()
 
     def set_placeholder(self, text: str) -> None:
         """The grey text of the empty box. Qt repaints only when the placeholder appears or
         disappears, not when it changes while shown: without the update the old one stays."""
         self.input.setPlaceholderText(text)
         self.input.viewport().update()
+
+    def _measure(self) -> None:
+        text = self.input.toPlainText().strip()
+        if len(text) < MEASURE_CHARS:
+            self.length_note.hide()
+            self._show_hint()
+            self.measured.emit()
+            return
+        self.measure_requested.emit(text)
+
+    def show_length(self, text: str, note: str) -> None:
+        """What the window found about `text` (measured): `note` says it is more than the
+        model reads at once ("" : it is not). A text no longer in the box is not spoken of."""
+        if text != self.input.toPlainText().strip():
+            return
+        color = theme.color(WARNING_COLOR)
+        self.length_note.setText(f"<span style='color:{color}'>⚠ {escape(note)}</span>")
+        self.length_note.setVisible(bool(note))
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        """The keys' hint makes room for the length note (Enter still sends); any other
+        hint (busy, loading, editing) stays beside it."""
+        self.hint.setVisible(not (self.length_note.isVisibleTo(self)
+                                  and self.hint.text() == DEFAULT_HINT))
+        self.measured.emit()
 
     def _update(self) -> None:
         self.send_button.setVisible(not self._busy)
@@ -132,11 +183,13 @@ class Composer(QFrame):
         if not text:
             return
         if self._busy:  # never silently dropped: the text stays and the hint says why
-            self.hint.setText(BUSY_HINT)
+            self.set_hint(BUSY_HINT)
             return
         if not self._ready:
             why = self.send_button.toolTip() or "Not ready yet"
-            self.hint.setText(f"{why}: your message stays here until it can be sent.")
+            self.set_hint(f"{why}: your message stays here until it can be sent.")
             return
         self.input.clear()
+        self.length_note.hide()
+        self._show_hint()
         self.send_requested.emit(text)

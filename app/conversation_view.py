@@ -39,6 +39,9 @@ FLUSH_MS = 40  # streamed chunks are drawn in batches, not one repaint per token
 RENDER_MS = 100
 RENDER_SHARE = 4
 THINKING = "Thinking…"
+READING = "Reading your message…"  # while the model reads a long message, before it writes
+READING_CHARS = 1500  # a message this long takes the model seconds to read on a CPU
+WAITING_MS = 1000  # the seconds waited so far are redrawn at most this often
 THROWAWAY = "\u200b"  # a zero-width space: see _insert_piece
 BREAK, FRAME_END = "\u2029", "\ufdd1"  # a line break and a table's end, in a document
 FIXED_HEIGHT = (QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)  # a vertical gap
@@ -209,16 +212,26 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self._pending: list[str] = []
         self._answer: QTextCursor | None = None
         self._answer_frame: Any = None  # the streaming answer's message frame
+        # Where the streaming answer's text starts, as an offset from its message frame's first
+        # position: an earlier message redrawn meanwhile (its "Used N memories" line, a
+        # "Learned" notice) moves the frame, and document positions kept as numbers with it.
         self._answer_start = 0
         self._answer_chunks: list[str] = []
         # Drawn for good while it streams: the answer's finished blocks, up to these many
-        # characters of its text, end before `_tail_start`; the rest is drawn again each time.
+        # characters of its text, end before `_tail_start` (an offset, as `_answer_start`); the
+        # rest is drawn again each time.
         self._done_chars = 0
         self._tail_start = 0
+        # Before the first words: "Thinking…" (or READING), with the seconds waited so far.
+        self._waiting = QTimer(self, interval=WAITING_MS)
+        self._waiting.timeout.connect(self._draw_waiting)
+        self._waiting_label = THINKING
+        self._waiting_since = 0.0
         self._next_render = 0.0  # time.monotonic() before which nothing is drawn again
         self._last_day: dt.date | None = None
         self._messages = 0
         self.messages: list[Message] = []
+        self.found_words: list[str] = []  # a search result opened: its words (show_exchange)
         self.set_empty_text(*self.default_empty_text())
 
     # --- content -------------------------------------------------------------------------
@@ -247,6 +260,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
 
     def clear(self) -> None:
         self._timer.stop()
+        self._waiting.stop()
         self._pending.clear()
         self._answer = None
         self._answer_frame = None
@@ -294,6 +308,23 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self.setCurrentWidget(self.browser)
         cursor = QTextCursor(self.browser.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
+        self._write_notice(cursor, text, links)
+        self._scroll_to_end()
+
+    def insert_notice(self, text: str, after: Message | None) -> None:
+        """A notice drawn again where it was: after the message `after` (its frame), or before
+        the first message (None), not at the end."""
+        document = self.browser.document()
+        cursor = QTextCursor(document)
+        if after is not None:
+            cursor.setPosition(after.frame.lastPosition() + 1)  # the line after its frame
+        elif self.messages:  # the day's line above the first message
+            cursor.setPosition(document.findBlock(self.messages[0].frame.firstPosition() - 1)
+                               .position())
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+        self._write_notice(cursor, text, ())
+
+    def _write_notice(self, cursor: QTextCursor, text: str, links: Any) -> None:
         block = QTextBlockFormat()
         block.setAlignment(Qt.AlignmentFlag.AlignHCenter)
         block.setTopMargin(4)
@@ -307,19 +338,44 @@ class ConversationView(MessagesMixin, QStackedWidget):
         for label, href in links:
             cursor.insertText("  ·  ", _format(theme.MUTED, size=9))
             cursor.insertText(label, _link(href))
-        self._scroll_to_end()
 
     # --- streaming -----------------------------------------------------------------------
-    def begin_answer(self, timestamp: float | None = None) -> None:
+    def begin_answer(self, timestamp: float | None = None, reading: bool = False) -> None:
+        """Start the answer's message with "Thinking…" (`reading`: "Reading your message…",
+        for a long one); the seconds waited are added each second until its first words."""
         self.flush()
         self._answer = self._add_message("MemoryOS", "", timestamp, user=False)
         self._answer_frame = self.messages[-1].frame
-        self._answer_start = self._tail_start = self._answer.position()
+        self._answer_start = self._tail_start = self._offset(self._answer.position())
         self._answer_chunks = []
         self._done_chars = 0
         self._next_render = 0.0
-        self._answer.insertText(THINKING, _format(theme.MUTED, italic=True))
+        self._waiting_label = READING if reading else THINKING
+        self._waiting_since = time.monotonic()
+        self._answer.insertText(self._waiting_label, _format(theme.MUTED, italic=True))
+        self._waiting.start()
         self._scroll_to_end()
+
+    def writing_started(self) -> None:
+        """The model writes (a reasoning model's thinking, not drawn): it has read the message,
+        so "Reading your message…" becomes "Thinking…"."""
+        if "".join(self._pending).strip():  # its first words: drawn in a moment
+            return
+        if self._waiting.isActive() and self._waiting_label == READING:
+            self._waiting_label = THINKING
+            self._draw_waiting()
+
+    def _draw_waiting(self) -> None:
+        if self._answer is None or "".join(self._answer_chunks).strip():
+            self._waiting.stop()
+            return
+        seconds = round(time.monotonic() - self._waiting_since)  # a coarse timer, early or late
+        text = f"{self._waiting_label} {seconds} s" if seconds >= 1 else self._waiting_label
+        cursor = self._answer
+        cursor.beginEditBlock()
+        self._erase_answer(self._answer_start)
+        cursor.insertText(text, _format(theme.MUTED, italic=True))
+        cursor.endEditBlock()
 
     def append_chunk(self, chunk: str) -> None:
         if self._answer is None:
@@ -340,6 +396,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         text = "".join(self._answer_chunks)
         if not text.strip():
             return  # still "Thinking…"
+        self._waiting.stop()
         started = time.monotonic()
         follow = self._at_end()
         cursor = self._answer
@@ -348,7 +405,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         end = finished_end(text, self._done_chars)
         if end > self._done_chars:
             self._insert_piece(cursor, text[self._done_chars:end])
-            self._tail_start, self._done_chars = cursor.position(), end
+            self._tail_start, self._done_chars = self._offset(cursor.position()), end
         self._insert_piece(cursor, unfinished_markdown(text[end:]))
         cursor.endEditBlock()
         now = time.monotonic()
@@ -360,6 +417,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
     def end_answer(self, note: str = "") -> str:
         """Finish the streamed answer: render it as Markdown, add a note; return its text."""
         self._timer.stop()
+        self._waiting.stop()
         if self._answer is None:
             return ""
         self._answer_chunks.append("".join(self._pending))  # drawn whole below, not twice
@@ -415,7 +473,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         cursor.movePosition(QTextCursor.MoveOperation.End)
         if self._last_day != when.date():
             self._insert_day(cursor, when)
-        else:
+        elif cursor.block().length() == 1:  # not a notice's line: it keeps its own look
             self._shrink_gap(cursor)
         frame_format = QTextFrameFormat()
         frame_format.setPadding(12)
@@ -435,7 +493,9 @@ class ConversationView(MessagesMixin, QStackedWidget):
         cursor.insertText(speaker, _format(color, bold=True))
         cursor.insertText(f"   {when:%H:%M}", _format("#9CA3AF", size=8.5))
         cursor.insertBlock(QTextBlockFormat(), _format(theme.TEXT))
-        if text:
+        if text and user:
+            self._write_user_text(self.messages[-1], cursor)  # folded when long (view_memory)
+        elif text:
             cursor.insertText(text, _format(theme.TEXT))
         self._messages += 1
         self._scroll_to_end()
@@ -463,13 +523,21 @@ class ConversationView(MessagesMixin, QStackedWidget):
         cursor.insertText(day_label(when), _format("#9CA3AF", bold=True, size=8.5))
         self._last_day = when.date()
 
+    def _offset(self, position: int) -> int:
+        """A document position in the streaming answer as an offset from its frame's start."""
+        return position - self._answer_frame.firstPosition()
+
+    def _position(self, offset: int) -> int:
+        """The document position now of an offset in the streaming answer (see _offset)."""
+        return self._answer_frame.firstPosition() + offset
+
     def _erase_answer(self, start: int) -> None:
-        """Take the streaming answer's text from `start` to its end off the screen (the end of
-        its message frame: a table in it is a frame of its own)."""
+        """Take the streaming answer's text from offset `start` (see _offset) to its end off the
+        screen (the end of its message frame: a table in it is a frame of its own)."""
         if self._answer is None or self._answer_frame is None:
             return
         cursor = self._answer
-        cursor.setPosition(start)
+        cursor.setPosition(self._position(start))
         cursor.setPosition(self._answer_frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
         block = cursor.block()

@@ -20,10 +20,16 @@ from PySide6.QtWidgets import (
 
 from app.errors import describe
 from app.outgoing import SentTab
+from app.persona_items import status_words
 from app.status_bar import memory_text
 from app.widgets import WithPlaceholder, fit_window, make_tree, one_line, speakers, when
 
 REFRESH_MS = 250  # engine events come in bursts while consolidation runs
+# What the Status column's words mean (a fact's status "candidate" read as jargon).
+STATUS_LEGEND = (
+    "“As you said it”: kept word for word from what you said, and recalled as it is. When a "
+    "capable model analyses its topic, it writes a clean fact that replaces it."
+)
 
 
 def snapshot(mem: Any) -> dict[str, Any]:
@@ -126,6 +132,7 @@ class MemoryInspector(QDialog):
     def _long_tab(self) -> QWidget:
         self.profile_tree = make_tree(["Category", "Name", "Value", "Updated"], stretch=2)
         self.fact_tree = make_tree(["Kind", "Fact", "Status", "Learned"], stretch=1)
+        self.fact_tree.headerItem().setToolTip(2, STATUS_LEGEND)
         self.profile_box = WithPlaceholder(
             self.profile_tree, "No profile yet: it grows as hot topics are analysed."
         )
@@ -143,6 +150,9 @@ class MemoryInspector(QDialog):
         layout.addSpacing(6)
         layout.addWidget(QLabel("Facts and assistant knowledge", objectName="sectionTitle"))
         layout.addWidget(self.fact_box, 3)
+        self.status_legend = QLabel(STATUS_LEGEND, objectName="hint")
+        self.status_legend.setWordWrap(True)
+        layout.addWidget(self.status_legend)
         return page
 
     # --- data --------------------------------------------------------------------------
@@ -212,8 +222,10 @@ class MemoryInspector(QDialog):
         self.fact_tree.clear()
         for fact in facts:
             kind = "About you" if fact.kind == "user_fact" else "Assistant"
-            item = QTreeWidgetItem([kind, one_line(fact.text), fact.status, when(fact.created)])
+            status, meaning = status_words(fact.status, fact.origin)
+            item = QTreeWidgetItem([kind, one_line(fact.text), status, when(fact.created)])
             item.setToolTip(1, fact.text)
+            item.setToolTip(2, meaning)
             self.fact_tree.addTopLevelItem(item)
         self.fact_box.set_empty(not facts)
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from app.auto_lock import AutoLock, effective_minutes
 from app.chat_commands import ChatActions
 from app.composer import Composer
-from app.conversation_view import ConversationView
+from app.conversation_view import READING_CHARS, ConversationView
 from app.demo_banner import DemoBanner
 from app.errors import describe, show_message
 from app.forget_panel import ForgetPanel
@@ -33,7 +33,7 @@ from app.icons import pixmap, themed
 from app.learned import LearnedNotices
 from app.model_choice import remote_host
 from app.outgoing import temporary_text
-from app.session import FAILED, LOADING, READY, UNREACHABLE, Answer, Session
+from app.session import FAILED, LOADING, READY, UNREACHABLE, Answer, Session, length_note
 from app.settings_store import AppSettings, load_settings, save_settings
 from app.status_bar import StatusLine
 from app.theme import pixels
@@ -97,6 +97,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.composer.send_button.setAccessibleName("Send")
         self.composer.stop_button.setAccessibleName("Stop the answer")
         self.composer.stop_requested.connect(self.stop)
+        self.composer.measure_requested.connect(self._measure_message)
         self.temporary_banner, self.temporary_text, _ = _banner(
             "banner", "temporary", "#7A5300", temporary_text(""))
         self.notice, self.notice_text, notice_row = _banner("notice", "model", "#8A1F1F", "")
@@ -120,6 +121,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._make_sidebar(central)
         self.setCentralWidget(self.splitter)
         self.chat_actions = ChatActions(self)  # /remember, /forget, message context menu
+        self.sidebar.found_requested.connect(self._found_in_search)
         self.learned_notices = LearnedNotices(self)
         self.used_memories = UsedMemoriesRefresh(self)  # "Used N memories" follows deletes
         self.view.memory_opened.connect(self.show_provenance)
@@ -275,7 +277,10 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     # --- the session -------------------------------------------------------------------
     def attach(self, session: Session) -> None:
         """Show an open vault: its last conversation, model state and memory activity."""
+        from app.vault_switch import window_title
+
         self.session = session
+        self.setWindowTitle(window_title(self.settings.vault_name))  # which memory is open
         session.model_state.connect(self._on_model_state)
         session.model_progress.connect(self.status.set_progress)
         session.status_changed.connect(self.status.set_memory)
@@ -318,6 +323,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._show_locked("MemoryOS is locked", "")
 
     def _show_locked(self, title: str, hint: str) -> None:
+        self.setWindowTitle("MemoryOS")  # no memory open: none named
         self.view.clear()
         self.shown_conversations = []
         self.view.set_empty_text(title, hint, locked=True)
@@ -499,10 +505,10 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         replacing = replaces is not None and not self.temporary
         self._replacing = (replaces, text if edited else None) if replacing else None
         self.view.add_user_message(text)
-        self.view.begin_answer()
+        self.view.begin_answer(reading=len(text) >= READING_CHARS)
         self._router = ThinkingRouter(self.view.append_chunk)  # <think> text is folded apart
         worker = session.ask(
-            text, temporary=self.temporary, on_chunk=self._router.feed,
+            text, temporary=self.temporary, on_chunk=self._feed_answer,
             on_done=self._answer_done, on_error=self._answer_failed,
             replaces=None if self.temporary else replaces,
         )
@@ -511,6 +517,21 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             return
         self.composer.set_busy(True)
         self.temporary_action.setEnabled(False)
+
+    def _feed_answer(self, chunk: str) -> None:
+        if self._router is not None:
+            self._router.feed(chunk)
+        self.view.writing_started()  # it has read the message ("Reading…" no more)
+
+    def _found_in_search(self, *_: object) -> None:
+        """A search result opened: its words, so a long message folded over them unfolds."""
+        self.view.found_words = self.sidebar.search.text().split()
+
+    def _measure_message(self, text: str) -> None:
+        """A long text in the message box: say so beside Send if the model cannot read it
+        whole (counted in a worker)."""
+        if self.session is not None:
+            self.session.measure(text, lambda note: self.composer.show_length(text, note))
 
     def stop(self) -> None:
         if self.session is not None:
@@ -523,6 +544,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self.answer_finished.emit(answer)
             return
         note = "Stopped" if answer.stopped else ""
+        if answer.cut_short and not answer.stopped:  # it ends mid-sentence: say why
+            note = length_note(self.settings, self.session.mem.chat if self.session else None)
         if self.temporary:
             note = f"{note} · not saved" if note else "Not saved (temporary chat)"
         thinking = self._router.finish() if self._router is not None else ""
@@ -598,6 +621,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.temporary_action.setChecked(self.temporary)
         self.temporary_banner.setVisible(self.temporary)
         self.sidebar.setEnabled(not self.temporary)  # a temporary chat continues nothing
+        self.sidebar.set_current(None)  # none of the saved ones is on screen
         self.view.clear()
         self.shown_conversations = []
         self._history_due = False

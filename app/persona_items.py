@@ -26,6 +26,7 @@ class PersonaItem:
     conversation_id: str = ""
     conversation_title: str = ""
     segment_id: int | None = None  # the topic the first source page belongs to, if any
+    exchanges: tuple[int, ...] = ()  # the source pages still stored (what can be forgotten)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -34,6 +35,29 @@ class PersonaItem:
     @property
     def kind_label(self) -> str:
         return KIND_LABELS.get(self.kind, self.kind)
+
+
+# A candidate (engine.records.CANDIDATE) is a statement about the person kept word for word;
+# when a capable model analyses its topic it writes clean facts, and these copies are replaced.
+CANDIDATE_TIP = (
+    "Kept word for word, as you said it. It is recalled as it is until a capable model "
+    "analyses its topic and writes it as a clean fact, which then replaces it."
+)
+
+
+def status_words(status: str, origin: str) -> tuple[str, str]:
+    """A fact's status as a person reads it, and a tooltip saying what that means."""
+    if status == "candidate":
+        return "As you said it", CANDIDATE_TIP
+    if status == "superseded":
+        return "Replaced", "A newer item replaced it; it is no longer recalled."
+    if origin == "user":
+        return "Written by you", "You added or corrected it."
+    if origin.startswith("llm:"):
+        return "Written by the model", f"The model {origin[4:]} wrote it from your exchanges."
+    if origin.startswith("imported"):
+        return "Imported", "Imported from the reference MemoryOS."
+    return "Learned", "Learned from your exchanges."
 
 
 def origin_text(origin: str) -> str:
@@ -70,28 +94,32 @@ def load_items(mem: Any, include_superseded: bool = False) -> dict[str, Any]:
                 return pages[page_id]
         return None
 
+    def stored(ids: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(page_id for page_id in ids if first_page((page_id,)) is not None)
+
     items: list[PersonaItem] = []
     for fact in mem.facts(include_superseded=include_superseded):
         items.append(_item(fact.kind, fact.id, fact.text, fact.status, fact.created, fact.updated,
                            fact.source_page_ids, fact.origin, first_page(fact.source_page_ids),
-                           titles))
+                           titles, stored(fact.source_page_ids)))
     for slot in mem.profile(include_superseded=include_superseded):
         text = slot.text
         items.append(_item(PROFILE, slot.id, text, slot.status, slot.created, slot.updated,
                            slot.evidence_page_ids, slot.origin, first_page(slot.evidence_page_ids),
-                           titles))
+                           titles, stored(slot.evidence_page_ids)))
     items.sort(key=lambda item: item.learned, reverse=True)
     return {"items": items, "conversations": conversations}
 
 
 def _item(kind: str, item_id: int, text: str, status: str, learned: float, updated: float,
-          sources: tuple[int, ...], origin: str, page: Any, titles: dict[str, str]) -> PersonaItem:
+          sources: tuple[int, ...], origin: str, page: Any, titles: dict[str, str],
+          exchanges: tuple[int, ...] = ()) -> PersonaItem:
     return PersonaItem(
         kind=kind, id=item_id, text=text, status=status, learned=learned, updated=updated,
         sources=tuple(sources), origin=origin,
         conversation_id=page.conversation_id if page else "",
         conversation_title=titles.get(page.conversation_id, "") if page else "",
-        segment_id=page.segment_id if page else None,
+        segment_id=page.segment_id if page else None, exchanges=exchanges,
     )
 
 
@@ -104,6 +132,13 @@ def delete_items(mem: Any, items: list[PersonaItem]) -> int:
         if item.kind == PROFILE:
             mem.delete_profile_slot(item.id)
     return len(items)
+
+
+def delete_and_forget(mem: Any, items: list[PersonaItem], pages: list[int]) -> Any:
+    """Delete the items, then forget the exchanges they came from (the pages previewed).
+    In that order: forgetting first would already have removed the items learned only there."""
+    delete_items(mem, items)
+    return mem.forget_pages(pages)
 
 
 def edit_item(mem: Any, item: PersonaItem, text: str) -> Any:

@@ -28,8 +28,10 @@ from PySide6.QtWidgets import (
 from app.errors import describe, show_message
 from app.icons import icon
 from app.persona_items import (
+    CANDIDATE_TIP,
     KIND_LABELS,
     PersonaItem,
+    delete_and_forget,
     delete_items,
     edit_item,
     load_items,
@@ -50,24 +52,55 @@ from engine.reference_import import ORIGIN as REFERENCE_ORIGIN
 ROLE = Qt.ItemDataRole.UserRole
 
 
-def _ask(parent: QWidget, title: str, text: str, action: str) -> bool:
+def _ask(parent: QWidget, title: str, text: str, *actions: str) -> str:
+    """Ask with Cancel and the destructive `actions`; the action chosen, "" for Cancel."""
     box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Cancel, parent)
-    box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
+    for action in actions:
+        box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.exec()
-    return box.buttonRole(box.clickedButton()) == QMessageBox.ButtonRole.DestructiveRole
+    clicked = box.clickedButton()
+    if clicked is None or box.buttonRole(clicked) != QMessageBox.ButtonRole.DestructiveRole:
+        return ""
+    return clicked.text()
 
+
+def source_exchanges(chosen: list) -> list[int]:
+    """The stored exchanges (page ids) the chosen items were learned from."""
+    return sorted({page for item in chosen for page in item.exchanges})
+
+
+def _the_exchanges(chosen: list) -> str:
+    count = len(source_exchanges(chosen))
+    return "the exchange" if count == 1 else f"the {count} exchanges"
+
+
+def exchanges_words(chosen: list) -> str:
+    """"the exchange it came from", "the 3 exchanges they came from"."""
+    return f"{_the_exchanges(chosen)} {'it' if len(chosen) == 1 else 'they'} came from"
+
+
+def delete_and_forget_action(chosen: list) -> str:
+    """The delete question's button that also forgets the source exchanges ("" if none)."""
+    return f"Delete and forget {_the_exchanges(chosen)}…" if source_exchanges(chosen) else ""
 
 
 def delete_question(chosen: list) -> str:
-    """What deleting learned items does, and what it leaves: the exchanges they came from."""
+    """What deleting learned items does, and what it leaves: the exchanges they came from,
+    which the dialog's other action forgets too (only those, not the whole conversation)."""
     from engine.forgetting import delete_question as question
-    from engine.forgetting import sources_stay
 
     text = question(len(chosen))
-    if any(item.conversation_id for item in chosen):
+    action = delete_and_forget_action(chosen)
+    if action:
+        one = len(source_exchanges(chosen)) == 1
+        which = _the_exchanges(chosen).capitalize()
+        learned = "it was" if len(chosen) == 1 else "they were"
+        them = "it" if one else "them"
         text += (
-            f" {sources_stay(len(chosen))}, where search and the model can still find them; "
-            "to forget those too, use “Forget its conversation…”."
+            f" {which} {learned} learned from stay{'s' if one else ''} in your conversations, "
+            f"where search and the model can still find {them}; to forget {them} too, choose "
+            f"“{action.rstrip('…')}”."
         )
     return text
 
@@ -169,6 +202,8 @@ class PrivacyPanel(QDialog):
         delete_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.tree)
         delete_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         delete_key.activated.connect(lambda: self.delete_selected())
+        self.forget_exchange_button = QPushButton("Forget the exchange it came from…")
+        self.forget_exchange_button.clicked.connect(lambda: self.forget_source_exchanges())
         self.forget_conversation_button = QPushButton("Forget its conversation…")
         self.forget_conversation_button.clicked.connect(lambda: self.forget_source_conversation())
         self.forget_segment_button = QPushButton("Forget its topic…")
@@ -177,6 +212,7 @@ class PrivacyPanel(QDialog):
         actions.addWidget(self.edit_button)
         actions.addWidget(self.delete_button)
         actions.addStretch(1)
+        actions.addWidget(self.forget_exchange_button)
         actions.addWidget(self.forget_conversation_button)
         actions.addWidget(self.forget_segment_button)
         page = QWidget()
@@ -238,7 +274,7 @@ class PrivacyPanel(QDialog):
                 for column in range(4):
                     row.setForeground(column, Qt.GlobalColor.gray)
             elif item.status == "candidate":
-                row.setToolTip(0, "Kept as you said it; a capable model may rewrite it later.")
+                row.setToolTip(0, CANDIDATE_TIP)
             self.tree.addTopLevelItem(row)
             row.setSelected(item.key in selected)
         self.tree.blockSignals(False)
@@ -380,6 +416,20 @@ class PrivacyPanel(QDialog):
         self.edit_button.setEnabled(one)
         self.delete_button.setEnabled(bool(chosen))
         self.delete_button.setText(f" Delete ({len(chosen)})" if len(chosen) > 1 else " Delete")
+        exchanges = source_exchanges(chosen)
+        self.forget_exchange_button.setEnabled(bool(exchanges))
+        self.forget_exchange_button.setText(
+            f"Forget {exchanges_words(chosen)}…" if exchanges
+            else "Forget the exchange it came from…")
+        if exchanges:
+            tip = ("Only those exchanges go, with what was learned only from them; the rest of "
+                   "the conversation stays.")
+        elif chosen:
+            tip = ("No exchange of it is stored: it was added by hand, imported, or its "
+                   "exchange was forgotten.")
+        else:
+            tip = ""
+        self.forget_exchange_button.setToolTip(tip)
         self.forget_conversation_button.setEnabled(one and bool(chosen[0].conversation_id))
         self.forget_segment_button.setEnabled(one and chosen[0].segment_id is not None)
         self.forget_segment_button.setToolTip(
@@ -415,16 +465,36 @@ class PrivacyPanel(QDialog):
         chosen = self.selected_items()
         if not chosen:
             return
-        if confirm and not _ask(self, "Delete", delete_question(chosen), "Delete"):
-            return
-        # The row after them (else before) is selected once they are gone: its source shows.
+        also = delete_and_forget_action(chosen)
+        actions = ["Delete", also] if also else ["Delete"]
+        answer = _ask(self, "Delete", delete_question(chosen), *actions) if confirm else "Delete"
+        if answer == "Delete":
+            self._follow_delete(chosen)
+            self._write(delete_items, self.session.mem, chosen)
+        elif answer and answer == also:
+            one = "this item" if len(chosen) == 1 else f"these {len(chosen)} items"
+            self._forget("forget_page", source_exchanges(chosen), True,
+                         f"Delete {one} and forget {exchanges_words(chosen)}", delete=chosen)
+
+    def _follow_delete(self, chosen: list[PersonaItem]) -> None:
+        """The row after them (else before) is selected once they are gone: its source shows."""
         rows = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
         keys = {item.key for item in chosen}
         visible = [row.data(0, ROLE).key for row in rows if not row.isHidden()]
-        last = max(i for i, key in enumerate(visible) if key in keys)
+        shown = [i for i, key in enumerate(visible) if key in keys]
+        if not shown:
+            return
+        last = max(shown)
         rest = [key for key in visible[last + 1:] + visible[last::-1] if key not in keys]
         self._after_delete = (keys, rest[0] if rest else None)
-        self._write(delete_items, self.session.mem, chosen)
+
+    def forget_source_exchanges(self, confirm: bool = True) -> None:
+        """Forget only the exchanges the selected items came from (not their conversations),
+        after the preview of what else goes with them."""
+        chosen = self.selected_items()
+        pages = source_exchanges(chosen)
+        if pages:
+            self._forget("forget_page", pages, confirm, f"Forget {exchanges_words(chosen)}")
 
     def forget_source_conversation(self, confirm: bool = True) -> None:
         chosen = self.selected_items()
@@ -444,9 +514,11 @@ class PrivacyPanel(QDialog):
             what = "this conversation" if len(ids) == 1 else f"these {len(ids)} conversations"
             self._forget("forget_conversation", ids, confirm, f"Forget {what}")
 
-    def _forget(self, method: str, ids: list, confirm: bool, question: str) -> None:
+    def _forget(self, method: str, ids: list, confirm: bool, question: str,
+                delete: list[PersonaItem] | None = None) -> None:
         # The preview (what else goes: facts, topics, threads, backups) is read in a worker,
         # then shown in the confirm dialog; the forget runs on exactly the pages previewed.
+        # With `delete`, those items are deleted first (the delete question's other action).
         from app import forget_preview
 
         def previewed(result: tuple) -> None:
@@ -454,7 +526,11 @@ class PrivacyPanel(QDialog):
             self.last_forget_preview = preview
             if confirm and not forget_preview.confirm(self, question, preview):
                 return
-            self._write(forget_preview.forget, self.session.mem, pages)
+            if delete:
+                self._follow_delete(delete)
+                self._write(delete_and_forget, self.session.mem, delete, pages)
+            else:
+                self._write(forget_preview.forget, self.session.mem, pages)
 
         self.session.run(forget_preview.preview, self.session.mem, method, ids,
                          on_result=previewed, on_error=self._failed)

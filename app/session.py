@@ -36,6 +36,57 @@ class Answer:
     page: Any
     stopped: bool
     memories: tuple = ()  # what the prompt remembered (engine MemoryUsed items, rank order)
+    cut_short: bool = False  # it ended at the length limit, not where the model finished
+
+
+def length_note(settings: AppSettings, chat: Any) -> str:
+    """The note under an answer cut at the length limit: where to raise it, or why not."""
+    from app.demo_banner import answer_limit as app_limit
+    from engine.prompt import answer_limit
+
+    window = int(getattr(chat, "context_window", 0) or 0)
+    usage = getattr(chat, "usage", None)
+    used = usage.last_prompt_tokens + usage.last_completion_tokens if usage is not None else 0
+    if window and used >= window - 16:  # the context was full, whatever the setting says
+        return ("Stopped at the length limit: your message and the answer filled all the "
+                "model can read at once; a shorter message leaves more room for the answer")
+    if answer_limit(chat, app_limit(settings)) < settings.max_tokens:  # a tiny model's cap
+        return ("Stopped at the length limit: a model this small writes short answers; "
+                "a larger one (Tools › Choose a model) writes longer ones")
+    return "Stopped at the length limit · raise it in Settings › Model › Longest answer"
+
+
+def message_fit(mem: Any, text: str, max_tokens: int) -> str:
+    """Read in a worker: "" when the model can read `text` whole with its instructions, its
+    memories and room for the answer; else what happens to it, said plainly. Tokens are
+    counted as the engine counts them (the model's own tokenizer where it has one)."""
+    from engine.prompt import SYSTEM, TEMPLATE_TOKENS, answer_limit
+
+    chat = mem.chat
+    window = int(getattr(chat, "context_window", 0) or 0)
+    if chat is None or window <= 0:
+        return ""
+    tokens = max(1, chat.count_tokens(text))
+    # As the backends make room: the answer takes up to half the context (engine/backends).
+    answer = min(answer_limit(chat, max_tokens), window // 2)
+    room = window - answer - chat.count_tokens(SYSTEM) - 2 * TEMPLATE_TOKENS - window // 8
+    if tokens <= room:
+        return ""
+    words = len(text.split())
+    readable = max(0, room) * words // tokens
+    # What the backends do with a prompt too long (engine/backends/fit.py): they leave out the
+    # conversation before it and the instructions, then the middle of the message (said short:
+    # at the largest text a longer note did not fit under the box).
+    return (
+        f"This message is about {_about(words)} words, more than the model can read at once "
+        f"(about {_about(readable)}). Only its beginning and end will be read."
+    )
+
+
+def _about(count: int) -> str:
+    """A round number: 4,937 as 4,900, 87 as 90."""
+    step = 100 if count >= 1000 else 10
+    return f"{max(step, round(count / step) * step):,}"
 
 
 def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tokens: int,
@@ -54,7 +105,8 @@ def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tok
     except GenerationCancelled:
         pass
     return Answer(text=stream.text, page=stream.page, stopped=cancel.cancelled,
-                  memories=tuple(getattr(stream, "memories", ())))
+                  memories=tuple(getattr(stream, "memories", ())),
+                  cut_short=bool(getattr(stream, "cut_short", False)))
 
 
 class Session(QObject):
@@ -268,6 +320,15 @@ class Session(QObject):
             worker.signals.errored.connect(on_error)
         self.generation = worker
         return self.pool.start(worker)
+
+    def measure(self, text: str, on_result: Callable[[str], None]) -> Worker | None:
+        """Whether the model can read `text` whole (message_fit), in the pool."""
+        from app.demo_banner import answer_limit
+
+        if self._closed or self.mem.chat is None:
+            return None
+        return self.run(message_fit, self.mem, text, answer_limit(self.settings),
+                        on_result=on_result, on_error=lambda _error: None)
 
     def stop(self) -> None:
         if self.generation is not None:

@@ -34,9 +34,26 @@ ROLE = Qt.ItemDataRole.UserRole
 HIGHLIGHT = "#FFE58F"
 
 
+def in_app_words(snippet: str) -> str:
+    """The stored text names the speakers "User:" and "Assistant:" at the start of their
+    lines; the conversation says "You" and "MemoryOS" (widgets.speakers), so results do too."""
+    import re
+
+    from app.widgets import speakers
+
+    names = dict(zip(("User", "Assistant"), speakers(None), strict=True))
+    marks = f"[{MARK_START}{MARK_END}]*"
+    return re.sub(
+        rf"(^|\n)(…?{marks})(User|Assistant)({marks}):",
+        lambda found: f"{found[1]}{found[2]}{names[found[3]]}{found[4]}:",
+        snippet,
+    )
+
+
 def highlighted(snippet: str) -> str:
-    """A search snippet as HTML, its matching words highlighted."""
-    text = escape(" ".join(snippet.split()))
+    """A search snippet as HTML, its matching words highlighted, its speakers as the
+    conversation names them."""
+    text = escape(" ".join(in_app_words(snippet).split()))
     style = f"background-color:{theme.color(HIGHLIGHT)}; font-weight:600"
     return text.replace(MARK_START, f"<span style='{style}'>").replace(MARK_END, "</span>")
 

@@ -34,19 +34,35 @@ def _dot(color: str) -> str:
 MEMORY_TIP = (
     "recent: exchanges in the short-term queue, kept word for word until they move to a topic\n"
     "topics: mid-term segments, ranked by heat\n"
-    "facts: long-term facts about you and notes of what the assistant said\n"
+    "facts: what Privacy (Ctrl+P) lists: {facts} and {profile}\n"
     "Memory → Inspector (Ctrl+I) shows each tier."
 )
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def memory_tip(status: Any) -> str:
+    """MEMORY_TIP with the long-term count split as Privacy shows it."""
+    return MEMORY_TIP.format(
+        facts=_count(status.facts, "fact or note of what the assistant said",
+                     "facts and notes of what the assistant said"),
+        profile=_count(status.profile, "profile entry", "profile entries"),
+    )
 
 
 def memory_text(status: Any) -> str:
     """'12 recent · 3 topics · 5 facts · consolidating (2 jobs)' from a ConsolidationStatus.
     Work that is no queued job (the short-term queue moving to a topic) shows as plain
-    "consolidating": it read "consolidating (0 jobs left)" for as long as it took."""
+    "consolidating": it read "consolidating (0 jobs left)" for as long as it took. "Facts"
+    counts the profile entries too, as the Privacy panel lists them (the tooltip splits it):
+    it said "2 facts" beside a Privacy list of four."""
+    known = status.facts + status.profile
     parts = [
         f"{status.short_term_pages} recent",
         f"{status.segments} topic{'s' if status.segments != 1 else ''}",
-        f"{status.facts} fact{'s' if status.facts != 1 else ''}",
+        f"{known} fact{'s' if known != 1 else ''}",
     ]
     jobs = f"{status.pending_jobs} job{'s' if status.pending_jobs != 1 else ''}"
     if status.running:
@@ -132,5 +148,6 @@ class StatusLine(QStatusBar):
             return
         busy = status.running
         self.memory.setText(f"{_dot('#4F5FE8' if busy else '#98A2B3')}&nbsp; {memory_text(status)}")
-        tip = MEMORY_TIP + (f"\n\nLast error: {status.last_error}" if status.last_error else "")
+        tip = memory_tip(status)
+        tip += f"\n\nLast error: {status.last_error}" if status.last_error else ""
         self.memory.setToolTip(tip)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.vault_dialogs import _header
 from engine import paths
 
 SUFFIX = ".memoryos"
@@ -35,16 +36,35 @@ class VaultFile:
     modified: float
 
 
+# SQLite's companions of a vault: its write-ahead log holds what was written since the last
+# checkpoint (a vault with a conversation read "4 KB" without it).
+COMPANIONS = ("-wal", "-shm")
+
+
 def vault_files(folder: Path | None = None) -> list[VaultFile]:
-    """The vaults in the app's folder, most recently used first."""
+    """The vaults in the app's folder, most recently used first; size and last use count the
+    vault's -wal and -shm files too."""
     folder = folder or paths.vaults_dir()
     found = []
     for path in folder.glob(f"*{SUFFIX}") if folder.is_dir() else []:
         if not path.is_file():
             continue
-        stat = path.stat()
-        found.append(VaultFile(path.name[: -len(SUFFIX)], path, stat.st_size, stat.st_mtime))
+        files = [path, *(path.with_name(path.name + end) for end in COMPANIONS)]
+        stats = [file.stat() for file in files if file.is_file()]
+        size = sum(stat.st_size for stat in stats)
+        modified = max(stat.st_mtime for stat in stats)
+        found.append(VaultFile(path.name[: -len(SUFFIX)], path, size, modified))
     return sorted(found, key=lambda v: (-v.modified, v.name.lower()))
+
+
+def window_title(name: str | None, folder: Path | None = None) -> str:
+    """"MemoryOS — work" while the memory `name` is open: its name is shown unless it is the
+    default one and the only one (then there is nothing to tell apart). None: locked."""
+    if not name:
+        return "MemoryOS"
+    if name == "default" and [v.name for v in vault_files(folder)] in ([], ["default"]):
+        return "MemoryOS"
+    return f"MemoryOS — {name}"
 
 
 def name_problem(name: str) -> str:
@@ -78,13 +98,14 @@ class SwitchVaultDialog(QDialog):
         self.setWindowTitle("Switch memory")
         self.current = current
         layout = QVBoxLayout(self)
-        intro = QLabel(
+        layout.setContentsMargins(28, 24, 28, 20)  # as the first-run and unlock dialogs
+        layout.setSpacing(12)
+        layout.addLayout(_header(
+            "memoryos", "Switch memory",
             "Each memory is a separate encrypted vault on this computer: what one learns, the "
             "others never see. The open one is closed first; the other asks for its key if the "
-            "system keyring does not hold it."
-        )
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
+            "system keyring does not hold it.",
+        ))
         self.list = QListWidget(objectName="vaultList")
         self.list.setAccessibleName("Memories on this computer")
         for vault in vault_files(folder):

@@ -5,6 +5,7 @@ last exchange. A mixin of ConversationView, which declares the signals it emits.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,13 @@ from app import theme
 from app.text_formats import char_format as _format
 from app.text_formats import link_format as _link
 from app.thinking_fold import SCHEME as FOLD_SCHEME
+from engine.memory import keywords
+
+# A message of the person's longer than this is shown folded: its first lines and a link that
+# unfolds it in place (a long paste took some 85 wheel clicks to get past).
+FOLD_LINES, FOLD_CHARS = 40, 3000
+SHOWN_LINES, SHOWN_CHARS = 12, 900  # what of a folded message is shown
+LONG_SCHEME = "longmessage"  # the link that unfolds (and folds back) a long message
 
 
 @dataclass
@@ -42,10 +50,87 @@ class Message:
     notices_frame: QTextFrame | None = None
     learned: list[Any] = field(default_factory=list)  # LearnedItem notices shown after it
     undone: set[tuple[str, int]] = field(default_factory=set)
+    long: bool = False  # the person's message is long: shown folded until unfolded
+    unfolded: bool = False
+
+
+def is_long(text: str) -> bool:
+    return text.count("\n") + 1 > FOLD_LINES or len(text) > FOLD_CHARS
+
+
+def folded_part(text: str) -> str:
+    """The start of a long message: its first lines (a long line cut at a word, "…")."""
+    part = "\n".join(text.split("\n")[:SHOWN_LINES])
+    if len(part) <= SHOWN_CHARS:
+        return part.rstrip()
+    part = part[:SHOWN_CHARS]
+    cut = max(part.rfind(" "), part.rfind("\n"))
+    return (part[:cut] if cut > SHOWN_CHARS // 2 else part).rstrip() + "…"
+
+
+def show_all_label(text: str) -> str:
+    """ "Show all (320 lines)", or in words for a message of few, long lines."""
+    lines = text.count("\n") + 1
+    if lines > SHOWN_LINES:
+        return f"Show all ({lines:,} lines)"
+    return f"Show all ({len(text.split()):,} words)"
+
+
+def _found_at(text: str, words: list[str], start: int) -> int:
+    """Where in `text`, at or after `start`, a word of a conversation search matches (as the
+    search does: the same stem, the last word also as the start of one); -1 if nowhere."""
+    typed = [w.lower() for w in keywords.tokens(" ".join(words))]
+    if not typed:
+        return -1
+    stems = {keywords.fts_term(w) for w in typed}
+    for match in re.finditer(r"[^\W_]+", text[start:]):
+        word = match.group().lower()
+        if keywords.fts_term(word) in stems or word.startswith(typed[-1]):
+            return start + match.start()
+    return -1
 
 
 class MessagesMixin:
     """Methods ConversationView gets for acting on its messages."""
+
+    found_words: list[str]  # the words of the conversation search whose result was opened
+
+    # --- long messages of the person: folded -----------------------------------------------
+    def _write_user_text(self, message: Message, cursor: QTextCursor) -> None:
+        """The person's message at `cursor`; a long one folded (or unfolded) with its link."""
+        text = message.text
+        message.long = is_long(text)
+        if not message.long:
+            cursor.insertText(text, _format(theme.TEXT))
+            return
+        cursor.insertText(text if message.unfolded else folded_part(text), _format(theme.TEXT))
+        block = QTextBlockFormat()
+        block.setTopMargin(6)
+        cursor.insertBlock(block)
+        label = "Show less" if message.unfolded else show_all_label(text)
+        cursor.insertText(label, _link(f"{LONG_SCHEME}:{self.messages.index(message)}"))
+
+    def toggle_fold(self, message: Message) -> None:
+        """Unfold a long message in place, or fold it back (its top is kept in view)."""
+        if not message.long:
+            return
+        document = self.browser.document()
+        cursor = QTextCursor(document)
+        cursor.setPosition(self._body_start(message))
+        cursor.setPosition(message.frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        cursor.setBlockFormat(QTextBlockFormat())
+        message.unfolded = not message.unfolded
+        self._write_user_text(message, cursor)
+        if not message.unfolded:  # folded back from far below: the view stays on it
+            top = document.documentLayout().frameBoundingRect(message.frame).top()
+            if top < self.browser.verticalScrollBar().value():
+                self.scroll_to(message)
+
+    def _body_start(self, message: Message) -> int:
+        """Where a message's text starts: the block after its speaker line."""
+        document = self.browser.document()
+        return document.findBlock(message.frame.firstPosition()).next().position()
 
     # --- what an answer remembered, what was learned ----------------------------------------
     def set_memories(self, message: Message, memories: list[Any] | None) -> None:
@@ -169,19 +254,43 @@ class MessagesMixin:
 
     def show_exchange(self, page_id: int) -> bool:
         """Scroll so the exchange stored as `page_id` starts at the top of the view (a search
-        result opened); False if it is not on screen."""
+        result opened); False if it is not on screen. Where the search's words (found_words)
+        are in the folded part of a long message, it is unfolded and they are shown."""
         message = next((m for m in self.messages if m.page_id == page_id), None)
         if message is None:
             return False
+        found = self._unfold_found(message, self.found_words)
+        self.found_words = []
 
         def scroll() -> None:
             if any(m is message for m in self.messages):  # not cleared since
-                rect = self.browser.document().documentLayout().frameBoundingRect(message.frame)
-                self.browser.verticalScrollBar().setValue(max(0, int(rect.top()) - 8))
+                layout = self.browser.document().documentLayout()
+                top = layout.frameBoundingRect(message.frame).top()
+                if found is not None:  # the line with the word, a third down the view
+                    top = self.browser.cursorRect(found).top() + self._scrolled()
+                    top -= self.browser.viewport().height() // 3
+                self.browser.verticalScrollBar().setValue(max(0, int(top) - 8))
 
         scroll()
         QTimer.singleShot(0, self, scroll)  # again once the layout has caught up
         return True
+
+    def _unfold_found(self, message: Message, words: list[str]) -> QTextCursor | None:
+        """Unfold `message` where `words` match in its folded part; the match, selected."""
+        if not words or message.role != "user" or not message.long or message.unfolded:
+            return None
+        at = _found_at(message.text, words, len(folded_part(message.text).rstrip("…")))
+        if at < 0:
+            return None
+        self.toggle_fold(message)
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(self._body_start(message) + at)
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfWord, QTextCursor.MoveMode.KeepAnchor)
+        self.browser.setTextCursor(cursor)  # the word found, highlighted
+        return cursor
+
+    def _scrolled(self) -> int:
+        return self.browser.verticalScrollBar().value()
 
     def answers_with_memories(self) -> list[int]:
         """The stored answers on screen that show a "Used N memories" line."""
@@ -259,6 +368,8 @@ class MessagesMixin:
         try:
             if scheme == "remembered":
                 self.toggle_remembered(self.messages[int(parts[0])])
+            elif scheme == LONG_SCHEME:
+                self.toggle_fold(self.messages[int(parts[0])])
             elif scheme == "memory":
                 message = self.messages[int(parts[0])]
                 self.memory_opened.emit(message.memories[int(parts[1])])

@@ -86,6 +86,7 @@ class Consolidator:
             segments=counts["segments"],
             facts=counts["facts"],
             words=counts["words"],
+            profile=counts["profile"],
         )
 
     def _report(self, message: str) -> None:

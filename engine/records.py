@@ -303,6 +303,7 @@ class ConsolidationStatus:
     segments: int
     facts: int
     words: int = 0  # the vocabulary (engine/memory/vocabulary.py)
+    profile: int = 0  # current profile entries (the privacy panel lists them with the facts)
 
 
 @dataclass(frozen=True)

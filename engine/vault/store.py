@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engine import errors, paths
 from engine.files import private_dir, private_file
-from engine.records import ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED, ConversationInfo
+from engine.records import ACTIVE, ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED, ConversationInfo
 from engine.vault import cipher, keys
 from engine.vault.connection import mapped_errors, open_connection
 from engine.vault.forget import ForgetMixin
@@ -243,6 +243,7 @@ class Vault(
             "archived": one(f"SELECT count(*) FROM pages WHERE tier='{ARCHIVED}'"),
             "segments": one("SELECT count(*) FROM segments WHERE archived=0"),
             "facts": one(f"SELECT count(*) FROM facts WHERE status!='{SUPERSEDED}'"),
+            "profile": one(f"SELECT count(*) FROM profile WHERE status='{ACTIVE}'"),
             "words": one("SELECT count(*) FROM words"),
         }
 

@@ -84,3 +84,22 @@ def test_quitting_while_consolidation_runs_is_clean(qtbot, live_window):
         assert len(again.pages(limit=100)) == 12  # nothing lost
         again.run_consolidation()  # whatever was left resumes
         assert again.consolidation_status().pending_jobs == 0
+
+
+def test_a_facts_status_reads_in_words_and_is_explained(qtbot, window, memory):
+    """The Status column showed "candidate" and "active", with nothing saying what they meant."""
+    memory.add_memory("I work as a data scientist in San Francisco.", "Nice field.")
+    memory.run_consolidation()
+    memory.add_fact("I am allergic to peanuts")
+    inspector = window.open_inspector()
+    qtbot.waitUntil(lambda: inspector.fact_tree.topLevelItemCount() == 2)
+
+    rows = [inspector.fact_tree.topLevelItem(i) for i in range(2)]
+    status = {row.text(1): row.text(2) for row in rows}
+    assert status == {"I work as a data scientist in San Francisco.": "As you said it",
+                      "I am allergic to peanuts": "Written by you"}
+    said = next(row for row in rows if row.text(2) == "As you said it")
+    assert "word for word" in said.toolTip(2) and "model" in said.toolTip(2)
+    legend = inspector.status_legend.text()
+    assert "“As you said it”" in legend and "replaces it" in legend
+    assert "word for word" in inspector.fact_tree.headerItem().toolTip(2)

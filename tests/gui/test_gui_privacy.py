@@ -224,23 +224,29 @@ def test_a_transcript_of_the_wrong_shape_says_nothing_was_imported(qtbot, window
 
 
 def test_the_delete_question_says_the_source_exchange_stays():
-    """Deleting a learned fact leaves the exchange it came from: the question says so, and how
-    to forget that too; a fact the person typed (/remember) has no exchange to mention."""
+    """Deleting a learned fact leaves the exchange it came from: the question says so, and
+    offers to forget that exchange too (not its whole conversation); a fact the person typed
+    (/remember) has no exchange to mention."""
     from app.persona_items import PersonaItem
     from app.privacy import delete_question
     from engine.records import USER_FACT
 
-    def item(conversation_id: str) -> PersonaItem:
+    def item(*exchanges: int) -> PersonaItem:
         return PersonaItem(USER_FACT, 1, "My dog is called Biscuit", "active", 0.0, 0.0, (3,),
-                           "learned", conversation_id=conversation_id)
+                           "learned", conversation_id="c1" if exchanges else "",
+                           exchanges=exchanges)
 
-    learned = delete_question([item("c1")])
-    assert learned.startswith("Delete this item?") and "Forget its conversation" in learned
-    assert "exchange it was learned from" in learned
-    both = delete_question([item("c1"), item("")])
-    assert both.startswith("Delete these 2 items?") and "exchanges they were learned" in both
-    typed = delete_question([item("")])
-    assert "Forget its conversation" not in typed and "no longer be recalled" in typed
+    learned = delete_question([item(3)])
+    assert learned.startswith("Delete this item?")
+    assert "The exchange it was learned from stays" in learned
+    assert "“Delete and forget the exchange”" in learned and "conversation…" not in learned
+    both = delete_question([item(3), item()])
+    assert both.startswith("Delete these 2 items?")
+    assert "The exchange they were learned from stays" in both
+    many = delete_question([item(3, 4)])
+    assert "The 2 exchanges it was learned from stay in" in many and "forget them too" in many
+    typed = delete_question([item()])
+    assert "forget" not in typed and "no longer be recalled" in typed
 
 
 def test_importing_old_exchanges_says_what_retention_will_forget(qtbot, window, memory, tmp_path):
@@ -266,8 +272,8 @@ def test_the_delete_key_deletes_the_selected_item_after_asking(qtbot, panel, mem
     from PySide6.QtCore import Qt
 
     asked = []
-    monkeypatch.setattr("app.privacy._ask", lambda parent, title, text, action: (
-        asked.append(text) or True))  # the person answers Delete
+    monkeypatch.setattr("app.privacy._ask", lambda parent, title, text, *actions: (
+        asked.append(text) or "Delete"))  # the person answers Delete
     items = panel.visible_items()
     panel.tree.topLevelItem(0).setSelected(True)
     panel.tree.setFocus()

@@ -185,3 +185,73 @@ def test_the_unlock_dialog_offers_another_memory_when_this_key_is_not_yours(
     assert window.settings.vault_name == "mine"
     qtbot.waitUntil(lambda: "Ana" in window.view.browser.toPlainText())
     assert vault_bytes(vault_path("default")) == before  # the other one untouched
+
+
+def test_the_window_title_names_the_memory_open(qtbot, app, memory_keyring):
+    """The title said "MemoryOS" whichever memory was open."""
+    window, opener = app
+    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=False)
+    assert window.windowTitle() == "MemoryOS"  # the only memory: nothing to tell apart
+
+    dialog = _switch_dialog(qtbot, window)
+    qtbot.keyClicks(dialog.new_name, "work")
+    first = _shown(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+                                                          Qt.MouseButton.LeftButton))
+    assert window.windowTitle() == "MemoryOS"  # closed: no memory open while it is made
+    _create(qtbot, window, first, passphrase=False)
+    assert window.windowTitle() == "MemoryOS — work"
+    qtbot.waitUntil(lambda: window.status.vault.text().startswith("work"))  # as the status line
+
+    window.lock_now()
+    assert window.session is None and window.windowTitle() == "MemoryOS"
+
+
+def test_the_sizes_listed_count_the_write_ahead_log(qtbot, memory_keyring, tmp_path):
+    """An open vault with a conversation read "4 KB": its writes wait in the -wal file."""
+    from app.vault_switch import SwitchVaultDialog, _size
+
+    work = open_fast(tmp_path / "work.memoryos", True, None)
+    try:
+        work.add_memory("My dog is called Rex and he loves the beach.", "Nice.")
+        files = [tmp_path / name for name in ("work.memoryos", "work.memoryos-wal",
+                                              "work.memoryos-shm")]
+        assert (tmp_path / "work.memoryos-wal").stat().st_size > 100_000
+        dialog = SwitchVaultDialog("work", folder=tmp_path)
+        qtbot.addWidget(dialog)
+        total = sum(file.stat().st_size for file in files if file.exists())
+        assert f"work (open now)  ·  {_size(total)}," in dialog.list.item(0).text()
+        assert "4 KB" not in dialog.list.item(0).text()
+    finally:
+        work.close()
+
+
+def test_the_switch_dialog_is_laid_out_as_the_other_vault_dialogs(qtbot, tmp_path):
+    """Its intro text touched the dialog's edges, with no title above it."""
+    from PySide6.QtWidgets import QLabel
+
+    from app.vault_switch import SwitchVaultDialog
+
+    dialog = SwitchVaultDialog("default", folder=tmp_path)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    title = dialog.findChild(QLabel, "title")
+    intro = dialog.findChild(QLabel, "subtitle")
+    assert title is not None and title.text() == "Switch memory"
+    assert intro is not None and "separate encrypted vault" in intro.text()
+    for label in (title, intro):
+        corner = label.mapTo(dialog, label.rect().topLeft())
+        assert corner.x() >= 24 and corner.y() >= 20
+    right = intro.mapTo(dialog, intro.rect().topRight()).x()
+    assert dialog.width() - right >= 24
+
+
+def test_the_default_memory_is_named_in_the_title_once_there_are_others(tmp_path):
+    from app.vault_switch import window_title
+
+    (tmp_path / "default.memoryos").write_bytes(b"x")
+    assert window_title("default", tmp_path) == "MemoryOS"
+    (tmp_path / "work.memoryos").write_bytes(b"x")
+    assert window_title("default", tmp_path) == "MemoryOS — default"
+    assert window_title("work", tmp_path) == "MemoryOS — work"
+    assert window_title(None, tmp_path) == "MemoryOS"

@@ -1,0 +1,112 @@
+"""The privacy panel forgets just the exchange a fact came from, not its whole conversation."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+JOB = "I work as a data scientist in San Francisco."
+FOOD = "My favourite food is spicy ramen."
+
+
+def _row(panel, needle: str):
+    for index in range(panel.tree.topLevelItemCount()):
+        row = panel.tree.topLevelItem(index)
+        if needle in row.text(1):
+            return row
+    return None
+
+
+def _answer(panel, title: str, choice: str, seen: dict) -> None:
+    """When the modal message box with this title (or object name) opens, read it and press
+    the button labelled `choice`."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    def look() -> None:
+        boxes = [b for b in panel.findChildren(QMessageBox)
+                 if title in (b.windowTitle(), b.objectName()) and b.isVisible()]
+        if not boxes:
+            QTimer.singleShot(20, look)
+            return
+        box = boxes[-1]
+        seen.setdefault("texts", []).append(box.text())
+        seen.setdefault("buttons", []).append([b.text() for b in box.buttons()])
+        button = next((b for b in box.buttons() if b.text() == choice), None)
+        if button is None:  # no such choice: answer Cancel, so the test fails, not hangs
+            box.reject()
+        else:
+            button.click()
+
+    QTimer.singleShot(0, look)
+
+
+@pytest.fixture
+def panel(qtbot, window, memory):
+    """Two exchanges of one conversation, each with what was learned from it."""
+    memory.add_memory(JOB, "Nice, data science is a great field.")
+    memory.add_memory(FOOD, "Noted!")
+    memory.run_consolidation()
+    privacy = window.open_privacy()
+    qtbot.waitUntil(lambda: _row(privacy, "data scientist") is not None)
+    return privacy
+
+
+def test_forget_the_exchange_a_fact_came_from_keeps_the_rest_of_its_conversation(
+    qtbot, panel, memory
+):
+    """Only "Forget its conversation…" was offered, which forgets every exchange of it."""
+    from PySide6.QtCore import Qt
+
+    conversation = memory.pages()[0].conversation_id
+    _row(panel, "data scientist").setSelected(True)
+    button = panel.forget_exchange_button
+    assert button.isEnabled() and button.text() == "Forget the exchange it came from…"
+    seen: dict = {}
+    _answer(panel, "forgetPreview", "Forget", seen)
+    with qtbot.waitSignal(panel.changed, timeout=10_000):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+    preview = seen["texts"][0]
+    assert "1 exchange removed" in preview and "conversation removed" not in preview
+    assert JOB in preview  # the fact goes with its only exchange, and the preview says so
+    assert [page.user_input for page in memory.pages()] == [FOOD]
+    assert [page.conversation_id for page in memory.pages()] == [conversation]
+    assert not any("data scientist" in fact.text for fact in memory.facts())
+    assert any(fact.text == FOOD for fact in memory.facts())
+    qtbot.waitUntil(lambda: _row(panel, "data scientist") is None)
+    assert _row(panel, "spicy ramen") is not None
+    assert panel.conversation_tree.topLevelItemCount() == 1
+
+
+def test_the_delete_question_offers_to_forget_the_exchange_too(qtbot, panel, memory):
+    """The delete question pointed at "Forget its conversation…"; it now offers to forget
+    the fact's own exchange with it, after the usual preview."""
+    _row(panel, "spicy ramen").setSelected(True)
+    seen: dict = {}
+    _answer(panel, "Delete", "Delete and forget the exchange…", seen)
+    _answer(panel, "forgetPreview", "Forget", seen)
+    with qtbot.waitSignal(panel.changed, timeout=10_000):
+        panel.delete_selected()
+
+    question, preview = seen["texts"]
+    assert "Forget its conversation" not in question
+    assert "choose “Delete and forget the exchange”" in question
+    assert "Delete and forget the exchange…" in seen["buttons"][0]
+    assert "1 exchange removed" in preview
+    assert [page.user_input for page in memory.pages()] == [JOB]
+    assert not any("ramen" in fact.text for fact in memory.facts())
+    assert any("data scientist" in fact.text for fact in memory.facts())
+    qtbot.waitUntil(lambda: _row(panel, "spicy ramen") is None)
+
+
+def test_an_item_with_no_stored_exchange_has_none_to_forget(qtbot, panel, memory):
+    memory.add_fact("I am allergic to peanuts")
+    qtbot.waitUntil(lambda: _row(panel, "peanuts") is not None)
+    _row(panel, "peanuts").setSelected(True)
+    assert not panel.forget_exchange_button.isEnabled()
+    assert "added by hand" in panel.forget_exchange_button.toolTip()
+
+    panel.tree.selectAll()  # with the others: the exchanges of those that have one
+    assert panel.forget_exchange_button.text() == "Forget the 2 exchanges they came from…"
