@@ -42,6 +42,11 @@ def _eval_parser() -> argparse.ArgumentParser:
     locomo.add_argument("--max-answer-tokens", type=int, default=64)
     locomo.add_argument("--restart", action="store_true", help="drop checkpoints in --out")
     locomo.add_argument("--no-progress", action="store_true")
+    sub.add_parser(  # its own options: engine/eval/personal.py (`memoryos eval personal -h`)
+        "personal", add_help=False,
+        help="the everyday case: is the memory that answers a person's question shown to the "
+        "model, in the small-model prompt and the normal one (25 scenarios, bundled models)",
+    )
     return parser
 
 
@@ -59,7 +64,12 @@ def _embedder_name(name: str) -> str:
 
 
 def eval_main(argv: list[str]) -> int:
-    """`memoryos eval locomo`: run (or resume) the evaluation; prints the report."""
+    """`memoryos eval locomo`: run (or resume) the evaluation; prints the report.
+    `memoryos eval personal`: the everyday-memory probe (engine/eval/personal.py)."""
+    if argv[:1] == ["personal"]:
+        from engine.eval.personal import main as personal_main
+
+        return personal_main(argv[1:], prog="memoryos eval personal")
     args = _eval_parser().parse_args(argv)
     from engine.errors import MemoryOSError
     from engine.eval.run import EvalConfig, run_eval
