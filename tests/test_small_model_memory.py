@@ -83,3 +83,30 @@ def test_the_demo_model_sees_an_exchange_of_this_conversation_older_than_its_las
     said = [m.text for m in stream.memories if m.kind == EXCHANGE]
     assert any("Pixel" in text for text in said), said
     assert "Pixel" in "\n".join(m["content"] for m in stream.messages)
+
+
+def test_the_best_fact_is_shown_even_when_it_is_longer_than_the_time_budget(minilm_memory):
+    """The demo model's memory budget is ~40 tokens: the best fact (30 tokens with its date)
+    was skipped and a shorter, weaker one shown in its place."""
+    import dataclasses
+
+    from engine import prompt
+    from engine.backends.fake import FakeChat
+
+    memory = minilm_memory
+    memory.add_memory("My flight to Madrid is next Tuesday at 7am and I still need to pack "
+                      "my bags and find my passport.", "Make a list.")
+    memory.add_memory("I watered the plants.", "Nice.")
+    memory.run_consolidation()
+    retrieval = memory.retrieve("When is my flight to Madrid?")
+    assert "Madrid" in retrieval.facts[0].fact.text
+
+    class Timed(FakeChat):
+        prompt_tokens_per_second = 100.0  # the bare question: ~0.5 s; memory: ~25 tokens
+        first_token_seconds = 0.0
+
+    fitted = prompt.fit_memory(retrieval, "When is my flight to Madrid?", Timed())
+    budget = prompt.memory_budget(Timed(), "When is my flight to Madrid?")
+    assert Timed().count_tokens("- " + retrieval.facts[0].fact.text) + 18 > budget
+    assert [f.fact.text for f in fitted.facts][:1] == [retrieval.facts[0].fact.text]
+    assert dataclasses.replace(fitted, facts=()).facts == ()
