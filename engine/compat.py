@@ -323,10 +323,14 @@ class Memoryos:
                 _erase(shared_path)
             raise  # an existing vault is as it was (the import is all or nothing)
         if reference is not None:
-            files = "JSON files" if reference.folder == Path(self.data_storage_path) else "store"
+            kept = (
+                "its JSON files are left as they were"
+                if reference.folder == Path(self.data_storage_path)
+                else "its store is left as it was"
+            )
             _notice(
                 f"imported the reference MemoryOS memory of user {user_id!r} from "
-                f"{reference.folder}: {added.summary()} (its {files} are left as they were)"
+                f"{reference.folder}: {added.summary()} ({kept})"
             )
         self._attach(memory, shared)
 

@@ -105,6 +105,7 @@ def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str
         _text,
         _time,
         choose_user,
+        one_page_per_id,
     )
 
     store = store_folder(folder)
@@ -185,6 +186,7 @@ def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str
         )
         data.assistants.append(assistant)
     _merge_index_pages(data, backed_up, collections.get(f"{PAGES}{user_id}", []), sqlite_path)
+    one_page_per_id(data)
     return data
 
 

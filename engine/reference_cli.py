@@ -118,10 +118,9 @@ def _run(args: argparse.Namespace) -> int:
         memory = _open(args, create=True, background=False)
     try:
         before = vault_counts(memory)
-        with tqdm(
-            total=data.total_items + 1, desc="Importing", unit="item", file=sys.stderr
-        ) as bar:
-            steps = import_steps(memory, data, shared)
+        steps = import_steps(memory, data, shared)
+        _, first_total = next(steps)  # what is left to import: the folder less what was before
+        with tqdm(total=first_total, desc="Importing", unit="item", file=sys.stderr) as bar:
             while True:
                 try:
                     done, total = next(steps)

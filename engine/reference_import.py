@@ -10,7 +10,9 @@ The reference keeps, under its data_storage_path:
 or, in its chromadb variant, a Chroma store (engine/reference_chroma.py reads it into the same
 ReferenceData). Everything is read and checked first (a bad file is an error naming it), then embedded with the
 vault's embedder, then written in one transaction: an error at any point leaves the vault as it
-was. Every fact and profile entry carries the origin "imported from the reference".
+was. Every fact and profile entry carries the origin "imported from the reference". The vault
+remembers what it imported (pages, knowledge, the profile's date), so importing a folder again,
+or an older copy of it, adds only what is new: nothing the person deleted since comes back.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import numpy as np
 from engine.errors import InvalidInputError
 from engine.memory import keywords as keyword_tools
 from engine.memory import mid_term, short_term, vocabulary
+from engine.memory.persona_patterns import normalise_text
 from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT, Page, turn_id
 from engine.timestamps import parse_timestamp
 from engine.vault.jobs import LEARN_WORDS
@@ -96,10 +99,6 @@ class ReferenceData:
             "assistant_knowledge": sum(k.kind == ASSISTANT_KNOWLEDGE for k in self.knowledge),
             "skipped_empty_pages": self.skipped_empty,
         }
-
-    @property
-    def total_items(self) -> int:
-        return len(self.short_term) + sum(len(s.pages) for s in self.sessions) + len(self.knowledge)
 
 
 @dataclass
@@ -258,7 +257,25 @@ def read_reference(
             content, "assistant_knowledge", ASSISTANT_KNOWLEDGE, f"assistant {assistant}", path
         )
         data.assistants.append(assistant)
+    one_page_per_id(data)
     return data
+
+
+def one_page_per_id(data: ReferenceData) -> None:
+    """A page the reference filed under two sessions (one page_id in both) is one page: it is
+    kept in the first session that holds it, and a session left without pages is dropped."""
+    seen: set[str] = set()
+    sessions = []
+    for session in data.sessions:
+        pages = []
+        for page in session.pages:
+            if page.page_id not in seen:
+                seen.add(page.page_id)
+                pages.append(page)
+        if pages or not session.pages:
+            session.pages = pages
+            sessions.append(session)
+    data.sessions = sessions
 
 
 def choose_user(place: Path, users: list[str], user_id: str | None) -> str:
@@ -394,26 +411,29 @@ def import_steps(
     memory: Any, data: ReferenceData, shared: dict[str, Any] | None = None
 ) -> Generator[tuple[int, int], None, Added]:
     """Import `data` into `memory` (an open engine.api.MemoryOS), yielding (done, total) while
-    embedding; the write at the end is one transaction. Pages imported before (same reference
-    page id) are skipped, so running it twice adds nothing twice; the generator returns what
-    was really added. `shared` maps assistant ids to their
+    embedding; the write at the end is one transaction. What an earlier import of this user
+    brought (pages, knowledge, the profile: the vault's record, `ImportRecord`) is skipped,
+    whether it is still there or was deleted since, and a profile is not replaced by one the
+    reference wrote earlier (an older copy of the folder); the generator returns what was
+    really added. `shared` maps assistant ids to their
     engine.shared_knowledge.SharedKnowledge (a compat data folder): those assistants'
     knowledge goes there, shared by all their users, instead of into this user's vault.
     The pages' words join the vocabulary as any new exchange's do, in the background (a
     LEARN_WORDS job queued with the pages)."""
     shared = shared or {}
-    to_shared = {
-        aid: [k for k in data.knowledge if k.source == f"assistant {aid}"] for aid in shared
-    }
-    knowledge = [k for k in data.knowledge if all(k not in v for v in to_shared.values())]
-    state_key = f"{vocabulary.IMPORTED_PREFIX}{data.user_id}"  # what was imported, by key
-    seen = set(json.loads(memory.vault.get_meta(state_key) or "[]"))
-    short = [p for p in data.short_term if _key(p) not in seen]
-    sessions = [(s, [p for p in s.pages if _key(p) not in seen]) for s in data.sessions]
+    record = ImportRecord.read(memory, data.user_id)
+    fresh = [k for k in data.knowledge if _knowledge_key(k) not in record.knowledge]
+    to_shared = {aid: [k for k in fresh if k.source == f"assistant {aid}"] for aid in shared}
+    knowledge = [k for k in fresh if all(k not in v for v in to_shared.values())]
+    sessions, taken = [], set(record.pages)
+    for session in data.sessions:  # a page is taken once, wherever the reference kept it
+        sessions.append((session, [p for p in session.pages if _take(p, taken)]))
+    short = [p for p in data.short_term if _take(p, taken)]
     pages = [p for _, ps in sessions for p in ps] + short
-    report = Added(already_pages=len(data.short_term) + sum(len(s.pages) for s in data.sessions))
-    report.already_pages -= len(pages)
-    total = len(pages) + len(data.knowledge) + 1
+    every = data.short_term + [p for s in data.sessions for p in s.pages]
+    report = Added(already_pages=len({_key(p) for p in every} & record.pages))
+    new_profile = record.takes_profile(memory, data)
+    total = len(pages) + len(fresh) + 1
     yield 0, total
 
     # 1. Embed everything (the slow part), outside any transaction.
@@ -428,7 +448,7 @@ def import_steps(
         done += len(batch)
         yield done, total
     fact_vectors = memory.embedder.embed([k.text for k in knowledge]) if knowledge else []
-    done += len(data.knowledge)
+    done += len(fresh)
     yield done, total
 
     # 2. The assistants' shared vaults (small; undone below if the user's vault fails), then one
@@ -484,7 +504,7 @@ def import_steps(
                 )
                 for page in short:
                     _insert(memory, page, conversation, drafts, page_vectors, now, added)
-            if data.profile:
+            if new_profile and data.profile:
                 current = memory.vault.active_slot(PROFILE_CATEGORY, PROFILE_NAME)
                 slot_id = memory.persona.set_slot(
                     PROFILE_CATEGORY,
@@ -511,7 +531,11 @@ def import_steps(
                         report.facts += 1
                     else:
                         report.knowledge += 1
-            memory.vault.set_meta(state_key, json.dumps(sorted(seen | {_key(p) for p in pages})))
+            record.pages |= {_key(p) for p in pages}
+            record.knowledge |= {_knowledge_key(k) for k in data.knowledge}
+            if new_profile and data.profile:
+                record.profile = {"key": _text_key(data.profile), "updated": data.profile_updated}
+            record.write(memory)
             if added:  # their words join the vocabulary (query expansion reads it)
                 memory.vault.enqueue(LEARN_WORDS, {"upto": max(i for i, _, _ in added)}, now)
             short_term.check_overflow(memory.ctx, now)
@@ -556,11 +580,75 @@ def vault_counts(memory: Any) -> dict[str, int]:
     }
 
 
+@dataclass
+class ImportRecord:
+    """What earlier imports of one user brought into a vault (its meta, by key): the pages, the
+    knowledge and the profile (its text's key and the reference's date of it). An import
+    skips all that, so what the person deleted since stays deleted; the profile is replaced
+    only by one the reference wrote later. A record of a version that kept pages only (a
+    list) reads with no knowledge and no profile."""
+
+    key: str
+    pages: set[str] = field(default_factory=set)
+    knowledge: set[str] = field(default_factory=set)
+    profile: dict[str, Any] | None = None
+
+    @classmethod
+    def read(cls, memory: Any, user_id: str) -> ImportRecord:
+        key = f"{vocabulary.IMPORTED_PREFIX}{user_id}"
+        stored = json.loads(memory.vault.get_meta(key) or "[]")
+        if isinstance(stored, list):
+            return cls(key, set(stored))
+        pages, knowledge = set(stored.get("pages", [])), set(stored.get("knowledge", []))
+        return cls(key, pages, knowledge, stored.get("profile"))
+
+    def write(self, memory: Any) -> None:
+        body = {
+            "pages": sorted(self.pages),
+            "knowledge": sorted(self.knowledge),
+            "profile": self.profile,
+        }
+        memory.vault.set_meta(self.key, json.dumps(body))
+
+    def takes_profile(self, memory: Any, data: ReferenceData) -> bool:
+        """Is `data`'s profile to be imported: not the one imported before (still there or
+        deleted since), and not older than it or than the imported profile the vault holds?"""
+        if not data.profile:
+            return False
+        updated = data.profile_updated
+        before = self.profile or {}
+        if before.get("key") == _text_key(data.profile):
+            return False
+        latest = [before.get("updated")]
+        current = memory.vault.active_slot(PROFILE_CATEGORY, PROFILE_NAME)
+        if current is not None:  # also when the record is from a version that kept pages only
+            latest.append(current.updated)
+        known = [moment for moment in latest if moment is not None]
+        return updated is None or not known or updated > max(known)
+
+
+def _take(page: RefPage, taken: set[str]) -> bool:
+    """Is `page` new (not imported before, nor met earlier in this import)? Marks it met."""
+    key = _key(page)
+    if key in taken:
+        return False
+    taken.add(key)
+    return True
+
+
+def _text_key(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
+
+
 def _key(page: RefPage) -> str:
     """The same exchange has the same key wherever the reference keeps it (STM pages have no id,
     and get a new one when they move to mid-term)."""
-    text = json.dumps([page.user_input, page.agent_response, round(page.timestamp, 3)])
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
+    return _text_key(json.dumps([page.user_input, page.agent_response, round(page.timestamp, 3)]))
+
+
+def _knowledge_key(item: RefKnowledge) -> str:
+    """The same knowledge has the same key in any copy of the folder, whatever its date."""
+    return _text_key(json.dumps([item.kind, normalise_text(item.text)]))
 
 
 def _draft(page: RefPage) -> Page:

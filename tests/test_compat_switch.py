@@ -48,12 +48,13 @@ def test_the_reference_memory_is_there_after_the_switch(tmp_path, capsys):
         said = capsys.readouterr().err.splitlines()
         (line,) = [s for s in said if "reference" in s]
         assert "imported the reference MemoryOS memory of user 'alex'" in line
-        assert "10 pages in 2 topics, 2 facts" in line
+        assert "9 pages in 2 topics, 2 facts" in line  # page_101d1ef6 is filed twice
+        assert line.endswith("(its JSON files are left as they were)")
         pages = memo.memory.pages(limit=100)
         sessions = raw(folder, "mid_term.json")["sessions"].values()
         assert sorted(p.user_input for p in pages) == sorted(
             [q["user_input"] for q in raw(folder, "short_term.json")]
-            + [p["user_input"] for s in sessions for p in s["details"]]
+            + list({p["page_id"]: p["user_input"] for s in sessions for p in s["details"]}.values())
         )
         assert [q["user_input"] for q in memo.short_term_memory.get_all()] == [
             q["user_input"] for q in raw(folder, "short_term.json")
@@ -103,7 +104,7 @@ def test_a_damaged_reference_file_is_named_and_no_vault_is_made(tmp_path):
     mid_term.write_text(text, encoding="utf-8")  # repaired: the next open imports it
     memo = open_alex(folder)
     try:
-        assert len(memo.memory.pages(limit=100)) == 10
+        assert len(memo.memory.pages(limit=100)) == 9
     finally:
         memo.close()
 
@@ -183,6 +184,7 @@ def test_the_chromadb_variants_memory_is_there_after_the_switch(tmp_path, capsys
     try:
         (line,) = [s for s in capsys.readouterr().err.splitlines() if "reference" in s]
         assert "imported the reference MemoryOS memory of user 'maya'" in line
+        assert line.endswith("(its store is left as it was)")
         assert "8 pages in 1 topic, 2 facts" in line
         texts = [p.user_input for p in memo.memory.pages(limit=100)]
         assert "Hi! I'm Maya, I teach chemistry at a high school." in texts
@@ -202,7 +204,7 @@ def test_the_chromadb_variants_memory_is_there_after_the_switch(tmp_path, capsys
         again.close()
 
 
-@pytest.mark.parametrize(("variant", "user_id", "pages"), [("json", "alex", 10),
+@pytest.mark.parametrize(("variant", "user_id", "pages"), [("json", "alex", 9),
                                                             ("chroma", "maya", 8)])  # fmt: skip
 def test_an_empty_vault_made_before_the_switch_gets_the_reference_memory_once(
     tmp_path, capsys, variant, user_id, pages

@@ -68,8 +68,10 @@ def serve_and_run(
 
 
 async def status_error(session: ClientSession, tool: str, arguments: dict) -> str:
+    """The message of a failure, in the reference's shape and an error result (isError)."""
     result = await session.call_tool(tool, arguments)
     assert result.structured_content["status"] == "error", result.structured_content
+    assert result.is_error and json.loads(result.content[0].text) == result.structured_content
     assert set(result.structured_content) == {"status", "message"}
     return result.structured_content["message"]
 
@@ -175,6 +177,10 @@ def test_errors_are_status_objects_and_unknown_arguments_are_refused(home):
         assert await status_error(session, "retrieve_memory", {"query": ""}) == (
             "query parameter is required"
         )
+        message = await status_error(
+            session, "add_memory", {"user_input": "x" * 1_000_001, "agent_response": "ok"}
+        )
+        assert "user_input" in message and "1000000" in message
         found = await call(session, "retrieve_memory", query="anything")
         assert found["short_term_count"] == 0  # nothing was written by the failed calls
 

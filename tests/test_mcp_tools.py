@@ -39,6 +39,23 @@ BAD_VALUES = [
     ("delete_fact", {"id": "abc"}, "id", ["whole number"]),
     ("get_page", {"id": -3}, "id", ["1"]),
     ("forget_page", {}, "id", ["required"]),
+    # a value of another type is refused, not converted (pydantic's lax mode would take these)
+    ("retrieve_memory", {"query": "x", "max_results": "3"}, "max_results", ["whole number"]),
+    ("retrieve_memory", {"query": "x", "max_results": True}, "max_results", ["whole number"]),
+    ("get_user_profile", {"include_knowledge": "no"}, "include_knowledge", ["true or false"]),
+    ("get_user_profile", {"include_knowledge": "false"}, "include_knowledge", ["true", "false"]),
+    ("get_user_profile", {"include_knowledge": 0}, "include_knowledge", ["true or false"]),
+    ("get_user_profile", {"max_facts": "2"}, "max_facts", ["whole number", "1000"]),
+    ("get_page", {"id": "1"}, "id", ["whole number"]),
+    ("get_page", {"id": 1, "offset": "5"}, "offset", ["whole number"]),
+    ("add_memory", {"user_input": "hi", "metadata": {"external_id": 5}}, "external_id", ["text"]),
+    ("add_memory", {"user_input": "hi", "metadata": {"external_ids": "a1"}}, "external_ids",
+     ["list"]),  # fmt: skip
+    # the engine's own checks read the same way
+    ("add_memory", {"user_input": " ", "agent_response": ""}, "user_input", ["empty"]),
+    ("add_memory", {"user_input": "hi", "timestamp": "soonish"}, "timestamp", ["soonish"]),
+    ("add_memory", {"user_input": "hi", "metadata": {"blob": "y" * 70_000}}, "metadata",
+     ["64 KiB"]),  # fmt: skip
 ]
 
 
@@ -60,6 +77,30 @@ def test_argument_errors_name_the_argument_and_what_it_accepts(home):
         # several wrong at once: each named
         message = await error(session, "list_facts", {"limit": 0, "offset": -1})
         assert plain(message) and "limit" in message and "offset" in message
+        assert (await call(session, "memory_status"))["vault"]["pages"] == 0
+
+    run(vault, home, body)
+
+
+def test_every_error_reads_tool_colon_what_was_wrong(home):
+    """No "Error executing tool ...: invalid input: ...": engine refusals read like argument
+    errors, and a fact's ref given for its number says which number to give."""
+    from tests.test_mcp_server import BAD_CALLS
+
+    vault = make_vault(home)
+
+    async def body(session: ClientSession) -> None:
+        for tool, arguments in [c for c in BAD_CALLS if c[0] != "no_such_tool"]:
+            message = await error(session, tool, arguments)
+            assert message.startswith(f"{tool}: "), message
+            assert "Error executing" not in message and "invalid input" not in message
+        message = await error(session, "delete_fact", {"id": "f999"})
+        assert message == (
+            "delete_fact: id must be a whole number of at least 1 "
+            "(use the number: 999, not the ref f999)."
+        )
+        assert "use the number" not in await error(session, "delete_fact", {"id": "abc"})
+        assert "use the number" not in await error(session, "get_page", {"id": "f3"})
         assert (await call(session, "memory_status"))["vault"]["pages"] == 0
 
     run(vault, home, body)
@@ -146,6 +187,35 @@ def test_adding_an_external_id_again_returns_the_stored_page(home):
         assert (await call(session, "memory_status"))["vault"]["pages"] == 6
 
     run(vault, home, body)
+
+
+def test_a_list_of_external_ids_is_idempotent_too_and_other_text_is_said(home):
+    """metadata.external_ids: any id of the list already held returns that page (no second
+    page holding it); the same id with other text says that text was not stored."""
+    vault = make_vault(home)
+
+    async def body(session: ClientSession) -> None:
+        first = await call(session, "add_memory", user_input="Caroline: I went to a support group",
+                           metadata={"external_id": "a2"})  # fmt: skip
+        again = await call(session, "add_memory", user_input="Caroline: I went to a support group",
+                           metadata={"external_ids": ["a2", "a3"]})  # fmt: skip
+        assert again["already_stored"] is True and again["page"]["id"] == first["page"]["id"]
+        assert "differs" not in again
+        other = await call(session, "add_memory", user_input="Melanie: I painted a lake",
+                           metadata={"external_ids": ["a4", "a2"]})  # fmt: skip
+        assert other["already_stored"] is True and other["page"]["id"] == first["page"]["id"]
+        assert other["differs"] is True and "not stored" in other["note"]
+        page = (await call(session, "get_page", id=first["page"]["id"]))["page"]
+        assert page["user_input"] == "Caroline: I went to a support group"
+        assert (await call(session, "memory_status"))["vault"]["pages"] == 1
+        fresh = await call(session, "add_memory", user_input="Melanie: I painted a lake",
+                           metadata={"external_ids": ["a4", "a5"]})  # fmt: skip
+        assert fresh["already_stored"] is False and fresh["page"]["external_ids"] == ["a4", "a5"]
+
+    run(vault, home, body)
+    with open_direct(vault, background=False) as memory:
+        held = [key for page in memory.pages(limit=100) for key in page.external_ids]
+    assert sorted(held) == ["a2", "a4", "a5"]  # each id on one page
 
 
 def _add_in_step(vault, home, ids, barrier, results) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -32,6 +33,24 @@ def raw(name: str):
     return json.loads((USER / name).read_text(encoding="utf-8"))
 
 
+def pages_of(sessions) -> list[list[dict]]:
+    """Each session's pages as imported: a page_id the reference filed twice (the fixture's
+    session_0b801212 holds page_101d1ef6 twice) is one page, in the first place it appears."""
+    seen: set[str] = set()
+    out = []
+    for session in sessions:
+        out.append([])
+        for page in session["details"]:
+            if page["page_id"] not in seen:
+                seen.add(page["page_id"])
+                out[-1].append(page)
+    return out
+
+
+def mid_term_pages() -> int:
+    return sum(map(len, pages_of(raw("mid_term.json")["sessions"].values())))
+
+
 def raw_knowledge() -> tuple[list[str], list[str]]:
     user = [k["knowledge"] for k in raw("long_term_user.json")["knowledge_base"]]
     assistant = [k["knowledge"] for k in raw("long_term_user.json")["assistant_knowledge"]]
@@ -59,8 +78,8 @@ def test_a_dry_run_reads_every_tier_and_counts_it():
     assert data.counts() == {
         "short_term_pages": len(raw("short_term.json")),
         "segments": len(sessions),
-        "mid_term_pages": sum(len(s["details"]) for s in sessions.values()),
-        "analysed_pages": sum(p["analyzed"] for s in sessions.values() for p in s["details"]),
+        "mid_term_pages": mid_term_pages(),
+        "analysed_pages": sum(p["analyzed"] for s in pages_of(sessions.values()) for p in s),
         "profile": 1,
         "user_knowledge": len([k for k in user if k.strip().lower() != "none"]),
         "assistant_knowledge": len([k for k in assistant if k.strip().lower() != "none"]),
@@ -90,7 +109,8 @@ def test_import_fills_the_tiers_with_provenance_and_heat(memory):
     assert slot.updated == parse_timestamp(profile["last_updated"])
 
     by_summary = {s.summary: s for s in memory.segments()}
-    for session in raw("mid_term.json")["sessions"].values():
+    sessions = raw("mid_term.json")["sessions"].values()
+    for session, details in zip(sessions, pages_of(sessions), strict=True):
         segment = by_summary[session["summary"]]
         assert (segment.heat.visits, segment.heat.length) == (
             session["N_visit"],
@@ -98,9 +118,9 @@ def test_import_fills_the_tiers_with_provenance_and_heat(memory):
         )
         pages = memory.segment_pages(segment.id)
         assert sorted((p.user_input, p.timestamp) for p in pages) == sorted(
-            (p["user_input"], parse_timestamp(p["timestamp"])) for p in session["details"]
+            (p["user_input"], parse_timestamp(p["timestamp"])) for p in details
         )
-        analysed = all(p["analyzed"] for p in session["details"])
+        analysed = all(p["analyzed"] for p in details)
         assert (memory.vault.unanalysed_page_ids(segment.id) == []) == analysed
     recent = [(p.user_input, p.agent_response) for p in memory.short_term()]
     assert recent == [(q["user_input"], q["agent_response"]) for q in raw("short_term.json")]
@@ -206,9 +226,7 @@ def test_an_empty_file_reads_as_empty_and_the_rest_is_imported(memory, tmp_path)
     assert data.short_term == [] and data.assistants == ["helper"]
     after = import_reference(memory, data)
     assert after["short_term_pages"] == 0
-    assert after["mid_term_pages"] == sum(
-        len(s["details"]) for s in raw("mid_term.json")["sessions"].values()
-    )
+    assert after["mid_term_pages"] == mid_term_pages()
     assert after["profile_slots"] == 1 and after["user_facts"] == len(raw_knowledge()[0])
 
 
@@ -239,7 +257,7 @@ def test_the_command_says_when_nothing_new_was_added(home):
             "--no-consolidate")  # fmt: skip
     first = run_cli(*args, home=home)
     assert first.returncode == 0, first.stderr
-    assert "Added 10 pages in 2 topics, 2 facts, 1 piece of assistant knowledge and the " \
+    assert "Added 9 pages in 2 topics, 2 facts, 1 piece of assistant knowledge and the " \
         "profile." in first.stdout.decode()  # fmt: skip
     again = run_cli(*args, home=home)
     assert again.returncode == 0, again.stderr
@@ -302,9 +320,7 @@ def test_the_command_line_dry_run_and_import(home):
                    home=home)  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode()
-    pages = len(raw("short_term.json")) + sum(
-        len(s["details"]) for s in raw("mid_term.json")["sessions"].values()
-    )
+    pages = len(raw("short_term.json")) + mid_term_pages()
     assert f"  pages                       0 {pages:6}" in out
     assert "Importing" in done.stderr.decode()  # the progress bar
 
@@ -369,3 +385,105 @@ def test_relative_dates_in_imported_exchanges_are_searchable_by_their_day(memory
     hits = memory.vault.keyword_search("pages_fts", f'"{day}"', 10)
     texts = [p.user_input for p in memory.vault.pages([page_id for page_id, _ in hits])]
     assert "Yesterday I adopted a grey cat called Miso." in texts
+
+
+def run_import(memory, folder):
+    """import_steps to the end: (what it added, every (done, total) it reported)."""
+    from engine.reference_import import import_steps
+
+    steps, progress = import_steps(memory, read_reference(folder)), []
+    while True:
+        try:
+            progress.append(next(steps))
+        except StopIteration as finished:
+            return finished.value, progress
+
+
+def test_importing_again_brings_back_nothing_deleted_since(memory):
+    """The person deletes imported facts, assistant knowledge, the profile and a page; the
+    same folder imported again brings none of them back."""
+    first, _ = run_import(memory, FIXTURE)
+    assert first.facts and first.knowledge and first.profile
+    for fact in memory.facts():  # user facts and assistant knowledge
+        memory.delete_fact(fact.id)
+    (slot,) = memory.profile()
+    memory.delete_profile_slot(slot.id)
+    page = memory.pages(limit=1)[0]
+    memory.forget_page(page.id)
+    before = vault_counts(memory)
+
+    again, progress = run_import(memory, FIXTURE)
+    assert again.nothing and again.summary() == "nothing new"
+    assert vault_counts(memory) == before
+    assert memory.facts() == [] and memory.profile() == []
+    assert page.user_input not in [p.user_input for p in memory.pages(limit=100)]
+    # the progress counts only what is left to import, from the first report on
+    assert progress[0] == (0, 1) and progress[-1] == (1, 1)
+
+
+def _change_profile(folder, text: str, when: str) -> None:
+    path = folder / "users" / "alex" / "long_term_user.json"
+    content = json.loads(path.read_text(encoding="utf-8"))
+    content["user_profiles"]["alex"] = {"data": text, "last_updated": when}
+    content["knowledge_base"].append({"knowledge": f"Fact of {when}.", "timestamp": when})
+    path.write_text(json.dumps(content), encoding="utf-8")
+
+
+def test_an_older_copy_never_replaces_a_newer_profile(memory, tmp_path):
+    """Imported after a newer copy, an older copy of the folder leaves the newer profile
+    current; a newer copy imported after an older one does replace it, and adds its facts."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(FIXTURE, old)
+    shutil.copytree(FIXTURE, new)
+    _change_profile(old, "Alex is a nurse who hikes.", "2026-01-01 10:00:00")
+    _change_profile(new, "Alex is a nurse who hikes and learns Spanish.", "2026-06-01 10:00:00")
+
+    run_import(memory, new)
+    added, _ = run_import(memory, old)
+    assert [s.value for s in memory.profile()] == ["Alex is a nurse who hikes and learns Spanish."]
+    assert not added.profile
+    assert "Fact of 2026-01-01 10:00:00." in [f.text for f in memory.facts()]  # new to the vault
+
+
+def test_a_newer_copy_updates_the_profile(memory, tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(FIXTURE, old)
+    shutil.copytree(FIXTURE, new)
+    _change_profile(old, "Alex is a nurse who hikes.", "2026-01-01 10:00:00")
+    _change_profile(new, "Alex is a nurse who hikes and learns Spanish.", "2026-06-01 10:00:00")
+    run_import(memory, old)
+    added, _ = run_import(memory, new)
+    assert added.profile and added.facts == 1
+    assert [s.value for s in memory.profile()] == ["Alex is a nurse who hikes and learns Spanish."]
+
+
+def test_a_page_filed_under_two_sessions_is_one_page(memory, tmp_path):
+    """The reference can list one page (one page_id) in two sessions of mid_term.json: it is
+    one page in the dry run's counts and in the vault."""
+    folder = copy_fixture(tmp_path)
+    path = folder / "users" / "alex" / "mid_term.json"
+    content = json.loads(path.read_text(encoding="utf-8"))
+    first, second = content["sessions"].values()
+    second["details"].append(first["details"][0])
+    path.write_text(json.dumps(content), encoding="utf-8")
+
+    data = read_reference(folder)
+    assert data.counts()["mid_term_pages"] == mid_term_pages()
+    import_reference(memory, data)
+    text = first["details"][0]["user_input"]
+    assert [p.user_input for p in memory.pages(limit=100)].count(text) == 1
+
+    dry = run_cli("import-reference", str(folder), "--dry-run", "--embedder", "fake",
+                  home=tmp_path / "home")  # fmt: skip
+    assert f"mid-term pages                   {mid_term_pages()}\n" in dry.stdout.decode()
+
+
+def test_a_second_command_line_import_shows_its_real_total_from_the_start(home):
+    args = ("import-reference", str(FIXTURE), "--vault", "alex", "--embedder", "fake",
+            "--no-consolidate")  # fmt: skip
+    assert run_cli(*args, home=home).returncode == 0
+    again = run_cli(*args, home=home)
+    assert again.returncode == 0, again.stderr
+    bars = again.stderr.decode().replace("\r", "\n")
+    totals = set(re.findall(r"\| *\d+/(\d+) \[", bars))
+    assert totals == {"1"}, bars

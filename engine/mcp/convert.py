@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from engine.commands import FACT_PREFIX, PROFILE_PREFIX
+from engine.mcp.fit import PREVIEW_CHARS, compact, cut
 from engine.records import Fact, Page, ProfileSlot, ScoredFact, ScoredPage
 from engine.remembered import FACT, KNOWLEDGE, PROFILE, MemoryUsed
 
@@ -16,9 +17,17 @@ def iso(timestamp: float) -> str:
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def page_json(page: Page) -> dict[str, Any]:
+PAGE_TEXTS = ("user_input", "agent_response", "chain_summary")
+
+
+def page_json(
+    page: Page, limit: int | None = None, *, offset: int = 0, paged: bool = False
+) -> dict[str, Any]:
+    """A page; with `limit`, each text sliced to [offset, offset + limit) and noted under
+    "shortened" (see engine.mcp.fit.cut), and metadata longer than `limit` characters of JSON
+    left out, unless `paged` (get_page: metadata is at most 64 KiB, returned whole)."""
     meta = {k: v for k, v in page.meta.items() if k not in ("external_id", "external_ids")}
-    return {
+    out = {
         "id": page.id,
         "date": iso(page.timestamp),
         "timestamp": page.timestamp,
@@ -33,10 +42,15 @@ def page_json(page: Page) -> dict[str, Any]:
         "chain_summary": page.chain_summary,
         "metadata": meta,
     }
+    if limit is not None and not paged and len(compact(meta)) > limit:
+        out["metadata"] = {}
+        out["shortened"] = {"metadata": len(compact(meta))}
+    return cut(out, PAGE_TEXTS, limit, offset)
 
 
-def scored_page_json(item: ScoredPage) -> dict[str, Any]:
-    return {**page_json(item.page), "score": round(item.score, 4), "found_by": list(item.sources)}
+def scored_page_json(item: ScoredPage, limit: int | None = None) -> dict[str, Any]:
+    out = page_json(item.page, limit)
+    return {**out, "score": round(item.score, 4), "found_by": list(item.sources)}
 
 
 def fact_ref(fact_id: int) -> str:
@@ -49,8 +63,8 @@ def slot_ref(slot_id: int) -> str:
     return f"{PROFILE_PREFIX}{slot_id}"
 
 
-def fact_json(fact: Fact) -> dict[str, Any]:
-    return {
+def fact_json(fact: Fact, limit: int | None = None) -> dict[str, Any]:
+    out = {
         "id": fact.id,
         "ref": fact_ref(fact.id),
         "kind": fact.kind,
@@ -62,14 +76,15 @@ def fact_json(fact: Fact) -> dict[str, Any]:
         "origin": fact.origin,
         "superseded_by": fact.superseded_by,
     }
+    return cut(out, ("text",), limit)
 
 
-def scored_fact_json(item: ScoredFact) -> dict[str, Any]:
-    return {**fact_json(item.fact), "score": round(item.score, 4)}
+def scored_fact_json(item: ScoredFact, limit: int | None = None) -> dict[str, Any]:
+    return {**fact_json(item.fact, limit), "score": round(item.score, 4)}
 
 
-def slot_json(slot: ProfileSlot) -> dict[str, Any]:
-    return {
+def slot_json(slot: ProfileSlot, limit: int | None = None) -> dict[str, Any]:
+    out = {
         "id": slot.id,
         "ref": slot_ref(slot.id),
         "category": slot.category,
@@ -81,10 +96,13 @@ def slot_json(slot: ProfileSlot) -> dict[str, Any]:
         "evidence_page_ids": list(slot.evidence_page_ids),
         "origin": slot.origin,
     }
+    return cut(out, ("value",), limit)
 
 
-def memory_used_json(item: MemoryUsed) -> dict[str, Any]:
-    """One item an answer's prompt would hold; facts and profile entries with their `ref`."""
+def memory_used_json(item: MemoryUsed, limit: int = PREVIEW_CHARS) -> dict[str, Any]:
+    """One item an answer's prompt would hold; facts and profile entries with their `ref`.
+    Its `text` is a preview of at most `limit` characters: the same result gives it in full
+    (or shortened there too) under pages/recent/facts/knowledge/profile, by kind and id."""
     refs = {FACT: fact_ref, KNOWLEDGE: fact_ref, PROFILE: slot_ref}
     ref = refs[item.kind](item.id) if item.kind in refs else None
-    return {**item.__dict__, "date": iso(item.date), "ref": ref}
+    return cut({**item.__dict__, "date": iso(item.date), "ref": ref}, ("text",), limit)

@@ -2,7 +2,11 @@
 
 Names, argument names, defaults and result keys follow BAI-LAB/MemoryOS `memoryos-mcp/server_new.py`:
 every result has a `status`; failures are `{"status": "error", "message": ...}`. Unlike the
-reference, an unknown argument is an error too (same shape), and the data is our encrypted vault.
+reference, an unknown argument is an error too (same shape), texts are limited as in our own
+tools (engine.mcp.tools), and the data is our encrypted vault. Every failure is an error result
+(`isError` true): the reference returns its own failures as plain results and only argument
+errors (FastMCP's) as errors, but its clients (its test_simple.py) read the status in the JSON
+text either way, which is the same here, so a client can tell a failure without parsing it.
 """
 
 from __future__ import annotations
@@ -13,11 +17,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from engine.compat import Memoryos, reference_time
 from engine.errors import InvalidInputError
-from engine.mcp.strict import StrictServer
+from engine.mcp.strict import Refused, StrictServer
+from engine.mcp.tools import MAX_QUERY_CHARS, MAX_TEXT_CHARS
 
 NOT_READY = "MemoryOS is not initialized. Please check the configuration file."
 NO_PROFILE = "No detailed user profile"
@@ -29,20 +36,20 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
     lock = threading.Lock()
 
     def guarded(prefix: str, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """The reference reports every failure as a status, never as a protocol error."""
+        """Any failure is reported as the reference words it, as a status (StrictServer)."""
         with lock:
             try:
                 return fn()
             except Exception as exc:
-                return {"status": "error", "message": f"{prefix}: {exc}"}
+                raise Refused(f"{prefix}: {exc}") from exc
 
     def profile_text() -> str:
         text = memo.get_user_profile_summary()
         return text if text and text.lower() != "none" else NO_PROFILE
 
     def add_memory(
-        user_input: str,
-        agent_response: str,
+        user_input: Annotated[str, Field(max_length=MAX_TEXT_CHARS)],
+        agent_response: Annotated[str, Field(max_length=MAX_TEXT_CHARS)],
         timestamp: str | None = None,
         meta_data: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
@@ -53,7 +60,7 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
         8 May, 2023" work too; default now), meta_data (optional JSON object kept with it).
         """
         if not user_input or not agent_response:
-            return {"status": "error", "message": "user_input and agent_response are required"}
+            raise Refused("user_input and agent_response are required")
 
         def add() -> dict[str, Any]:
             meta: dict[str, Any] = {"meta_data": meta_data} if meta_data else {}
@@ -74,7 +81,7 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
         return guarded("Error adding memory", add)
 
     def retrieve_memory(
-        query: str,
+        query: Annotated[str, Field(max_length=MAX_QUERY_CHARS)],
         relationship_with_user: str = "friend",
         style_hint: str = "",
         max_results: int = 10,
@@ -85,7 +92,7 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
         (they shape answers, not retrieval); max_results caps each list.
         """
         if not query:
-            return {"status": "error", "message": "query parameter is required"}
+            raise Refused("query parameter is required")
 
         def retrieve() -> dict[str, Any]:
             found = memo.retrieve_context(query)

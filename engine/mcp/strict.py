@@ -1,27 +1,58 @@
 """An MCPServer whose tool argument errors are plain sentences: unknown names are refused (not
-silently dropped) and invalid values say which argument is wrong and what it accepts."""
+silently dropped), a value of the wrong type is refused (not converted), and invalid values say
+which argument is wrong and what it accepts."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, TextContent
-from pydantic import ValidationError
+from pydantic import ConfigDict, ValidationError
+
+from engine.mcp.fit import compact
+
+
+class Refused(ToolError):
+    """A tool's own refusal ("not found", an empty exchange): its message is sent as it is,
+    after the tool's name, not after the SDK's "Error executing tool ..."."""
 
 
 class StrictServer(MCPServer):
     """Argument errors name the argument and what it accepts, instead of pydantic's report.
 
-    With `status_errors` (the reference's tools) the error is also the reference's shape,
-    `{"status": "error", "message": ...}`, as structured content of an error result.
+    With `strict_types`, arguments are validated in pydantic's strict mode: its default (lax)
+    mode would take "3" or true for a number and "no", "false" or 0 for false, though the
+    input schema says integer or boolean. With `status_errors` (the reference's tools) the
+    error is also the reference's shape, `{"status": "error", "message": ...}`, as structured
+    content of an error result. A result's text content is its JSON without indentation (the
+    SDK's indented copy made results a third larger: see engine.mcp.fit).
     """
 
-    def __init__(self, *args: Any, status_errors: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, status_errors: bool = False, strict_types: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.status_errors = status_errors
+        self.strict_types = strict_types
+        # tool name -> the prefix of the `ref` its id argument has elsewhere (delete_fact: "f"),
+        # so "f12" given for the id is answered with "use the number: 12"
+        self.ref_prefixes: dict[str, str] = {}
+
+    def add_tool(self, fn: Any, name: str | None = None, *args: Any, **kwargs: Any) -> None:
+        super().add_tool(fn, name, *args, **kwargs)
+        if self.strict_types:
+            metadata = self._tool_manager.get_tool(name or fn.__name__).fn_metadata
+            model = metadata.arg_model
+            # the same fields, validated strictly; the input schema clients see is unchanged
+            metadata.arg_model = type(
+                model.__name__,
+                (model,),
+                {"model_config": ConfigDict(strict=True), "__module__": model.__module__},
+            )
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = self._tool_manager.get_tool(name)
@@ -36,15 +67,27 @@ class StrictServer(MCPServer):
                 f"{', '.join(accepted) if accepted else 'no arguments'}"
             )
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             # The SDK validates arguments (pydantic, mcp.server.mcpserver.tools.base.Tool.run)
             # and reports a failure as a ToolError caused by the ValidationError, whose text is
-            # pydantic's multi-line report with a documentation link: reworded here.
+            # pydantic's multi-line report with a documentation link: reworded here. A tool's
+            # own refusal comes wrapped the same way, its text after "Error executing tool".
             cause = exc.__cause__
-            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+            if isinstance(exc, UnexpectedToolError):
                 raise
-            return self._refuse(f"{name}: {argument_problems(cause, tool.parameters)}", cause)
+            if isinstance(cause, ValidationError):
+                problems = argument_problems(cause, tool.parameters, self.ref_prefixes.get(name))
+                return self._refuse(f"{name}: {problems}", cause)
+            if isinstance(cause, Refused):
+                if self.status_errors:  # the reference's own words, as they are
+                    return self._refuse(str(cause))
+                return self._refuse(f"{name}: {str(cause).rstrip('.')}.")
+            raise
+        if isinstance(result, CallToolResult) and result.structured_content is not None:
+            text = TextContent(type="text", text=compact(result.structured_content))
+            result = result.model_copy(update={"content": [text]})
+        return result
 
     def _refuse(self, message: str, cause: ValidationError | None = None) -> Any:
         if not self.status_errors:
@@ -58,9 +101,12 @@ class StrictServer(MCPServer):
         )
 
 
-def argument_problems(error: ValidationError, schema: dict[str, Any]) -> str:
+def argument_problems(
+    error: ValidationError, schema: dict[str, Any], ref_prefix: str | None = None
+) -> str:
     """One sentence per bad argument, e.g. "max_results must be a whole number from 1 to 100."
-    What is allowed comes from the tool's input schema, the one clients were given."""
+    What is allowed comes from the tool's input schema, the one clients were given. With
+    `ref_prefix`, a whole number given as its ref ("f12") gets a hint to give 12."""
     properties = schema.get("properties", {})
     sentences: list[str] = []
     seen: set[str] = set()
@@ -75,8 +121,19 @@ def argument_problems(error: ValidationError, schema: dict[str, Any]) -> str:
         elif item["type"] == "missing":
             sentences.append(f"{name} is required" + (f" ({allowed})." if allowed else "."))
         else:
-            sentences.append(f"{name} must be {allowed or 'valid'}.")
+            hint = _ref_hint(item, ref_prefix) if ref_prefix else ""
+            sentences.append(f"{name} must be {allowed or 'valid'}{hint}.")
     return " ".join(sentences)
+
+
+def _ref_hint(item: Any, prefix: str) -> str:
+    """" (use the number: 12, not the ref f12)" when a number was asked for and the `ref` that
+    list_facts and the CLI show (f12) was given."""
+    given = item.get("input")
+    if not isinstance(given, str) or item["type"] != "int_type":
+        return ""
+    match = re.fullmatch(rf"\s*{re.escape(prefix)}(\d+)\s*", given, re.IGNORECASE)
+    return f" (use the number: {match[1]}, not the ref {given.strip()})" if match else ""
 
 
 def describe(prop: dict[str, Any], defs: dict[str, Any]) -> str:

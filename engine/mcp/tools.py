@@ -1,16 +1,17 @@
 """The MCP tools: one vault's memory exposed to other agents, with JSON results and clear errors."""
 
 import inspect
+import json
 import threading
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from engine.errors import InvalidInputError, MemoryOSError, NotFoundError
+from engine.commands import FACT_PREFIX
+from engine.errors import MemoryOSError, NotFoundError
 from engine.mcp.convert import (
     fact_json,
     fact_ref,
@@ -21,18 +22,22 @@ from engine.mcp.convert import (
     slot_json,
     slot_ref,
 )
-from engine.mcp.external_ids import add_once, given_id
-from engine.mcp.strict import StrictServer
+from engine.mcp.external_ids import add_once, differs, given_ids
+from engine.mcp.fit import PREVIEW_CHARS, TooLarge, fit
+from engine.mcp.strict import Refused, StrictServer
 from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT, Page
+from engine.validation import MAX_META_BYTES
 
 # Limits on what a caller may send: generous for real use, small enough to refuse a runaway.
 MAX_TEXT_CHARS = 1_000_000
 MAX_QUERY_CHARS = 10_000
 MAX_RESULTS = 100
+PAGE_PART_CHARS = 100_000  # get_page: characters of each text per call unless told
 
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
 Id = Annotated[int, Field(ge=1, description="An id returned by another tool.")]
 Kind = Literal["user_fact", "assistant_knowledge"]
+TOO_LARGE = "the result would be too large to send: ask for fewer"
 
 INSTRUCTIONS = """\
 Long-term memory of one person (a MemoryOS vault), shared with their desktop assistant.
@@ -50,20 +55,30 @@ T = TypeVar("T")
 
 def build_server(memory: Any, *, session_conversation: str | None = None) -> MCPServer:
     """An MCPServer whose tools read and write `memory` (an open engine.api.MemoryOS)."""
-    server = StrictServer("memoryos", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = StrictServer(
+        "memoryos", instructions=INSTRUCTIONS, log_level="WARNING", strict_types=True
+    )
+    server.ref_prefixes["delete_fact"] = FACT_PREFIX
     lock = threading.Lock()  # one engine call at a time: tools run on worker threads
 
     def engine_call(fn: Callable[[], T]) -> T:
-        """Run one facade call, turning the engine's typed errors into tool errors."""
+        """Run one facade call, turning the engine's typed errors into tool errors, each read
+        as "<tool>: <what was wrong>" (engine.mcp.strict.Refused)."""
         with lock:
             try:
                 return fn()
             except NotFoundError as exc:
-                raise ToolError(f"not found: {exc}") from exc
-            except InvalidInputError as exc:
-                raise ToolError(f"invalid input: {exc}") from exc
-            except MemoryOSError as exc:
-                raise ToolError(str(exc)) from exc
+                raise Refused(f"not found: {exc}") from exc
+            except MemoryOSError as exc:  # InvalidInputError included: its text says it all
+                raise Refused(str(exc)) from exc
+
+    def shaped(build: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
+        """build(limit) with long texts cut to `limit` characters, the largest that keeps the
+        result small enough for any client (engine.mcp.fit)."""
+        try:
+            return fit(build)
+        except TooLarge:
+            raise Refused(TOO_LARGE) from None
 
     @_tool(server, WRITE)
     def add_memory(
@@ -82,9 +97,9 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
             dict[str, Any] | None,
             Field(
                 description="Optional JSON object kept with the page. Recognised keys: "
-                "external_id / external_ids (your ids for this exchange, returned on retrieval; "
-                "adding an external_id the vault already holds stores nothing and returns that "
-                "page), "
+                "external_id (text) / external_ids (a list of texts): your ids for this "
+                "exchange, returned on retrieval; adding one the vault already holds stores "
+                "nothing and returns that page; "
                 "user_speaker / agent_speaker (names, for transcripts between two people)."
             ),
         ] = None,
@@ -101,9 +116,13 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
 
         Fast: no model runs here. The page enters short-term memory at once; topic segments,
         the profile and facts are updated by background consolidation. Safe to retry with
-        metadata.external_id: if the vault already holds a page with that external_id, nothing
-        is stored and that page is returned with `already_stored` true.
+        metadata.external_id or metadata.external_ids: if the vault already holds a page with
+        any of those ids, nothing is stored and that page is returned with `already_stored`
+        true; if that page's text is not the text given, `differs` is true too and `note` says
+        the new text was not stored. Long texts in the returned page are shortened as in
+        retrieve_memory (`shortened`; get_page returns them whole).
         """
+        check_add(user_input, agent_response, metadata)
 
         def store() -> Page:
             # the engine checks size and emptiness, and refuses reserved keys such as "source"
@@ -116,12 +135,24 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
                 source="mcp",
             )
 
-        def add() -> dict[str, Any]:
-            key = given_id(metadata)
-            page, already = (store(), False) if key is None else add_once(memory, key, store)
-            return {"page": page_json(page), "already_stored": already}
+        def add() -> tuple[Page, bool]:
+            keys = given_ids(metadata)
+            return add_once(memory, keys, store) if keys else (store(), False)
 
-        return engine_call(add)
+        page, already = engine_call(add)
+        other_text = already and differs(page, user_input, agent_response)
+
+        def build(limit: int) -> dict[str, Any]:
+            result = {"page": page_json(page, limit), "already_stored": already}
+            if other_text:
+                result["differs"] = True
+                result["note"] = (
+                    "a page with this external id was stored before with other text: the new "
+                    "text was not stored (give a new id, or forget_page that page first)"
+                )
+            return result
+
+        return shaped(build)
 
     @_tool(server, READ)
     def retrieve_memory(
@@ -150,23 +181,32 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         assistant `knowledge` (each with ids, dates, status and the page ids they came from),
         and `chain_summaries`. Dates are ISO 8601 UTC; `external_ids` are the ids given at
         add time. `memories_used` lists, in rank order, each item an answer's prompt would
-        hold (kind, id, tier, text, date, score): what to show a person as "remembered".
+        hold (kind, id, tier, text, date, score): what to show a person as "remembered"; its
+        `text` is a preview of at most 300 characters, the item being in full in the lists above.
+        Long texts are shortened to a few thousand characters (fewer when the result would be
+        too large to send): an item with a `shortened` object names the fields cut and their
+        full length in characters; get_page(id) returns a page whole.
         """
         from engine.remembered import memories_used
 
         most = max_results or memory.settings.top_pages
         found = engine_call(lambda: memory.retrieve(query, max_pages=most)).first_pages(most)
-        return {
-            "query": found.query,
-            "pages": [scored_page_json(p) for p in found.pages],
-            "recent": [page_json(p) for p in reversed(found.short_term)],
-            "profile": [slot_json(s) for s in found.profile],
-            "facts": [scored_fact_json(f) for f in found.facts],
-            "knowledge": [scored_fact_json(f) for f in found.knowledge],
-            "chain_summaries": list(found.chain_summaries),
-            "memories_used": [memory_used_json(m) for m in memories_used(found)],
-            "elapsed_ms": round(found.elapsed_ms, 2),
-        }
+        used = memories_used(found)
+
+        def build(limit: int) -> dict[str, Any]:
+            return {
+                "query": found.query,
+                "pages": [scored_page_json(p, limit) for p in found.pages],
+                "recent": [page_json(p, limit) for p in reversed(found.short_term)],
+                "profile": [slot_json(s, limit) for s in found.profile],
+                "facts": [scored_fact_json(f, limit) for f in found.facts],
+                "knowledge": [scored_fact_json(f, limit) for f in found.knowledge],
+                "chain_summaries": [text[:limit] for text in found.chain_summaries],
+                "memories_used": [memory_used_json(m, min(PREVIEW_CHARS, limit)) for m in used],
+                "elapsed_ms": round(found.elapsed_ms, 2),
+            }
+
+        return shaped(build)
 
     @_tool(server, READ)
     def get_user_profile(
@@ -186,19 +226,26 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         (`knowledge`) only with include_assistant_knowledge.
         """
 
-        def read() -> dict[str, Any]:
-            result: dict[str, Any] = {"profile": [slot_json(s) for s in memory.profile()]}
-            if include_knowledge:
-                facts = memory.facts(kind=USER_FACT)
-                result["facts"] = [fact_json(f) for f in facts[:max_facts]]
+        def read() -> tuple[list, list | None, list | None]:
+            return (
+                memory.profile(),
+                memory.facts(kind=USER_FACT) if include_knowledge else None,
+                memory.facts(kind=ASSISTANT_KNOWLEDGE) if include_assistant_knowledge else None,
+            )
+
+        slots, facts, knowledge = engine_call(read)
+
+        def build(limit: int) -> dict[str, Any]:
+            result: dict[str, Any] = {"profile": [slot_json(s, limit) for s in slots]}
+            if facts is not None:
+                result["facts"] = [fact_json(f, limit) for f in facts[:max_facts]]
                 result["facts_total"] = len(facts)
-            if include_assistant_knowledge:
-                knowledge = memory.facts(kind=ASSISTANT_KNOWLEDGE)
-                result["knowledge"] = [fact_json(f) for f in knowledge[:max_facts]]
+            if knowledge is not None:
+                result["knowledge"] = [fact_json(f, limit) for f in knowledge[:max_facts]]
                 result["knowledge_total"] = len(knowledge)
             return result
 
-        return engine_call(read)
+        return shaped(build)
 
     @_tool(server, READ)
     def list_facts(
@@ -227,7 +274,9 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
             )
         )
         chosen = facts[offset : offset + limit]
-        return {"total": len(facts), "facts": [fact_json(f) for f in chosen]}
+        return shaped(
+            lambda most: {"total": len(facts), "facts": [fact_json(f, most) for f in chosen]}
+        )
 
     @_tool(server, WRITE)
     def add_fact(
@@ -246,9 +295,43 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         return {"deleted_fact_id": id, "ref": fact_ref(id)}
 
     @_tool(server, READ)
-    def get_page(id: Id) -> dict[str, Any]:
-        """One stored exchange by id, in full (e.g. a page a fact came from)."""
-        return {"page": page_json(engine_call(lambda: memory.page(id)))}
+    def get_page(
+        id: Id,
+        offset: Annotated[
+            int, Field(ge=0, description="Skip this many characters of each text (paging).")
+        ] = 0,
+        limit: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=MAX_TEXT_CHARS,
+                description="Most characters of each text to return "
+                f"(default {PAGE_PART_CHARS:,}).",
+            ),
+        ] = PAGE_PART_CHARS,
+    ) -> dict[str, Any]:
+        """One stored exchange by id, in full (e.g. a page a fact came from, or one shortened in
+        retrieve_memory). A long page comes in parts: its texts (user_input, agent_response,
+        chain_summary) from character `offset`, at most `limit` characters each (fewer if the
+        part would be too large to send). `shortened` gives the full length of each text not
+        returned whole; `next_offset` is the offset of the next part, null once this part
+        reaches the end of every text: call again with offset=next_offset and append.
+        """
+        page = engine_call(lambda: memory.page(id))
+        longest = max(len(page.user_input), len(page.agent_response), len(page.chain_summary))
+
+        def build(part: int) -> dict[str, Any]:
+            more = longest > offset + part
+            return {
+                "page": page_json(page, part, offset=offset, paged=True),
+                "next_offset": offset + part if more else None,
+            }
+
+        parts = tuple(dict.fromkeys(max(1, limit >> halving) for halving in range(20)))
+        try:
+            return fit(build, parts)
+        except TooLarge:
+            raise Refused(TOO_LARGE) from None
 
     @_tool(server, DELETE)
     def forget_page(id: Id) -> dict[str, Any]:
@@ -298,6 +381,27 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         return engine_call(read)
 
     return server
+
+
+def check_add(user_input: str, agent_response: str, metadata: dict[str, Any] | None) -> None:
+    """What add_memory refuses before the engine sees it, in the words of its arguments."""
+    if not user_input.strip() and not agent_response.strip():
+        raise Refused("user_input and agent_response must not both be empty")
+    if metadata is None:
+        return
+    size = len(json.dumps(metadata, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    if size > MAX_META_BYTES:
+        raise Refused(
+            f"metadata must be a JSON object of at most {MAX_META_BYTES // 1024} KiB "
+            f"(this one is {size / 1024:,.0f} KiB)"
+        )
+    one, many = metadata.get("external_id"), metadata.get("external_ids")
+    if one is not None and not (isinstance(one, str) and one.strip()):
+        raise Refused("metadata.external_id must be non-empty text")
+    if many is not None and not (
+        isinstance(many, list) and all(isinstance(key, str) and key.strip() for key in many)
+    ):
+        raise Refused("metadata.external_ids must be a list of non-empty texts")
 
 
 def _tool(
