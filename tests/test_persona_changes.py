@@ -146,3 +146,41 @@ def test_a_commitment_to_what_the_person_asked_is_kept(memory):
         "I'll remind you to call your mum on Sunday.",
         "I've added milk to your shopping list.",
     ]
+
+
+def test_a_move_said_in_a_long_sentence_replaces_the_old_home(memory):
+    """The place was read from the whole rest of the sentence, and eleven words were too many
+    for a place: the profile kept the old city."""
+    learn(memory, "I live in Bristol, near the harbour.")
+    move = learn(memory, "I moved to Glasgow last weekend and the flat is still full of boxes.")
+
+    assert locations(memory) == ["Glasgow"]
+    assert "I live in Bristol, near the harbour." not in current_facts(memory)
+
+    memory.forget_page(move.id)
+    assert locations(memory) == ["Bristol"]
+    assert "I live in Bristol, near the harbour." in current_facts(memory)
+
+
+def test_a_switch_says_what_was_taken_up_and_retires_the_old_habit(memory):
+    """After "I've switched from coffee to green tea", "I need two cups of coffee every
+    morning" was still current (only "likes coffee" went) and nothing said green tea."""
+    learn(memory, "I need two cups of coffee every morning before I can think.")
+    learn(memory, "I drink coffee every day at work.")
+    learn(memory, "I had coffee with Ana at the station.")
+    switch = learn(memory, "I've switched from coffee to green tea, I sleep much better now.")
+
+    facts = current_facts(memory)
+    assert "I need two cups of coffee every morning before I can think." not in facts
+    assert "I drink coffee every day at work." not in facts
+    assert "I had coffee with Ana at the station." in facts  # one day, not a habit
+    assert any("green tea" in taste for taste in tastes(memory))
+    shown = memory.retrieve("What do I drink in the morning?")
+    assert any("green tea" in s.text for s in shown.profile)
+    assert not any("two cups of coffee" in f.fact.text for f in shown.facts)
+
+    memory.forget_page(switch.id)  # the habit is current again, the new taste gone
+    facts = current_facts(memory)
+    assert "I need two cups of coffee every morning before I can think." in facts
+    assert "I drink coffee every day at work." in facts
+    assert not any("green tea" in taste for taste in tastes(memory))

@@ -18,41 +18,28 @@ pytestmark = pytest.mark.real_models
 
 SCENARIOS, _CHATTER = personal.load()
 
-MOVED = (
-    "engine/memory/persona_patterns.py _slots: 'I moved to Glasgow last weekend and the flat is "
-    "still full of boxes' gives no location: the more-than-8-words check runs on the whole "
-    "phrase before _capitalised_run cuts it to 'Glasgow', so the profile keeps location: Bristol "
-    "and 'I live in Bristol' stays current (_supersede_old_home never runs)"
+# A fact and a profile entry that said the old city or the old habit are superseded; the old
+# exchange itself is history and stays, and it is still shown as an earlier exchange and as its
+# thread's summary, where the model reads it as current.
+OLD_EXCHANGE = (
+    "engine/retrieval.py / engine/prompt.py: the exchange '{said}' is superseded as a fact but "
+    "still shown as an earlier exchange{where}, with nothing saying it is out of date"
 )
-SWITCHED = (
-    "'I've switched from coffee to green tea' is learned only as 'switched away from coffee' "
-    "(persona_patterns._MOVED_AWAY keeps what was left, not what replaced it), and "
-    "long_term._supersede_opposite supersedes only facts that like coffee, so 'I need two cups "
-    "of coffee every morning' stays current"
-)
+MOVED = OLD_EXCHANGE.format(said="I live in Bristol, near the harbour", where=" (and, normal "
+                            "prompt, as its thread 'bristol, live, near, harbour')")
+SWITCHED = OLD_EXCHANGE.format(said="I need two cups of coffee every morning", where=" and as "
+                               "its thread 'need, two, cups, coffee, morning'")
 ENGLISH_ONLY = (
     "the bundled embedder all-MiniLM-L6-v2 is English-only and no keyword is shared ('perro' / "
     "'dog'): retrieval does not find the dog's name for a question in Spanish"
 )
 NOT_SHOWN = {
-    ("plan-tomorrow", "small"): (
-        "engine/prompt.py fit_memory fits every fact before any exchange: two weak short facts "
-        "(headache, swimming) use the ~22 tokens the budget leaves and the pottery exchange, "
-        "ranked 3rd of the exchanges, is dropped (its fact ranks 5th, past the 4 facts the "
-        "compact prompt keeps beside one profile entry). Ranking does not help: "
-        "engine/memory/when.py has no window for 'tomorrow' (time_window) and does not date "
-        "'this Saturday' (resolve_relative knows 'next Saturday' only)"
-    ),
-    ("coffee-to-tea", "small"): SWITCHED + "; it ranks first, and with three profile entries "
-    "compact_retrieval keeps two facts (coffee, crossword): green tea is not shown",
-    ("moved-city", "small"): MOVED + "; the Glasgow fact ranks 3rd, past the two facts kept",
     ("spanish-question", "small"): ENGLISH_ONLY,
     ("spanish-question", "normal"): ENGLISH_ONLY,
 }
 STALE_SHOWN = {
     ("moved-city", "small"): MOVED,
     ("moved-city", "normal"): MOVED,
-    ("coffee-to-tea", "small"): SWITCHED,
     ("coffee-to-tea", "normal"): SWITCHED,
 }
 

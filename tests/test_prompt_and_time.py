@@ -101,3 +101,58 @@ def test_a_plan_for_next_tuesday_reaches_the_model_with_its_day(memory):
     assert "Next Tuesday [24 November 2026]" in shown
     found = memory.retrieve("What am I doing on 24 November 2026?", now=said + 9 * 86400)
     assert any("Lisbon" in p.page.user_input for p in found.pages[:3])
+
+
+def test_plans_said_with_this_or_on_a_weekday_get_their_day():
+    """"this Saturday", "on Saturday", "this weekend" were kept as typed while "next Saturday"
+    got its day: read a few days later, the model could not tell which Saturday it was."""
+    tuesday = ts("2025-05-13T10:00:00")
+    assert when.resolve_relative("A pottery workshop this Saturday morning.", tuesday) == (
+        "A pottery workshop this Saturday [17 May 2025] morning."
+    )
+    assert "on Saturday [17 May 2025]" in when.resolve_relative("I see Ana on Saturday.", tuesday)
+    # said of the past, the Saturday before
+    assert "on Saturday [10 May 2025]" in when.resolve_relative("I went on Saturday.", tuesday)
+    assert "this weekend [the weekend of 17 May 2025]" in when.resolve_relative(
+        "We're going camping this weekend.", tuesday
+    )
+    assert "this morning [13 May 2025]" in when.resolve_relative("I ran this morning.", tuesday)
+    saturday = ts("2025-05-17T10:00:00")  # "this Saturday" said on a Saturday is today
+    assert "this Saturday [17 May 2025]" in when.resolve_relative("Busy this Saturday.", saturday)
+    for any_saturday in (
+        "Saturdays are busy for me.",
+        "I like to swim on a Saturday.",
+        "I play tennis on Saturday mornings.",
+    ):
+        assert when.resolve_relative(any_saturday, tuesday) == any_saturday
+
+
+def test_a_question_naming_a_day_gets_that_day():
+    friday = ts("2025-05-16T17:00:00")
+    saturday = (ts("2025-05-17T00:00:00"), ts("2025-05-18T00:00:00"))
+    assert when.time_window("What am I doing tomorrow?", friday) == saturday
+    assert when.time_window("What am I doing on Saturday?", friday) == saturday
+    assert when.time_window("Any plans this Saturday?", friday) == saturday
+    assert when.time_window("What did I do on Saturday?", friday) == (
+        ts("2025-05-10T00:00:00"), ts("2025-05-11T00:00:00")
+    )
+    assert when.time_window("What am I doing this weekend?", friday) == (
+        ts("2025-05-17T00:00:00"), ts("2025-05-19T00:00:00")
+    )
+
+
+def test_a_plan_for_this_saturday_is_found_when_asked_about_tomorrow(memory):
+    """Told on Tuesday "this Saturday", asked on Friday "tomorrow": the plan is the answer."""
+    tuesday = ts("2025-05-13T10:00:00")
+    plan = memory.add_memory(
+        "I'm going to a pottery workshop this Saturday morning.", "Have fun!", timestamp=tuesday
+    )
+    for day in range(12):
+        memory.add_memory(f"What am I doing about the garden, note {day}?", "Watering.",
+                          timestamp=tuesday - 86400 * (day + 1))  # fmt: skip
+        memory.add_memory(f"Tomorrow I have to tidy, reminder {day}.", "Okay.",
+                          timestamp=tuesday - 86400 * (day + 20))  # fmt: skip
+    memory.run_consolidation()
+    found = memory.retrieve("What am I doing tomorrow?", now=ts("2025-05-16T17:00:00"))
+    assert found.page_ids()[0] == plan.id
+    assert "dated" in found.pages[0].sources  # found by the day it names

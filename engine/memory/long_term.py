@@ -16,6 +16,7 @@ from engine.memory.context import MemoryContext
 from engine.memory.model import ConsolidationModel
 from engine.memory.persona_patterns import (
     SlotCandidate,
+    habits,
     moved_away,
     normalise_text,
     places_lived,
@@ -115,7 +116,9 @@ class Persona:
         replaces an old dislike. Preferences are filed by their object's words, so the two
         were different entries and both stayed in the profile the model was shown. Matched
         when one object's words hold all of the other's. "I've switched from coffee to tea"
-        replaces "likes coffee" the same way; "I love hiking" names no coffee and stays."""
+        replaces "likes coffee" the same way, and the habit said of it ("I need two cups of
+        coffee every morning"); "I love hiking" names no coffee and stays, and so does "I had
+        coffee with Ana" (one day, not a habit)."""
         polarity = _polarity(value)
         words = set(name.split())
         if not polarity or not words:
@@ -133,8 +136,14 @@ class Persona:
             # exchange, makes the old taste current again.
             by = self._said_in(changed, evidence)
             stems = keywords.normalise(sorted(words))
+            # a habit goes with a switch only: one who no longer likes coffee may still need it
+            switched = value.startswith("switched away from ")
             for fact in found:
-                if not _changed_taste(fact.text) and stems <= _liked_stems(fact.text):
+                if _changed_taste(fact.text):
+                    continue
+                if stems <= _liked_stems(fact.text) or (
+                    switched and stems <= _habit_stems(fact.text)
+                ):
                     self.vault.supersede_fact(fact.id, by, now)
 
     def _supersede_old_home(self, old: str, new: str, evidence: list[int], now: float) -> None:
@@ -382,9 +391,9 @@ ANALYSIS_SCHEMA = {
 
 
 def _polarity(value: str) -> int:
-    """+1 for a "likes ..." preference, -1 for "dislikes" / "no longer likes" / "switched away
-    from", 0 otherwise."""
-    if value.startswith("likes "):
+    """+1 for a "likes ..." or "switched to ..." preference, -1 for "dislikes" / "no longer
+    likes" / "switched away from", 0 otherwise."""
+    if value.startswith(("likes ", "switched to ")):
         return 1
     return -1 if value.startswith(("dislikes ", "no longer likes ", "switched away from ")) else 0
 
@@ -405,6 +414,15 @@ def _liked_stems(text: str) -> set[str]:
     return {
         stem for match in _LIKING.finditer(text)
         for stem in keywords.normalise(keywords.content_words(match.group(1)))
+    }  # fmt: skip
+
+
+def _habit_stems(text: str) -> set[str]:
+    """The stemmed words of what a fact says the person does regularly ("two cups coffee
+    every morning" of "I need two cups of coffee every morning"); empty for no habit."""
+    return {
+        stem for said in habits(text)
+        for stem in keywords.normalise(keywords.content_words(said))
     }  # fmt: skip
 
 

@@ -82,6 +82,40 @@ _MOVED_AWAY = [
         r"(?=\s+(?:now|nowadays|these days|lately|anymore|any more)\b|[,.;!?]|$)"
     ),
 ]
+# What the taste moved to (group 1), said with the same words: "I've switched from coffee to
+# green tea" -> green tea, "These days I drink tea instead of coffee" -> tea. It ends before a
+# reason or a time ("... to tea last month because ...").
+_UNTIL_REASON = (
+    r"(?=\s+(?:because|since|as|when|after|and|but|so|last|this|recently|now|nowadays|"
+    r"these days|lately|anymore|any more|about|around|a few|a while)\b|[,.;!?]|$)"
+)
+_MOVED_TO = [
+    re.compile(
+        r"(?i:\bi(?:['’]ve| have)?(?: \w+)? (?:switched|swapped|changed|gone over|went over)"
+        r"(?: over| back)? from [^,.;!?]+? to) ([^,.;!?]+?)" + _UNTIL_REASON
+    ),
+    re.compile(
+        r"(?i:^(?=.*\b(?:now|nowadays|these days|lately|anymore|any more|prefer\w*|switched|"
+        r"started)\b).*?\bi (?:now |mostly |just |only |usually )?(?:drink|eat|have|use|take|"
+        r"prefer|play|read|watch|ride|cook|buy|order)) ([^,.;!?]+?)"
+        r"(?= (?:instead of|rather than)\b)"
+    ),
+]
+# A regular practice the person states (group 1: what follows the verb, where the thing is):
+# "I need two cups of coffee every morning", "I drink coffee every day". Present tense and a
+# word of habit both: "I had coffee with Ana" is one day, not a habit.
+_HABIT_VERB = re.compile(
+    r"\bi (?:\w+ly |just |still |also |always |usually |normally )?(?:need|drink|have|take|"
+    r"get|use|eat|buy|order|smoke|start (?:my|the|each|every) (?:day|morning) with)\b"
+    r" ([^,.;!?]+)",
+    re.I,
+)
+_HABIT_WORD = re.compile(
+    r"\b(?:(?:every|each) (?:single )?(?:day|morning|evening|night|afternoon|week|weekend|"
+    r"lunch|breakfast|dinner|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"daily|always|usually|normally|regularly|(?:a|per) day|mornings|evenings|nights)\b",
+    re.I,
+)
 _NOT_NAMES = {
     "sorry",
     "glad",
@@ -196,6 +230,9 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
                    re.I),
     ),
     *(("preference", "switched away from", pattern) for pattern in _MOVED_AWAY),
+    # and what it moved to: the old taste's entry and facts go (long_term._supersede_opposite),
+    # the new one is said
+    *(("preference", "switched to", pattern) for pattern in _MOVED_TO),
     (
         "value",
         "values",
@@ -315,6 +352,19 @@ def moved_away(text: str) -> bool:
     return any(p.search(s) for s in _sentences(text) for p in _MOVED_AWAY)
 
 
+def habits(text: str) -> list[str]:
+    """What `text` says the person does regularly, as the words after the verb ("two cups of
+    coffee every morning before I can think" of "I need two cups of coffee every morning
+    before I can think"); none for a sentence without a word of habit ("I had coffee with
+    Ana")."""
+    return [
+        match.group(1)
+        for sentence in _sentences(text)
+        if _HABIT_WORD.search(sentence) and not sentence.endswith("?")
+        for match in _HABIT_VERB.finditer(sentence)
+    ]
+
+
 def places_lived(text: str) -> list[str]:
     """The places `text` says the person lives, works or is based in ("I live in Lyon", "I work
     at a bakery in Lyon"); not a place it only mentions ("I visited Lyon")."""
@@ -336,14 +386,15 @@ def _slots(text: str) -> list[SlotCandidate]:
         for category, name, pattern in _SLOT_PATTERNS:
             for match in pattern.finditer(sentence):
                 value = match.group(1).strip(" '\"").rstrip()
-                words = value.split()
-                if not value or len(words) > 8:
-                    continue
-                if name == "name" or name in _PLACE_SLOTS:
+                if value and (name == "name" or name in _PLACE_SLOTS):
+                    # cut to the name or place first: "I moved to Glasgow last weekend and the
+                    # flat is still full of boxes" is a place of one word, not of eleven
                     full = _name(value) if name == "name" else _capitalised_run(value)
                     if full is None:
                         continue
                     value = full
+                if not value or len(value.split()) > 8:
+                    continue
                 if category == "preference":
                     obj = " ".join(keywords.content_words(value)[:4])
                     if not obj:

@@ -49,8 +49,20 @@ def time_window(query: str, now: float) -> tuple[float, float] | None:
     if "yesterday" in text:
         start = today - timedelta(days=1)
         return start.timestamp(), today.timestamp()
-    if re.search(r"\btoday\b|\bthis morning\b|\btonight\b", text):
+    if re.search(r"\b(?:the )?day after tomorrow\b", text):
+        start = today + timedelta(days=2)
+        return start.timestamp(), (start + timedelta(days=1)).timestamp()
+    if re.search(r"\btomorrow\b", text):
+        start = today + timedelta(days=1)
+        return start.timestamp(), (start + timedelta(days=1)).timestamp()
+    if re.search(r"\btoday\b|\bthis (?:morning|afternoon|evening)\b|\btonight\b", text):
         return today.timestamp(), now + 1
+    # A named day or weekend ("on Saturday", "this weekend"): the day or days it means, asked
+    # now, so that a plan said earlier and dated then ("this Saturday [17 May 2025]") is found.
+    match = _NAMED_DAY.search(text)
+    if match:
+        start, days = _named_day(match.group(0), today, past=_past(text))
+        return start.timestamp(), (start + timedelta(days=days)).timestamp()
     for phrase, days in (
         ("last weekend", 7),
         ("last week", 7),
@@ -113,10 +125,21 @@ def describe_day(ts: float) -> str:
 
 
 _WEEKDAYS = [name.lower() for name in calendar.day_name]
+_WEEKDAY = "(?:" + "|".join(_WEEKDAYS) + ")"
+# "this Saturday", "on Saturday", "this weekend": a day said without its date. Not "on a
+# Saturday", "Saturdays are busy" or "on Saturday mornings": any Saturday, not one day; nor
+# "on Monday's report", where a date would split the possessive.
+_THIS_OR_ON = (
+    r"(?:this|on) " + _WEEKDAY + r"(?! (?:mornings|afternoons|evenings|nights)\b)(?!['’])|"
+    r"this weekend(?!['’])"
+)
+_NAMED_DAY = re.compile(
+    r"\b(?:" + _THIS_OR_ON + r"|(?:last|next) " + _WEEKDAY + r"|next weekend)\b", re.I
+)
 _RELATIVE = re.compile(
-    r"\b(yesterday|last night|today|tonight|this morning|tomorrow|"
+    r"\b(yesterday|last night|today|tonight|this (?:morning|afternoon|evening)|tomorrow|"
     r"(?:last|next) (?:week|weekend|month|year)|"
-    r"(?:last|next) (?:" + "|".join(_WEEKDAYS) + r")|"
+    r"(?:last|next) " + _WEEKDAY + r"|" + _THIS_OR_ON + r"|"
     r"(?:\d+|a|an|one|two|three|four|five|six) (?:day|week|month|year)s? ago|"
     r"in (?:\d+|two|three|four|five|six) (?:day|week|month|year)s)\b",
     re.IGNORECASE,
@@ -125,14 +148,70 @@ _RELATIVE = re.compile(
 _IN = re.compile(r"in (\d+|two|three|four|five|six) (day|week|month|year)s", re.I)
 
 
-def _resolve(phrase: str, ts: float) -> str:
-    """The absolute date a relative phrase said at `ts` refers to, as people write it."""
+# Words that put a sentence in the past ("I went there on Saturday", "It was fun this weekend"),
+# and words that put it in the future whatever else it holds ("I was going to go on Saturday").
+# A simple past after a pronoun ("we booked", "I finally visited"), not "I need", "I'm excited"
+# (an adjective) or "I've booked" (the present perfect: "I've booked a table on Saturday").
+_PAST = re.compile(
+    r"\b(?:yesterday|ago|last night|was|were|did|went|came|saw|met|ate|spent|bought|took|"
+    r"told|left|won|lost|felt|slept|drove|flew|rode|swam|ran)\b|"
+    r"\b(?:i|we|he|she|they|you)(?: \w+ly| just| also| finally)? (?!(?:ne|fe|ble|bre|spe|"
+    r"proce|succe|exce|he|se)ed\b)\w+ed\b",
+    re.I,
+)
+_FUTURE = re.compile(
+    r"\b(?:will|shall|going to|gonna|plan|plans|planning|hope|hoping|want to|can['’]t wait|"
+    r"looking forward)\b|['’]ll\b",
+    re.I,
+)
+
+
+def _past(sentence: str) -> bool:
+    """Whether a sentence speaks of what happened rather than what is planned."""
+    return bool(_PAST.search(sentence)) and not _FUTURE.search(sentence)
+
+
+def _named_day(phrase: str, today: datetime, *, past: bool) -> tuple[datetime, int]:
+    """The first day, and how many days, a phrase of _NAMED_DAY means on `today`: "this
+    Saturday" is the coming one, today on a Saturday; "on Saturday" the coming one after today
+    (in a sentence about the past, the last one before today); "this weekend" the coming or
+    current weekend, or in the past the last one."""
+    text = phrase.lower()
+    if text.endswith("weekend"):
+        if text.startswith("next"):
+            ahead = (5 - today.weekday()) % 7 or 7
+        elif past or today.weekday() == 6:
+            ahead = -((today.weekday() - 5) % 7)
+        else:
+            ahead = (5 - today.weekday()) % 7
+        return today + timedelta(days=ahead), 2
+    which, name = text.split(" ", 1)
+    forward = (_WEEKDAYS.index(name) - today.weekday()) % 7
+    back = (today.weekday() - _WEEKDAYS.index(name)) % 7
+    if which == "last" or (which == "on" and past):
+        ahead = -(back or 7)
+    elif which == "this" and past:
+        ahead = -back
+    elif which == "this":
+        ahead = forward
+    else:  # next, or on
+        ahead = forward or 7
+    return today + timedelta(days=ahead), 1
+
+
+def _resolve(phrase: str, ts: float, past: bool = False) -> str:
+    """The absolute date a relative phrase said at `ts` refers to, as people write it; `past`
+    when the sentence it is in speaks of the past (which Saturday "on Saturday" is)."""
     text = phrase.lower()
     today = _day(ts)
     if text in ("yesterday", "last night"):
         return describe_day((today - timedelta(days=1)).timestamp())
-    if text in ("today", "tonight", "this morning"):
+    if text in ("today", "tonight", "this morning", "this afternoon", "this evening"):
         return describe_day(today.timestamp())
+    if text.startswith(("this ", "on ")):
+        day, days = _named_day(text, today, past=past)
+        prefix = "the weekend of " if days == 2 else ""
+        return prefix + describe_day(day.timestamp())
     if text == "last week":
         return "the week before " + describe_day(today.timestamp())
     if text == "last weekend":
@@ -193,10 +272,18 @@ def resolve_relative(text: str, ts: float) -> str:
     the absolute date it meant when said at `ts`: "yesterday [7 May 2023]"."""
 
     def annotate(match: re.Match) -> str:
-        resolved = _resolve(match.group(0), ts)
+        past = _past(_sentence_at(text, match.start()))
+        resolved = _resolve(match.group(0), ts, past)
         return f"{match.group(0)} [{resolved}]" if resolved else match.group(0)
 
     return _RELATIVE.sub(annotate, text)
+
+
+def _sentence_at(text: str, position: int) -> str:
+    """The sentence of `text` that holds `position`."""
+    start = max(text.rfind(mark, 0, position) for mark in ".!?\n") + 1
+    ends = [i for i in (text.find(mark, position) for mark in ".!?\n") if i >= 0]
+    return text[start : min(ends) if ends else len(text)]
 
 
 # What resolve_relative adds, taken out again where stored text is shown to the person (a search
