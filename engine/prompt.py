@@ -199,12 +199,18 @@ def _window(short_term: tuple[Page, ...], size: int) -> list[Page]:
     return pages[-keep:]
 
 
+# After an exchange whose every fact was replaced since ("I live in Bristol", then a move):
+# shown as it was said, dated, and marked, so the model takes the profile's current value.
+OUT_OF_DATE = " (out of date: changed since)"
+
+
 def _page_line(retrieval: Retrieval, page: Page, compact: bool) -> str:
+    mark = OUT_OF_DATE if page.id in retrieval.changed else ""
     if compact:
-        return f"- {_clip(page.user_input)}"
+        return f"- {_clip(page.user_input)}{mark}"
     return f"[{when.describe(page.timestamp)}] " + when.resolve_relative(
         _matched_text(retrieval, page), page.timestamp
-    )
+    ) + mark
 
 
 def memory_sections(

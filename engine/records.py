@@ -251,6 +251,8 @@ class Retrieval:
     chain_summaries: tuple[str, ...] = ()
     elapsed_ms: float = 0.0
     turns: tuple[ScoredTurn, ...] = ()  # the turns of `pages` that matched, best first
+    # Pages (older or recent) whose every fact was replaced since: shown marked out of date
+    changed: frozenset[int] = frozenset()
 
     def first_pages(self, count: int) -> Retrieval:
         """This retrieval with only its `count` best older pages (and their turns): a budget of

@@ -330,6 +330,7 @@ def retrieve(
         chain_summaries=chains,
         elapsed_ms=(time.perf_counter() - started) * 1000,
         turns=tuple(chosen),
+        changed=frozenset(vault.pages_since_changed(order + [p.id for p in short])),
     )
     return result, visited
 

@@ -19,16 +19,16 @@ pytestmark = pytest.mark.real_models
 SCENARIOS, _CHATTER = personal.load()
 
 # A fact and a profile entry that said the old city or the old habit are superseded; the old
-# exchange itself is history and stays, and it is still shown as an earlier exchange and as its
-# thread's summary, where the model reads it as current.
-OLD_EXCHANGE = (
-    "engine/retrieval.py / engine/prompt.py: the exchange '{said}' is superseded as a fact but "
-    "still shown as an earlier exchange{where}, with nothing saying it is out of date"
+# exchange itself is history and stays, marked out of date where it is shown (engine/prompt.py
+# OUT_OF_DATE). Its conversation thread's keyword summary is listed unmarked in the normal prompt.
+OLD_THREAD = (
+    "engine/retrieval.py _chain_summaries: the exchange '{said}' is marked out of date, but its "
+    "thread's keyword summary ('{thread}') is listed in the normal prompt as it was"
 )
-MOVED = OLD_EXCHANGE.format(said="I live in Bristol, near the harbour", where=" (and, normal "
-                            "prompt, as its thread 'bristol, live, near, harbour')")
-SWITCHED = OLD_EXCHANGE.format(said="I need two cups of coffee every morning", where=" and as "
-                               "its thread 'need, two, cups, coffee, morning'")
+MOVED = OLD_THREAD.format(said="I live in Bristol, near the harbour",
+                          thread="bristol, live, near, harbour")
+SWITCHED = OLD_THREAD.format(said="I need two cups of coffee every morning",
+                             thread="need, two, cups, coffee, morning")
 ENGLISH_ONLY = (
     "the bundled embedder all-MiniLM-L6-v2 is English-only and no keyword is shared ('perro' / "
     "'dog'): retrieval does not find the dog's name for a question in Spanish"
@@ -38,7 +38,6 @@ NOT_SHOWN = {
     ("spanish-question", "normal"): ENGLISH_ONLY,
 }
 STALE_SHOWN = {
-    ("moved-city", "small"): MOVED,
     ("moved-city", "normal"): MOVED,
     ("coffee-to-tea", "normal"): SWITCHED,
 }

@@ -110,3 +110,26 @@ def test_the_best_fact_is_shown_even_when_it_is_longer_than_the_time_budget(mini
     assert Timed().count_tokens("- " + retrieval.facts[0].fact.text) + 18 > budget
     assert [f.fact.text for f in fitted.facts][:1] == [retrieval.facts[0].fact.text]
     assert dataclasses.replace(fitted, facts=()).facts == ()
+
+
+def test_an_exchange_whose_facts_were_replaced_is_shown_marked_out_of_date(minilm_memory):
+    """After a move, "I live in Bristol" is history: shown (it was said), but marked, so a
+    model takes the profile's current city."""
+    from engine import prompt
+
+    memory = minilm_memory
+    memory.add_memory("I live in Bristol, near the harbour.", "Lovely harbourside.")
+    memory.new_conversation()
+    for i in range(12):  # out of the recent queue: shown as an older exchange
+        memory.add_memory(f"Unrelated chatter number {i} about the weather.", "Okay.")
+    memory.add_memory("I moved to Glasgow last weekend.", "Welcome to Glasgow!")
+    memory.run_consolidation()
+
+    retrieval = memory.retrieve("Which city do I live in?")
+    bristol = [p.page for p in retrieval.pages if "Bristol" in p.page.user_input]
+    assert bristol and bristol[0].id in retrieval.changed
+    glasgow = [p for p in retrieval.short_term if "Glasgow" in p.user_input]
+    assert glasgow and glasgow[0].id not in retrieval.changed
+    block = prompt.build_messages(retrieval, "Which city do I live in?")[-1]["content"]
+    line = next(x for x in block.splitlines() if "Bristol" in x or "harbourside" in x.lower())
+    assert prompt.OUT_OF_DATE.strip() in block.split("Bristol", 1)[1].split("\n[")[0], line

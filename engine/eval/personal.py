@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from engine.backends.base import ChatBackend, Embedder
+from engine.prompt import OUT_OF_DATE
 
 SCENARIOS = Path(__file__).with_name("personal_scenarios.json")
 # When every question is asked: a Friday, so "next Tuesday" and "this Saturday" said earlier in
@@ -312,7 +313,14 @@ def _judge(scenario: Scenario, size: str, stream: Any) -> Seen:
             )
         else:
             kept_out = needle not in prompt and not any(needle in t.lower() for _, t in listed)
-    stale = scenario.stale.lower() in prompt if scenario.stale else None
+    stale = (  # a line marked out of date (engine/prompt.py OUT_OF_DATE) says it is no longer so
+        any(
+            scenario.stale.lower() in line and OUT_OF_DATE.strip().lower() not in line
+            for line in prompt.splitlines()
+        )
+        if scenario.stale
+        else None
+    )
     return Seen(
         size=size,
         passed=shown is not False and kept_out is not False,

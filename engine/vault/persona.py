@@ -201,6 +201,23 @@ class PersonaMixin:
         return out
 
     @_locked
+    def pages_since_changed(self, page_ids: list[int]) -> set[int]:
+        """The pages whose every fact was replaced by a later one ("I live in Bristol" after
+        "I moved to Glasgow"): what they say is out of date. A page with a fact still current,
+        or whose facts were only rewritten (superseded by nothing), is not among them."""
+        if not page_ids:
+            return set()
+        marks = _placeholders(page_ids)
+        rows = self.conn.execute(
+            f"SELECT s.page_id, min(f.status=? AND f.superseded_by IS NOT NULL), "
+            f"max(f.status=? AND f.superseded_by IS NOT NULL) FROM fact_sources s "
+            f"JOIN facts f ON f.id=s.fact_id WHERE s.page_id IN ({marks}) AND f.kind=? "
+            f"GROUP BY s.page_id",
+            [SUPERSEDED, SUPERSEDED, *page_ids, USER_FACT],
+        )
+        return {page_id for page_id, every, _ in rows if every}
+
+    @_locked
     def candidate_facts_from_pages(self, page_ids: list[int], status: str) -> list[int]:
         """Facts of `status` whose every source is among page_ids."""
         if not page_ids:
