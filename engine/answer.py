@@ -109,8 +109,10 @@ class ResponseStream(Iterator[str]):
         self._shown = shown_history(memory)  # the conversation as the model saw it (cache)
         retrieval = fit_memory(retrieval, query, memory.chat, compact, self._shown)
         self.retrieval = retrieval
+        self.conversation = memory.conversation_id
         self.messages = build_messages(
-            retrieval, query, now=now, compact=compact, history=self._shown
+            retrieval, query, now=now, compact=compact, history=self._shown,
+            conversation=self.conversation,
         )
         # From the same Retrieval the prompt was built from: exactly what the prompt holds.
         self.memories: list[MemoryUsed] = memories_used(retrieval)
@@ -213,7 +215,8 @@ class ResponseStream(Iterator[str]):
         )
         self._shown.remember(self.page.id, self.messages)
         warm_next_prompt(
-            memory.chat, self.retrieval, memory.short_term, self._compact, self._shown
+            memory.chat, self.retrieval, memory.short_term, self._compact, self._shown,
+            memory.conversation_id,
         )
         if self.replaces is not None:  # stored first: a crash here leaves two, never none
             memory.forget_page(self.replaces.id)

@@ -246,12 +246,28 @@ def _render(sections: list[tuple[str, list[str]]], seen: set[str]) -> str:
     return MEMORY_HEADER + "\n" + "\n\n".join(parts) if parts else ""
 
 
+# A recent exchange of another conversation (the short-term queue spans them) is memory, not
+# this conversation: past this many characters its middle is left out. A walkthrough pasted
+# 20,000 characters, pressed Ctrl+N and asked a short question: the paste went along in full
+# (90 s of "Thinking…"; a server with a 2,048-token context refused). In the conversation it
+# was pasted in, it stays whole: follow-up questions are about it.
+OTHER_TURN_CHARS = 2000
+
+
+def _other_turn(text: str) -> str:
+    if len(text) <= OTHER_TURN_CHARS:
+        return text
+    half = OTHER_TURN_CHARS // 2
+    return f"{text[:half]}\n[... {len(text) - 2 * half:,} characters left out ...]\n{text[-half:]}"
+
+
 def build_messages(
     retrieval: Retrieval,
     query: str,
     now: float | None = None,
     compact: bool = False,
     history: ShownHistory | None = None,
+    conversation: str | None = None,
 ) -> list[dict[str, str]]:
     """The chat messages for an answer, laid out for llama.cpp's prompt cache.
 
@@ -289,11 +305,14 @@ def build_messages(
         shown = history.shown(page.id) if history is not None else None
         if shown is not None:
             seen.update(shown.splitlines())
+        other = conversation is not None and page.conversation_id != conversation
         if page.user_input or shown:
             user = shown or (_clip(page.user_input) if compact else page.user_input)
-            messages.append({"role": "user", "content": user})
+            messages.append({"role": "user", "content": _other_turn(user) if other else user})
         if page.agent_response:
-            messages.append({"role": "assistant", "content": page.agent_response})
+            answer = page.agent_response
+            messages.append({"role": "assistant",
+                             "content": _other_turn(answer) if other else answer})
     sections = memory_sections(retrieval, recent, compact)
     block = _render(sections, seen)
     messages.append(
@@ -396,6 +415,7 @@ def warm_next_prompt(
     short_term: Callable[[], list[Page]],
     compact: bool = False,
     history: ShownHistory | None = None,
+    conversation: str | None = None,
 ) -> None:
     """Let the model process the stable start of the next prompt now (instructions, profile,
     the conversation including the exchange just stored), in the background, so the next
@@ -412,7 +432,8 @@ def warm_next_prompt(
         chain_summaries=(),
         turns=(),
     )
-    messages = build_messages(upcoming, "", compact=compact, history=history)
+    messages = build_messages(upcoming, "", compact=compact, history=history,
+                              conversation=conversation)
     warm(messages[:-1])  # all but the (empty) question: the part the next prompt starts with
 
 
@@ -433,4 +454,5 @@ def warm_conversation(memory: object) -> None:
         facts=(),
         knowledge=(),
     )
-    warm_next_prompt(chat, start, lambda: list(recent), is_small_model(chat), shown_history(memory))
+    warm_next_prompt(chat, start, lambda: list(recent), is_small_model(chat), shown_history(memory),
+                     getattr(memory, "conversation_id", None))

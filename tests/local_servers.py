@@ -114,7 +114,7 @@ class ChatServer:
 
     def __init__(
         self, models: list[str], reply: list[str], port: int = 0,
-        formats: tuple[str, ...] | None = None, finish_reason: str = "stop",
+        formats: tuple[str, ...] | None = None, finish_reason: str | None = "stop",
     ) -> None:  # fmt: skip
         self.models = models
         self.reply = reply
@@ -175,6 +175,8 @@ class ChatServer:
                     }
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
+                if host.finish_reason is None:  # closed unfinished, as llama.cpp's server
+                    return  # does on a prompt over its context (it logs the reason only)
                 end = {"choices": [{"index": 0, "delta": {}, "finish_reason": host.finish_reason}]}
                 self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
                 self.wfile.flush()

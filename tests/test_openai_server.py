@@ -209,3 +209,14 @@ def test_rate_limit_is_retried_with_backoff_then_reported():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_stream_closed_before_any_word_points_at_the_servers_context():
+    """llama.cpp's server, given a prompt over its context, closes the stream at once and says
+    why only in its log: "the connection broke" sent people looking at the network."""
+    from tests.local_servers import ChatServer
+
+    with ChatServer(["m"], [], finish_reason=None) as server:
+        chat = OpenAIChat(server.url, "m", retries=1, backoff=0.1)
+        with pytest.raises(ServerError, match="before writing anything.*context"):
+            list(chat.stream(ask("hi"), max_tokens=4))

@@ -133,3 +133,21 @@ def test_an_exchange_whose_facts_were_replaced_is_shown_marked_out_of_date(minil
     block = prompt.build_messages(retrieval, "Which city do I live in?")[-1]["content"]
     line = next(x for x in block.splitlines() if "Bristol" in x or "harbourside" in x.lower())
     assert prompt.OUT_OF_DATE.strip() in block.split("Bristol", 1)[1].split("\n[")[0], line
+
+
+def test_a_long_paste_of_another_conversation_is_not_sent_whole_again(memory):
+    """In the conversation it was pasted in, a long text stays whole (follow-ups are about it);
+    after Ctrl+N it is memory, and its middle is left out."""
+    paste = "START " + "lorem ipsum dolor sit amet " * 800 + " END"
+    memory.add_memory(f"Please read this: {paste}", "I have read it.")
+    pasted_in = memory.conversation_id
+
+    def prompt_size(question: str) -> int:
+        stream = memory.get_response(question, max_tokens=8)
+        list(stream)
+        return sum(len(m["content"]) for m in stream.messages)
+
+    assert prompt_size("What is its first word?") > len(paste)
+    memory.new_conversation()
+    assert memory.conversation_id != pasted_in
+    assert prompt_size("What is my cat's name?") < len(paste) // 4

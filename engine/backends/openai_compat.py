@@ -189,7 +189,7 @@ class OpenAIChat(ChatBackend):
                         finished = True
                         self.last_finish_reason = str(choice["finish_reason"])
             if not finished:
-                raise ServerNotAnsweringError(self._broken_text())
+                raise ServerNotAnsweringError(self._broken_text(wrote=bool(parts)))
         except TimeoutError:
             raise ServerNotAnsweringError(self._timeout_text()) from None
         except (OSError, http.client.HTTPException, ValueError) as exc:
@@ -384,7 +384,14 @@ class OpenAIChat(ChatBackend):
             "overloaded or stuck. Try again, or raise the timeout."
         )
 
-    def _broken_text(self) -> str:
+    def _broken_text(self, wrote: bool = True) -> str:
+        if not wrote:  # llama.cpp's server closes the stream so on a prompt over its context
+            return (
+                f"The server at {self.base_url} ended the answer before writing anything. If "
+                f"its log says the prompt is longer than its context, set the context size to "
+                f"the server's (this prompt was about {self.usage.last_prompt_tokens:,} tokens, "
+                f"fitted to {self.context_window:,})."
+            )
         return f"The connection to {self.base_url} broke in the middle of the answer."
 
     def _scrub(self, text: str) -> str:
