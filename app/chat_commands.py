@@ -14,7 +14,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QKeySequence
 
 from app.errors import describe
-from engine import chat_commands, errors, learned, remembered
+from app.learned import GONE, undo_same
+from engine import chat_commands, errors, remembered
 
 
 def load_conversation(mem: Any, conversation_ids: list[str], limit: int = 500) -> dict:
@@ -230,18 +231,22 @@ class ChatActions(QObject):
 
     # --- learned notices -----------------------------------------------------------------
     def undo_learned(self, item: Any) -> None:
-        if self.session is not None:
+        notices = self.window.learned_notices
+        if self.session is not None and notices.owns(item):  # never another memory's notice
             self.session.run(
-                learned.undo,
+                undo_same,
                 self.session.mem,
-                item.kind,
-                item.id,
-                on_result=lambda _: self._undone(item),
+                item,
+                on_result=lambda result: self._undone(item, result),
                 on_error=self._failed,
             )
 
-    def _undone(self, item: Any) -> None:
-        self.window.learned_notices.mark_undone(item)
+    def _undone(self, item: Any, result: str = "undone") -> None:
+        self.window.learned_notices.mark_undone(item)  # either way it is gone now
+        if result == GONE:  # deleted meanwhile (Privacy, /forget): not an error to show
+            self.window.status.showMessage("Already deleted.", 5000)
+            self.done.emit("gone")
+            return
         self.done.emit("undone")
 
     def _failed(self, error: Exception) -> None:

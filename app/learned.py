@@ -9,7 +9,26 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine.learned import learned_from
+from engine import remembered
+from engine.learned import learned_from, undo
+
+# What Undo found (undo_same's result): the item was deleted, or was already gone (deleted in
+# Privacy, forgotten) or is no longer the item the notice names.
+UNDONE, GONE = "undone", "gone"
+
+
+def undo_same(memory: Any, item: Any) -> str:
+    """Delete the item a notice names, only if this memory still holds it under that id and
+    with that text (in the session's worker). An id alone named another item once: another
+    memory's notice, shown after a switch, deleted this one's fact with the same id."""
+    if item.kind == remembered.PROFILE:
+        held = {slot.id: slot.text for slot in memory.profile()}
+    else:
+        held = {fact.id: fact.text for fact in memory.facts()}
+    if held.get(item.id) != item.text:
+        return GONE
+    undo(memory, item.kind, item.id)
+    return UNDONE
 
 
 class LearnedNotices(QObject):
@@ -35,8 +54,24 @@ class LearnedNotices(QObject):
         window.answer_finished.connect(self._answer_ended)
 
     def watch(self, session: Any) -> None:
+        self.reset()
         self.since = time.time()
         session.memory_changed.connect(self._on_event)
+
+    def reset(self) -> None:
+        """The vault closed (lock, switch, erase): its notices go with it. Kept, they were
+        drawn again after the exchanges of another memory with the same ids, and their Undo
+        deleted that memory's items."""
+        self._timer.stop()
+        self.announced.clear()
+        self.items.clear()
+        self.undone.clear()
+        self._undone_due.clear()
+        self._waiting = False
+
+    def owns(self, item: Any) -> bool:
+        """Whether `item` is one of the notices given in the memory open now."""
+        return any(given is item for given in self.items)
 
     def _on_event(self, event: str) -> None:
         if event == "facts":

@@ -314,6 +314,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             panel.close()
         self.panels.clear()
         self.sidebar.detach()
+        self.learned_notices.reset()  # they belong to the vault that learned them
         if self.session is not None:
             session, self.session = self.session, None
             session.close()  # waits for running work: a New chat or a continue has happened

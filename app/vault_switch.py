@@ -57,14 +57,20 @@ def vault_files(folder: Path | None = None) -> list[VaultFile]:
     return sorted(found, key=lambda v: (-v.modified, v.name.lower()))
 
 
+APP_TITLE = "MemoryOS"  # the application's display name (app/theme.py)
+
+
 def window_title(name: str | None, folder: Path | None = None) -> str:
-    """"MemoryOS — work" while the memory `name` is open: its name is shown unless it is the
-    default one and the only one (then there is nothing to tell apart). None: locked."""
+    """"work — MemoryOS" while the memory `name` is open: its name is shown unless it is the
+    default one and the only one (then there is nothing to tell apart). None: locked.
+    It ends with the app's display name: on X11, Wayland and Windows Qt appends that name to
+    a title that does not end with it ("MemoryOS — work — MemoryOS"); a title that does is
+    shown as it is, there and on macOS alike."""
     if not name:
-        return "MemoryOS"
+        return APP_TITLE
     if name == "default" and [v.name for v in vault_files(folder)] in ([], ["default"]):
-        return "MemoryOS"
-    return f"MemoryOS — {name}"
+        return APP_TITLE
+    return f"{name} — {APP_TITLE}"
 
 
 def name_problem(name: str) -> str:

@@ -191,6 +191,11 @@ def _count(number: int, thing: str) -> str:
     return f"{number} {thing}{'' if number == 1 else 's'}"
 
 
+def _profile_entries(number: int) -> str:
+    # Counted apart from the facts, as the app's status bar tooltip does (it adds them up).
+    return f"{number} profile {'entry' if number == 1 else 'entries'}"
+
+
 def status_text(status) -> str:
     """A ConsolidationStatus as a person reads it (`/status` in `memoryos chat`)."""
     if status.running:
@@ -202,7 +207,7 @@ def status_text(status) -> str:
     lines = [
         f"Memory: {_count(status.short_term_pages, 'recent exchange')}, "
         f"{status.mid_term_pages} in topics ({_count(status.segments, 'topic')}), "
-        f"{_count(status.facts, 'fact')}.",
+        f"{_count(status.facts, 'fact')}, {_profile_entries(status.profile)}.",
         f"Background work: {work} ({status.pending_jobs} waiting, {status.failed_jobs} failed).",
     ]
     if status.last_error:

@@ -422,3 +422,19 @@ def test_an_answer_that_used_no_memories_still_says_so_when_drawn_again(
     with qtbot.waitSignal(window.conversation_shown):
         window.reload_conversation()
     assert window.view.plain_text().count("Used no memories") == 1
+
+
+def test_undo_on_an_item_already_deleted_says_so_plainly(qtbot, window, chat, memory, send):
+    """Undo on a notice whose fact was deleted in Privacy added "⚠ no profile slot with id 2"
+    to the conversation and jumped there."""
+    send(window, "I am allergic to peanuts")
+    _learn(qtbot, window, memory)
+    target = next(i for i in window.view.learned_items() if i.text == "I am allergic to peanuts")
+    memory.delete_fact(target.id)  # as Privacy does
+    with qtbot.waitSignal(window.chat_actions.done) as done:
+        _click_text(qtbot, window.view, "Undo", after="Learned: I am allergic to peanuts")
+    assert done.args == ["gone"]
+    assert window.status.currentMessage() == "Already deleted."
+    text = window.view.plain_text()
+    assert "⚠" not in text and "id " not in text
+    assert "Forgot: I am allergic to peanuts" in text

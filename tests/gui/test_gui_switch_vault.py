@@ -3,6 +3,8 @@ learned never shows in the other; cancelling its dialog goes back to the memory 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import shiboken6
 from PySide6.QtCore import Qt
@@ -199,11 +201,27 @@ def test_the_window_title_names_the_memory_open(qtbot, app, memory_keyring):
                                                           Qt.MouseButton.LeftButton))
     assert window.windowTitle() == "MemoryOS"  # closed: no memory open while it is made
     _create(qtbot, window, first, passphrase=False)
-    assert window.windowTitle() == "MemoryOS — work"
+    assert window.windowTitle() == "work — MemoryOS"
+    # What the title bar shows: on X11 (and Wayland, Windows) Qt adds the app's display name
+    # to a title that does not end with it; it read "MemoryOS — work — MemoryOS".
+    assert _shown_title(window) == "work — MemoryOS"
     qtbot.waitUntil(lambda: window.status.vault.text().startswith("work"))  # as the status line
 
     window.lock_now()
     assert window.session is None and window.windowTitle() == "MemoryOS"
+    assert _shown_title(window) == "MemoryOS"
+
+
+def _shown_title(window) -> str:
+    """The title as Qt's X11, Wayland and Windows windows show it (QPlatformWindow::
+    formatWindowTitle; the offscreen platform shows none)."""
+    from PySide6.QtGui import QGuiApplication
+
+    title, name = window.windowTitle(), QGuiApplication.applicationDisplayName()
+    assert name == "MemoryOS"  # app/theme.py sets it, as the real app does
+    if title.endswith(name):
+        return title
+    return f"{title} — {name}" if title else name
 
 
 def test_the_sizes_listed_count_the_write_ahead_log(qtbot, memory_keyring, tmp_path):
@@ -252,6 +270,70 @@ def test_the_default_memory_is_named_in_the_title_once_there_are_others(tmp_path
     (tmp_path / "default.memoryos").write_bytes(b"x")
     assert window_title("default", tmp_path) == "MemoryOS"
     (tmp_path / "work.memoryos").write_bytes(b"x")
-    assert window_title("default", tmp_path) == "MemoryOS — default"
-    assert window_title("work", tmp_path) == "MemoryOS — work"
+    assert window_title("default", tmp_path) == "default — MemoryOS"
+    assert window_title("work", tmp_path) == "work — MemoryOS"
     assert window_title(None, tmp_path) == "MemoryOS"
+
+
+def _learn(qtbot, window):
+    with qtbot.waitSignal(window.learned_notices.checked, timeout=5000):
+        window.session.mem.run_consolidation()  # first-person statements become facts
+
+
+def _switch_to(qtbot, window, opener, name: str):
+    dialog = _switch_dialog(qtbot, window)
+    if name in _names(dialog):
+        dialog.list.setCurrentRow(_names(dialog).index(name))
+        with qtbot.waitSignal(window.session_attached, timeout=10_000):
+            qtbot.mouseClick(_open_button(dialog), Qt.MouseButton.LeftButton)
+        return
+    qtbot.keyClicks(dialog.new_name, name)
+    first = _shown(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+                                                          Qt.MouseButton.LeftButton))
+    _create(qtbot, window, first, passphrase=False)
+
+
+def test_learned_notices_stay_with_the_memory_that_learned_them(
+    qtbot, app, memory_keyring, send
+):
+    """After a switch, "work" showed default's "Learned: My name is Dana" notice, and its
+    Undo deleted work's only fact (same id, other memory)."""
+    window, opener = app
+    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=False)
+    send(window, "My name is Dana and I live in Lisbon.")
+    _learn(qtbot, window)
+    dana = [item for item in window.view.learned_items() if "Dana" in item.text]
+    assert dana and "Learned: " in window.view.plain_text()
+
+    _switch_to(qtbot, window, opener, "work")
+    send(window, "Our team standup is every Tuesday at 9.")
+    _learn(qtbot, window)
+    work = window.session.mem
+    standup = {(f.id, f.text) for f in work.facts()}
+    assert standup and any("standup" in text for _, text in standup)
+    assert {f.id for f in work.facts()} & {item.id for item in dana}  # the same ids
+    with qtbot.waitSignal(window.conversation_shown):
+        window.reload_conversation()  # drawn again: only this memory's notices come back
+    text = window.view.plain_text()
+    assert "Dana" not in text and "standup" in text
+    assert all("Dana" not in item.text for item in window.view.learned_items())
+
+    # An Undo on the other memory's notice (a click left over from before the switch) does
+    # nothing here.
+    with qtbot.assertNotEmitted(window.chat_actions.done, wait=300):
+        window.view.learned_undo_requested.emit(dana[0])
+    assert {(f.id, f.text) for f in work.facts()} == standup
+
+    _switch_to(qtbot, window, opener, "default")
+    qtbot.waitUntil(lambda: "Dana" in window.view.plain_text())
+    assert "standup" not in window.view.plain_text()
+    assert window.learned_notices.items == []  # work's notices went with work
+
+    # Undo acts only on the item the notice names: the same id with other text is not it.
+    from app.learned import GONE, undo_same
+
+    mem = window.session.mem
+    before = {(f.id, f.text) for f in mem.facts()}
+    other = next(item for item in dana if item.kind == "fact")
+    assert undo_same(mem, replace(other, text="Our team standup is every Tuesday at 9.")) == GONE
+    assert {(f.id, f.text) for f in mem.facts()} == before
