@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import describe
+from app.model_choice import short_model_name
 from app.settings_store import BUNDLED, GGUF, SERVER
 from app.theme import pixels
 from app.workers import WorkerPool
@@ -341,8 +342,11 @@ class ModelPicker(QWidget):
             where = destination(server.url)
         rows = []
         for name in server.models or ["(no models loaded)"]:
-            row = QTreeWidgetItem(group, [name, where, server.url, "runs in the server"])
-            row.setToolTip(0, name)
+            # llama.cpp's server names its model by the GGUF's path: the file's name is shown,
+            # the whole path is in the tooltip (and what is sent to the server)
+            shown = short_model_name(name) or name
+            row = QTreeWidgetItem(group, [shown, where, server.url, "runs in the server"])
+            row.setToolTip(0, name if shown == name else f"{shown}\n{name}")
             row.setToolTip(1, server.url)
             row.setData(0, Qt.ItemDataRole.UserRole, ("server", (server, name)))
             self._mark_in_use(row)

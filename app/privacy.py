@@ -30,6 +30,7 @@ from app.icons import icon
 from app.persona_items import (
     CANDIDATE_TIP,
     KIND_LABELS,
+    PROFILE,
     PersonaItem,
     delete_and_forget,
     delete_items,
@@ -105,6 +106,35 @@ def delete_question(chosen: list) -> str:
     return text
 
 
+def _count(number: int, one: str, many: str = "") -> str:
+    return f"{number} {one if number == 1 else (many or one + 's')}"
+
+
+def _and(parts: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
+
+
+def _items_words(items: list[PersonaItem]) -> str:
+    """"1 fact", "2 facts and 1 profile entry": what a delete removed."""
+    slots = sum(item.kind == PROFILE for item in items)
+    facts = len(items) - slots
+    parts = [_count(facts, "fact")] if facts else []
+    if slots:
+        parts.append(_count(slots, "profile entry", "profile entries"))
+    return _and(parts)
+
+
+def _forgot_words(done: Any) -> str:
+    """"1 exchange and 1 fact": what a forget removed (the engine's ForgetPreview)."""
+    parts = [_count(len(done.pages), "exchange")]
+    if done.facts:
+        parts.append(_count(len(done.facts), "fact"))
+    if done.slots:
+        parts.append(_count(len(done.slots), "profile entry", "profile entries"))
+    return _and(parts)
+
+
 class PrivacyPanel(QDialog):
     """See, correct and erase what MemoryOS knows about the person."""
 
@@ -143,9 +173,14 @@ class PrivacyPanel(QDialog):
         erase.clicked.connect(self.erase_requested)
         close = QPushButton("Close")
         close.clicked.connect(self.close)
+        # What the last delete or forget did: the rows just vanish otherwise
+        self.done_note = QLabel(objectName="hint")
+        self.done_note.setAccessibleName("Last change")
         bottom = QHBoxLayout()
         bottom.addWidget(export)
         bottom.addWidget(erase)
+        bottom.addSpacing(12)
+        bottom.addWidget(self.done_note)
         bottom.addStretch(1)
         bottom.addWidget(close)
         layout = QVBoxLayout(self)
@@ -439,10 +474,15 @@ class PrivacyPanel(QDialog):
         self.forget_conversations_button.setEnabled(bool(self.conversation_tree.selectedItems()))
 
     # --- changes -----------------------------------------------------------------------
-    def _write(self, fn: Any, *args: Any) -> None:
-        self.session.run(fn, *args, on_result=self._written, on_error=self._failed)
+    def _write(self, fn: Any, *args: Any, said: Any = None) -> None:
+        """Run a change in a worker; `said(result)`: the confirmation shown once it is done."""
+        self.done_note.clear()
+        self.session.run(fn, *args, on_result=lambda result: self._written(result, said),
+                         on_error=self._failed)
 
-    def _written(self, _result: object) -> None:
+    def _written(self, result: object, said: Any = None) -> None:
+        if said is not None:
+            self.done_note.setText(said(result))
         self.refresh()
         self.changed.emit()
 
@@ -470,7 +510,8 @@ class PrivacyPanel(QDialog):
         answer = _ask(self, "Delete", delete_question(chosen), *actions) if confirm else "Delete"
         if answer == "Delete":
             self._follow_delete(chosen)
-            self._write(delete_items, self.session.mem, chosen)
+            self._write(delete_items, self.session.mem, chosen,
+                        said=lambda _count: f"Deleted {_items_words(chosen)}.")
         elif answer and answer == also:
             one = "this item" if len(chosen) == 1 else f"these {len(chosen)} items"
             self._forget("forget_page", source_exchanges(chosen), True,
@@ -528,9 +569,12 @@ class PrivacyPanel(QDialog):
                 return
             if delete:
                 self._follow_delete(delete)
-                self._write(delete_and_forget, self.session.mem, delete, pages)
+                self._write(delete_and_forget, self.session.mem, delete, pages,
+                            said=lambda done: f"Deleted {_items_words(delete)} and forgot "
+                            f"{_forgot_words(done)}.")
             else:
-                self._write(forget_preview.forget, self.session.mem, pages)
+                self._write(forget_preview.forget, self.session.mem, pages,
+                            said=lambda done: f"Forgot {_forgot_words(done)}.")
 
         self.session.run(forget_preview.preview, self.session.mem, method, ids,
                          on_result=previewed, on_error=self._failed)

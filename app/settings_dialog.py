@@ -157,7 +157,7 @@ class SettingsDialog(QDialog):
     def _models_page(self) -> QWidget:
         from app.models_page import ModelsPage
 
-        self.models_page = ModelsPage(self.pool)
+        self.models_page = ModelsPage(self.pool, current=self.original)
         self.models_page.picker.chosen.connect(self.use_choice)
         return self.models_page
 

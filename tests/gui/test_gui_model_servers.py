@@ -308,3 +308,40 @@ def test_the_models_page_in_settings_adds_a_server_by_address_too(qtbot, servers
     assert dialog.server.isChecked() and dialog.server_url.text() == other.url
     assert dialog.server_model.text() == "qwen2.5:7b"
     dialog.close()
+
+
+# -- a llama.cpp server, whose model id is the GGUF's path ------------------------------------
+
+
+def test_a_served_file_is_listed_by_its_name_and_marked_in_use_in_settings(
+    qtbot, tmp_path, monkeypatch
+):
+    """llama.cpp's server names its model by the GGUF's whole path: the table showed the path
+    (squeezing the other columns), and Settings → Models did not mark the server's model as
+    the one in use. The row shows the file's name, the path is in its tooltip, Use still
+    chooses the server's own id, and the model in use says so (localhost is 127.0.0.1)."""
+    from app.model_picker import SERVERS
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))
+    path = "/home/dana/models/Qwen2.5-1.5B-Instruct-Q4_K_M.gguf"
+    with ChatServer([path], ["Hi"]) as server:
+        monkeypatch.setattr("models.probe.DEFAULT_PORTS", {server.port: "llama.cpp server"})
+        settings = AppSettings(
+            model_source="openai", server_url=f"http://localhost:{server.port}/v1/",
+            server_model=path,
+        )  # fmt: skip
+        dialog = SettingsDialog(settings)
+        qtbot.addWidget(dialog)
+        picker = dialog.models_page.picker
+        qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+        (row,) = picker.rows(SERVERS)
+        assert "/" not in row.text(0) and "Qwen2.5-1.5B-Instruct-Q4_K_M" in row.text(0)
+        assert path in row.toolTip(0)
+        assert row.text(3).startswith("in use")
+        picker.table.setCurrentItem(row)
+        picker.use_button.click()
+        assert dialog.server_model.text() == path
+        dialog.reject()
+        dialog.pool.wait(5000)

@@ -110,3 +110,45 @@ def test_an_item_with_no_stored_exchange_has_none_to_forget(qtbot, panel, memory
 
     panel.tree.selectAll()  # with the others: the exchanges of those that have one
     assert panel.forget_exchange_button.text() == "Forget the 2 exchanges they came from…"
+
+
+def _forget_exchange_of(qtbot, panel, needle: str) -> str:
+    """Forget the exchange the item saying `needle` came from; the preview's text."""
+    panel.tree.clearSelection()
+    _row(panel, needle).setSelected(True)
+    seen: dict = {}
+    _answer(panel, "forgetPreview", "Forget", seen)
+    with qtbot.waitSignal(panel.changed, timeout=10_000):
+        panel.forget_source_exchanges()
+    return seen["texts"][0]
+
+
+def test_the_preview_says_renamed_only_when_the_title_changes(qtbot, panel, memory):
+    """The preview said "1 conversation renamed" for any exchange forgotten from a
+    conversation that keeps others, though its title (from its first question) stayed."""
+    (before,) = memory.conversations()
+    preview = _forget_exchange_of(qtbot, panel, "spicy ramen")  # the second exchange
+    assert "renamed" not in preview and "title" not in preview
+    assert [c.title for c in memory.conversations()] == [before.title]
+
+    memory.add_memory("My sister lives in Lisbon.", "Lovely city.")
+    memory.run_consolidation()
+    qtbot.waitUntil(lambda: _row(panel, "Lisbon") is not None)
+    preview = _forget_exchange_of(qtbot, panel, "data scientist")  # the first: named after it
+    assert "1 conversation renamed" in preview
+    (after,) = memory.conversations()
+    assert after.title != before.title and "Lisbon" in after.title
+
+
+def test_delete_and_forget_say_what_they_did(qtbot, panel, memory):
+    """After Delete or Forget the rows just vanished: a line now says what went."""
+    note = panel.done_note
+    assert not note.text()
+    _row(panel, "data scientist").setSelected(True)
+    with qtbot.waitSignal(panel.changed, timeout=10_000):
+        panel.delete_selected(confirm=False)
+    assert note.isVisible() and note.text().startswith("Deleted") and "1 fact" in note.text()
+
+    _forget_exchange_of(qtbot, panel, "spicy ramen")
+    assert note.isVisible() and note.text().startswith("Forgot")
+    assert "1 exchange" in note.text() and "1 fact" in note.text()
