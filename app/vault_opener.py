@@ -129,7 +129,7 @@ class VaultOpener(QObject):
 
         asking = self.dialog
         here = self.path.name.removesuffix(".memoryos")
-        picker = SwitchVaultDialog(here, asking, folder=self.path.parent)
+        picker = SwitchVaultDialog(here, asking, folder=self.path.parent, locked=True)
         picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def chosen() -> None:

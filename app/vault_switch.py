@@ -99,10 +99,11 @@ class SwitchVaultDialog(QDialog):
     """Pick a vault, or type a new name. `chosen()` is the name to open after Accept."""
 
     def __init__(self, current: str, parent: QWidget | None = None,
-                 folder: Path | None = None) -> None:
+                 folder: Path | None = None, locked: bool = False) -> None:
         super().__init__(parent)
         self.setWindowTitle("Switch memory")
         self.current = current
+        self.locked = locked
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 24, 28, 20)  # as the first-run and unlock dialogs
         layout.setSpacing(12)
@@ -115,7 +116,8 @@ class SwitchVaultDialog(QDialog):
         self.list = QListWidget(objectName="vaultList")
         self.list.setAccessibleName("Memories on this computer")
         for vault in vault_files(folder):
-            here = " (open now)" if vault.name == current else ""
+            # From the unlock screen the current one is locked, not open
+            here = (" (locked)" if locked else " (open now)") if vault.name == current else ""
             item = QListWidgetItem(
                 f"{vault.name}{here}  ·  {_size(vault.size)}, last used {_when(vault.modified)}"
             )
@@ -187,7 +189,8 @@ class SwitchVaultDialog(QDialog):
         open_button = self.buttons.button(QDialogButtonBox.StandardButton.Open)
         open_button.setEnabled(bool(name) and not problem and name != self.current)
         if name == self.current:
-            open_button.setToolTip("This memory is the one open now")
+            open_button.setToolTip("This memory is the one being unlocked" if self.locked
+                                   else "This memory is the one open now")
         elif self.new_name.text() and name not in self._existing():
             open_button.setToolTip(f"Create the memory “{name}”")
         else:

@@ -174,6 +174,7 @@ def test_the_unlock_dialog_offers_another_memory_when_this_key_is_not_yours(
     picker = _shown(qtbot, opener, dialog.other_button.click)
     assert isinstance(picker, SwitchVaultDialog)
     assert _names(picker) == ["mine", "default"] and picker.list.currentRow() == 0
+    assert "(locked)" in picker.list.item(1).text()  # not "open now": it is being unlocked
     with qtbot.assertNotEmitted(opener.cancelled):
         unlock = _shown(qtbot, opener, lambda: qtbot.mouseClick(
             _open_button(picker), Qt.MouseButton.LeftButton))
