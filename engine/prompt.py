@@ -201,16 +201,17 @@ def _window(short_term: tuple[Page, ...], size: int) -> list[Page]:
 
 # After an exchange whose every fact was replaced since ("I live in Bristol", then a move):
 # shown as it was said, dated, and marked, so the model takes the profile's current value.
-OUT_OF_DATE = " (out of date: changed since)"
+# Before what it marks, so that the model reads it before the claim.
+OUT_OF_DATE = "(out of date: changed since)"
 
 
 def _page_line(retrieval: Retrieval, page: Page, compact: bool) -> str:
-    mark = OUT_OF_DATE if page.id in retrieval.changed else ""
+    mark = f"{OUT_OF_DATE} " if page.id in retrieval.changed else ""
     if compact:
-        return f"- {_clip(page.user_input)}{mark}"
-    return f"[{when.describe(page.timestamp)}] " + when.resolve_relative(
+        return f"- {mark}{_clip(page.user_input)}"
+    return f"[{when.describe(page.timestamp)}] {mark}" + when.resolve_relative(
         _matched_text(retrieval, page), page.timestamp
-    ) + mark
+    )
 
 
 def memory_sections(

@@ -315,7 +315,11 @@ def retrieve(
         for pid in order
     }
     scored_pages = tuple(ScoredPage(pages[pid], best[pid], found[pid]) for pid in order)
-    chains = _chain_summaries([p.page for p in scored_pages] + short)
+    changed = frozenset(vault.pages_since_changed(order + [p.id for p in short]))
+    # A thread is summarised by its keywords, which cannot carry an out-of-date mark: an
+    # exchange whose facts were replaced since does not bring its thread ("bristol, live").
+    chains = _chain_summaries([p.page for p in scored_pages if p.page.id not in changed]
+                              + [p for p in short if p.id not in changed])
     visited = {s.id for s in segments} | {
         p.page.segment_id for p in scored_pages if p.page.segment_id
     }
@@ -330,7 +334,7 @@ def retrieve(
         chain_summaries=chains,
         elapsed_ms=(time.perf_counter() - started) * 1000,
         turns=tuple(chosen),
-        changed=frozenset(vault.pages_since_changed(order + [p.id for p in short])),
+        changed=changed,
     )
     return result, visited
 

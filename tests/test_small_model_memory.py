@@ -131,8 +131,9 @@ def test_an_exchange_whose_facts_were_replaced_is_shown_marked_out_of_date(minil
     glasgow = [p for p in retrieval.short_term if "Glasgow" in p.user_input]
     assert glasgow and glasgow[0].id not in retrieval.changed
     block = prompt.build_messages(retrieval, "Which city do I live in?")[-1]["content"]
-    line = next(x for x in block.splitlines() if "Bristol" in x or "harbourside" in x.lower())
-    assert prompt.OUT_OF_DATE.strip() in block.split("Bristol", 1)[1].split("\n[")[0], line
+    line = next(x for x in block.splitlines() if "I live in Bristol" in x)
+    assert line.index(prompt.OUT_OF_DATE) < line.index("Bristol"), line
+    assert not any("Glasgow" in x and prompt.OUT_OF_DATE in x for x in block.splitlines())
 
 
 def test_a_long_paste_of_another_conversation_is_not_sent_whole_again(memory):

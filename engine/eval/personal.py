@@ -313,14 +313,7 @@ def _judge(scenario: Scenario, size: str, stream: Any) -> Seen:
             )
         else:
             kept_out = needle not in prompt and not any(needle in t.lower() for _, t in listed)
-    stale = (  # a line marked out of date (engine/prompt.py OUT_OF_DATE) says it is no longer so
-        any(
-            scenario.stale.lower() in line and OUT_OF_DATE.strip().lower() not in line
-            for line in prompt.splitlines()
-        )
-        if scenario.stale
-        else None
-    )
+    stale = _unmarked(prompt, scenario.stale.lower()) if scenario.stale else None
     return Seen(
         size=size,
         passed=shown is not False and kept_out is not False,
@@ -402,6 +395,18 @@ def report(outcomes: list[Outcome]) -> dict:
         "totals": totals(outcomes),
         "outcomes": [asdict(o) for o in outcomes],
     }
+
+
+def _unmarked(prompt: str, text: str) -> bool:
+    """Whether `text` is in the (lower-cased) prompt outside an exchange marked out of date
+    (engine/prompt.py OUT_OF_DATE, after its date; the reply on the next line is part of it)."""
+    mark, marked = OUT_OF_DATE.lower(), False
+    for line in prompt.splitlines():
+        if not line.startswith("assistant:"):  # a reply continues the exchange above it
+            marked = mark in line
+        if text in line and not marked:
+            return True
+    return False
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m engine.eval.personal") -> int:
