@@ -85,3 +85,30 @@ def open_fast(path, create: bool, passphrase: str | None, *, chat: bool = True):
     if chat:
         mem.set_chat(FakeChat())
     return mem
+
+
+def pausing_chat():
+    """A FakeChat whose stream stops after `pause_after` (a piece of its reply) until the test
+    sets `go_on`, so a GUI test can look at an answer half written (`paused` is set then)."""
+    import threading
+    from dataclasses import dataclass, field
+
+    from engine.backends.fake import FakeChat
+
+    @dataclass
+    class PausingChat(FakeChat):
+        pause_after: str = ""
+        paused: threading.Event = field(default_factory=threading.Event)
+        go_on: threading.Event = field(default_factory=threading.Event)
+
+        def _stream(self, messages, *, max_tokens, temperature):
+            said = ""
+            for chunk in super()._stream(messages, max_tokens=max_tokens,
+                                         temperature=temperature):
+                yield chunk
+                said += chunk
+                if self.pause_after and self.pause_after in said and not self.paused.is_set():
+                    self.paused.set()
+                    self.go_on.wait(10)
+
+    return PausingChat()

@@ -429,14 +429,20 @@ def _change_profile(folder, text: str, when: str) -> None:
     path.write_text(json.dumps(content), encoding="utf-8")
 
 
-def test_an_older_copy_never_replaces_a_newer_profile(memory, tmp_path):
-    """Imported after a newer copy, an older copy of the folder leaves the newer profile
-    current; a newer copy imported after an older one does replace it, and adds its facts."""
+def _older_and_newer_copies(tmp_path):
+    """Two copies of the reference's folder whose profiles were written in January and June."""
     old, new = tmp_path / "old", tmp_path / "new"
     shutil.copytree(FIXTURE, old)
     shutil.copytree(FIXTURE, new)
     _change_profile(old, "Alex is a nurse who hikes.", "2026-01-01 10:00:00")
     _change_profile(new, "Alex is a nurse who hikes and learns Spanish.", "2026-06-01 10:00:00")
+    return old, new
+
+
+def test_an_older_copy_never_replaces_a_newer_profile(memory, tmp_path):
+    """Imported after a newer copy, an older copy of the folder leaves the newer profile
+    current; a newer copy imported after an older one does replace it, and adds its facts."""
+    old, new = _older_and_newer_copies(tmp_path)
 
     run_import(memory, new)
     added, _ = run_import(memory, old)
@@ -446,11 +452,7 @@ def test_an_older_copy_never_replaces_a_newer_profile(memory, tmp_path):
 
 
 def test_a_newer_copy_updates_the_profile(memory, tmp_path):
-    old, new = tmp_path / "old", tmp_path / "new"
-    shutil.copytree(FIXTURE, old)
-    shutil.copytree(FIXTURE, new)
-    _change_profile(old, "Alex is a nurse who hikes.", "2026-01-01 10:00:00")
-    _change_profile(new, "Alex is a nurse who hikes and learns Spanish.", "2026-06-01 10:00:00")
+    old, new = _older_and_newer_copies(tmp_path)
     run_import(memory, old)
     added, _ = run_import(memory, new)
     assert added.profile and added.facts == 1

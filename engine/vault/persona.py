@@ -209,13 +209,12 @@ class PersonaMixin:
             return set()
         marks = _placeholders(page_ids)
         rows = self.conn.execute(
-            f"SELECT s.page_id, min(f.status=? AND f.superseded_by IS NOT NULL), "
-            f"max(f.status=? AND f.superseded_by IS NOT NULL) FROM fact_sources s "
-            f"JOIN facts f ON f.id=s.fact_id WHERE s.page_id IN ({marks}) AND f.kind=? "
-            f"GROUP BY s.page_id",
-            [SUPERSEDED, SUPERSEDED, *page_ids, USER_FACT],
+            f"SELECT s.page_id, min(f.status=? AND f.superseded_by IS NOT NULL) FROM "
+            f"fact_sources s JOIN facts f ON f.id=s.fact_id WHERE s.page_id IN ({marks}) "
+            f"AND f.kind=? GROUP BY s.page_id",
+            [SUPERSEDED, *page_ids, USER_FACT],
         )
-        return {page_id for page_id, every, _ in rows if every}
+        return {page_id for page_id, every in rows if every}
 
     @_locked
     def candidate_facts_from_pages(self, page_ids: list[int], status: str) -> list[int]:

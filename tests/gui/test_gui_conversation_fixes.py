@@ -5,14 +5,11 @@ whole at the largest text."""
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
-from engine.backends.fake import FakeChat
+from tests.helpers import pausing_chat
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
@@ -118,27 +115,9 @@ def test_the_remembered_line_stays_after_a_forget(qtbot, window, chat, memory, s
 # --- a streaming answer while an earlier message is redrawn ---------------------------------
 
 
-@dataclass
-class PausingChat(FakeChat):
-    """The fake chat model, stopping after `pause_after` until the test lets it go on."""
-
-    pause_after: str = ""
-    paused: threading.Event = field(default_factory=threading.Event)
-    go_on: threading.Event = field(default_factory=threading.Event)
-
-    def _stream(self, messages, *, max_tokens, temperature):
-        said = ""
-        for chunk in super()._stream(messages, max_tokens=max_tokens, temperature=temperature):
-            yield chunk
-            said += chunk
-            if self.pause_after and self.pause_after in said and not self.paused.is_set():
-                self.paused.set()
-                self.go_on.wait(10)
-
-
 @pytest.fixture
 def chat():
-    chat = PausingChat()
+    chat = pausing_chat()
     yield chat
     chat.go_on.set()  # never leave a worker waiting
 

@@ -4,14 +4,12 @@ text at the end), drawn at a bounded rate, and ends exactly as the answer drawn 
 from __future__ import annotations
 
 import itertools
-import threading
 import time
-from dataclasses import dataclass, field
 
 import pytest
 from PySide6.QtGui import QFont, QFontInfo, QTextCursor
 
-from engine.backends.fake import FakeChat
+from tests.helpers import pausing_chat
 
 pytestmark = pytest.mark.gui
 
@@ -23,28 +21,9 @@ ANSWER = (
 )
 
 
-@dataclass
-class PausingChat(FakeChat):
-    """The fake chat model; its stream stops after `pause_after` (a piece of its reply) until
-    the test lets it go on, so the test can look at an answer half written."""
-
-    pause_after: str = ""
-    paused: threading.Event = field(default_factory=threading.Event)
-    go_on: threading.Event = field(default_factory=threading.Event)
-
-    def _stream(self, messages, *, max_tokens, temperature):
-        said = ""
-        for chunk in super()._stream(messages, max_tokens=max_tokens, temperature=temperature):
-            yield chunk
-            said += chunk
-            if self.pause_after and self.pause_after in said and not self.paused.is_set():
-                self.paused.set()
-                self.go_on.wait(10)
-
-
 @pytest.fixture
 def chat():
-    chat = PausingChat()
+    chat = pausing_chat()
     yield chat
     chat.go_on.set()  # never leave a worker waiting
 
