@@ -112,3 +112,10 @@ def pausing_chat():
                     self.go_on.wait(10)
 
     return PausingChat()
+
+
+def shown_dialog(qtbot, opener, start):
+    """The dialog a VaultOpener shows when `start()` runs (unlock, first run, other memory)."""
+    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
+        start()
+    return shown.args[0]

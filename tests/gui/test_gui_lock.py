@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
-from tests.helpers import open_fast
+from tests.helpers import open_fast, shown_dialog
 
 pytestmark = pytest.mark.gui
 
@@ -28,12 +28,6 @@ def app(qtbot, tmp_path):
     window.close()
 
 
-def _shown(qtbot, opener, start):
-    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
-        start()
-    return shown.args[0]
-
-
 def _unlock(qtbot, window, dialog):
     dialog.passphrase.clear()
     with qtbot.waitSignal(window.session_attached):
@@ -51,7 +45,7 @@ def test_esc_on_the_first_run_dialog_does_not_quit(qtbot, app, fail_keyring):
     from app.vault_dialogs import FirstRunDialog
 
     window, opener = app
-    dialog = _shown(qtbot, opener, opener.start)
+    dialog = shown_dialog(qtbot, opener, opener.start)
     assert isinstance(dialog, FirstRunDialog)
     qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
     qtbot.keyClicks(dialog.confirm, PASSPHRASE)
@@ -75,7 +69,7 @@ def test_esc_on_the_unlock_dialog_does_not_quit_at_start_or_after_the_idle_lock(
 
     window, opener = app
     open_fast(opener.path, True, PASSPHRASE).close()
-    dialog = _shown(qtbot, opener, opener.start)
+    dialog = shown_dialog(qtbot, opener, opener.start)
     assert isinstance(dialog, UnlockDialog)
     qtbot.keyClicks(dialog.passphrase, "correct horse")
     with qtbot.assertNotEmitted(opener.cancelled):
@@ -84,7 +78,7 @@ def test_esc_on_the_unlock_dialog_does_not_quit_at_start_or_after_the_idle_lock(
     assert dialog.passphrase.text() == "correct horse"
     _unlock(qtbot, window, dialog)
 
-    again = _shown(qtbot, opener, window.lock)  # the idle lock: the key is asked for again
+    again = shown_dialog(qtbot, opener, window.lock)  # the idle lock: the key is asked for again
     assert isinstance(again, UnlockDialog)
     qtbot.keyClicks(again.passphrase, "correct")
     with qtbot.assertNotEmitted(opener.cancelled):
@@ -108,12 +102,12 @@ def test_lock_now_does_what_the_idle_lock_does(qtbot, app, fail_keyring, send):
     assert action.shortcut() == QKeySequence("Ctrl+L")
     assert not action.isEnabled()  # no vault open yet
     open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, _shown(qtbot, opener, opener.start))
+    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
     assert action.isEnabled()
     send(window, "My dog is called Biscuit")
     mem = window.session.mem
 
-    asked = _shown(qtbot, opener, action.trigger)
+    asked = shown_dialog(qtbot, opener, action.trigger)
 
     assert isinstance(asked, UnlockDialog)  # the key is asked for again
     assert window.session is None and mem.vault.conn is None  # the vault is closed
@@ -133,18 +127,18 @@ def test_ctrl_l_locks_and_the_padlock_too(qtbot, app, fail_keyring):
 
     window, opener = app
     open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, _shown(qtbot, opener, opener.start))
+    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
 
-    dialog = _shown(qtbot, opener, lambda: qtbot.keyClick(
+    dialog = shown_dialog(qtbot, opener, lambda: qtbot.keyClick(
         window.composer.input, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier))
     assert window.session is None
     _unlock(qtbot, window, dialog)
 
     padlock = window.status.vault_icon
     assert padlock.toolTip() == "Lock now (Ctrl+L)"
-    _shown(qtbot, opener, lambda: qtbot.mouseClick(padlock, Qt.MouseButton.LeftButton))
+    shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(padlock, Qt.MouseButton.LeftButton))
     assert window.session is None
     assert padlock.toolTip() == ""  # nothing to lock any more
 
@@ -189,7 +183,7 @@ def test_after_unlocking_at_start_typing_goes_into_the_message_box(qtbot, app, f
     searched the conversations instead of becoming a message."""
     window, opener = app
     open_fast(opener.path, True, PASSPHRASE).close()
-    dialog = _shown(qtbot, opener, opener.start)
+    dialog = shown_dialog(qtbot, opener, opener.start)
     _unlock(qtbot, window, dialog)
     qtbot.waitUntil(lambda: not dialog.isVisible())
     qtbot.waitUntil(lambda: window.focusWidget() is window.composer.input)

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from tests.helpers import open_fast
+from tests.helpers import open_fast, shown_dialog
 
 pytestmark = pytest.mark.gui
 
@@ -29,12 +29,6 @@ def app(qtbot):
     qtbot.waitExposed(window)
     yield window, opener
     window.close()
-
-
-def _shown(qtbot, opener, start):
-    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
-        start()
-    return shown.args[0]
 
 
 def _create(qtbot, window, dialog, passphrase: bool):
@@ -68,7 +62,7 @@ def test_switching_to_a_new_memory_and_back_keeps_each_ones_conversations_apart(
     from app.vault_dialogs import FirstRunDialog
 
     window, opener = app
-    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=False)
+    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=False)
     send(window, "My dog is called Rex and he loves the beach.")
     assert window.switch_action in window.menuBar().actions()[0].menu().actions()
     assert window.switch_action.shortcut() == QKeySequence("Ctrl+Shift+O")
@@ -115,15 +109,15 @@ def test_cancelling_a_new_memory_goes_back_to_the_one_open_before(
     from app.vault_dialogs import UnlockDialog
 
     window, opener = app
-    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=True)
+    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=True)
     send(window, "I live in Porto.")
     dialog = _switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, "family")
-    first = _shown(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
                                                           Qt.MouseButton.LeftButton))
     assert window.session is None  # the open vault closed before the other asked for its key
 
-    unlock = _shown(qtbot, opener, first.quit_button.click)  # Cancel
+    unlock = shown_dialog(qtbot, opener, first.quit_button.click)  # Cancel
     assert isinstance(unlock, UnlockDialog) and "default" in unlock.findChild(
         type(unlock.error), "subtitle").text()
     assert window.isVisible() and not window.closing
@@ -137,7 +131,7 @@ def test_cancelling_a_new_memory_goes_back_to_the_one_open_before(
 
 def test_a_bad_name_is_explained_and_cannot_be_opened(qtbot, app, memory_keyring):
     window, opener = app
-    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=False)
+    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=False)
     dialog = _switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, "../etc")
     assert dialog.problem.isVisible() and "letters" in dialog.problem.text()
@@ -159,7 +153,7 @@ def test_the_unlock_dialog_offers_another_memory_when_this_key_is_not_yours(
 
     window, opener = app
     open_fast(vault_path("default"), True, "someone else's passphrase").close()
-    alone = _shown(qtbot, opener, opener.start)
+    alone = shown_dialog(qtbot, opener, opener.start)
     assert isinstance(alone, UnlockDialog)
     assert not alone.other_button.isVisible()  # no other memory to open
     alone.rejected.disconnect(opener.cancelled)
@@ -169,14 +163,14 @@ def test_the_unlock_dialog_offers_another_memory_when_this_key_is_not_yours(
     mine.add_memory("My sister is called Ana.", "Noted.")
     mine.close()
     before = vault_bytes(vault_path("default"))
-    dialog = _shown(qtbot, opener, opener.start)
+    dialog = shown_dialog(qtbot, opener, opener.start)
     assert dialog.other_button.isVisible()
-    picker = _shown(qtbot, opener, dialog.other_button.click)
+    picker = shown_dialog(qtbot, opener, dialog.other_button.click)
     assert isinstance(picker, SwitchVaultDialog)
     assert _names(picker) == ["mine", "default"] and picker.list.currentRow() == 0
     assert "(locked)" in picker.list.item(1).text()  # not "open now": it is being unlocked
     with qtbot.assertNotEmitted(opener.cancelled):
-        unlock = _shown(qtbot, opener, lambda: qtbot.mouseClick(
+        unlock = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(
             _open_button(picker), Qt.MouseButton.LeftButton))
     assert isinstance(unlock, UnlockDialog) and unlock.path == vault_path("mine")
     assert not shiboken6.isValid(dialog) or not dialog.isVisible()  # closed, not "Quit"
@@ -193,12 +187,12 @@ def test_the_unlock_dialog_offers_another_memory_when_this_key_is_not_yours(
 def test_the_window_title_names_the_memory_open(qtbot, app, memory_keyring):
     """The title said "MemoryOS" whichever memory was open."""
     window, opener = app
-    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=False)
+    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=False)
     assert window.windowTitle() == "MemoryOS"  # the only memory: nothing to tell apart
 
     dialog = _switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, "work")
-    first = _shown(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
                                                           Qt.MouseButton.LeftButton))
     assert window.windowTitle() == "MemoryOS"  # closed: no memory open while it is made
     _create(qtbot, window, first, passphrase=False)
@@ -289,7 +283,7 @@ def _switch_to(qtbot, window, opener, name: str):
             qtbot.mouseClick(_open_button(dialog), Qt.MouseButton.LeftButton)
         return
     qtbot.keyClicks(dialog.new_name, name)
-    first = _shown(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
                                                           Qt.MouseButton.LeftButton))
     _create(qtbot, window, first, passphrase=False)
 
@@ -300,7 +294,7 @@ def test_learned_notices_stay_with_the_memory_that_learned_them(
     """After a switch, "work" showed default's "Learned: My name is Dana" notice, and its
     Undo deleted work's only fact (same id, other memory)."""
     window, opener = app
-    _create(qtbot, window, _shown(qtbot, opener, opener.start), passphrase=False)
+    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=False)
     send(window, "My name is Dana and I live in Lisbon.")
     _learn(qtbot, window)
     dana = [item for item in window.view.learned_items() if "Dana" in item.text]
