@@ -288,8 +288,11 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self.set_memories(message, memories)
         self._scroll_to_end()
 
-    def add_exchange(self, page: object, memories: list[Any] | None = None) -> None:
-        """Show a stored page (a Page record) as the two messages it holds."""
+    def add_exchange(
+        self, page: object, memories: list[Any] | None = None, note: str = ""
+    ) -> None:
+        """Show a stored page (a Page record) as the two messages it holds; `note` under the
+        answer (why it was cut short) unless it was stopped."""
         from app.widgets import speakers
 
         user, agent = speakers(page)
@@ -299,7 +302,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         if getattr(page, "user_input", ""):
             self._add_message(user, page.user_input, timestamp, user=True)  # type: ignore[attr-defined]
             self.messages[-1].page_id = page_id
-        note = "Stopped" if meta.get("stopped") else ""
+        note = "Stopped" if meta.get("stopped") else note
         self.add_assistant_message(getattr(page, "agent_response", ""), timestamp, note, agent,
                                    memories, page_id)
 

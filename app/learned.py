@@ -31,6 +31,31 @@ def undo_same(memory: Any, item: Any) -> str:
     return UNDONE
 
 
+def gone_items(memory: Any, items: list[Any]) -> list[Any]:
+    """Which of the notices' items this memory no longer holds (in the session's worker):
+    deleted in the privacy panel, forgotten with their exchange, deleted by another program.
+    An item edited or replaced since is still held; an id held by an item made after the
+    notice's (a deleted last id given again) is not the notice's."""
+    created: dict[tuple[bool, int], float] = {}
+    if any(item.kind == remembered.PROFILE for item in items):
+        created.update(((True, s.id), s.created) for s in memory.profile(include_superseded=True))
+    if any(item.kind != remembered.PROFILE for item in items):
+        created.update(((False, f.id), f.created) for f in memory.facts(include_superseded=True))
+    return [
+        item for item in items
+        if created.get((item.kind == remembered.PROFILE, item.id), float("inf")) > item.updated
+    ]
+
+
+def learned_and_gone(
+    memory: Any, page_ids: list[int], since: float, shown: list[Any]
+) -> tuple[list[Any], list[Any]]:
+    """Read in the session's worker: items learned from `page_ids` since `since`, and which of
+    the notices `shown` name items that are gone."""
+    learned = learned_from(memory, page_ids, since) if page_ids else []
+    return learned, gone_items(memory, shown) if shown else []
+
+
 class LearnedNotices(QObject):
     """Watches the session's "facts" events and adds one notice per new or changed item."""
 
@@ -44,6 +69,7 @@ class LearnedNotices(QObject):
         self.announced: set[tuple[str, int, float]] = set()
         self.items: list[Any] = []  # notices given, in order (drawn again when the view is)
         self.undone: set[tuple[str, int]] = set()
+        self.deleted: set[tuple[str, int]] = set()  # of `undone`: deleted elsewhere, not undone
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(100)  # events come in bursts: one check per burst
@@ -66,6 +92,7 @@ class LearnedNotices(QObject):
         self.announced.clear()
         self.items.clear()
         self.undone.clear()
+        self.deleted.clear()
         self._undone_due.clear()
         self._waiting = False
 
@@ -85,21 +112,30 @@ class LearnedNotices(QObject):
         )
 
     def check(self) -> None:
+        """New items learned from the exchanges on screen get notices, and notices whose items
+        were deleted meanwhile say so (after a "facts" event, or a change in the privacy panel),
+        before anyone clicks their Undo."""
         session = self.window.session
         page_ids = self.window.view.page_ids()
-        if session is None or not self.enabled or not page_ids:
+        shown = [item for item in self.items if (item.kind, item.id) not in self.undone]
+        if session is None or not self.enabled or not (page_ids or shown):
             self.checked.emit()
             return
         session.run(
-            learned_from,
+            learned_and_gone,
             session.mem,
             page_ids,
             self.since,
+            shown,
             on_result=self._show,
             on_error=lambda _error: self.checked.emit(),
         )
 
-    def _show(self, items: list) -> None:
+    def _show(self, result: tuple[list, list]) -> None:
+        items, gone = result
+        for item in gone:
+            if self.owns(item) and (item.kind, item.id) not in self.undone:  # not reset since
+                self.mark_undone(item, deleted=True)
         fresh = [item for item in items if item.key not in self.announced]
         session = self.window.session
         if fresh and session is not None and session.generating:
@@ -120,24 +156,28 @@ class LearnedNotices(QObject):
     def _answer_ended(self, _answer: object = None) -> None:
         due, self._undone_due = self._undone_due, []
         for item in due:
-            self.window.view.mark_undone(item)
+            self.window.view.mark_undone(item, (item.kind, item.id) in self.deleted)
         if self._waiting:
             self._waiting = False
             self._timer.start()
 
-    def mark_undone(self, item: Any) -> None:
-        """Undo done: the notice says "Forgot: …" (once the answer streaming now has ended:
-        a notice drawn again shifts it as a new one does)."""
+    def mark_undone(self, item: Any, deleted: bool = False) -> None:
+        """Undo done: the notice says "Forgot: …"; `deleted` elsewhere: "Deleted: …" (once the
+        answer streaming now has ended: a notice drawn again shifts it as a new one does)."""
         self.undone.add((item.kind, item.id))
+        if deleted:
+            self.deleted.add((item.kind, item.id))
+        else:
+            self.deleted.discard((item.kind, item.id))
         session = self.window.session
         if session is not None and session.generating:
             self._undone_due.append(item)
         else:
-            self.window.view.mark_undone(item)
+            self.window.view.mark_undone(item, deleted)
 
     def redraw(self) -> None:
         """After the conversation was drawn again: the notices of its exchanges come back."""
         view = self.window.view
         for item in self.items:
             if view.add_learned(item.page_id, item) and (item.kind, item.id) in self.undone:
-                view.mark_undone(item)
+                view.mark_undone(item, (item.kind, item.id) in self.deleted)

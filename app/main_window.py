@@ -380,7 +380,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self.shown_conversations = sorted({p.conversation_id for p in pages})
             for page in pages:
                 # No saved list (imported, or from before lists were saved): no line at all.
-                self.view.add_exchange(page, saved_list(page, summary["memories"]))
+                self.view.add_exchange(page, saved_list(page, summary["memories"]),
+                                       self.stored_note(page))
             # What is on screen is what the next message continues (the engine opened on a
             # fresh conversation): the last exchange's, as a click in the sidebar would.
             # Set here, not in the pool: the pool's threads run in no fixed order, and a New
@@ -669,6 +670,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         panel = self._panel("privacy", PrivacyPanel)
         if panel is not None and fresh:
             panel.erase_requested.connect(self.erase_everything)
+            # A "Learned" notice whose item was deleted there says so at once (not at its Undo)
+            panel.changed.connect(self.learned_notices.check)
         return panel
 
     def open_settings(self) -> Any:

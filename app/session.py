@@ -39,15 +39,17 @@ class Answer:
     cut_short: bool = False  # it ended at the length limit, not where the model finished
 
 
-def length_note(settings: AppSettings, chat: Any) -> str:
-    """The note under an answer cut at the length limit: where to raise it, or why not."""
+def length_note(settings: AppSettings, chat: Any, filled: bool | None = None) -> str:
+    """The note under an answer cut at the length limit: where to raise it, or why not.
+    `filled`: whether it filled the model's context (None: read from the chat's last answer;
+    a stored answer drawn again says what was stored with it)."""
     from app.demo_banner import answer_limit as app_limit
+    from engine.answer import context_filled
     from engine.prompt import answer_limit
 
-    window = int(getattr(chat, "context_window", 0) or 0)
-    usage = getattr(chat, "usage", None)
-    used = usage.last_prompt_tokens + usage.last_completion_tokens if usage is not None else 0
-    if window and used >= window - 16:  # the context was full, whatever the setting says
+    if filled is None:
+        filled = context_filled(chat)
+    if filled:  # the context was full, whatever the setting says
         return ("Stopped at the length limit: your message and the answer filled all the "
                 "model can read at once; a shorter message leaves more room for the answer")
     if answer_limit(chat, app_limit(settings)) < settings.max_tokens:  # a tiny model's cap

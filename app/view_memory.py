@@ -50,6 +50,7 @@ class Message:
     notices_frame: QTextFrame | None = None
     learned: list[Any] = field(default_factory=list)  # LearnedItem notices shown after it
     undone: set[tuple[str, int]] = field(default_factory=set)
+    deleted: set[tuple[str, int]] = field(default_factory=set)  # of `undone`: gone elsewhere
     long: bool = False  # the person's message is long: shown folded until unfolded
     unfolded: bool = False
 
@@ -222,10 +223,16 @@ class MessagesMixin:
         self._draw_learned(message)
         return True
 
-    def mark_undone(self, item: Any) -> None:
+    def mark_undone(self, item: Any, deleted: bool = False) -> None:
+        """The notice's item is gone: "Forgot: …" (Undo), or "Deleted: …" (`deleted`: in the
+        privacy panel, by a /forget), with no Undo."""
         for message in self.messages:
             if any(i.key == item.key for i in message.learned):
                 message.undone.add((item.kind, item.id))
+                if deleted:
+                    message.deleted.add((item.kind, item.id))
+                else:
+                    message.deleted.discard((item.kind, item.id))
                 self._draw_learned(message)
 
     def _draw_learned(self, message: Message) -> None:
@@ -235,7 +242,8 @@ class MessagesMixin:
             if n:
                 cursor.insertBlock(QTextBlockFormat())
             if (item.kind, item.id) in message.undone:
-                cursor.insertText(f"Forgot: {item.text}", _format(theme.MUTED, italic=True, size=9))
+                said = "Deleted" if (item.kind, item.id) in message.deleted else "Forgot"
+                cursor.insertText(f"{said}: {item.text}", _format(theme.MUTED, italic=True, size=9))
                 continue
             knowledge = item.kind == "knowledge"
             label = "Noted what MemoryOS said: " if knowledge else "Learned: "

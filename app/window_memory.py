@@ -239,7 +239,8 @@ class MemoryWindowMixin:
         self._editing = None
         self._set_editing(False)
         for page in data["pages"]:
-            self.view.add_exchange(page, saved_list(page, data["memories"]))
+            self.view.add_exchange(page, saved_list(page, data["memories"]),
+                                   self.stored_note(page))
         self.learned_notices.redraw()
         if notice:
             self.view.add_notice(notice)
@@ -253,6 +254,18 @@ class MemoryWindowMixin:
             self.composer.input.setPlainText(edit[1])
             self.focus_composer()
         self.conversation_shown.emit(data["ids"][-1])
+
+    def stored_note(self, page: Any) -> str:
+        """The note under a stored answer drawn again: an answer cut at the length limit says
+        so, as it did when it ended (else it seems to stop mid-sentence for no reason)."""
+        from app.session import length_note
+        from engine.answer import CONTEXT_FULL
+
+        cut = (getattr(page, "meta", None) or {}).get("cut_short")
+        if not cut:
+            return ""
+        chat = self.session.mem.chat if self.session is not None else None
+        return length_note(self.settings, chat, filled=cut == CONTEXT_FULL)
 
     def open_conversation(self, conversation_id: str, page_id: int | None = None) -> None:
         """Show a stored conversation, at the exchange `page_id` if given (a search result);

@@ -73,6 +73,19 @@ def ask_again(
     return stream
 
 
+# Why a stored answer was cut short (its page's meta["cut_short"]): the question and the
+# answer filled all the model can read at once, or the answer reached its length limit.
+CONTEXT_FULL, ANSWER_LIMIT = "context", "limit"
+
+
+def context_filled(chat) -> bool:
+    """Whether the last generation of `chat` filled its context window (read right after it)."""
+    window = int(getattr(chat, "context_window", 0) or 0)
+    usage = getattr(chat, "usage", None)
+    used = usage.last_prompt_tokens + usage.last_completion_tokens if usage is not None else 0
+    return bool(window) and used >= window - 16
+
+
 def _check_chat(memory: MemoryOS) -> None:
     if memory.chat is None:
         raise errors.BackendError("no chat model is configured: choose one in the settings")
@@ -202,6 +215,8 @@ class ResponseStream(Iterator[str]):
             )
             raise self.error
         meta = {"stopped": True} if self.cancelled else {}
+        if self.cut_short:  # kept with the exchange: drawn again, it still says why it ends
+            meta["cut_short"] = CONTEXT_FULL if context_filled(memory.chat) else ANSWER_LIMIT
         if not self.memories:  # saved as such: "Used no memories" reads back, not nothing
             meta["remembered_none"] = True
         conversation = self.replaces.conversation_id if self.replaces else None

@@ -39,8 +39,9 @@ def timestamp(value: Any, default: float) -> float:
 
 
 # Page metadata the program itself writes: a caller's metadata may not set them (a client
-# of the MCP server must not pass a page off as typed in the app, or as a stopped answer).
-RESERVED_META = ("source", "stopped")
+# of the MCP server must not pass a page off as typed in the app, or as a stopped answer, or
+# as one cut at the length limit).
+RESERVED_META = ("source", "stopped", "cut_short")
 SOURCE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 
 

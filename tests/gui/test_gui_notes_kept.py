@@ -1,0 +1,140 @@
+"""The conversation's notes stay true: a "Learned" notice says its item was deleted as soon as
+it is (in the privacy panel, by /forget), not only once its Undo is clicked; an answer cut at
+the length limit still says so when the conversation is drawn again or opened later."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.helpers import pausing_chat
+from tests.local_servers import ChatServer
+
+pytestmark = pytest.mark.gui
+
+FACT = "I am allergic to peanuts"
+
+
+def _learned(qtbot, window, memory, send):
+    """The person said FACT; consolidation learned it and its notice is on screen."""
+    send(window, FACT)
+    with qtbot.waitSignal(window.learned_notices.checked, timeout=5000):
+        memory.run_consolidation()
+    (item,) = [i for i in window.view.learned_items() if i.text == FACT]
+    assert f"Learned: {FACT}" in window.view.plain_text()
+    return item
+
+
+def _notice_line(window, text: str) -> str:
+    return next(line for line in window.view.plain_text().splitlines() if text in line)
+
+
+def _privacy_row(panel, text: str):
+    rows = (panel.tree.topLevelItem(i) for i in range(panel.tree.topLevelItemCount()))
+    return next((row for row in rows if row.text(1) == text), None)
+
+
+def test_a_learned_notice_says_deleted_once_its_item_is_deleted_in_privacy(
+    qtbot, window, memory, send
+):
+    item = _learned(qtbot, window, memory, send)
+    panel = window.open_privacy()
+    qtbot.waitUntil(lambda: _privacy_row(panel, FACT) is not None)
+    _privacy_row(panel, FACT).setSelected(True)
+    with qtbot.waitSignal(panel.changed):
+        panel.delete_selected(confirm=False)
+
+    # The notice says so without Undo being clicked: no Undo offered on an item that is gone.
+    qtbot.waitUntil(lambda: f"Deleted: {FACT}" in window.view.plain_text(), timeout=5000)
+    line = _notice_line(window, FACT)
+    assert "Learned:" not in line and "Undo" not in line and "Forgot" not in line
+    assert all(f.id != item.id for f in memory.facts())
+    # Drawn again (a new text size, a forget): it still says deleted.
+    with qtbot.waitSignal(window.conversation_shown):
+        window.reload_conversation()
+    assert f"Deleted: {FACT}" in window.view.plain_text()
+    assert f"Learned: {FACT}" not in window.view.plain_text()
+
+
+def test_a_learned_notice_says_deleted_once_forget_removes_its_item(
+    qtbot, window, memory, send
+):
+    """/forget with the exchange unticked: the fact goes, the exchange and its notice stay."""
+    _learned(qtbot, window, memory, send)
+    window.composer.input.setPlainText("/forget peanuts")
+    with qtbot.waitSignal(window.chat_actions.done, timeout=5000):
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    forget = window.forget_panel
+    for row in (forget.list.item(i) for i in range(forget.list.count())):
+        if row.data(Qt.ItemDataRole.UserRole).kind == "exchange":
+            row.setCheckState(Qt.CheckState.Unchecked)
+    assert [m.kind for m in forget.ticked()] == ["fact"]
+    with qtbot.waitSignal(window.chat_actions.done) as done:
+        qtbot.mouseClick(forget.forget_button, Qt.MouseButton.LeftButton)
+    assert done.args == ["forgot"]
+    assert memory.facts() == [] and len(memory.pages()) == 1
+
+    qtbot.waitUntil(lambda: f"Deleted: {FACT}" in window.view.plain_text(), timeout=5000)
+    assert "Undo" not in _notice_line(window, f"Deleted: {FACT}")
+
+
+def test_a_notice_deleted_while_an_answer_streams_says_so_once_it_ends(qtbot, memory, send):
+    """As a notice undone then: the streaming answer is not shifted; the notice changes after."""
+    from app.main_window import MainWindow
+
+    chat = pausing_chat()
+    window = MainWindow.for_memory(memory, chat)
+    qtbot.addWidget(window)
+    window.show()
+    item = _learned(qtbot, window, memory, send)
+    chat.queue("Here is a long answer about lunch.")
+    chat.pause_after = "long"
+    window.composer.input.setPlainText("What should I have for lunch?")
+    with qtbot.waitSignal(window.answer_finished, timeout=10_000):
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+        qtbot.waitUntil(chat.paused.is_set)
+        with qtbot.waitSignal(window.learned_notices.checked, timeout=5000):
+            memory.delete_fact(item.id)  # as another program (or the privacy panel) does
+        assert f"Learned: {FACT}" in window.view.plain_text()  # not redrawn mid-answer
+        chat.go_on.set()
+    assert f"Deleted: {FACT}" in window.view.plain_text()
+    assert "Here is a long answer about lunch." in window.view.plain_text()
+    window.close()
+
+
+def test_an_answer_cut_at_the_length_limit_says_so_when_drawn_again_and_reopened(
+    qtbot, memory
+):
+    from app.main_window import MainWindow
+    from app.settings_store import SERVER, AppSettings
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+    from engine.backends.openai_compat import OpenAIChat
+
+    note = "Stopped at the length limit · raise it in Settings › Model › Longest answer"
+    with ChatServer(models=["m"], reply=["Once upon a time, ", "in a"],
+                    finish_reason="length") as server:  # fmt: skip
+        remote = OpenAIChat(server.url, "m", retries=0)
+        settings = AppSettings(model_source=SERVER, server_url=server.url, server_model="m")
+        window = MainWindow.for_memory(memory, remote, settings=settings)
+        qtbot.addWidget(window)
+        window.show()
+        window.composer.input.setPlainText("Tell me a long story")
+        with qtbot.waitSignal(window.answer_finished, timeout=10_000):
+            qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+        assert note in window.view.plain_text()
+        # Drawn again from the vault (after a forget, a new text size, a search result)
+        with qtbot.waitSignal(window.conversation_shown):
+            window.reload_conversation()
+        assert "Once upon a time, in a" in window.view.plain_text()
+        assert window.view.plain_text().count(note) == 1
+        window.close()  # the vault file is closed with it
+
+        # Opened again later: the window shows the last conversation, the note under it.
+        reopened = MemoryOS.open(memory.path, embedder=HashEmbedder(), background=False)
+        again = MainWindow.for_memory(reopened, remote, settings=settings)
+        qtbot.addWidget(again)
+        again.show()
+        qtbot.waitUntil(lambda: "Once upon a time, in a" in again.view.plain_text())
+        assert again.view.plain_text().count(note) == 1
+        again.close()
