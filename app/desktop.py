@@ -34,6 +34,9 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
         if window.closing:  # the person quit while the vault was opening
             mem.close()
             return
+        switched, opener.switched_from = opener.switched_from is not None, None
+        if switched:  # Switch memory: the memory open until now closes only now
+            window.switch_ended(opener.path.name.removesuffix(".memoryos"))
         session = Session(mem, window.pool, window.settings, parent=window)
         window.attach(session)
         if mem.chat is None:
@@ -42,7 +45,6 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
         # A new vault, or one whose first run ended before this step: offer a real model
         # before the first question (not for another memory made by Switch memory: the
         # model is the app's, chosen already).
-        switched, opener.switched_from = opener.switched_from is not None, None
         if switched:
             opener.first_run = False
         if opener.first_run or window.settings.model_step_due:
@@ -51,15 +53,16 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
             window._save_settings()
             window.open_model_step()
 
-    def switch(previous: str) -> None:
-        """File → Switch memory closed the vault named `previous`: open the one now named."""
-        opener.switched_from = previous
-        opener.path = vault_path(window.settings.vault_name)
+    def switch(name: str) -> None:
+        """File → Switch memory: open the vault `name`; the one open stays open until then."""
+        opener.switched_from = window.settings.vault_name
+        opener.path = vault_path(name)
         opener.start()
 
     def cancelled() -> None:
         """The unlock or first-run dialog was closed: quit, unless it was for Switch memory,
-        where the memory open before comes back."""
+        where the memory open before comes back: still open, as it was (its key is not asked
+        for again), or asked for if it was locked."""
         previous, opener.switched_from = opener.switched_from, None
         if previous is None or window.closing:
             window.close()
@@ -67,7 +70,10 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
         window.settings.vault_name = previous
         window._save_settings()
         opener.path = vault_path(previous)
-        opener.start()
+        if window.session is not None:
+            window.switch_ended(None)
+        else:
+            opener.go_back()
 
     opener.opened.connect(attach)
     opener.cancelled.connect(cancelled)

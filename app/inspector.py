@@ -34,15 +34,36 @@ STATUS_LEGEND = (
 
 def snapshot(mem: Any) -> dict[str, Any]:
     """Everything the inspector shows, read in a worker."""
+    facts = mem.facts()
     return {
         "short": mem.short_term(),
         "segments": mem.segments(),
         "profile": mem.profile(),
-        "facts": mem.facts(),
+        "facts": facts,
+        "dated": dated_facts(mem, facts),
         "status": mem.consolidation_status(),
         "settings": mem.settings,
         "sent": mem.sent_log(),
     }
+
+
+def dated_facts(mem: Any, facts: list) -> dict[int, str]:
+    """By fact id, the text as the model's prompt reads it ("Next Friday [27 November 2026] I
+    fly to Lisbon"): the days its relative dates meant when it was said, from the exchange it
+    came from; only facts with such a date, one read each."""
+    from engine.errors import NotFoundError
+    from engine.memory import when as when_said
+
+    out = {}
+    for fact in facts:
+        if not fact.source_page_ids or not when_said.undated(fact.text):
+            continue
+        try:
+            said = mem.page(fact.source_page_ids[0]).timestamp
+        except NotFoundError:  # its exchange was forgotten: no day to say
+            continue
+        out[fact.id] = when_said.dated(fact.text, said)
+    return out
 
 
 def heat_html(segment: Any, settings: Any) -> str:
@@ -168,7 +189,7 @@ class MemoryInspector(QDialog):
         self.status.setText(memory_text(data["status"]))
         self._draw_short(data["short"], settings)
         self._draw_segments(data["segments"])
-        self._draw_long(data["profile"], data["facts"])
+        self._draw_long(data["profile"], data["facts"], data["dated"])
         self.tabs.setTabText(0, f"Short-term ({len(data['short'])}/{settings.stm_capacity})")
         self.tabs.setTabText(1, f"Mid-term ({len(data['segments'])})")
         self.tabs.setTabText(2, f"Long-term ({len(data['profile']) + len(data['facts'])})")
@@ -212,7 +233,7 @@ class MemoryInspector(QDialog):
         elif segments and self.selected_segment is None:
             self.segment_tree.topLevelItem(0).setSelected(True)
 
-    def _draw_long(self, profile: list, facts: list) -> None:
+    def _draw_long(self, profile: list, facts: list, dated: dict[int, str]) -> None:
         self.profile_tree.clear()
         for slot in profile:
             item = QTreeWidgetItem([slot.category, slot.name, one_line(slot.value), when(slot.updated)])
@@ -223,8 +244,9 @@ class MemoryInspector(QDialog):
         for fact in facts:
             kind = "About you" if fact.kind == "user_fact" else "Assistant"
             status, meaning = status_words(fact.status, fact.origin)
-            item = QTreeWidgetItem([kind, one_line(fact.text), status, when(fact.created)])
-            item.setToolTip(1, fact.text)
+            text = dated.get(fact.id, fact.text)  # with the days it meant, as the prompt
+            item = QTreeWidgetItem([kind, one_line(text), status, when(fact.created)])
+            item.setToolTip(1, text)
             item.setToolTip(2, meaning)
             self.fact_tree.addTopLevelItem(item)
         self.fact_box.set_empty(not facts)

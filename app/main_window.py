@@ -67,7 +67,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     locked = Signal()  # auto-lock closed the vault: the launcher asks for the key again
     reopen_requested = Signal()  # the vault moved to another embedder: the launcher opens it again
     conversation_shown = Signal(str)  # a conversation was (re)drawn from the vault
-    # Switch memory closed the vault named here; the launcher opens settings.vault_name
+    # Switch memory: the launcher opens the vault named; this one stays open until it is
     vault_switch_requested = Signal(str)
 
     def __init__(self, settings: AppSettings | None = None, pool: WorkerPool | None = None) -> None:
@@ -438,7 +438,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self._close_and_ask("MemoryOS is locked", "You locked it.\nUnlock it to go on.")
 
     def switch_vault(self) -> None:
-        """File → Switch memory: pick another vault (or name a new one); this one closes."""
+        """File → Switch memory: pick another vault (or name a new one); this one closes once
+        it is open."""
         from app.vault_switch import SwitchVaultDialog
 
         if self.session is None:
@@ -451,22 +452,36 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     def _switch_to(self, name: str) -> None:
         if self.session is None or not name or name == self.settings.vault_name:
             return
-        if self.session.generating:  # what it said so far is kept; then the vault closes
+        if self.session.generating:  # what it said so far is kept; then the switch goes on
             self.answer_finished.connect(lambda *_: self._switch_to(name),
                                          Qt.ConnectionType.SingleShotConnection)
             self.stop()
             return
-        self.auto_lock.stop()
-        self.detach()
-        previous = self.settings.vault_name
+        # This memory stays open, its conversation shown, until the other one is open: a
+        # Cancel on the other's dialog comes back here as it was, without asking for its key.
+        for action in self.vault_actions:
+            action.setEnabled(False)
+        self.composer.set_ready(False, f"Opening the memory “{name}”…")
+        self.vault_switch_requested.emit(name)
+
+    def switch_ended(self, name: str | None) -> None:
+        """Switch memory: the memory `name` is open now and the one open until now closes
+        (unless auto-lock closed it meanwhile); None: cancelled, this one goes on as it was."""
+        if name is None:
+            if self.session is not None:
+                for action in self.vault_actions:
+                    action.setEnabled(True)
+                self._apply_policy()
+                self._on_model_state(self.session.state, self.session.state_text)
+            return
+        if self.session is not None:
+            self.detach()
         # The conversation to come back to belongs to the vault closed: the other one opens
         # at its own most recent conversation.
         self._resume_conversation = self._start_conversation = None
         self.settings.vault_name = name
         self.settings.last_conversation = ""
         self._save_settings()
-        self._show_locked(f"Opening the memory “{name}”…", "")
-        self.vault_switch_requested.emit(previous)
 
     def _close_and_ask(self, title: str, hint: str) -> None:
         """Close the vault (dropping what was decrypted), say why, and have the key asked for."""

@@ -27,10 +27,18 @@ class PersonaItem:
     conversation_title: str = ""
     segment_id: int | None = None  # the topic the first source page belongs to, if any
     exchanges: tuple[int, ...] = ()  # the source pages still stored (what can be forgotten)
+    # The text as the model's prompt reads it: "Next Friday [27 November 2026] I fly to
+    # Lisbon", the day it meant when it was said ("" when that is the text itself)
+    dated: str = ""
 
     @property
     def key(self) -> tuple[str, int]:
         return (self.kind, self.id)
+
+    @property
+    def shown(self) -> str:
+        """What the Privacy panel shows: the text, with the days its relative dates meant."""
+        return self.dated or self.text
 
     @property
     def kind_label(self) -> str:
@@ -78,6 +86,7 @@ def origin_text(origin: str) -> str:
 def load_items(mem: Any, include_superseded: bool = False) -> dict[str, Any]:
     """Read every persona item and conversation (in a worker), resolving each first source page."""
     from engine.errors import NotFoundError
+    from engine.memory import when
 
     conversations = mem.conversations()
     titles = {c.id: c.title for c in conversations}
@@ -97,11 +106,17 @@ def load_items(mem: Any, include_superseded: bool = False) -> dict[str, Any]:
     def stored(ids: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(page_id for page_id in ids if first_page((page_id,)) is not None)
 
+    def dated(text: str, ids: tuple[int, ...]) -> str:
+        """As retrieval dates a fact for the prompt: from when its first exchange was said."""
+        said = first_page(ids[:1]) if ids and when.undated(text) else None
+        return when.dated(text, said.timestamp) if said is not None else ""
+
     items: list[PersonaItem] = []
     for fact in mem.facts(include_superseded=include_superseded):
         items.append(_item(fact.kind, fact.id, fact.text, fact.status, fact.created, fact.updated,
                            fact.source_page_ids, fact.origin, first_page(fact.source_page_ids),
-                           titles, stored(fact.source_page_ids)))
+                           titles, stored(fact.source_page_ids),
+                           dated(fact.text, fact.source_page_ids)))
     for slot in mem.profile(include_superseded=include_superseded):
         text = slot.text
         items.append(_item(PROFILE, slot.id, text, slot.status, slot.created, slot.updated,
@@ -113,13 +128,13 @@ def load_items(mem: Any, include_superseded: bool = False) -> dict[str, Any]:
 
 def _item(kind: str, item_id: int, text: str, status: str, learned: float, updated: float,
           sources: tuple[int, ...], origin: str, page: Any, titles: dict[str, str],
-          exchanges: tuple[int, ...] = ()) -> PersonaItem:
+          exchanges: tuple[int, ...] = (), dated: str = "") -> PersonaItem:
     return PersonaItem(
         kind=kind, id=item_id, text=text, status=status, learned=learned, updated=updated,
         sources=tuple(sources), origin=origin,
         conversation_id=page.conversation_id if page else "",
         conversation_title=titles.get(page.conversation_id, "") if page else "",
-        segment_id=page.segment_id if page else None, exchanges=exchanges,
+        segment_id=page.segment_id if page else None, exchanges=exchanges, dated=dated,
     )
 
 

@@ -48,6 +48,7 @@ from app.widgets import (
     speakers,
     when,
 )
+from engine.memory import when as when_said
 from engine.reference_import import ORIGIN as REFERENCE_ORIGIN
 
 ROLE = Qt.ItemDataRole.UserRole
@@ -299,10 +300,12 @@ class PrivacyPanel(QDialog):
         self.tree.blockSignals(True)
         self.tree.clear()
         for item in self.items:
-            row = QTreeWidgetItem([item.kind_label, item.text, when(item.learned),
+            # "Next Friday [27 November 2026] I fly to Lisbon": the day it meant, as the model
+            # reads it (dated in load_items, from when it was said)
+            row = QTreeWidgetItem([item.kind_label, item.shown, when(item.learned),
                                    one_line(item.conversation_title, 48) or "—"])
             row.setData(0, ROLE, item)
-            row.setToolTip(1, item.text)
+            row.setToolTip(1, item.shown)
             row.setFlags(row.flags() | Qt.ItemFlag.ItemIsEditable)
             if item.status == "superseded":
                 row.setText(0, f"{item.kind_label} (replaced)")
@@ -338,7 +341,7 @@ class PrivacyPanel(QDialog):
             row = self.tree.topLevelItem(index)
             item: PersonaItem = row.data(0, ROLE)
             show = (not kind or item.kind == kind) and (
-                not needle or needle in item.text.lower() or needle in item.conversation_title.lower()
+                not needle or needle in item.shown.lower() or needle in item.conversation_title.lower()
             )
             row.setHidden(not show)
             visible += show
@@ -426,7 +429,7 @@ class PrivacyPanel(QDialog):
         if len(chosen) != 1:
             return
         item = chosen[0]
-        html = [f"<p><b>{escape(item.text)}</b><br><span style='color:#6B7280'>"
+        html = [f"<p><b>{escape(item.shown)}</b><br><span style='color:#6B7280'>"
                 f"{escape(item.kind_label)} · {escape(origin_text(item.origin))} · learned "
                 f"{escape(when(item.learned))}</span></p>"]
         if not pages and item.origin == REFERENCE_ORIGIN:
@@ -494,10 +497,12 @@ class PrivacyPanel(QDialog):
     def _edited(self, row: QTreeWidgetItem, column: int) -> None:
         item: PersonaItem = row.data(0, ROLE)
         text = row.text(1).strip()
-        if column != 1 or text == item.text:
+        if column != 1 or text in (item.text, item.shown):
             return
+        if item.dated:  # the days shown are worked out from when it was said, not stored
+            text = when_said.without_resolved(text).strip()
         if not text:
-            row.setText(1, item.text)
+            row.setText(1, item.shown)
             return
         self._write(edit_item, self.session.mem, item, text)
 

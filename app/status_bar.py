@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from app.icons import pixmap
@@ -23,10 +24,6 @@ UNREACHABLE_TIP = (
     "Start the server again and send your message again, or choose another model "
     "(Tools → Choose a model, Ctrl+M)."
 )
-
-
-def _dot(color: str) -> str:
-    return f"<span style='color:{color}; font-size:11pt'>●</span>"
 
 
 # What the counts are: an answer's "Used N memories" also counts the exchanges just before the
@@ -76,35 +73,146 @@ def memory_text(status: Any) -> str:
     return " · ".join(parts)
 
 
+class ElidedLabel(QLabel):
+    """One line of plain text that, short of room, ends in "…" instead of being cut through a
+    letter or pushed out of the window; the whole text is then in its tooltip. `keep`, an
+    ending such as " · keyring", stays whole while it fits. It keeps `least` pixels of its
+    text (all of it, if narrower) and gives up the rest when the line is short of room."""
+
+    def __init__(self, least: int = 0, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.least = least
+        self._head = self._keep = self._tip = ""
+
+    def set_text(self, head: str, keep: str = "") -> None:
+        self._head, self._keep = head, keep
+        self.setAccessibleName(self.full_text())  # read whole, even when shown shortened
+        self._elide()
+        self.updateGeometry()
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        self.set_text(text)
+
+    def full_text(self) -> str:
+        return self._head + self._keep
+
+    def setToolTip(self, tip: str) -> None:  # noqa: N802 - Qt's name
+        self._tip = tip
+        self._show_tip()
+
+    def set_least(self, least: int) -> None:
+        self.least = least
+        self.updateGeometry()
+
+    def _width(self, text: str) -> int:
+        return self.fontMetrics().horizontalAdvance(text)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Room for the whole text (QLabel measures the text shown, maybe shortened)."""
+        hint = super().sizeHint()
+        return QSize(hint.width() + self._width(self.full_text()) - self._width(self.text()),
+                     hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = self.sizeHint()
+        frame = hint.width() - self._width(self.full_text())  # margins and padding
+        least = max(self.least, self._width("…"))
+        return QSize(min(hint.width(), frame + least), super().minimumSizeHint().height())
+
+    def _elide(self) -> None:
+        full, room = self.full_text(), self.contentsRect().width() - 2 * self.margin()
+        metrics = self.fontMetrics()
+        shown = full
+        if self.isVisible() and self._width(full) > room:  # hidden: not laid out yet
+            shown = metrics.elidedText(full, Qt.TextElideMode.ElideRight, room)
+            if self._keep and self._width(self._keep + "…") <= room:  # "Family p… · keyring"
+                left = room - self._width(self._keep)
+                head = metrics.elidedText(self._head, Qt.TextElideMode.ElideRight, left)
+                if head and self._width(head + self._keep) <= room:
+                    shown = head + self._keep
+        super().setText(shown)
+        self._show_tip()
+
+    def _show_tip(self) -> None:
+        whole = self.text() == self.full_text()
+        tip = self._tip if whole else "\n".join(t for t in (self.full_text(), self._tip) if t)
+        super().setToolTip(tip)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._elide()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._elide()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._elide()  # a new text size
+            self.updateGeometry()
+
+
+class Dot(QLabel):
+    """The coloured dot before the model's name and the counts, a space from its label (the
+    status line pads its labels 8 pixels a side): the label after it can shorten, the dot
+    stays. Plain text, so it takes only the dot's width."""
+
+    def __init__(self, label: ElidedLabel) -> None:
+        super().__init__("●")
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setIndent(0)
+        self.color = ""
+        label.setStyleSheet("padding-left: 0px;")
+        label.setIndent(1)  # with the line's spacing: as "●&nbsp; " read in one label
+
+    def set_color(self, color: str) -> None:
+        if color != self.color:  # a style sheet is applied again only when it changes
+            self.color = color
+            self.setStyleSheet(f"color: {color}; font-size: 11pt; padding: 0 0 0 12px;")
+
+
 class StatusLine(QStatusBar):
-    """Model (with load progress), vault and memory activity, left to right."""
+    """Model (with load progress), vault and memory activity, left to right. Short of room
+    (large text, a small window) the model's name and the counts end in "…" first; the
+    vault's name keeps half the window (see fit_text)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setSizeGripEnabled(False)
-        self.model = QLabel()
-        self.model.setTextFormat(Qt.TextFormat.RichText)
+        self.model = ElidedLabel()
+        self.model_dot = Dot(self.model)
         self.progress = QProgressBar()
         self.progress.setFixedWidth(pixels(120))
         self.progress.setRange(0, 100)
         self.progress.hide()
         self.vault_icon = QLabel()
         self.vault_icon.setPixmap(pixmap("lock", 14, "#6B7280"))
-        self.vault = QLabel()
-        self.memory = QLabel()
-        self.memory.setTextFormat(Qt.TextFormat.RichText)
+        self.vault = ElidedLabel()
+        self.memory = ElidedLabel()
+        self.memory_dot = Dot(self.memory)
+        self.addWidget(self.model_dot)
         self.addWidget(self.model)
         self.addWidget(self.progress)
         self.remote = QLabel()  # shown only while the model is not on this computer
         self.remote.setTextFormat(Qt.TextFormat.RichText)
         self.remote.hide()
         self.addPermanentWidget(self.remote)
+        self.addPermanentWidget(self.memory_dot)
         self.addPermanentWidget(self.memory)
         self.addPermanentWidget(self.vault_icon)
         self.addPermanentWidget(self.vault)
         self.set_model(NO_MODEL, "")
         self.vault.setText("Vault locked")
-        self.memory.setText("")
+        self.set_memory(None)
+        self.fit_text(560)
+
+    def fit_text(self, width: int) -> None:
+        """What each part keeps of its text when the window, `width` pixels wide at least,
+        is short of room: the vault's name half of it, the model's name a sixth."""
+        self.vault.set_least(width // 2)  # which memory is open: it matters most
+        self.model.set_least(width // 6)
 
     def set_model(self, state: str, text: str) -> None:
         from app.model_choice import short_model_name
@@ -116,7 +224,8 @@ class StatusLine(QStatusBar):
             UNREACHABLE: "Server not answering",
             NO_MODEL: "No model",
         }[state]
-        self.model.setText(f"{_dot(DOTS[state])}&nbsp; {label}")
+        self.model_dot.set_color(DOTS[state])
+        self.model.setText(label)
         tips = {READY: text, FAILED: text, UNREACHABLE: f"{text}\n{UNREACHABLE_TIP}"}
         self.model.setToolTip(tips.get(state, ""))
         self.progress.setVisible(state == LOADING)
@@ -137,17 +246,20 @@ class StatusLine(QStatusBar):
 
     def set_vault(self, name: str, key_location: str) -> None:
         where = "passphrase" if "passphrase" in key_location else "keyring"
-        self.vault.setText(f"{name} · {where}")
+        self.vault.set_text(name, f" · {where}")  # a long name ends in "…", not the key's place
         self.vault.setToolTip(f"Encrypted vault; key: {key_location}")
 
     def set_memory(self, status: Any) -> None:
         """Show a ConsolidationStatus; None (the vault was locked or closed) clears the counts."""
         if status is None:
+            self.memory_dot.hide()
             self.memory.setText("")
             self.memory.setToolTip("")
             return
         busy = status.running
-        self.memory.setText(f"{_dot('#4F5FE8' if busy else '#98A2B3')}&nbsp; {memory_text(status)}")
+        self.memory_dot.set_color("#4F5FE8" if busy else "#98A2B3")
+        self.memory_dot.show()
+        self.memory.setText(memory_text(status))
         tip = memory_tip(status)
         tip += f"\n\nLast error: {status.last_error}" if status.last_error else ""
         self.memory.setToolTip(tip)

@@ -42,8 +42,11 @@ class VaultOpener(QObject):
         self.first_run = False  # the vault was created by this run: the model step follows
         # File → Switch memory: the vault name the window had before (cancelling goes back)
         self.switched_from: str | None = None
+        # Auto-lock closed that memory while the other one's dialog was up (go_back)
+        self.locked_meanwhile = False
 
     def start(self) -> None:
+        self.locked_meanwhile = False
         if self.path.exists():
             self.pool.run(self.open_vault, self.path, False, None,
                           on_result=self.opened.emit, on_error=self._silent_failed)
@@ -55,7 +58,18 @@ class VaultOpener(QObject):
         keyring vault would reopen silently, so it waits until the person clicks Unlock."""
         from engine.vault import keys
 
+        if self.switched_from is not None:  # Switch memory is opening another one
+            self.locked_meanwhile = True  # if it is cancelled, go_back asks for this key
+            return
         self.pool.run(keys.stored_key, self.path, on_result=self._locked, on_error=self._fatal)
+
+    def go_back(self) -> None:
+        """Switch memory was cancelled and the memory open before is not open: ask for its
+        key again, as after any lock when auto-lock closed it meanwhile."""
+        if self.locked_meanwhile:
+            self.after_lock()
+        else:
+            self.start()
 
     def _locked(self, key: str | None) -> None:
         if getattr(self.window, "closing", False):

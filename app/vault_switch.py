@@ -1,6 +1,7 @@
 """Switch memory (File → Switch memory…): one encrypted vault per person or purpose on this
 computer; open another one, or create a new one by name. What one vault learns, the others
-never see: the window closes the open vault before the other is unlocked."""
+never see: each is its own encrypted file. The open vault stays open, its conversation shown,
+until the other is unlocked, then closes; a Cancel on the other's dialog comes back to it."""
 
 from __future__ import annotations
 
@@ -110,8 +111,8 @@ class SwitchVaultDialog(QDialog):
         layout.addLayout(_header(
             "memoryos", "Switch memory",
             "Each memory is a separate encrypted vault on this computer: what one learns, the "
-            "others never see. The open one is closed first; the other asks for its key if the "
-            "system keyring does not hold it.",
+            "others never see. The open one closes once the other is open; the other asks for "
+            "its key if the system keyring does not hold it.",
         ))
         self.list = QListWidget(objectName="vaultList")
         self.list.setAccessibleName("Memories on this computer")

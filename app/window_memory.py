@@ -327,6 +327,7 @@ class MemoryWindowMixin:
         )
         self.setMinimumSize(*least)
         self.sidebar.fit_text(least[0] // 3)
+        self.status.fit_text(least[0])  # the vault's name ends in "…" rather than go off
         self.splitter.fit_sidebar(self.splitter.width())
 
     def _system_scheme_changed(self, *_: object) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from engine import unlock
 from engine.backends.build import make_embedder
-from engine.errors import MemoryOSError
+from engine.errors import InvalidInputError, MemoryOSError
 
 TOKEN_ENV = "MEMORYOS_MCP_TOKEN"
 DEFAULT_PORT = 8765
@@ -89,7 +89,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the server until the client disconnects; 0 on a clean exit, 1 if the vault won't open."""
+    """Run the server until the client disconnects; 0 on a clean exit, 1 if the vault won't
+    open, 2 for what was asked wrongly (a vault name that does not exist, bad options)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         token = unlock.secret_from_env(TOKEN_ENV) or ""
@@ -110,6 +111,18 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    path = None
+    if not args.config:
+        from engine.commands import vault_to_open
+
+        try:  # a name that does not exist is refused as every command refuses it
+            path = vault_to_open(args, create=args.create, make_new="memoryos mcp")
+        except InvalidInputError as exc:  # the vaults there are, and --create
+            print(f"memoryos mcp: {exc}", file=sys.stderr)
+            return 2
+        except ValueError as exc:  # a name no file can have
+            print(f"memoryos mcp: {exc}", file=sys.stderr)
+            return 1
     sock = None
     if args.transport == "http":
         # Before the vault is unlocked (and before "serving on"): a busy port is one clear line.
@@ -137,9 +150,6 @@ def main(argv: list[str] | None = None) -> int:
             )
             memory, embedder = compat.memory, compat.memory.embedder
         else:
-            path = unlock.choose_vault(args.vault, args.vault_path)
-            if not args.create and not path.exists():
-                raise MemoryOSError(f"no vault at {path}: create it in the app, or pass --create")
             embedder = make_embedder(args.embedder)
             memory = unlock.open_memory(path, create=args.create, embedder=embedder, chat=chat)
             compat = None

@@ -349,8 +349,32 @@ def test_wrong_passphrase_and_missing_vault_are_clear_errors(vault, home):
     done = start_plain(vault, home, "not the passphrase")
     assert done.returncode == 1 and "wrong" in done.stderr.lower()
     done = start_plain(home / "nobody.memoryos", home, PASSPHRASE)
-    assert done.returncode == 1 and "no vault" in done.stderr and "--create" in done.stderr
+    assert done.returncode == 2 and "No vault at" in done.stderr and "--create" in done.stderr
     assert not (home / "nobody.memoryos").exists()
+
+
+def test_a_vault_name_that_does_not_exist_is_refused_as_every_command_refuses_it(home):
+    """`memoryos mcp --vault wrok` exited with 1 ("no vault at /…/wrok.memoryos"); every
+    other command exits with 2, naming the vaults there are and how to make a new one."""
+    from engine.paths import vaults_dir
+    from tests.helpers import run_cli
+
+    for name in ("work", "default"):
+        with open_direct(vaults_dir() / f"{name}.memoryos", create=True, background=False):
+            pass
+    before = sorted(p.name for p in home.rglob("*"))
+    served = run_cli("mcp", "--vault", "wrok", "--embedder", "fake", home=home,
+                     passphrase=PASSPHRASE, stdin=b"")
+    status = run_cli("status", "--vault", "wrok", "--embedder", "fake", home=home,
+                     passphrase=PASSPHRASE)
+    assert status.returncode == 2  # what every other command does
+    assert served.returncode == 2, served.stderr.decode()
+    said = served.stderr.decode()
+    assert "No memory named 'wrok'. Vaults here: default, work. To make a new one:" in said
+    assert "memoryos mcp --vault wrok --create" in said
+    assert said.count("\n") == 1 and "Traceback" not in said
+    assert served.stdout == b""  # stdout is the protocol channel
+    assert sorted(p.name for p in home.rglob("*")) == before  # nothing was made
 
 
 @pytest.mark.real_models

@@ -228,3 +228,48 @@ def test_the_sidebar_title_reads_whole_at_every_text_size(qtbot, window, normal_
         window.bigger_action.trigger()
     window.reset_size_action.trigger()  # back to normal: narrow as before
     assert sidebar.minimumWidth() == 160 and window.minimumSize().toTuple() == (560, 420)
+
+
+# --- the status line's vault name -----------------------------------------------------
+
+
+def _shown_whole(label, window) -> bool:
+    """On screen in full, inside the window, and its text fits it (no letter cut)."""
+    return _whole(label) and _inside(label, window) and _text_fits(label)[0]
+
+
+@pytest.mark.parametrize("name", ["default", "Family photos and taxes"])
+def test_the_vault_name_in_the_status_line_stays_whole_at_the_largest_text(
+    qtbot, memory, chat, name, normal_look_after
+):
+    """At the largest text in the smallest window the status line was wider than the window:
+    the vault's name (which memory is open) was cut, or pushed off altogether. A long name
+    ends in "…" now, the whole of it in the tooltip."""
+    from app.main_window import MainWindow
+    from app.settings_store import AppSettings
+
+    window = MainWindow.for_memory(memory, chat, settings=AppSettings(vault_name=name))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    status = window.status
+    qtbot.waitUntil(lambda: status.vault.text().startswith(name))  # the whole name, with room
+    _largest(window)
+    _smallest_window(qtbot, window)
+    qtbot.waitUntil(lambda: _shown_whole(status.vault, window), timeout=2000)
+    vault = status.vault
+    assert vault.text().endswith(" · keyring")  # where its key is, still said
+    if name == "default":
+        assert vault.text() == "default · keyring"
+    else:
+        assert "…" in vault.text() and vault.text().startswith("Family")
+        assert f"{name} · keyring" in vault.toolTip()
+        assert vault.width() >= window.width() // 2 - 10  # it keeps its share of the line
+    assert _inside(status, window) and status.width() <= window.width()
+    for label in (status.model, status.memory):  # what gave way is shortened, not cut
+        assert _shown_whole(label, window), label.text()
+    window.reset_size_action.trigger()
+    window.resize(1000, 720)
+    qtbot.waitUntil(lambda: vault.text() == f"{name} · keyring")  # room again: all of it
+    assert vault.toolTip().startswith("Encrypted vault")
+    window.close()

@@ -106,27 +106,151 @@ def test_switching_to_a_new_memory_and_back_keeps_each_ones_conversations_apart(
 def test_cancelling_a_new_memory_goes_back_to_the_one_open_before(
     qtbot, app, fail_keyring, send
 ):
-    from app.vault_dialogs import UnlockDialog
-
     window, opener = app
     _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=True)
     send(window, "I live in Porto.")
+    before = window.session.mem
     dialog = _switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, "family")
     first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
                                                           Qt.MouseButton.LeftButton))
-    assert window.session is None  # the open vault closed before the other asked for its key
+    assert window.session.mem is before  # open until the other one is
 
-    unlock = shown_dialog(qtbot, opener, first.quit_button.click)  # Cancel
-    assert isinstance(unlock, UnlockDialog) and "default" in unlock.findChild(
-        type(unlock.error), "subtitle").text()
+    with qtbot.assertNotEmitted(opener.dialog_shown, wait=300):  # no passphrase asked
+        first.quit_button.click()  # Cancel
     assert window.isVisible() and not window.closing
-    assert window.settings.vault_name == "default"
+    assert window.session.mem is before and window.settings.vault_name == "default"
+    assert "Porto" in window.view.browser.toPlainText()
+    assert not (before.path.parent / "family.memoryos").exists()
+
+
+@pytest.fixture
+def recorded(qtbot):
+    """The app on the real vault opener of the tests, with the vault files it opened."""
+    from app.desktop import build
+    from app.settings_store import AppSettings
+
+    opened: list[str] = []
+
+    def open_vault(path, create, passphrase):
+        mem = open_fast(path, create, passphrase)
+        opened.append(mem.path.name)
+        return mem
+
+    window, opener = build(open_vault, settings=AppSettings())
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window, opener, opened
+    window.close()
+
+
+def _pick(qtbot, window, opener, name: str):
+    """Switch memory → the existing memory `name` → Open: the dialog that asks for its key."""
+    dialog = _switch_dialog(qtbot, window)
+    dialog.list.setCurrentRow(_names(dialog).index(name))
+    return shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+                                                                Qt.MouseButton.LeftButton))
+
+
+def test_cancelling_another_memorys_passphrase_returns_without_asking_again(
+    qtbot, recorded, fail_keyring, send
+):
+    """Cancel on the other memory's passphrase asked for the first memory's passphrase again
+    (its vault had been closed already)."""
+    from app.settings_store import load_settings
+    from app.vault_dialogs import UnlockDialog
+    from engine.paths import vault_path
+
+    window, opener, opened = recorded
+    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=True)
+    send(window, "I live in Porto.")
+    open_fast(vault_path("work"), True, "work passphrase 42").close()
+    before = window.session.mem
+    window.composer.input.setPlainText("And my sister")  # a message being written
+
+    unlock = _pick(qtbot, window, opener, "work")
+    assert isinstance(unlock, UnlockDialog) and unlock.path == vault_path("work")
+    assert unlock.quit_button.text() == "Cancel"
+    assert window.session.mem is before  # still open behind the dialog, conversation shown
+    assert "Porto" in window.view.browser.toPlainText()
+
+    with qtbot.assertNotEmitted(opener.dialog_shown, wait=300):  # nothing asked again
+        unlock.quit_button.click()
+    assert not shiboken6.isValid(unlock) or not unlock.isVisible()
+    assert window.session.mem is before and not before._closed
+    assert "Porto" in window.view.browser.toPlainText()
+    assert window.composer.input.toPlainText() == "And my sister"
+    assert window.composer.send_button.isEnabled()
+    assert window.switch_action.isEnabled() and window.lock_action.isEnabled()
+    assert window.settings.vault_name == "default" and load_settings().vault_name == "default"
+    assert opened == ["default.memoryos"]  # never opened a second time
+    assert send(window, "I work in Braga.").text  # the same memory goes on answering
+
+    # The lock that follows asks for this memory's key, not the other one's.
+    again = shown_dialog(qtbot, opener, window.lock_now)
+    assert isinstance(again, UnlockDialog) and again.path == vault_path("default")
+    assert before._closed
+
+
+def test_the_memory_open_before_closes_only_once_the_other_is_open(
+    qtbot, recorded, fail_keyring, send
+):
+    from engine.paths import vault_path
+
+    window, opener, opened = recorded
+    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=True)
+    send(window, "I live in Porto.")
+    work = open_fast(vault_path("work"), True, "work passphrase 42")
+    work.add_memory("The quarterly report is due on Friday.", "Noted.")
+    work.close()
+    before = window.session.mem
+
+    unlock = _pick(qtbot, window, opener, "work")
+    qtbot.keyClicks(unlock.passphrase, "not the passphrase")
+    qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: unlock.error.isVisible())  # a wrong one: asked again, nothing closed
+    assert window.session.mem is before and not before._closed
+
+    unlock.passphrase.clear()
+    qtbot.keyClicks(unlock.passphrase, "work passphrase 42")
     with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.keyClicks(unlock.passphrase, PASSPHRASE)
         qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Return)
+    assert before._closed  # closed now, once
+    assert window.session.mem.path == vault_path("work")
+    assert window.settings.vault_name == "work"
+    qtbot.waitUntil(lambda: "quarterly" in window.view.browser.toPlainText())
+    assert "Porto" not in window.view.browser.toPlainText()
+    assert opened == ["default.memoryos", "work.memoryos"]
+
+
+def test_auto_lock_while_another_memorys_dialog_is_up_locks_the_one_open(
+    qtbot, recorded, fail_keyring, send
+):
+    """The memory kept open behind the other's dialog still locks itself when nobody uses the
+    computer; a Cancel then asks for its key."""
+    from app.vault_dialogs import UnlockDialog
+    from engine.paths import vault_path
+
+    window, opener, _opened = recorded
+    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=True)
+    send(window, "I live in Porto.")
+    open_fast(vault_path("work"), True, "work passphrase 42").close()
+    before = window.session.mem
+    unlock = _pick(qtbot, window, opener, "work")
+
+    with qtbot.assertNotEmitted(opener.dialog_shown, wait=300):
+        window.lock()  # the idle lock
+    assert window.session is None and before._closed
+    assert "Porto" not in window.view.browser.toPlainText()
+    assert unlock.isVisible()  # the other memory's question stays
+
+    again = shown_dialog(qtbot, opener, unlock.quit_button.click)
+    assert isinstance(again, UnlockDialog) and again.path == vault_path("default")
+    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+        qtbot.keyClicks(again.passphrase, PASSPHRASE)
+        qtbot.keyClick(again.passphrase, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: "Porto" in window.view.browser.toPlainText())
-    assert not (window.session.mem.path.parent / "family.memoryos").exists()
 
 
 def test_a_bad_name_is_explained_and_cannot_be_opened(qtbot, app, memory_keyring):
