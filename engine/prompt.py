@@ -69,7 +69,14 @@ ANSWER_MARK = "My message: "
 # number of new tokens, chosen from the speed the backend measured.
 MEMORY_SHARE = 0.5
 MIN_MEMORY_TOKENS = 16  # one short fact, whatever the speed
-BEST_ROOM = 2.0  # the best fact and the best exchange may take the budget up to this many times
+# The best fact and the best exchange may take the budget up to this many times (fit_memory).
+# Chosen with the personal probe (`memoryos eval personal`, small prompt) and the TTFT bench
+# (`python -m engine.eval.bench_answer --conversation --questions 20 --pages 2000 --max-tokens 32
+# --threads 1`, SmolLM2, budget 42 tokens): 1.0 21/25, new memory tokens p50/p95 52/56, time to
+# the first token per turn / the question alone with nothing cached 0.67x/0.90x; 1.5 24/25,
+# 64/79, 0.87x/1.13x; 2.0 24/25, 87/94, 1.15x/1.58x (slower than no memory at all); only the
+# first line allowed past the budget, at 2.0: 23/25, 63/66, 0.90x/1.02x.
+BEST_ROOM = 1.5
 TEMPLATE_TOKENS = 8  # what a chat template adds around one user message
 
 

@@ -53,6 +53,31 @@ def test_a_slow_model_gets_fewer_new_memories_and_the_list_says_which(memory, ch
     assert chat.count_tokens(block) - chat.count_tokens(question) <= memory_budget(chat, question)
 
 
+def test_long_memories_never_take_more_than_the_best_ones_room(memory, chat):
+    """Past the budget only the best fact and the best exchange, and all of it within
+    BEST_ROOM x the budget: the time memory adds to the first word stays bounded (with 2x the
+    room, the demo model's first word came later than with no memory at all)."""
+    from engine.prompt import BEST_ROOM
+
+    for bed in range(6):
+        memory.add_fact(f"The tomatoes in garden bed {bed} need water every morning, a feed of "
+                        "seaweed every second week, and a net against the blackbirds in June.")
+        memory.add_memory(f"Garden bed {bed} has tomatoes again this year, six plants of an "
+                          "old Italian variety my neighbour gave me.", "They will love the sun.")
+    memory.run_consolidation()
+    question = "What do the tomatoes in my garden need?"
+    chat.prompt_tokens_per_second = 40.0
+    budget = memory_budget(chat, question)
+    answer = memory.get_response(question, temporary=True)
+    answer.collect()
+
+    block = answer.messages[-1]["content"]
+    fact_lines = [m for m in answer.memories if m.kind == FACT]
+    assert 1 <= len(fact_lines) <= 2
+    assert chat.count_tokens(f"- {fact_lines[0].text}") > budget / 2  # longer than half
+    assert chat.count_tokens(block) - chat.count_tokens(question) <= BEST_ROOM * budget
+
+
 def test_the_budget_grows_with_the_speed(chat):
     question = "What do the tomatoes in my garden need?"
     assert memory_budget(chat, question) is None
