@@ -30,12 +30,14 @@ ERASE_WORD = "erase"
 
 def write_export(mem: Any, path: str, progress: Any = None) -> str:
     """Read everything from the vault and write it as JSON readable only by this user."""
+    from engine.export import check_target
+
+    target = check_target(path)  # a folder that does not exist: refused, named, nothing made
     if progress:
         progress(0.05, "Reading the vault")
     data = mem.export_json()
     if progress:
         progress(0.6, "Writing the file")
-    target = Path(path)
     handle, temp = tempfile.mkstemp(prefix=".export-", suffix=".tmp", dir=target.parent)
     try:
         os.chmod(temp, 0o600)  # it holds everything the assistant knows about the person

@@ -81,11 +81,12 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
         dialog.setValue(int(100 * fraction))
 
     def finished(result: object) -> None:
+        # Read before closing: closing a QProgressDialog emits `canceled`, as Stop does.
+        stopped = " (stopped)" if worker.cancelled else ""
         dialog.close()
         if hasattr(result, "lines"):  # an export restored
             show_message(parent, "Restore", "\n".join(result.lines()))
             return
-        stopped = " (stopped)" if worker.cancelled else ""
         note = result if isinstance(result, str) else ""  # what retention will forget
         show_message(parent, "Import", f"Imported {state['done']} exchanges{stopped}. "
                      "Consolidation continues in the background." + (f"\n\n{note}" if note else ""),

@@ -22,6 +22,7 @@ examples:
   memoryos import chat.json          add a conversation transcript to the memory
   memoryos facts list                what the assistant has learned about you
   memoryos facts delete f12 p3       forget fact 12 and profile entry 3
+  memoryos conversations             your conversations, with the ids `forget` takes
   memoryos export memory.json        everything, as JSON
   memoryos import memory.json --vault restored --create
                                      restore that export into a new vault
@@ -132,6 +133,16 @@ def build_parser() -> argparse.ArgumentParser:
     for action in (listing, delete, add):
         _vault_options(action, after_action=True)
 
+    conversations = commands.add_parser(
+        "conversations",
+        help="list the conversations, newest first, with the ids `memoryos forget` takes",
+        description="One line per conversation, newest first: its id (what `memoryos forget "
+        "conversation ID` takes), the dates of its first and last exchange, how many exchanges "
+        "it holds, and its title.",
+    )
+    _vault_options(conversations)
+    conversations.add_argument("--json", action="store_true", help="as JSON, one object each")
+
     export = commands.add_parser("export", help="export everything to JSON")
     _vault_options(export)
     export.add_argument("file", help="output file, or - for standard output")
@@ -147,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="which one: a page is one exchange (its id is in `memoryos export`, the MCP tools "
         "and the app's privacy panel), a segment a topic (the app's Memory inspector), a "
-        "conversation its id (`memoryos export`); not needed for everything",
+        "conversation its id (`memoryos conversations` lists them); not needed for everything",
     )
     forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
 

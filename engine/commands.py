@@ -574,10 +574,45 @@ def run_facts(args) -> int:
     return 0
 
 
+# ---- conversations ----------------------------------------------------------------------
+
+
+def run_conversations(args) -> int:
+    """Each conversation with the id `memoryos forget conversation ID` takes, newest first."""
+    memory = _open(args, background=False)
+    try:
+        conversations = memory.conversations()  # newest last exchange first
+        if getattr(args, "json", False):
+            data = [
+                {"id": c.id, "title": c.title, "first_ts": c.first_ts, "last_ts": c.last_ts,
+                 "exchanges": c.pages}
+                for c in conversations
+            ]  # fmt: skip
+            print(json.dumps(data, indent=1, ensure_ascii=False))
+        elif not conversations:
+            print("No conversations yet.")
+        else:
+            width = max(len(c.id) for c in conversations)
+            for c in conversations:
+                title = " ".join(c.title.split()) or "(untitled)"
+                title = title if len(title) <= 70 else title[:69] + "…"
+                print(
+                    f"{c.id:<{width}}  {_when(c.first_ts)} – {_when(c.last_ts)}  "
+                    f"{_count(c.pages, 'exchange'):>13}  {title}"
+                )
+    finally:
+        memory.close()
+    return 0
+
+
 # ---- export, forget, status -------------------------------------------------------------
 
 
 def run_export(args) -> int:
+    from engine.export import check_target
+
+    if args.file != "-":
+        check_target(args.file)  # before the passphrase is asked: a missing folder is refused
     memory = _open(args, background=False)
     try:
         if args.file == "-":

@@ -23,11 +23,29 @@ TABLES = (
 )
 
 
+def check_target(path: str | Path) -> Path:
+    """The file an export goes to, refused before anything is read or written where its
+    folder does not exist (no folder is made: a typo must not leave one behind)."""
+    target = Path(path).expanduser()
+    folder = target.parent
+    if target.is_dir():
+        raise errors.InvalidInputError(
+            f"{target} is a folder. Choose a file name for the export; nothing was exported."
+        )
+    if not folder.is_dir():
+        raise errors.InvalidInputError(
+            f"The folder {folder} does not exist, so nothing was exported. Choose an existing "
+            "folder."
+        )
+    return target
+
+
 def export_json(ctx: MemoryContext, info: VaultInfo, path: str | Path | None = None) -> dict:
     """The export as a dict; written to `path` (owner-only, never a partial file) if given."""
     rules = ctx.policy()
     if rules.export_forbidden:
         raise errors.PolicyError(f"export is turned off by your administrator ({rules.source})")
+    target = None if path is None else check_target(path)
     data = {
         "format": FORMAT,
         "exported_at": ctx.clock(),
@@ -42,7 +60,7 @@ def export_json(ctx: MemoryContext, info: VaultInfo, path: str | Path | None = N
                 row[key] = json.loads(row[key])
     for row in data["facts"]:
         row.pop("norm", None)
-    if path is not None:
+    if target is not None:
         text = json.dumps(data, ensure_ascii=False, indent=1)
-        write_private(Path(path), text.encode("utf-8"))
+        write_private(target, text.encode("utf-8"))
     return data
