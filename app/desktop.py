@@ -18,7 +18,8 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
     """The main window and the vault opener wired together (the app, the self-test, tests).
 
     Once the vault is open the window gets a Session, the model loads in the background and
-    the embedder warms up; after "erase everything" the opener starts the first run again.
+    the embedder warms up; after "erase everything" another memory opens, or the first run
+    starts again when there is none.
     """
     from app.main_window import MainWindow
     from app.session import Session
@@ -34,22 +35,23 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
         if window.closing:  # the person quit while the vault was opening
             mem.close()
             return
-        switched, opener.switched_from = opener.switched_from is not None, None
+        previous, opener.switched_from = opener.switched_from, None
+        switched = previous is not None
         if switched:  # Switch memory: the memory open until now closes only now
+            window.settings.previous_vault = previous  # an erase of this one goes back there
             window.switch_ended(opener.path.name.removesuffix(".memoryos"))
         session = Session(mem, window.pool, window.settings, parent=window)
         window.attach(session)
         if mem.chat is None:
             session.load_model()
         session.warm_up()
-        # A new vault, or one whose first run ended before this step: offer a real model
-        # before the first question (not for another memory made by Switch memory: the
-        # model is the app's, chosen already).
-        if switched:
-            opener.first_run = False
-        if opener.first_run or window.settings.model_step_due:
-            opener.first_run = False
-            window.settings.model_step_due = False
+        # The app's first vault, or one whose first run ended before this step: offer a real
+        # model before the first question. Never once it was offered (the model is the app's,
+        # chosen already), nor while Switch memory opens another: its dialogs come first.
+        settings = window.settings
+        due, opener.first_run = opener.first_run or settings.model_step_due, False
+        if due and not switched and not settings.model_step_done:
+            settings.model_step_due, settings.model_step_done = False, True
             window._save_settings()
             window.open_model_step()
 
@@ -75,10 +77,29 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
         else:
             opener.go_back()
 
+    def erased() -> None:
+        """Erase everything removed the memory open: with others on this computer the one
+        used before opens (else the first by name), its key asked for as at any start; the
+        settings never name the erased one then. It was the only one: the first run again."""
+        from app.vault_switch import vault_files
+
+        gone = opener.path.name.removesuffix(".memoryos")
+        others = sorted((v.name for v in vault_files(opener.path.parent) if v.name != gone),
+                        key=str.lower)
+        if others:
+            previous = window.settings.previous_vault
+            name = previous if previous in others else others[0]
+            window.settings.vault_name, window.settings.previous_vault = name, ""
+            window.settings.last_conversation = ""  # it was the erased memory's
+            window._resume_conversation = window._start_conversation = None
+            window._save_settings()
+            opener.path = vault_path(name)
+        opener.start()
+
     opener.opened.connect(attach)
     opener.cancelled.connect(cancelled)
     window.vault_switch_requested.connect(switch)
-    window.vault_erased.connect(opener.start)
+    window.vault_erased.connect(erased)
     window.locked.connect(opener.after_lock)  # auto-lock: the key is asked for again
     window.reopen_requested.connect(opener.start)  # a new embedder: open with it
     return window, opener

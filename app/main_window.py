@@ -63,7 +63,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
 
     answer_finished = Signal(object)  # an Answer, or the exception that ended the generation
     session_attached = Signal()
-    vault_erased = Signal()  # the vault is gone: the launcher goes back to the first-run dialog
+    vault_erased = Signal()  # the vault is gone: the launcher opens another, or the first run
     locked = Signal()  # auto-lock closed the vault: the launcher asks for the key again
     reopen_requested = Signal()  # the vault moved to another embedder: the launcher opens it again
     conversation_shown = Signal(str)  # a conversation was (re)drawn from the vault

@@ -42,6 +42,11 @@ class AppSettings:
     # A vault was created and the model step has not been shown yet: set on the first run, so a
     # first run cut short (closed, crashed) still offers a real model at the next start.
     model_step_due: bool = False
+    # The model step was offered (a model chosen, or the one in use kept): the model is the
+    # app's, so a vault made later (Switch memory, after an erase) does not offer it again.
+    model_step_done: bool = False
+    # The memory open before the one open now (Switch memory): erasing this one goes back there.
+    previous_vault: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,6 +67,13 @@ class AppSettings:
         settings = cls(**values)
         if settings.model_source not in MODEL_SOURCES:
             settings.model_source = BUNDLED
+        if "vault_name" in data and "model_step_done" not in data:  # written before the field:
+            # the step was offered unless due (an erase set it due again: a model chosen says
+            # it was offered)
+            settings.model_step_done = (not settings.model_step_due
+                                        or settings.model_source != BUNDLED)
+        if settings.model_step_done:
+            settings.model_step_due = False  # offered once: never due again
         if settings.color_scheme not in ("system", "light", "dark"):
             settings.color_scheme = "system"
         settings.text_size = max(7, min(20, settings.text_size))

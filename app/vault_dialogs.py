@@ -226,6 +226,11 @@ class FirstRunDialog(VaultDialog):
         self.layout_.addWidget(self.error)
         self.layout_.addWidget(self.busy)
         buttons = QHBoxLayout()
+        # Other memories on this computer (this one was erased, say): the opener shows it
+        self.other_button = QPushButton("Other memory…")
+        self.other_button.setToolTip("Open another memory on this computer instead")
+        self.other_button.hide()
+        buttons.addWidget(self.other_button)
         self.quit_button = QPushButton("Quit")
         self.quit_button.clicked.connect(self.reject)
         self.create_button = QPushButton("Create my vault", objectName="primary")
@@ -255,6 +260,15 @@ class FirstRunDialog(VaultDialog):
     def _update(self) -> None:
         self.passphrase.setVisible(self.needs_passphrase)
         self.confirm.setVisible(self.needs_passphrase)
+        # The passphrase's messages come and go as it is typed: their line keeps its room,
+        # so the dialog does not grow, shrink and move under the typing.
+        policy = self.error.sizePolicy()
+        policy.setRetainSizeWhenHidden(self.needs_passphrase)
+        self.error.setSizePolicy(policy)
+        self.error.ensurePolished()  # the style sheet's font: the line's height in it
+        line = self.error.fontMetrics().boundingRect(
+            0, 0, 1 << 16, 1 << 16, Qt.TextFlag.TextWordWrap, "X").height()
+        self.error.setMinimumHeight(line if self.needs_passphrase else 0)
         problem = self.problem()
         self.create_button.setEnabled(not problem)
         typed = bool(self.confirm.text())

@@ -39,7 +39,7 @@ class VaultOpener(QObject):
         self.pool = pool
         self.window = window
         self.dialog: QDialog | None = None
-        self.first_run = False  # the vault was created by this run: the model step follows
+        self.first_run = False  # this run made the app's first vault: the model step follows
         # File → Switch memory: the vault name the window had before (cancelling goes back)
         self.switched_from: str | None = None
         # Auto-lock closed that memory while the other one's dialog was up (go_back)
@@ -94,10 +94,14 @@ class VaultOpener(QObject):
     def _first_run(self, keyring: Any) -> None:
         if getattr(self.window, "closing", False):
             return
-        self.first_run = True
         settings = getattr(self.window, "settings", None)
         switching = self.switched_from is not None
-        if settings is not None and not settings.model_step_due and not switching:
+        # The model step follows only the app's first vault: not one made by Switch memory,
+        # nor one made again after an erase once a model was chosen, nor one made while
+        # other memories are here (the app has run before).
+        self.first_run = (not switching and not getattr(settings, "model_step_done", False)
+                          and not self._others())
+        if settings is not None and not settings.model_step_due and self.first_run:
             settings.model_step_due = True
             self.window._save_settings()
         name = self.path.name.removesuffix(".memoryos") if switching else None
@@ -137,8 +141,8 @@ class VaultOpener(QObject):
         return [v.name for v in vault_files(self.path.parent) if v.name != here]
 
     def _other_memory(self) -> None:
-        """The unlock dialog's Other memory…: pick another vault; this dialog closes without
-        quitting and the chosen one opens (a new name: the first-run dialog)."""
+        """Other memory… on the unlock or first-run dialog: pick another vault; this dialog
+        closes without quitting and the chosen one opens (a new name: the first-run dialog)."""
         from app.vault_switch import SwitchVaultDialog
 
         asking = self.dialog
