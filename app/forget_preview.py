@@ -66,7 +66,8 @@ def preview_html(question: str, result: Any) -> str:
     more = len(named) - SHOWN_ITEMS
     if more > 0:
         items += f"<li>… and {more} more</li>"
-    learned = f"<p>Learned only from them, and removed too:</p><ul>{items}</ul>" if items else ""
+    them = "it" if len(result.pages) == 1 else "them"  # the exchanges
+    learned = f"<p>Learned only from {them}, and removed too:</p><ul>{items}</ul>" if items else ""
     return (
         f"<p><b>{escape(question)}?</b></p><p>This will:</p><ul>{lines}</ul>{learned}"
         "<p>Nothing of it stays on this computer. This cannot be undone.</p>"

@@ -138,15 +138,51 @@ def _item(kind: str, item_id: int, text: str, status: str, learned: float, updat
     )
 
 
-def delete_items(mem: Any, items: list[PersonaItem]) -> int:
-    """Delete facts in one call and profile slots one by one; returns how many went."""
+@dataclass(frozen=True)
+class Deleted:
+    """What a delete removed, read just before it: what its Undo puts back."""
+
+    items: tuple[PersonaItem, ...]  # as the panel listed them
+    facts: tuple[Any, ...]  # the engine's Fact and ProfileSlot records, as they were
+    slots: tuple[Any, ...]
+    # Entries the deleted ones had replaced, as they were: the delete made them current again
+    replaced: tuple[Any, ...]
+
+
+def delete_items(mem: Any, items: list[PersonaItem]) -> Deleted:
+    """Delete facts in one call and profile slots one by one (in a worker); returns what went,
+    with what Undo needs to put it back."""
     fact_ids = [item.id for item in items if item.kind != PROFILE]
+    slot_ids = [item.id for item in items if item.kind == PROFILE]
+    facts = mem.facts(include_superseded=True) if fact_ids else []
+    slots = mem.profile(include_superseded=True) if slot_ids else []
+    gone_facts, gone_slots = set(fact_ids), set(slot_ids)
+    deleted = Deleted(
+        items=tuple(items),
+        facts=tuple(fact for fact in facts if fact.id in gone_facts),
+        slots=tuple(slot for slot in slots if slot.id in gone_slots),
+        replaced=tuple([fact for fact in facts if fact.superseded_by in gone_facts
+                        and fact.id not in gone_facts]
+                       + [slot for slot in slots if slot.superseded_by in gone_slots
+                          and slot.id not in gone_slots]),
+    )  # fmt: skip
     if fact_ids:
         mem.delete_facts(fact_ids)
-    for item in items:
-        if item.kind == PROFILE:
-            mem.delete_profile_slot(item.id)
-    return len(items)
+    for slot_id in slot_ids:
+        mem.delete_profile_slot(slot_id)
+    return deleted
+
+
+def undo_delete(mem: Any, deleted: Deleted) -> set[tuple[str, int]]:
+    """Put back what `delete_items` removed (in a worker); the keys of the items put back (a
+    profile entry whose id a newer entry took meanwhile comes back under another id)."""
+    mem.restore_deleted(deleted.facts, deleted.slots, deleted.replaced)
+    keys = {item.key for item in deleted.items if item.kind != PROFILE}
+    if deleted.slots:
+        back = {(s.category, s.name, s.value, s.created) for s in deleted.slots}
+        keys |= {(PROFILE, s.id) for s in mem.profile(include_superseded=True)
+                 if (s.category, s.name, s.value, s.created) in back}  # fmt: skip
+    return keys
 
 
 def delete_and_forget(mem: Any, items: list[PersonaItem], pages: list[int]) -> Any:

@@ -31,6 +31,7 @@ from app.persona_items import (
     CANDIDATE_TIP,
     KIND_LABELS,
     PROFILE,
+    Deleted,
     PersonaItem,
     delete_and_forget,
     delete_items,
@@ -38,6 +39,7 @@ from app.persona_items import (
     load_items,
     origin_text,
     source_pages,
+    undo_delete,
 )
 from app.widgets import (
     WithPlaceholder,
@@ -149,6 +151,9 @@ class PrivacyPanel(QDialog):
         self.items: list[PersonaItem] = []
         # After a delete: (the keys deleted, the key of the row to select once they are gone)
         self._after_delete: tuple[set, Any] | None = None
+        # The last delete, while its Undo is offered; then the keys to select once it is undone
+        self.last_delete: Deleted | None = None
+        self._after_undo: set | None = None
         self.last_forget_preview: Any = None  # what the last forget dialog showed
         self.setWindowTitle("Privacy")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
@@ -177,11 +182,20 @@ class PrivacyPanel(QDialog):
         # What the last delete or forget did: the rows just vanish otherwise
         self.done_note = QLabel(objectName="hint")
         self.done_note.setAccessibleName("Last change")
+        # A delete can be taken back (a forget cannot: its exchanges are gone)
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setToolTip("Put back what was just deleted (Ctrl+Z)")
+        self.undo_button.clicked.connect(self.undo)
+        self.undo_button.hide()
+        undo_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self)
+        undo_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        undo_key.activated.connect(self.undo)
         bottom = QHBoxLayout()
         bottom.addWidget(export)
         bottom.addWidget(erase)
         bottom.addSpacing(12)
         bottom.addWidget(self.done_note)
+        bottom.addWidget(self.undo_button)
         bottom.addStretch(1)
         bottom.addWidget(close)
         layout = QVBoxLayout(self)
@@ -320,6 +334,7 @@ class PrivacyPanel(QDialog):
         self.apply_filter()
         self._selected()
         self._select_after_delete()
+        self._select_after_undo()
         self._select_wanted()
         self.refreshed.emit()
 
@@ -337,14 +352,25 @@ class PrivacyPanel(QDialog):
         needle = self.search.text().strip().lower()
         kind = self.kind.currentData()
         visible = 0
+        hidden_selected = []
         for index in range(self.tree.topLevelItemCount()):
             row = self.tree.topLevelItem(index)
             item: PersonaItem = row.data(0, ROLE)
-            show = (not kind or item.kind == kind) and (
-                not needle or needle in item.shown.lower() or needle in item.conversation_title.lower()
-            )
+            # Its own words, with the day they meant as shown: not its conversation's title,
+            # which every item learned in that conversation shares (a search found them all)
+            show = (not kind or item.kind == kind) and (not needle or needle in item.shown.lower())
             row.setHidden(not show)
             visible += show
+            if not show and row.isSelected():
+                hidden_selected.append(row)
+        # A selection the filter hides is let go: the detail showed it and Edit and Delete
+        # looked ready for it, while they acted on the (empty) visible selection
+        self.tree.blockSignals(True)
+        for row in hidden_selected:
+            row.setSelected(False)
+        self.tree.blockSignals(False)
+        if hidden_selected:
+            self._selected()
         if not self.items:
             text = ("MemoryOS has not learned anything about you yet. Facts appear here after "
                     "you talk about yourself and memory consolidation runs.")
@@ -400,6 +426,24 @@ class PrivacyPanel(QDialog):
             if row.data(0, ROLE).key == following and not row.isHidden():
                 self.tree.setCurrentItem(row)
                 self.tree.scrollToItem(row)
+
+    def _select_after_undo(self) -> None:
+        """Once the items an Undo put back are listed again, select them (those shown)."""
+        if self._after_undo is None:
+            return
+        keys = self._after_undo
+        rows = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        back = [row for row in rows if row.data(0, ROLE).key in keys]
+        if not back:
+            return  # a list read before the undo finished
+        self._after_undo = None
+        shown = [row for row in back if not row.isHidden()]
+        if not shown:
+            return
+        self.tree.clearSelection()
+        for row in shown:
+            row.setSelected(True)
+        self.tree.scrollToItem(shown[0])
 
     def visible_items(self) -> list[PersonaItem]:
         rows = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
@@ -478,16 +522,48 @@ class PrivacyPanel(QDialog):
 
     # --- changes -----------------------------------------------------------------------
     def _write(self, fn: Any, *args: Any, said: Any = None) -> None:
-        """Run a change in a worker; `said(result)`: the confirmation shown once it is done."""
+        """Run a change in a worker; `said(result)`: the confirmation shown once it is done.
+        The Undo of an earlier delete goes: only the last change is offered back."""
         self.done_note.clear()
+        self._forget_undo()
         self.session.run(fn, *args, on_result=lambda result: self._written(result, said),
                          on_error=self._failed)
 
     def _written(self, result: object, said: Any = None) -> None:
         if said is not None:
             self.done_note.setText(said(result))
+        if isinstance(result, Deleted):
+            self.last_delete = result
+            self.undo_button.show()
         self.refresh()
         self.changed.emit()
+
+    def _forget_undo(self) -> None:
+        self.last_delete = None
+        self.undo_button.hide()
+
+    def undo(self) -> None:
+        """Put back what the last delete removed (the Undo button, Ctrl+Z in the panel)."""
+        deleted = self.last_delete
+        if deleted is None:
+            return
+        self._forget_undo()
+        self._after_delete = None  # they come back: the row after them is not wanted now
+        self.done_note.clear()
+        self.session.run(undo_delete, self.session.mem, deleted,
+                         on_result=lambda keys: self._undone(deleted, keys),
+                         on_error=lambda error: self._undo_failed(deleted, error))
+
+    def _undone(self, deleted: Deleted, keys: set) -> None:
+        self.done_note.setText(f"Restored {_items_words(list(deleted.items))}.")
+        self._after_undo = keys
+        self.refresh()
+        self.changed.emit()
+
+    def _undo_failed(self, deleted: Deleted, error: Exception) -> None:
+        self.last_delete = deleted  # nothing was put back: it may be tried again
+        self.undo_button.show()
+        self._failed(error)
 
     def edit_selected(self) -> None:
         rows = [row for row in self.tree.selectedItems() if not row.isHidden()]

@@ -60,17 +60,19 @@ def highlighted(snippet: str) -> str:
 
 def forget_question(title: str, preview: Any) -> tuple[str, str]:
     """The confirmation text: the conversation, then everything else that goes with it."""
-    exchanges = f"{preview.pages} exchange{'s' if preview.pages != 1 else ''}"
-    question = f"Forget “{title}”? Its {exchanges} are removed everywhere."
+    one = preview.pages == 1
+    exchanges = "only exchange is" if one else f"{preview.pages} exchanges are"
+    question = f"Forget “{title}”? Its {exchanges} removed everywhere."
     learned = [f.text for f in preview.facts] + [s.text for s in preview.slots]
     if learned:
         lines = "\n".join(f"• {text}" for text in learned[:12])
         more = f"\n…and {len(learned) - 12} more" if len(learned) > 12 else ""
+        was = "it was" if len(learned) == 1 else "they were"
         detail = (
-            f"Also forgotten, because it was learned only from this conversation:\n{lines}{more}"
+            f"Also forgotten, because {was} learned only from this conversation:\n{lines}{more}"
         )
     else:
-        detail = "Nothing learned from it is used elsewhere; nothing else is removed."
+        detail = "Nothing was learned only from this conversation, so nothing else is removed."
     return question, detail + "\n\nThis cannot be undone."
 
 

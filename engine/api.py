@@ -434,6 +434,17 @@ class MemoryOS:
         forgetting.scrub(self.ctx)
         self._notify("facts")
 
+    def restore_deleted(
+        self,
+        facts: Iterable[Fact],
+        slots: Iterable[ProfileSlot] = (),
+        replaced: Iterable[Fact | ProfileSlot] = (),
+    ) -> None:
+        """Undo a delete: facts and profile entries as read just before it come back, and the
+        entries they had replaced (`replaced`, read then too) are replaced by them again."""
+        self.persona.restore(list(facts), list(slots), list(replaced))
+        self._notify("facts")
+
     # ---- forgetting (engine/forgetting.py) -------------------------------------------------
     # Every forget (page, segment, conversation, retention, MCP, chat) goes through forget_pages.
 

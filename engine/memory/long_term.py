@@ -331,6 +331,34 @@ class Persona:
         with self.vault.transaction():
             self.vault.delete_slots([int(slot_id)])
 
+    def restore(
+        self, facts: list[Fact], slots: list[ProfileSlot], replaced: list[Fact | ProfileSlot]
+    ) -> None:
+        """Undo a delete: the facts and profile entries come back as they were read just before
+        it (text, kind, status, dates, origin, what replaced them, the sources still stored),
+        and the entries they had replaced, which the delete made current again (`replaced`,
+        as read then too), are replaced by them again. Facts already back are skipped."""
+        held = {fact.id for fact in self.vault.facts(None, True, ids=[f.id for f in facts])}
+        facts = [fact for fact in facts if fact.id not in held]
+        vectors = [self.embedder.embed_one(fact.text) for fact in facts]
+        with self.vault.transaction():
+            for fact, vector in zip(facts, vectors, strict=True):
+                self.vault.restore_fact(fact, normalise_text(fact.text), vector)
+            # a profile id may have been given to a newer entry since: links follow the new id
+            slot_ids = {slot.id: self.vault.restore_slot(slot) for slot in slots}
+            for slot in slots:
+                by = slot_ids.get(slot.superseded_by, slot.superseded_by)
+                self.vault.relink("profile", slot_ids[slot.id], slot.status, by)
+            for entry in [*facts, *replaced]:
+                if isinstance(entry, ProfileSlot):
+                    by = slot_ids.get(entry.superseded_by, entry.superseded_by)
+                    self.vault.relink("profile", entry.id, entry.status, by)
+                else:
+                    self.vault.relink("facts", entry.id, entry.status, entry.superseded_by)
+            self.vault.bump_vector_generation()  # ids below the last one came back
+        for fact, vector in zip(facts, vectors, strict=True):
+            self.facts_mirror.add(fact.id, vector)
+
 
 @dataclass
 class Learned:

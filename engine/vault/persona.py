@@ -73,6 +73,22 @@ class PersonaMixin:
         return fact_id
 
     @_locked
+    def restore_fact(self, fact: Fact, norm: str, vector: np.ndarray) -> None:
+        """Put a deleted fact back as it was read before the delete: under its own id (never
+        given to another fact: AUTOINCREMENT), with the sources still stored."""
+        self.conn.execute(
+            "INSERT INTO facts(id, kind, text, norm, status, created, updated, origin, "
+            "superseded_by) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (fact.id, fact.kind, fact.text, norm, fact.status, fact.created, fact.updated,
+             fact.origin, fact.superseded_by),
+        )  # fmt: skip
+        self.conn.execute("INSERT INTO facts_fts(rowid, text) VALUES(?, ?)", (fact.id, fact.text))
+        self.conn.execute(
+            "INSERT INTO facts_vec(rowid, embedding) VALUES(?, ?)", (fact.id, _blob(vector))
+        )
+        self.add_fact_sources(fact.id, fact.source_page_ids)
+
+    @_locked
     def add_fact_sources(self, fact_id: int, sources: Iterable[int]) -> None:
         for page_id in sources:
             self.conn.execute(
@@ -277,6 +293,36 @@ class PersonaMixin:
         slot_id = self.conn.last_insert_rowid()
         self.add_slot_evidence(slot_id, evidence)
         return slot_id
+
+    @_locked
+    def restore_slot(self, slot: ProfileSlot) -> int:
+        """Put a deleted profile entry back as it was read before the delete, with the evidence
+        still stored: under its own id unless a newer entry took that id since. Its id."""
+        taken = self.conn.execute("SELECT 1 FROM profile WHERE id=?", (slot.id,)).fetchall()
+        self.conn.execute(
+            "INSERT INTO profile(id, category, name, value, status, created, updated, origin, "
+            "superseded_by) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (None if taken else slot.id, slot.category, slot.name, slot.value, slot.status,
+             slot.created, slot.updated, slot.origin, slot.superseded_by),
+        )  # fmt: skip
+        slot_id = self.conn.last_insert_rowid()
+        self.add_slot_evidence(slot_id, slot.evidence_page_ids)
+        return slot_id
+
+    @_locked
+    def relink(self, table: str, entry_id: int, status: str, superseded_by: int | None) -> None:
+        """Set an entry's status and what replaced it ("facts" or "profile"), as they were before
+        a delete. A replacement no longer stored leaves the entry replaced by nothing recorded."""
+        if table not in ("facts", "profile"):
+            raise ValueError(table)
+        if superseded_by is not None and not self.conn.execute(
+            f"SELECT 1 FROM {table} WHERE id=?", (superseded_by,)
+        ).fetchall():
+            superseded_by = None
+        self.conn.execute(
+            f"UPDATE {table} SET status=?, superseded_by=? WHERE id=?",
+            (status, superseded_by, entry_id),
+        )
 
     @_locked
     def add_slot_evidence(self, slot_id: int, evidence: Iterable[int]) -> None:
