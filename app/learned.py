@@ -117,7 +117,11 @@ class LearnedNotices(QObject):
         before anyone clicks their Undo."""
         session = self.window.session
         page_ids = self.window.view.page_ids()
-        shown = [item for item in self.items if (item.kind, item.id) not in self.undone]
+        # The notices still offering Undo, and those marked deleted elsewhere: Undo in the
+        # privacy panel may have put their item back.
+        shown = [item for item in self.items
+                 if (item.kind, item.id) not in self.undone
+                 or (item.kind, item.id) in self.deleted]
         if session is None or not self.enabled or not (page_ids or shown):
             self.checked.emit()
             return
@@ -127,15 +131,22 @@ class LearnedNotices(QObject):
             page_ids,
             self.since,
             shown,
-            on_result=self._show,
+            on_result=lambda result: self._show(result, shown),
             on_error=lambda _error: self.checked.emit(),
         )
 
-    def _show(self, result: tuple[list, list]) -> None:
+    def _show(self, result: tuple[list, list], checked: list | None = None) -> None:
         items, gone = result
+        gone_keys = {(item.kind, item.id) for item in gone}
         for item in gone:
             if self.owns(item) and (item.kind, item.id) not in self.undone:  # not reset since
                 self.mark_undone(item, deleted=True)
+        for item in checked or []:
+            key = (item.kind, item.id)
+            if key in self.deleted and key not in gone_keys and self.owns(item):
+                self.undone.discard(key)  # put back (Undo in the privacy panel): offered again
+                self.deleted.discard(key)
+                self.window.view.mark_restored(item)
         fresh = [item for item in items if item.key not in self.announced]
         session = self.window.session
         if fresh and session is not None and session.generating:

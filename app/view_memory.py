@@ -235,6 +235,14 @@ class MessagesMixin:
                     message.deleted.discard((item.kind, item.id))
                 self._draw_learned(message)
 
+    def mark_restored(self, item: Any) -> None:
+        """The notice's item, deleted elsewhere, was put back: "Learned: …" with its Undo."""
+        for message in self.messages:
+            if any(i.key == item.key for i in message.learned):
+                message.undone.discard((item.kind, item.id))
+                message.deleted.discard((item.kind, item.id))
+                self._draw_learned(message)
+
     def _draw_learned(self, message: Message) -> None:
         cursor = self._emptied(message.notices_frame)
         index = self.messages.index(message)

@@ -26,7 +26,9 @@ def _learned(qtbot, window, memory, send):
 
 
 def _notice_line(window, text: str) -> str:
-    return next(line for line in window.view.plain_text().splitlines() if text in line)
+    """The notice's line (not the message that said `text`)."""
+    return next(line for line in window.view.plain_text().splitlines()
+                if text in line and line.startswith(("Learned:", "Deleted:", "Forgot:")))
 
 
 def _privacy_row(panel, text: str):
@@ -54,6 +56,27 @@ def test_a_learned_notice_says_deleted_once_its_item_is_deleted_in_privacy(
         window.reload_conversation()
     assert f"Deleted: {FACT}" in window.view.plain_text()
     assert f"Learned: {FACT}" not in window.view.plain_text()
+
+
+def test_a_notice_marked_deleted_is_offered_again_once_privacy_undoes_the_delete(
+    qtbot, window, memory, send
+):
+    item = _learned(qtbot, window, memory, send)
+    panel = window.open_privacy()
+    qtbot.waitUntil(lambda: _privacy_row(panel, FACT) is not None)
+    _privacy_row(panel, FACT).setSelected(True)
+    with qtbot.waitSignal(panel.changed):
+        panel.delete_selected(confirm=False)
+    qtbot.waitUntil(lambda: f"Deleted: {FACT}" in window.view.plain_text(), timeout=5000)
+
+    with qtbot.waitSignal(panel.changed, timeout=10_000):
+        qtbot.mouseClick(panel.undo_button, Qt.MouseButton.LeftButton)
+
+    # The fact is back under its id: the notice says Learned again and offers its Undo.
+    qtbot.waitUntil(lambda: f"Learned: {FACT}" in window.view.plain_text(), timeout=5000)
+    assert "Undo" in _notice_line(window, FACT)
+    assert f"Deleted: {FACT}" not in window.view.plain_text()
+    assert any(f.id == item.id for f in memory.facts())
 
 
 def test_a_learned_notice_says_deleted_once_forget_removes_its_item(
