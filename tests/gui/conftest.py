@@ -112,3 +112,30 @@ def _cell_cut(table, item, column: int, one_line: bool = False) -> str:
 def cell_cut():
     """cell_cut(table, item, column, one_line=False): why that cell's text is cut, or ""."""
     return _cell_cut
+
+
+@pytest.fixture
+def person(tmp_path, monkeypatch):
+    """A home with LM Studio's folder holding the bundled GGUF, and a live local server: what
+    the Models table and the model step find on a person's computer."""
+    import os
+
+    # the vault package imported first, as the app does before Settings opens: two workers
+    # importing it at once (the look-around, the keyring check) can fail on its import cycle
+    import engine.api  # noqa: F401
+    from models.catalogue import bundled_gguf_path
+    from tests.local_servers import ChatServer
+
+    home = tmp_path / "person"
+    target = (
+        home
+        / ".lmstudio/models/lmstudio-community/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct-Q4_1.gguf"
+    )
+    target.parent.mkdir(parents=True)
+    os.symlink(bundled_gguf_path(), target)
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_DATA_HOME", "HF_HOME", "HF_HUB_CACHE", "OLLAMA_MODELS"):
+        monkeypatch.delenv(name, raising=False)
+    with ChatServer(models=["smollm2-135m"], reply=["Hello", " there"]) as server:
+        monkeypatch.setattr("models.probe.DEFAULT_PORTS", {server.port: "llama.cpp server"})
+        yield {"gguf": str(target), "server": server, "home": home}

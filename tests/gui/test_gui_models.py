@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from PySide6.QtCore import Qt
 
@@ -11,26 +9,6 @@ from models.machine import size_text
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def person(tmp_path, monkeypatch):
-    """A home with LM Studio's folder holding the bundled GGUF, and a live local server."""
-    from models.catalogue import bundled_gguf_path
-
-    home = tmp_path / "person"
-    target = (
-        home
-        / ".lmstudio/models/lmstudio-community/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct-Q4_1.gguf"
-    )
-    target.parent.mkdir(parents=True)
-    os.symlink(bundled_gguf_path(), target)
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("XDG_DATA_HOME", "HF_HOME", "HF_HUB_CACHE", "OLLAMA_MODELS"):
-        monkeypatch.delenv(name, raising=False)
-    with ChatServer(models=["smollm2-135m"], reply=["Hello", " there"]) as server:
-        monkeypatch.setattr("models.probe.DEFAULT_PORTS", {server.port: "llama.cpp server"})
-        yield {"gguf": str(target), "server": server, "home": home}
 
 
 def row_named(rows, name):

@@ -4,12 +4,8 @@ the Models table reads whole at the dialog's default size and at the largest tex
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from PySide6.QtWidgets import QLabel
-
-from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
 
@@ -122,26 +118,6 @@ def test_a_model_refusal_at_the_bottom_goes_when_the_choice_changes(dialog):
 
 
 @pytest.fixture
-def computer(tmp_path, monkeypatch):
-    """A home with LM Studio's folder holding the bundled GGUF, and a live local server."""
-    # the vault package imported first, as the app does before Settings opens: two workers
-    # importing it at once (the look-around, the keyring check) can fail on its import cycle
-    import engine.api  # noqa: F401
-    from models.catalogue import bundled_gguf_path
-
-    home = tmp_path / "person"
-    target = home / ".lmstudio/models/lmstudio-community/SmolLM2-135M-Instruct-GGUF"
-    target.mkdir(parents=True)
-    os.symlink(bundled_gguf_path(), target / "SmolLM2-135M-Instruct-Q4_1.gguf")
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("XDG_DATA_HOME", "HF_HOME", "HF_HUB_CACHE", "OLLAMA_MODELS"):
-        monkeypatch.delenv(name, raising=False)
-    with ChatServer(models=["smollm2-135m"], reply=["Hello"]) as server:
-        monkeypatch.setattr("models.probe.DEFAULT_PORTS", {server.port: "llama.cpp server"})
-        yield
-
-
-@pytest.fixture
 def larger_text(qapp):
     """Ctrl+= four times; the normal size again after the test."""
     from app import theme
@@ -184,13 +160,13 @@ def _read_whole(qtbot, cell_cut, names_on_one_line: bool) -> None:
     dialog.pool.wait(5000)
 
 
-def test_the_models_table_reads_whole_at_the_dialogs_default_size(qtbot, computer, cell_cut):
+def test_the_models_table_reads_whole_at_the_dialogs_default_size(qtbot, person, cell_cut):
     """"SmolLM2-135M Instruct (b…", "llama · …", "1.1 GB ·…": every name whole on its line,
     the other columns whole (on more lines where they need them), the verdict on screen."""
     _read_whole(qtbot, cell_cut, names_on_one_line=True)
 
 
 def test_the_models_table_reads_whole_at_the_largest_text(
-    qtbot, computer, larger_text, cell_cut
+    qtbot, person, larger_text, cell_cut
 ):
     _read_whole(qtbot, cell_cut, names_on_one_line=False)
