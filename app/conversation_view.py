@@ -6,7 +6,7 @@ import datetime as dt
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -42,6 +42,7 @@ THINKING = "Thinking…"
 READING = "Reading your message…"  # while the model reads a long message, before it writes
 READING_CHARS = 1500  # a message this long takes the model seconds to read on a CPU
 WAITING_MS = 1000  # the seconds waited so far are redrawn at most this often
+HOLD_MS = 500  # how long hold_place waits for the view's new width
 THROWAWAY = "\u200b"  # a zero-width space: see _insert_piece
 BREAK, FRAME_END = "\u2029", "\ufdd1"  # a line break and a table's end, in a document
 FIXED_HEIGHT = (QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)  # a vertical gap
@@ -232,6 +233,11 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self._messages = 0
         self.messages: list[Message] = []
         self.found_words: list[str] = []  # a search result opened: its words (show_exchange)
+        # What hold_place keeps in place: "end", or a position and its top in the view.
+        self._held: tuple[int, int] | str | None = None
+        self._held_width = 0  # the view's width when it was asked
+        self._hold_timer = QTimer(self, singleShot=True, interval=HOLD_MS)
+        self._hold_timer.timeout.connect(self._release_place)
         self.set_empty_text(*self.default_empty_text())
 
     # --- content -------------------------------------------------------------------------
@@ -608,6 +614,51 @@ class ConversationView(MessagesMixin, QStackedWidget):
     def _insert_note(self, cursor: QTextCursor, note: str) -> None:
         cursor.insertBlock(QTextBlockFormat(), _format(theme.MUTED, italic=True, size=9))
         cursor.insertText(note, _format(theme.MUTED, italic=True, size=9))
+
+    def hold_place(self) -> None:
+        """Keep the text at the top of the view (or the end, when scrolled there) where it is
+        while the view's width changes next (the sidebar shown or hidden): the lines wrap
+        anew, and the same scroll value showed another message."""
+        browser = self.browser
+        if self.currentWidget() is not browser:
+            return
+        if self._at_end():
+            place: tuple[int, int] | str = "end"
+        else:
+            cursor = browser.cursorForPosition(QPoint(0, 0))
+            place = (cursor.position(), browser.cursorRect(cursor).top())
+        if self._held is None:  # the new width's layout changes the range: put it back at once
+            browser.verticalScrollBar().rangeChanged.connect(self._keep_place)
+        self._held = place
+        self._held_width = browser.viewport().width()
+        self._hold_timer.start()  # no new width came (the window's layout is not done yet)
+
+    def _keep_place(self, *_range: int) -> None:
+        if self._held == "end":
+            self._scroll_now()
+        elif self._held is not None:
+            position, top = self._held
+            cursor = QTextCursor(self.browser.document())
+            cursor.setPosition(min(position, self.browser.document().characterCount() - 1))
+            moved = self.browser.cursorRect(cursor).top() - top
+            if moved:
+                bar = self.browser.verticalScrollBar()
+                bar.setValue(bar.value() + moved)
+        if self._held is not None and self.browser.viewport().width() != self._held_width:
+            QTimer.singleShot(0, self, self._settle_place)  # the new width is in: once more
+
+    def _settle_place(self) -> None:
+        if self._held is not None:
+            self._held_width = self.browser.viewport().width()  # no more rounds
+            self._keep_place()
+            self._release_place()
+
+    def _release_place(self) -> None:
+        if self._held is None:
+            return
+        self._hold_timer.stop()
+        self.browser.verticalScrollBar().rangeChanged.disconnect(self._keep_place)
+        self._held = None
 
     def _at_end(self) -> bool:
         bar = self.browser.verticalScrollBar()

@@ -1,15 +1,25 @@
 """The banner shown while a tiny model answers (the bundled demo, or a server's very small
-model): it says so and offers a real model."""
+model): it says so and offers a real model. It can be closed (for that model only), and where
+the window is short it says it in a line, the rest behind "Why?"."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QToolButton,
+    QWidget,
+)
 
 from app.icons import pixmap
-from app.settings_store import BUNDLED, SERVER, AppSettings
+from app.settings_store import BUNDLED, SERVER, AppSettings, save_settings
+from app.theme import pixels
 from engine.prompt import SMALL_MAX_TOKENS, is_small_model
 
 # The demo model rambles and drifts into other languages past this; the engine caps any small
@@ -20,11 +30,17 @@ BUNDLED_TEXT = (
     "You are talking to the tiny demo model (SmolLM2-135M): its answers are short and "
     "often wrong. A real model takes a few minutes to set up (most of it the download)."
 )
+BUNDLED_SHORT = "Tiny demo model: its answers are often wrong."
+# The banner says all of it while that takes at most this share of the window's height; past
+# it (the smallest window, large text) it says it in a line: the conversation comes first.
+HEIGHT_SHARE = 1 / 5
+MARGINS, COMPACT_MARGINS = (20, 8, 8, 8), (12, 2, 4, 2)
 
 
 class DemoBanner(QFrame):
     """Visible while the bundled model is the chosen one, and while the chosen server's model
-    is known to be very small (once it has loaded: the engine reads its size then)."""
+    is known to be very small (once it has loaded: the engine reads its size then), unless the
+    person closed it for that model."""
 
     choose_requested = Signal()
 
@@ -32,22 +48,41 @@ class DemoBanner(QFrame):
         super().__init__(parent, objectName="banner")
         self._settings: AppSettings | None = None
         self._session: Any = None
+        self._texts = (BUNDLED_TEXT, BUNDLED_SHORT)  # all of it, and the line for short room
+        self.compact = False  # saying it in a line (see _arrange)
         self.grid = QGridLayout(self)
-        self.grid.setContentsMargins(20, 8, 20, 8)
         self.grid.setHorizontalSpacing(6)
         self.grid.setVerticalSpacing(6)
-        mark = QLabel()
-        mark.setPixmap(pixmap("model", 16, "#7A5300"))
+        self.mark = QLabel()
+        self.mark.setPixmap(pixmap("model", 16, "#7A5300"))
         self.text = QLabel(BUNDLED_TEXT)
         self.text.setWordWrap(True)
+        self.why = QPushButton("Why?", objectName="bannerLink")
+        self.why.setCheckable(True)
+        self.why.setToolTip("Say more about this model")
+        self.why.toggled.connect(self._why_toggled)
         self.button = QPushButton("Choose a model…")
         self.button.setToolTip("Models on this computer, local servers, downloads (Ctrl+M)")
         self.button.clicked.connect(self.choose_requested)
-        self.grid.addWidget(mark, 0, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.actions = QWidget()  # Why? and Choose, beside the text or under it
+        row = QHBoxLayout(self.actions)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        row.addWidget(self.why)
+        row.addWidget(self.button)
+        self.close_button = QToolButton(objectName="bannerClose", text="×")
+        self.close_button.setAccessibleName("Close this notice")
+        self.close_button.setToolTip("Close this notice (it stays closed for this model)")
+        self.close_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.close_button.clicked.connect(self.close_for_this_model)
+        self.grid.addWidget(self.mark, 0, 0, Qt.AlignmentFlag.AlignVCenter)
         self.grid.addWidget(self.text, 0, 1)
         self.grid.setColumnStretch(1, 1)
-        self.beside = True  # the button beside the text (False: under it)
-        self.grid.addWidget(self.button, 0, 2)
+        self.beside = True  # the buttons beside the text (False: under it)
+        self.grid.addWidget(self.actions, 0, 2)
+        self.grid.addWidget(self.close_button, 0, 3, Qt.AlignmentFlag.AlignTop)
+        self._set_margins()
+        self.why.hide()
         self.hide()
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
@@ -55,36 +90,103 @@ class DemoBanner(QFrame):
         super().resizeEvent(event)
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        top = self.window()
+        if top is not self:  # its height decides how much the banner may say
+            top.installEventFilter(self)
         self._arrange(self.width())  # the text size may have changed while it was hidden
         super().showEvent(event)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Resize and watched is self.window() and self.isVisible():
+            self._arrange(self.width())
+        return False
 
     def changeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:  # a new text size, once all of it is in
+            self.mark.setPixmap(pixmap("model", pixels(16), "#7A5300"))  # as large as the text
             QTimer.singleShot(0, self, lambda: self._arrange(self.width()))
 
+    def _set_margins(self) -> None:
+        """Narrower margins and buttons in a line (the style sheet's banner[compact])."""
+        self.grid.setContentsMargins(*(COMPACT_MARGINS if self.compact else MARGINS))
+        self.grid.setVerticalSpacing(2 if self.compact else 6)
+        self.setProperty("compact", self.compact)
+        for widget in (self.why, self.button, self.close_button):
+            widget.style().unpolish(widget)
+            widget.style().polish(widget)
+
     def _arrange(self, width: int) -> None:
-        """The button beside the text, or under it where that makes the banner lower: in a
-        narrow window (the smallest, or at the largest text) the text beside the button was a
-        thin column, taller than the banner could be, and cut off."""
-        margins = self.grid.contentsMargins()
-        gap = self.grid.horizontalSpacing()
-        mark = self.grid.itemAtPosition(0, 0).sizeHint().width() + gap
-        room = width - margins.left() - margins.right() - mark  # the text's, with it under
-        button = self.button.sizeHint()
-        beside = room - gap - button.width()
-        under = self.text.heightForWidth(room) + self.grid.verticalSpacing() + button.height()
-        # Beside where that is as low, or a line higher at most (it reads better).
-        higher = max(self.text.heightForWidth(beside), button.height()) - under
-        fits = beside > 0 and higher <= self.text.fontMetrics().lineSpacing()
+        """All of the text, or its line where all of it would take more than HEIGHT_SHARE of
+        the window (unless "Why?" asked for it); the buttons beside the text, or under it where
+        that makes the banner lower: in a narrow window (the smallest, or at the largest text)
+        the text beside the button was a thin column, taller than the banner could be."""
+        if width <= 0:
+            return
+        full, short = self._texts
+        asked = self.why.isChecked()
+        top = self.window()
+        room = top.height() if top is not self else 1 << 20
+        # Measured with the buttons as they are now (smaller in a line): the way back to all
+        # of it wants a margin, or the banner would switch to and fro at the limit.
+        tall = self._layout(full, width, False, False)[1]
+        limit = room * HEIGHT_SHARE - (self.text.fontMetrics().lineSpacing() + 16) * self.compact
+        compact = not asked and short != full and tall > limit
+        if compact != self.compact:
+            self.compact = compact
+            self._set_margins()
+        self.why.setVisible(compact or asked)
+        text = short if compact else full
+        if self.text.text() != text:
+            self.text.setText(text)
+            self.text.setToolTip(full if compact else "")
+        fits = self._layout(text, width, compact, compact or asked)[0]
         if fits == self.beside:
             return
         self.beside = fits
-        self.grid.removeWidget(self.button)
+        self.grid.removeWidget(self.actions)
         if fits:
-            self.grid.addWidget(self.button, 0, 2)
+            self.grid.addWidget(self.actions, 0, 2)
         else:
-            self.grid.addWidget(self.button, 1, 1, Qt.AlignmentFlag.AlignLeft)
+            self.grid.addWidget(self.actions, 1, 1, Qt.AlignmentFlag.AlignLeft)
+
+    def _layout(self, text: str, width: int, compact: bool, why: bool) -> tuple[bool, int]:
+        """For `text` at `width`: are the buttons beside it, and how high is the banner then."""
+        left, top, right, bottom = COMPACT_MARGINS if compact else MARGINS
+        gap = self.grid.horizontalSpacing()
+        mark = self.mark.sizeHint().width() + gap
+        close = self.close_button.sizeHint()
+        room = width - left - right - mark - close.width() - gap  # the text's, buttons under
+        button = self.button.sizeHint()
+        actions = button.width() + (self.why.sizeHint().width() + 6 if why else 0)
+        beside = room - gap - actions
+        under = self._text_height(text, room) + (2 if compact else 6) + button.height()
+        tall = max(self._text_height(text, beside), button.height(), close.height())
+        # Beside where that is as low, or a line higher at most (it reads better).
+        fits = beside > 0 and tall - under <= self.text.fontMetrics().lineSpacing()
+        return fits, (tall if fits else max(under, close.height())) + top + bottom
+
+    def _text_height(self, text: str, width: int) -> int:
+        if width <= 0:
+            return 1 << 20
+        flags = int(Qt.TextFlag.TextWordWrap)
+        return self.text.fontMetrics().boundingRect(QRect(0, 0, width, 1 << 20), flags, text).height()
+
+    def _why_toggled(self, shown: bool) -> None:
+        self.why.setText("Less" if shown else "Why?")
+        self.why.setToolTip("Say it in a line again" if shown else "Say more about this model")
+        self._arrange(self.width())
+
+    def close_for_this_model(self) -> None:
+        """× : hidden, and not shown again for this model (another tiny one brings it back)."""
+        self.hide()
+        if self._settings is None:
+            return
+        self._settings.banner_closed_for = banner_key(self._settings)
+        try:
+            save_settings(self._settings)
+        except OSError:
+            pass  # it shows again at the next start: nothing is lost
 
     def watch(self, session: Any, settings: AppSettings) -> None:
         """Follow `session`'s model: each time it loads (or fails) the banner is judged again."""
@@ -105,26 +207,43 @@ class DemoBanner(QFrame):
     def show_for(self, settings: AppSettings) -> None:
         self._settings = settings
         mem = getattr(self._session, "mem", None)
-        text = banner_text(settings, getattr(mem, "chat", None))
-        if text:
-            self.text.setText(text)
+        texts = banner_texts(settings, getattr(mem, "chat", None))
+        if settings.banner_closed_for and settings.banner_closed_for == banner_key(settings):
+            texts = ("", "")
+        if texts[0]:
+            if texts != self._texts:
+                self._texts = texts
+                self.why.setChecked(False)
             self._arrange(self.width())
-        self.setVisible(bool(text))
+        self.setVisible(bool(texts[0]))
+
+
+def banner_key(settings: AppSettings) -> str:
+    """Which model the banner speaks of, as the settings remember a closed banner."""
+    if settings.model_source == SERVER:
+        return f"{settings.model_source} {settings.server_url} {settings.server_model}"
+    return settings.model_source
 
 
 def banner_text(settings: AppSettings, chat: Any = None) -> str:
     """What the banner says for these settings and the loaded `chat`, "" for no banner."""
+    return banner_texts(settings, chat)[0]
+
+
+def banner_texts(settings: AppSettings, chat: Any = None) -> tuple[str, str]:
+    """What the banner says, all of it and in a line; ("", "") for no banner."""
     if settings.model_source == BUNDLED:
-        return BUNDLED_TEXT
+        return BUNDLED_TEXT, BUNDLED_SHORT
     if settings.model_source != SERVER or not _serves(chat, settings) or not is_small_model(chat):
-        return ""
+        return "", ""
     from app.model_choice import short_model_name
 
     name = short_model_name(settings.server_model) or settings.server_model
     size = f"{chat.info.parameters / 1e6:.0f}M parameters"
     return (
         f"The server's model {name} is very small ({size}): its answers will be poor. "
-        "A larger model answers far better."
+        "A larger model answers far better.",
+        f"{name} is very small ({size}): its answers will be poor.",
     )
 
 

@@ -37,6 +37,9 @@ class AppSettings:
     splitter_state: str = ""  # hex of QSplitter.saveState(): the sidebar's width
     color_scheme: str = "system"  # "system" | "light" | "dark"
     text_size: int = 10  # points (Ctrl+= / Ctrl+- / Ctrl+0)
+    # The model whose "tiny model" banner was closed (app.demo_banner.banner_key): another
+    # tiny model chosen later shows it again.
+    banner_closed_for: str = ""
     # The conversation on screen at the last quit (its id, no text): the next start opens it.
     last_conversation: str = ""
     # A vault was created and the model step has not been shown yet: set on the first run, so a

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, QRect, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QSplitter, QWidget
 
@@ -291,6 +291,8 @@ class MemoryWindowMixin:
         visible = not self.sidebar.isVisible() if visible is None else bool(visible)
         if not visible and self.sidebar.isVisible():  # its width, for when it comes back
             self.settings.splitter_state = bytes(self.splitter.saveState().toHex()).decode()
+        if visible != self.sidebar.isVisible():
+            self.view.hold_place()  # the conversation's width changes: same message on top
         self.sidebar.setVisible(visible)
         self.sidebar_action.setChecked(visible)
         self.settings.sidebar_visible = visible
@@ -318,17 +320,52 @@ class MemoryWindowMixin:
     def fit_to_text(self) -> None:
         """The window's and the sidebar's minimum sizes for the text size now (they were set
         once, at the start: larger text was cut at the smallest window, the sidebar's title
-        too). The window's grows as app.widgets.fit_window's `least` does, within the screen;
-        the sidebar's stays within a third of it."""
+        too). The window's grows as app.widgets.fit_window's `least` does, never past the
+        screen (its frame included); the sidebar's stays within a third of it.
+
+        Grown for larger text, the window stays on the screen (it was pushed off its right
+        edge); back at a smaller text, a window the app grew and the person left so returns to
+        the size and place it had."""
         room = self.screen().availableGeometry()
         least = (
-            min(theme.pixels(WINDOW_LEAST[0]), max(WINDOW_LEAST[0], room.width() - 40)),
-            min(theme.pixels(WINDOW_LEAST[1]), max(WINDOW_LEAST[1], room.height() - 60)),
+            min(theme.pixels(WINDOW_LEAST[0]), room.width() - 40),
+            min(theme.pixels(WINDOW_LEAST[1]), room.height() - 60),
         )
-        self.setMinimumSize(*least)
+        was = QRect(self.pos(), self.size())
+        self.setMinimumSize(*least)  # Qt grows a smaller window to it
         self.sidebar.fit_text(least[0] // 3)
         self.status.fit_text(least[0])  # the vault's name ends in "…" rather than go off
         self.splitter.fit_sidebar(self.splitter.width())
+        if not self.isVisible() or self.windowState() & (
+            Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen
+        ):
+            return
+        grown = getattr(self, "_grown", None)  # (before, after) the app grew it, or None
+        size = was.size().expandedTo(self.minimumSize())
+        if size != was.size():  # grown now
+            placed = self._on_screen(QRect(was.topLeft(), size), room)
+            self._grown = (grown[0] if grown else was, placed)
+        elif grown and grown[1].size() == was.size():  # grown, left so: back as far as it goes
+            size = grown[0].size().expandedTo(self.minimumSize())
+            back = size == grown[0].size()
+            moved = was.topLeft() != grown[1].topLeft()  # by the person: it stays there
+            where = was.topLeft() if moved or not back else grown[0].topLeft()
+            placed = self._on_screen(QRect(where, size), room)
+            self._grown = None if back else (grown[0], placed)
+        else:
+            self._grown = None  # the person sized or moved it since: theirs now
+            return
+        self.resize(placed.size())
+        self.move(placed.topLeft())
+
+    def _on_screen(self, rect: QRect, room: QRect) -> QRect:
+        """`rect` (the window's place and size, without its frame) moved to lie on `room`,
+        its frame included: the left and top edges stay on it where it is too large."""
+        frame = self.frameGeometry().size() - self.geometry().size()
+        width, height = rect.width() + frame.width(), rect.height() + frame.height()
+        x = max(room.left(), min(rect.x(), room.right() + 1 - width))
+        y = max(room.top(), min(rect.y(), room.bottom() + 1 - height))
+        return QRect(x, y, rect.width(), rect.height())
 
     def _system_scheme_changed(self, *_: object) -> None:
         """A bound method (not a lambda): Qt drops the connection with the window."""
