@@ -120,3 +120,37 @@ def test_many_long_facts_and_large_metadata_fit_one_result(home):
         assert len(json.dumps(page["page"]["metadata"])) > 60_000  # whole in get_page
 
     run(vault, home, body)
+
+
+def test_the_reference_compatible_server_shortens_only_what_would_not_fit(home):
+    """`--compat reference` keeps the reference's shapes and whole texts, except in a result
+    too large for a client: a 200,000-character page and a 1,000,000-character one made every
+    retrieve_memory that returned them megabytes long. Then each long text is cut, its entry
+    saying so with the full length; a result that fits is the reference's, whole."""
+    from test_mcp_reference import serve_and_run
+
+    vault = make_vault(home)
+    huge = long_text(200_000, "Lake Tahoe trip notes: ")
+    biggest = long_text(1_000_000, "The whole diary: ")
+
+    async def body(session: ClientSession) -> None:
+        await call(session, "add_memory", user_input="A short note about tahoe",
+                   agent_response="Noted.")
+        small = await call(session, "retrieve_memory", query="tahoe")
+        assert small["status"] == "success" and "shortened" not in json.dumps(small)
+        assert small["short_term_memory"][0]["user_input"] == "A short note about tahoe"
+
+        await call(session, "add_memory", user_input=huge, agent_response="Ok")
+        await call(session, "add_memory", user_input=biggest, agent_response="Ok")
+        found = await call(session, "retrieve_memory", query="tahoe")
+        assert found["status"] == "success" and wire_size(found) < HALF_MIB
+        entries = found["short_term_memory"] + found["retrieved_pages"]
+        cut = [e for e in entries if "shortened" in e]
+        assert {e["shortened"]["user_input"] for e in cut} == {200_000, 1_000_000}
+        for entry in cut:
+            full = huge if entry["shortened"]["user_input"] == 200_000 else biggest
+            assert full.startswith(entry["user_input"]) and len(entry["user_input"]) < 200_000
+            assert entry["agent_response"] == "Ok" and "timestamp" in entry  # the same keys
+        assert found["short_term_count"] == len(found["short_term_memory"])
+
+    serve_and_run(home, ["--vault-path", str(vault), "--compat", "reference"], body)

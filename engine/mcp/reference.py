@@ -3,7 +3,10 @@
 Names, argument names, defaults and result keys follow BAI-LAB/MemoryOS `memoryos-mcp/server_new.py`:
 every result has a `status`; failures are `{"status": "error", "message": ...}`. Unlike the
 reference, an unknown argument is an error too (same shape), texts are limited as in our own
-tools (engine.mcp.tools), and the data is our encrypted vault. Every failure is an error result
+tools (engine.mcp.tools), and the data is our encrypted vault. A result that would be too large
+for a client to read (engine.mcp.fit: half the SDK client's 1 MiB) has its long texts shortened,
+each entry saying so under "shortened" with its full length; a result that fits is the
+reference's, whole. Every failure is an error result
 (`isError` true): the reference returns its own failures as plain results and only argument
 errors (FastMCP's) as errors, but its clients (its test_simple.py) read the status in the JSON
 text either way, which is the same here, so a client can tell a failure without parsing it.
@@ -23,6 +26,7 @@ from pydantic import Field
 
 from engine.compat import Memoryos, reference_time
 from engine.errors import InvalidInputError
+from engine.mcp.fit import TEXT_LIMITS, TooLarge, cut, fit
 from engine.mcp.strict import Refused, StrictServer
 from engine.mcp.tools import MAX_QUERY_CHARS, MAX_TEXT_CHARS
 
@@ -36,10 +40,11 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
     lock = threading.Lock()
 
     def guarded(prefix: str, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """Any failure is reported as the reference words it, as a status (StrictServer)."""
+        """Any failure is reported as the reference words it, as a status (StrictServer); a
+        result too large for a client is shortened (fitted)."""
         with lock:
             try:
-                return fn()
+                return fitted(fn())
             except Exception as exc:
                 raise Refused(f"{prefix}: {exc}") from exc
 
@@ -146,6 +151,57 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
     for fn in (add_memory, retrieve_memory, get_user_profile):
         server.add_tool(fn, structured_output=True)
     return server
+
+
+# The reference's result lists whose entries hold stored texts (pages, knowledge).
+LISTS = (
+    "short_term_memory",
+    "retrieved_pages",
+    "retrieved_user_knowledge",
+    "retrieved_assistant_knowledge",
+    "user_knowledge",
+    "assistant_knowledge",
+)
+
+
+def fitted(result: dict[str, Any]) -> dict[str, Any]:
+    """`result` whole when it fits a client's message (engine.mcp.fit.BUDGET). Else the texts
+    of its entries and its profile, cut to the most characters that fit (TEXT_LIMITS), each
+    entry cut saying so under "shortened" with its full length, as our own tools do (a
+    200,000-character page had made every retrieve_memory that returned it unreadable over
+    HTTP); with too many entries even then, the lists keep their first entries, and
+    "shortened" at the top gives each list's full length. The counts stay the totals."""
+
+    def build(limit: int | None, keep: int | None = None) -> dict[str, Any]:
+        out = cut(dict(result), ("user_profile",) if "user_profile" in result else (), limit)
+        for name in LISTS:
+            if isinstance(result.get(name), list):
+                out[name] = [_cut_entry(e, limit) for e in result[name][:keep]]
+        return out
+
+    try:
+        return fit(build, (None, *TEXT_LIMITS))
+    except TooLarge:
+        pass
+    lengths = {n: len(result[n]) for n in LISTS if isinstance(result.get(n), list)}
+    keep = max(lengths.values(), default=0)
+    while keep > 0:
+        keep //= 2
+        try:
+            out = fit(lambda limit, k=keep: build(limit, k), TEXT_LIMITS[-1:])
+        except TooLarge:
+            continue
+        out["shortened"] = {**out.get("shortened", {}),
+                            **{n: size for n, size in lengths.items() if size > keep}}
+        return out
+    raise TooLarge
+
+
+def _cut_entry(entry: Any, limit: int | None) -> Any:
+    if isinstance(entry, dict):
+        texts = tuple(k for k, v in entry.items() if isinstance(v, str))
+        return cut(dict(entry), texts, limit)
+    return entry
 
 
 REQUIRED_KEYS = ("user_id", "openai_api_key", "data_storage_path")
