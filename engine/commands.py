@@ -457,6 +457,10 @@ def _print_facts(memory, search: str | None, include_all: bool) -> None:
     if not slots and not facts:
         print("Nothing learned yet.")
         return
+    from engine.retrieval import dated_facts
+
+    # As the prompt reads them: "Next Friday [4 December 2026] I fly to Lisbon", from when said
+    facts = dated_facts(memory.vault, facts)
     for slot in slots:
         mark = "" if slot.status == "active" else f" [{slot.status}]"
         print(

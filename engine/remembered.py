@@ -144,6 +144,8 @@ def saved_list(page, memories: dict[int, list[MemoryUsed]]) -> list[MemoryUsed] 
 def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
     """The saved lists of stored answers, each item as it reads now; an item deleted since
     (or whose id a later item took) comes back forgotten, without its text."""
+    from engine.retrieval import dated_facts
+
     vault = memory.vault
     rows = vault.page_memory_rows(page_ids)
     answered = {p.id: p.timestamp for p in vault.pages(page_ids)}
@@ -151,7 +153,8 @@ def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
     for row in rows:
         wanted.setdefault(row.kind, set()).add(row.item_id)
     fact_ids = sorted(wanted.get(FACT, set()) | wanted.get(KNOWLEDGE, set()))
-    facts = {f.id: f for f in vault.facts(None, True, ids=fact_ids)}
+    # As the prompt read them: "Next Friday [4 December 2026]", dated from when each was said
+    facts = {f.id: f for f in dated_facts(vault, vault.facts(None, True, ids=fact_ids))}
     slots = {s.id: s for s in vault.slots(include_superseded=True)} if PROFILE in wanted else {}
     pages = {p.id: p for p in vault.pages(sorted(wanted.get(EXCHANGE, ())))}
     out: dict[int, list[MemoryUsed]] = {i: [] for i in page_ids}

@@ -21,6 +21,7 @@ from engine.records import (
     SHORT_TERM,
     SUPERSEDED,
     USER_FACT,
+    Fact,
     Page,
     Retrieval,
     ScoredFact,
@@ -815,6 +816,13 @@ def _dated(items: list[ScoredFact], said: dict[int, float]) -> list[ScoredFact]:
             item = replace(item, fact=replace(item.fact, text=text))
         out.append(item)
     return out
+
+
+def dated_facts(vault, facts: list[Fact]) -> list[Fact]:
+    """`facts` as a prompt shows them (_dated): "Next Friday [4 December 2026] I fly to Lisbon",
+    the day meant when the fact was said, never today's. For lists of what the model read."""
+    items = [ScoredFact(fact, 0.0) for fact in facts]
+    return [item.fact for item in _dated(items, _said_at(vault, items))]
 
 
 def _chain_summaries(pages: list[Page], limit: int = 3) -> tuple[str, ...]:

@@ -106,7 +106,23 @@ class Persona:
                 self._supersede_old_home(current.value, value, evidence, now)
         if category == "preference":
             self._supersede_opposite(name, value, slot_id, evidence, now)
+            if value.startswith("switched to "):
+                self._retire_switched_away(slot_id, evidence, now)
         return slot_id
+
+    def _retire_switched_away(self, slot_id: int, evidence: list[int], now: float) -> None:
+        """ "I've switched from coffee to green tea" fills "switched away from coffee" (which
+        replaced "likes coffee") and "switched to green tea from coffee": the second, the new
+        habit, is current. Both stayed, and a profile cut short ("coffee" files before "green
+        tea") showed the old habit and never the new one. Forgetting the exchange brings back
+        what was current before it."""
+        for slot in self.vault.slots(include_superseded=False):
+            if (
+                slot.category == "preference"
+                and slot.value.startswith("switched away from ")
+                and set(slot.evidence_page_ids) & set(evidence)
+            ):
+                self.vault.supersede_slot(slot.id, slot_id, now)
 
     def _supersede_opposite(
         self, name: str, value: str, slot_id: int, evidence: list[int], now: float

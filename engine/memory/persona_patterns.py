@@ -383,6 +383,7 @@ def _slots(text: str) -> list[SlotCandidate]:
     for sentence in _sentences(text):
         if sentence.endswith("?"):
             continue
+        start = len(found)
         for category, name, pattern in _SLOT_PATTERNS:
             for match in pattern.finditer(sentence):
                 value = match.group(1).strip(" '\"").rstrip()
@@ -402,4 +403,21 @@ def _slots(text: str) -> list[SlotCandidate]:
                     found.append(SlotCandidate("preference", obj, f"{name} {value}"))
                 else:
                     found.append(SlotCandidate(category, name, value))
+        found[start:] = _switch_from(found[start:])
     return found
+
+
+def _switch_from(said: list[SlotCandidate]) -> list[SlotCandidate]:
+    """One sentence's slots, where it names both sides of a switch ("I've switched from coffee
+    to green tea"), with the new taste saying what it replaced: "switched to green tea from
+    coffee". That entry is the current one (long_term.Persona.set_slot retires "switched away
+    from coffee" said with it), so the profile shows the new habit and the old in one line."""
+    away = "switched away from "
+    old = next((c.value[len(away):] for c in said if c.value.startswith(away)), None)
+    if old is None:
+        return said
+    return [
+        SlotCandidate(c.category, c.name, f"{c.value} from {old}")
+        if c.value.startswith("switched to ") else c
+        for c in said
+    ]

@@ -171,21 +171,33 @@ def _past(sentence: str) -> bool:
     return bool(_PAST.search(sentence)) and not _FUTURE.search(sentence)
 
 
+def _next_week(today: datetime, weekday: int) -> datetime:
+    """`weekday` (0 is Monday) of the calendar week after the one `today` is in: what "next
+    Friday" means. Weeks start on Monday, so on Thursday 26 November 2026 "next Friday" is 4
+    December (the coming Friday, 27 November, is "this Friday" or "on Friday") and "next
+    Monday" 30 November; said on a Friday, "next Friday" is a week later; said on Sunday, the
+    last day of its week, "next Friday" is in five days and "next Monday" is tomorrow."""
+    return today + timedelta(days=7 - today.weekday() + weekday)
+
+
 def _named_day(phrase: str, today: datetime, *, past: bool) -> tuple[datetime, int]:
     """The first day, and how many days, a phrase of _NAMED_DAY means on `today`: "this
     Saturday" is the coming one, today on a Saturday; "on Saturday" the coming one after today
-    (in a sentence about the past, the last one before today); "this weekend" the coming or
+    (in a sentence about the past, the last one before today); "next Saturday" and "next
+    weekend" the one of the following calendar week (_next_week); "this weekend" the coming or
     current weekend, or in the past the last one."""
     text = phrase.lower()
     if text.endswith("weekend"):
         if text.startswith("next"):
-            ahead = (5 - today.weekday()) % 7 or 7
-        elif past or today.weekday() == 6:
+            return _next_week(today, 5), 2
+        if past or today.weekday() == 6:
             ahead = -((today.weekday() - 5) % 7)
         else:
             ahead = (5 - today.weekday()) % 7
         return today + timedelta(days=ahead), 2
     which, name = text.split(" ", 1)
+    if which == "next":
+        return _next_week(today, _WEEKDAYS.index(name)), 1
     forward = (_WEEKDAYS.index(name) - today.weekday()) % 7
     back = (today.weekday() - _WEEKDAYS.index(name)) % 7
     if which == "last" or (which == "on" and past):
@@ -194,7 +206,7 @@ def _named_day(phrase: str, today: datetime, *, past: bool) -> tuple[datetime, i
         ahead = -back
     elif which == "this":
         ahead = forward
-    else:  # next, or on
+    else:  # on, of a plan: the coming one after today
         ahead = forward or 7
     return today + timedelta(days=ahead), 1
 
@@ -246,23 +258,22 @@ def _counted(match: re.Match, today: datetime, sign: int) -> str:
 
 
 def _ahead(text: str, today: datetime) -> str:
-    """The day a phrase about the future means ("next Tuesday", "tomorrow", "in two weeks"):
-    a plan told on Sunday for "next Tuesday" was read a week later as that week's Tuesday."""
+    """The day a phrase about the future means ("next Tuesday", "tomorrow", "in two weeks"),
+    from the day it was said, not the day it is read: a plan read a week later names the day
+    meant. "next Tuesday" and "next weekend": those of the following week (_next_week)."""
     if text == "tomorrow":
         return describe_day((today + timedelta(days=1)).timestamp())
     if text == "next week":
         return "the week after " + describe_day(today.timestamp())
     if text == "next weekend":
-        saturday = today + timedelta(days=(5 - today.weekday()) % 7 or 7)
-        return "the weekend of " + describe_day(saturday.timestamp())
+        return "the weekend of " + describe_day(_next_week(today, 5).timestamp())
     if text == "next month":
         first = (today.replace(day=28) + timedelta(days=4)).replace(day=1)
         return f"{calendar.month_name[first.month]} {first.year}"
     if text == "next year":
         return str(today.year + 1)
-    if text.startswith("next "):  # next <weekday>: the first one after today
-        forward = (_WEEKDAYS.index(text[5:]) - today.weekday()) % 7 or 7
-        return describe_day((today + timedelta(days=forward)).timestamp())
+    if text.startswith("next "):  # next <weekday>
+        return describe_day(_next_week(today, _WEEKDAYS.index(text[5:])).timestamp())
     match = _IN.fullmatch(text)
     return _counted(match, today, +1) if match else ""
 
