@@ -32,8 +32,9 @@ STATUS_LEGEND = (
 )
 
 
-def snapshot(mem: Any) -> dict[str, Any]:
-    """Everything the inspector shows, read in a worker."""
+def snapshot(mem: Any, sent: Any = None) -> dict[str, Any]:
+    """Everything the inspector shows, read in a worker; `sent`: what lists the requests sent
+    since the app started (Session.sent_log), else this memory's alone."""
     facts = mem.facts()
     return {
         "short": mem.short_term(),
@@ -43,7 +44,7 @@ def snapshot(mem: Any) -> dict[str, Any]:
         "dated": dated_facts(mem, facts),
         "status": mem.consolidation_status(),
         "settings": mem.settings,
-        "sent": mem.sent_log(),
+        "sent": sent() if sent is not None else mem.sent_log(),
     }
 
 
@@ -178,7 +179,8 @@ class MemoryInspector(QDialog):
 
     # --- data --------------------------------------------------------------------------
     def refresh(self) -> None:
-        self.session.run(snapshot, self.session.mem, on_result=self._draw, on_error=self._failed)
+        self.session.run(snapshot, self.session.mem, getattr(self.session, "sent_log", None),
+                         on_result=self._draw, on_error=self._failed)
 
     def _failed(self, error: Exception) -> None:
         self.status.setText(describe(error))

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+import threading
+from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -26,6 +29,8 @@ UNREACHABLE = "unreachable"
 OUTSIDE_CHECK_MS = 3000
 # What a write from outside may have changed: the listeners of these events redraw.
 OUTSIDE_EVENTS = ("pages", "segments", "facts")
+# Requests of memories closed since the app started that the inspector's Sent tab still lists.
+SENT_KEPT = 2000
 
 
 @dataclass(frozen=True)
@@ -79,10 +84,22 @@ def message_fit(mem: Any, text: str, max_tokens: int) -> str:
     # What the backends do with a prompt too long (engine/backends/fit.py): they leave out the
     # conversation before it and the instructions, then the middle of the message (said short:
     # at the largest text a longer note did not fit under the box).
-    return (
-        f"This message is about {_about(words)} words, more than the model can read at once "
-        f"(about {_about(readable)}). Only its beginning and end will be read."
-    )
+    note = (f"This message is about {_about(words)} words, more than the model can read at "
+            f"once (about {_about(readable)}).")
+    # The wait: the model reads a whole context, all but the answer's room, none of it cached
+    # (the instructions are cut too). A walkthrough was told nothing and waited 56 s to 110 s.
+    reading = getattr(chat, "reading_seconds", None)
+    seconds = reading(window - answer) if reading is not None else 0.0
+    if seconds >= 10:
+        return f"{note} Reading its beginning and end takes about {_duration(seconds)}."
+    return f"{note} Only its beginning and end will be read."
+
+
+def _duration(seconds: float) -> str:
+    """A wait as people say it: "40 s", "1 min", "3 min"."""
+    if seconds < 55:
+        return f"{max(5, round(seconds / 5) * 5)} s"
+    return f"{max(1, round(seconds / 60))} min"
 
 
 def _about(count: int) -> str:
@@ -109,6 +126,42 @@ def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tok
     return Answer(text=stream.text, page=stream.page, stopped=cancel.cancelled,
                   memories=tuple(getattr(stream, "memories", ())),
                   cut_short=bool(getattr(stream, "cut_short", False)))
+
+
+class SentHistory(QObject):
+    """What the memories opened in one window sent to models since the app started, for the
+    inspector's Sent tab. Each open memory logs its own requests and its log ends when it
+    closes (Lock, the idle lock, Switch memory): a walkthrough found the tab empty after an
+    unlock though answers had been written. So a closing session hands its requests here; the
+    window (the sessions' parent) keeps this for the app's lifetime. In memory only: never
+    written to disk."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sentHistory")
+        self._closed: deque[tuple[str, Any]] = deque(maxlen=SENT_KEPT)
+        self._lock = threading.Lock()  # kept on the GUI thread, read in the inspector's worker
+
+    @classmethod
+    def of(cls, owner: QObject | None) -> SentHistory:
+        """The window's history (made on first use); its own when a session has no window."""
+        found = owner.findChild(cls, "sentHistory") if owner is not None else None
+        return found if found is not None else cls(owner)
+
+    def keep(self, memory: str, transfers: list) -> None:
+        """The requests of a memory that closes."""
+        with self._lock:
+            self._closed.extend((memory, item) for item in transfers)
+
+    def items(self, memory: str, current: list) -> list:
+        """The closed memories' requests and `current` (the open memory's), oldest first; each
+        one's "For" names its memory when the list holds more than one memory's requests."""
+        with self._lock:
+            rows = [*self._closed, *((memory, item) for item in current)]
+        rows.sort(key=lambda row: row[1].when)
+        if len({name for name, _ in rows}) <= 1:
+            return [item for _, item in rows]
+        return [replace(item, purpose=f"{item.purpose} ({name})") for name, item in rows]
 
 
 class Session(QObject):
@@ -142,6 +195,7 @@ class Session(QObject):
         self.generation: Worker | None = None
         self._loader: Worker | None = None
         self._closed = False
+        self.sent_history = SentHistory.of(parent)
         self._status_timer = QTimer(self)
         self._status_timer.setSingleShot(True)
         self._status_timer.setInterval(150)  # events come in bursts: one status read per burst
@@ -229,6 +283,16 @@ class Session(QObject):
     def warm_up(self) -> Worker:
         """Load the embedder in the background now, so the first answer does not wait for it."""
         return self.run(self.mem.embedder.load)
+
+    @property
+    def memory_name(self) -> str:
+        """The open memory's name, as Switch memory lists it (its file's name)."""
+        return Path(str(getattr(self.mem, "path", "") or "memory")).stem
+
+    def sent_log(self) -> list:
+        """What was sent to models since the app started, this memory's requests and those of
+        memories closed before (the inspector's Sent tab; safe in a worker)."""
+        return self.sent_history.items(self.memory_name, self.mem.sent_log())
 
     # --- the chat model ----------------------------------------------------------------
     @property
@@ -369,6 +433,10 @@ class Session(QObject):
             log.warning("workers did not stop within %.0f s", timeout)
         self.status = None
         self.status_changed.emit(None)  # locked or closed: no counts left on screen
+        try:  # the Sent tab goes on listing them after an unlock or a switch
+            self.sent_history.keep(self.memory_name, self.mem.sent_log())
+        except Exception:  # a log that cannot be read must not keep the vault open
+            log.exception("keeping the sent log failed")
         chat, embedder = self.mem.chat, self.mem.embedder
         try:
             self.mem.close()

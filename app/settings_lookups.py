@@ -117,6 +117,9 @@ def gpu_support() -> bool:
 
 
 def save_api_key(url: str, key: str) -> None:
-    from engine.api_keys import set_api_key
+    from engine.api_keys import ApiKeyError, keep_for_session, set_api_key
 
-    set_api_key(url, key)
+    try:
+        set_api_key(url, key)
+    except ApiKeyError:  # no keyring: for this session only, as the Model tab says
+        keep_for_session(url, key)

@@ -42,6 +42,11 @@ from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.theme import pixels
 from app.widgets import TallLabel
 from app.workers import WorkerPool
+from engine.api_keys import API_KEY_ENV
+
+# Read only at a model load, never shown: a key in the environment is the person's own setting.
+KEY_TIP = (f"The key the server asks for, if any. With none given here, MemoryOS uses the key in "
+           f"the {API_KEY_ENV} environment variable when it is set.")
 
 
 class ModelTab(QScrollArea):
@@ -134,6 +139,7 @@ class ModelTab(QScrollArea):
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText("Leave empty for local servers without a key")
+        self.api_key.setToolTip(KEY_TIP)
         self.server_box = QWidget()
         server_form = QFormLayout(self.server_box)
         server_form.setContentsMargins(26, 0, 0, 4)
@@ -336,16 +342,18 @@ class ModelTab(QScrollArea):
         self.keyring_usable = bool(status.usable)
         if status.usable:
             return
-        # said before the key is typed: Save could only fail to keep it. A hint, not an error:
-        # servers on this computer need no key, and were shown a red warning for nothing.
+        # Said before the key is typed. The field stays open: a key typed is used for this
+        # session only (engine/api_keys.py holds it in memory); with the field disabled, a
+        # server needing a key could not be used from the app on a headless Linux box. A hint,
+        # not an error: servers on this computer need no key.
         self.key_note.setObjectName("hint")
-        self.key_note.setText("This computer has no usable system keyring, so an API key cannot "
-                              "be kept. Servers on this computer need none; to use one that needs "
-                              "a key, install and unlock a keyring (GNOME Keyring, KWallet).")
+        self.key_note.setText("This computer has no usable system keyring, so a key typed here "
+                              "is kept for this session only: never written to disk, and asked "
+                              "for again the next time MemoryOS starts. Servers on this computer "
+                              "need none.")
         self.key_note.style().unpolish(self.key_note)
         self.key_note.style().polish(self.key_note)
-        self.api_key.setEnabled(False)
-        self.api_key.setPlaceholderText("No system keyring: a key cannot be kept")
+        self.api_key.setPlaceholderText("For this session only (no system keyring)")
 
     def _recent_chosen(self, entry: Any) -> None:
         if entry.source == "gguf":

@@ -45,7 +45,7 @@ def ask(
             "models that are not on this computer are turned off by your administrator"
         )
     query = _question(query)
-    retrieval = memory.retrieve(query, record_visits=not temporary, now=now)
+    retrieval = memory.retrieve(looked_up_by(query), record_visits=not temporary, now=now)
     limit = answer_limit(memory.chat, max_tokens)
     return ResponseStream(
         memory, query, retrieval, cancel or CancelToken(), limit, temporary, now=now
@@ -59,7 +59,7 @@ def ask_again(
     _check_chat(memory)
     old = memory.page(page_id)
     query = _question(old.user_input if query is None else query)
-    retrieval = memory.retrieve(query)
+    retrieval = memory.retrieve(looked_up_by(query))
     retrieval = replace(  # the exchange being replaced is kept out of the prompt
         retrieval,
         short_term=tuple(p for p in retrieval.short_term if p.id != old.id),
@@ -84,6 +84,21 @@ def context_filled(chat) -> bool:
     usage = getattr(chat, "usage", None)
     used = usage.last_prompt_tokens + usage.last_completion_tokens if usage is not None else 0
     return bool(window) and used >= window - 16
+
+
+# Memories for a message longer than this are looked up by its start and end alone, the parts a
+# model reads of a message too long for it (engine/backends/fit.py). A walkthrough's 356 KB
+# paste was looked up word by word (a vocabulary scan and embeddings for each of its thousands
+# of words: 2 to 9 s on a 2-core laptop) for memories that matched words nobody read.
+LOOKUP_MAX_CHARS = 4000
+
+
+def looked_up_by(query: str) -> str:
+    """What memories are looked up by for `query`: all of it, or its start and end."""
+    if len(query) <= LOOKUP_MAX_CHARS:
+        return query
+    half = LOOKUP_MAX_CHARS // 2
+    return f"{query[:half]}\n{query[-half:]}"
 
 
 def _check_chat(memory: MemoryOS) -> None:

@@ -1,11 +1,24 @@
-"""API keys of OpenAI-compatible servers, kept in the OS keyring only (never in a file)."""
+"""API keys of OpenAI-compatible servers: in the OS keyring, never in a file. Where no keyring
+is usable (headless Linux), a key typed in is held in this process's memory for the session,
+and the key in $MEMORYOS_API_KEY is used for any server that has no key of its own."""
 
 from __future__ import annotations
+
+import os
+import threading
 
 from engine.errors import BackendError
 from engine.network import normalise_url
 
 KEYRING_SERVICE = "memoryos-desktop-api"
+# The API key for the chosen server where the keyring holds none for it (a headless box, a
+# container): read at each model load, never written anywhere.
+API_KEY_ENV = "MEMORYOS_API_KEY"
+
+# Keys kept for this session only (no usable keyring): by normalised URL, in memory, gone at
+# exit. Without them a server needing a key could not be used from the app on headless Linux.
+_SESSION_KEYS: dict[str, str] = {}
+_SESSION_LOCK = threading.Lock()
 
 
 class ApiKeyError(BackendError):
@@ -13,11 +26,14 @@ class ApiKeyError(BackendError):
 
 
 def set_api_key(url: str, key: str | None) -> None:
-    """Store the API key for the server at `url` in the OS keyring (None or "" removes it)."""
+    """Store the API key for the server at `url` in the OS keyring (None or "" removes it, and
+    any key kept for this session). ApiKeyError when no keyring is usable: keep_for_session."""
     import keyring
     from keyring.errors import KeyringError, PasswordDeleteError
 
     user = normalise_url(url)
+    with _SESSION_LOCK:
+        _SESSION_KEYS.pop(user, None)
     try:
         if key:
             keyring.set_password(KEYRING_SERVICE, user, key)
@@ -30,14 +46,31 @@ def set_api_key(url: str, key: str | None) -> None:
         raise ApiKeyError(_keyring_text(exc)) from None
 
 
+def keep_for_session(url: str, key: str) -> None:
+    """Hold the API key for the server at `url` in this process's memory until it ends, where
+    no keyring can keep it: never written to disk, asked for again at the next start."""
+    if key:
+        with _SESSION_LOCK:
+            _SESSION_KEYS[normalise_url(url)] = key
+
+
 def get_api_key(url: str) -> str | None:
-    """The stored API key for the server at `url`, None when there is none."""
+    """The API key for the server at `url`: one typed in this session (no keyring), else the
+    keyring's, else $MEMORYOS_API_KEY; None when there is none. ApiKeyError only when the
+    keyring cannot be read and nothing else gives a key."""
     import keyring
     from keyring.errors import KeyringError
 
+    user = normalise_url(url)
+    with _SESSION_LOCK:
+        if user in _SESSION_KEYS:
+            return _SESSION_KEYS[user]
+    from_env = os.environ.get(API_KEY_ENV, "").strip() or None
     try:
-        return keyring.get_password(KEYRING_SERVICE, normalise_url(url)) or None
+        return keyring.get_password(KEYRING_SERVICE, user) or from_env
     except KeyringError as exc:
+        if from_env:
+            return from_env
         raise ApiKeyError(_keyring_text(exc)) from None
 
 

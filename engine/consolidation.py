@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 
 from engine import errors
+from engine.learned import learnable
 from engine.memory import mid_term, short_term, vocabulary
 from engine.memory.context import MemoryContext
 from engine.memory.long_term import Persona
@@ -230,7 +231,8 @@ class Consolidator:
         then the queue may overflow."""
         ctx = self.ctx
         pages = ctx.vault.pages([int(job.payload["page_id"]) for job in jobs])
-        prepared = [self.persona.prepare(page) for page in pages]  # embedded outside the write
+        # embedded outside the write; a pasted message too long to have been read teaches none
+        prepared = [self.persona.prepare(learnable(page)) for page in pages]
         words = vocabulary.prepare(ctx, pages)
         now = time.time()
         touched_facts = False

@@ -1,4 +1,5 @@
-"""What consolidation learned from given exchanges: facts, knowledge and profile entries.
+"""What consolidation learns from an exchange, and what it learned from given exchanges: facts,
+knowledge and profile entries.
 
 The app asks after each "facts" event, for the pages of the conversation on screen, so it can
 say "Learned: ..." after the exchange an item came from.
@@ -6,10 +7,29 @@ say "Learned: ..." after the exchange an item came from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine import remembered
-from engine.records import USER_FACT
+from engine.records import USER_FACT, Page
+
+# The rule: a message longer than this teaches no facts and no profile entries (the exchange is
+# still stored, found and shown whole, and the answer's side is learned from as ever). Why: a
+# walkthrough pasted 356 KB (60,000 words); the model read only its start and end (the bundled
+# model reads at most ~13,000 characters of one message with its 4,096-token context, ~6,000
+# with 2,048), yet "facts" and a profile name were learned from sentences deep in its unread
+# middle. A message this long is a pasted document, log or transcript: its first-person
+# sentences are its author's, not the person's, and what the model never read must not become
+# something the person said. 4,000 characters (~700 words) is less than the models read whole
+# at their usual contexts and more than people write about themselves in one message.
+LEARN_MAX_CHARS = 4000
+
+
+def learnable(page: Page) -> Page:
+    """The exchange as facts and profile entries are learned from it: the person's message
+    left out when it is longer than LEARN_MAX_CHARS (see there why)."""
+    if len(page.user_input) <= LEARN_MAX_CHARS:
+        return page
+    return replace(page, user_input="")
 
 
 @dataclass(frozen=True)

@@ -110,13 +110,18 @@ class ChatServer:
 
     `formats`: the response_format types it accepts (None: any). A request with another type
     is answered as llama-cpp-python's server (0.3.x) answers it: HTTP 500 with its validation
-    error as the message (llama_cpp/server/errors.py wraps the request's validation error)."""
+    error as the message (llama_cpp/server/errors.py wraps the request's validation error).
+    `api_key`: every request without "Authorization: Bearer <api_key>" gets HTTP 401, as a
+    cloud API answers (`refused` counts them)."""
 
     def __init__(
         self, models: list[str], reply: list[str], port: int = 0,
         formats: tuple[str, ...] | None = None, finish_reason: str | None = "stop",
+        api_key: str | None = None,
     ) -> None:  # fmt: skip
         self.models = models
+        self.api_key = api_key
+        self.refused = 0
         self.reply = reply
         self.finish_reason = finish_reason  # "length": the reply reached max_tokens
         self.formats = formats
@@ -127,7 +132,18 @@ class ChatServer:
             def log_message(self, *args: object) -> None:
                 pass
 
+            def _refused(self) -> bool:
+                wanted = f"Bearer {host.api_key}"
+                if host.api_key is None or self.headers.get("Authorization") == wanted:
+                    return False
+                host.refused += 1
+                _json(self, {"error": {"message": "Incorrect API key provided",
+                                       "type": "invalid_request_error"}}, status=401)
+                return True
+
             def do_GET(self) -> None:  # noqa: N802
+                if self._refused():
+                    return
                 if self.path != "/v1/models":
                     self.send_error(404)
                     return
@@ -140,6 +156,8 @@ class ChatServer:
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
                 request = json.loads(self.rfile.read(length) or b"{}")
+                if self._refused():
+                    return
                 host.requests.append(request)
                 if self.path != "/v1/chat/completions":
                     self.send_error(404)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends.base import ChatBackend, Message, Progress
-from engine.backends.fit import fit_to_budget
+from engine.backends.fit import _cut_middle, fit_to_budget
 from engine.errors import BackendError, ModelLoadError
 from engine.gguf import GGUFInfo, info_from_header, kv_cache_bytes, read_header
 
@@ -42,6 +42,16 @@ REPEAT_PENALTY = 1.1
 GUESSED_SPEED_PARAMETERS = 2e10
 FEW_TOKENS = 8  # a prompt with this few new tokens times the fixed part of the first token
 MANY_TOKENS = 32  # one with at least this many times the speed of prompt processing
+# Reading slows as the prompt grows: each token attends to every token before it. A fresh
+# prompt of n tokens takes about n / s x (1 + n / (2 H)): SmolLM2-135M on one core of a 2-core
+# machine (no flash attention) read 256 tokens in 1.9 s, 1,024 in 9.7 s, 2,048 in 22.8 s and
+# 3,936 in 57 s: s = 143 tokens/s, H = 1,800 tokens. H grows with a token's other work against
+# its attention's: about ATTENTION_SCALE x parameters / (embedding length x layers).
+ATTENTION_SCALE = 0.23
+ATTENTION_TOKENS_UNKNOWN = 1800  # a model whose shape the file does not say: the smallest's
+# More characters than a token of ordinary text ever averages (English ~4, code ~3): a message
+# longer than the context in tokens times this is cut to that before fitting (fit_messages).
+CHARS_PER_TOKEN_MOST = 8
 
 
 def _average(old: float | None, new: float, weight: float = 0.3) -> float:
@@ -85,6 +95,10 @@ class LlamaChat(ChatBackend):
         self.prompt_tokens_per_second: float | None = None
         self.first_token_seconds = 0.05
         self.last_new_tokens = 0  # prompt tokens the last answer processed (not from the cache)
+        self._cached_tokens = 0  # those the last answer found in the cache
+        # Tokens/s at a prompt's start (reading_seconds): measured speeds with the slowdown of
+        # their prompts' length taken out (prompt_tokens_per_second keeps it, as measured).
+        self._reading_speed: float | None = None
         self._prefix_formatter: Any = None
         self._warming: threading.Thread | None = None
         try:
@@ -210,8 +224,27 @@ class LlamaChat(ChatBackend):
         )
 
     def fit_messages(self, messages: list[Message], max_tokens: int) -> list[Message]:
-        """Cut the middle of the prompt so prompt + max_tokens fits the context window."""
-        return fit_to_budget(messages, self.context_window - max_tokens, self.prompt_tokens)
+        """Cut the middle of the prompt so prompt + max_tokens fits the context window.
+
+        A message far longer than the window (a 356 KB paste) first loses its middle down to
+        CHARS_PER_TOKEN_MOST characters a token: fitting counts the whole prompt's tokens some
+        40 times, and with the whole paste in it that took 5.6 s before each answer (and 4 s
+        more warming the next prompt) on a 2-core laptop. The result is the same: a message so
+        cut that fitting then cut further would have been cut as far from the whole text; one
+        that fitting left as it was is fitted again from the whole text."""
+        budget = self.context_window - max_tokens
+        most = budget * CHARS_PER_TOKEN_MOST
+        clipped = [
+            dict(message, content=_cut_middle(message["content"], most))
+            if len(message.get("content") or "") > most else message
+            for message in messages
+        ]
+        cut = [m["content"] for m, o in zip(clipped, messages, strict=True) if m is not o]
+        if cut:
+            fitted = fit_to_budget(clipped, budget, self.prompt_tokens)
+            if not {m.get("content") for m in fitted} & set(cut):
+                return fitted
+        return fit_to_budget(messages, budget, self.prompt_tokens)
 
     def _prepare(self, messages: list[Message], max_tokens: int) -> tuple[list[Message], int]:
         max_tokens = max(1, min(max_tokens, self.context_window // 2))
@@ -272,7 +305,30 @@ class LlamaChat(ChatBackend):
             return self.usage.last_prompt_tokens
         ids = self._prompt_ids(messages)
         same = _common_prefix(self._llama._input_ids.tolist(), ids)  # what its KV cache holds
+        self._cached_tokens = same
         return max(1, len(ids) - same)
+
+    def _attention_tokens(self) -> float:
+        """H in the slowdown of long prompts (ATTENTION_SCALE), from the model's shape."""
+        arch = self.info.architecture if self.info is not None else ""
+        width = self._metadata.get(f"{arch}.embedding_length")
+        layers = self._metadata.get(f"{arch}.block_count")
+        if not (self.info and self.info.parameters and width and layers):
+            return ATTENTION_TOKENS_UNKNOWN
+        return ATTENTION_SCALE * self.info.parameters / (int(width) * int(layers))
+
+    def _slowdown(self, cached: int, tokens: int) -> float:
+        """How much slower than at a prompt's start `tokens` tokens after `cached` are read."""
+        return 1 + (2 * cached + tokens) / (2 * self._attention_tokens())
+
+    def reading_seconds(self, tokens: int, cached: int = 0) -> float:
+        """About how long the model reads `tokens` new prompt tokens (after `cached` already in
+        its cache) before its first word: from the speed measured on earlier answers (a guess
+        from its size before any), slower the longer the prompt."""
+        speed = self._reading_speed or self.prompt_tokens_per_second
+        if not speed or tokens <= 0:
+            return 0.0
+        return self.first_token_seconds + tokens / speed * self._slowdown(cached, tokens)
 
     def _measured(self, new_tokens: int, seconds: float) -> None:
         """Learn the time to a first token: a fixed part (one decode step, sampling) and a part
@@ -284,6 +340,8 @@ class LlamaChat(ChatBackend):
             self.prompt_tokens_per_second = _average(
                 self.prompt_tokens_per_second, new_tokens / prefill
             )
+            start = new_tokens * self._slowdown(self._cached_tokens, new_tokens) / prefill
+            self._reading_speed = _average(self._reading_speed, start)
 
     def warm(self, messages: list[Message]) -> None:
         """Process `messages`, the start of the next prompt (instructions and the conversation

@@ -1,0 +1,86 @@
+"""The inspector's Sent tab lists every request since the app started: a Lock and an unlock,
+or a switch to another memory and back, do not empty it (each request names its memory)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
+
+from tests.helpers import open_fast, shown_dialog
+
+pytestmark = pytest.mark.gui
+
+PASSPHRASE = "correct horse battery"
+
+
+@pytest.fixture
+def app(qtbot, tmp_path):
+    from app.desktop import build
+    from app.settings_store import AppSettings
+
+    window, opener = build(open_fast, settings=AppSettings())
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window, opener
+    window.close()
+
+
+def _sent_rows(qtbot, window, count: int) -> list[tuple[str, str]]:
+    """(For, Sent to) of each row of the Sent tab, newest first, once it lists `count`."""
+    inspector = window.open_inspector()
+    qtbot.waitUntil(lambda: inspector.sent_tab.tree.topLevelItemCount() == count)
+    tree = inspector.sent_tab.tree
+    rows = [(tree.topLevelItem(i).text(1), tree.topLevelItem(i).text(2))
+            for i in range(tree.topLevelItemCount())]
+    assert inspector.sent_tab.box.currentWidget() is tree  # not "Nothing was sent…"
+    inspector.close()
+    return rows
+
+
+def test_the_sent_tab_keeps_the_requests_made_before_a_lock(qtbot, app, fail_keyring, send):
+    window, opener = app
+    opener.path = opener.path.with_name("locked.memoryos")
+    open_fast(opener.path, True, PASSPHRASE).close()
+
+    def unlock(dialog):
+        with qtbot.waitSignal(window.session_attached):
+            qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
+            qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
+
+    unlock(shown_dialog(qtbot, opener, opener.start))
+    send(window, "My dog is called Biscuit")
+    assert _sent_rows(qtbot, window, 1) == [("answer", "this computer")]
+
+    unlock(shown_dialog(qtbot, opener, window.lock_action.trigger))
+    assert window.session.mem.sent_log() == []  # the memory opened again logs afresh
+    assert _sent_rows(qtbot, window, 1) == [("answer", "this computer")]  # still listed
+    send(window, "What is my dog called?")
+    assert len(_sent_rows(qtbot, window, 2)) == 2
+
+
+def test_the_sent_tab_keeps_another_memorys_requests_and_names_it(
+    qtbot, app, memory_keyring, send
+):
+    window, opener = app
+    first = shown_dialog(qtbot, opener, opener.start)
+    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+        qtbot.mouseClick(first.create_button, Qt.MouseButton.LeftButton)
+    send(window, "My dog is called Biscuit")
+    assert _sent_rows(qtbot, window, 1) == [("answer", "this computer")]  # one memory: unnamed
+
+    window.switch_action.trigger()
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is not None)
+    dialog = QApplication.activeModalWidget()
+    qtbot.keyClicks(dialog.new_name, "work")
+    open_button = dialog.buttons.button(QDialogButtonBox.StandardButton.Open)
+    created = shown_dialog(qtbot, opener,
+                           lambda: qtbot.mouseClick(open_button, Qt.MouseButton.LeftButton))
+    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+        qtbot.mouseClick(created.create_button, Qt.MouseButton.LeftButton)
+    assert window.session.mem.path.name == "work.memoryos"
+    send(window, "The report is due on Friday.")
+
+    assert _sent_rows(qtbot, window, 2) == [("answer (work)", "this computer"),
+                                            ("answer (default)", "this computer")]
