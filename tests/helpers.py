@@ -119,3 +119,48 @@ def shown_dialog(qtbot, opener, start):
     with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
         start()
     return shown.args[0]
+
+
+def privacy_row(panel, needle: str):
+    """The privacy panel's row whose "What it knows" holds `needle` (None when none does)."""
+    for index in range(panel.tree.topLevelItemCount()):
+        row = panel.tree.topLevelItem(index)
+        if needle in row.text(1):
+            return row
+    return None
+
+
+def answer_box(parent, title: str, choice: str, seen: dict) -> None:
+    """When the modal message box with this title (or object name) opens under `parent`, keep
+    its text and buttons in `seen` and press the button labelled `choice` (Cancel if there is
+    none, so the test fails, not hangs)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    def look() -> None:
+        boxes = [b for b in parent.findChildren(QMessageBox)
+                 if title in (b.windowTitle(), b.objectName()) and b.isVisible()]  # fmt: skip
+        if not boxes:
+            QTimer.singleShot(20, look)
+            return
+        box = boxes[-1]
+        seen.setdefault("texts", []).append(box.text())
+        seen.setdefault("buttons", []).append([b.text() for b in box.buttons()])
+        button = next((b for b in box.buttons() if b.text() == choice), None)
+        if button is None:
+            box.reject()
+        else:
+            button.click()
+
+    QTimer.singleShot(0, look)
+
+
+def create_vault(qtbot, window, dialog, passphrase: str | None) -> None:
+    """Fill the welcome (create) dialog, with `passphrase` or for the keyring, and create."""
+    from PySide6.QtCore import Qt
+
+    if passphrase:
+        qtbot.keyClicks(dialog.passphrase, passphrase)
+        qtbot.keyClicks(dialog.confirm, passphrase)
+    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)

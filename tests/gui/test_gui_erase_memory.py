@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from tests.helpers import open_fast, shown_dialog
+from tests.helpers import create_vault, open_fast, shown_dialog
 
 pytestmark = pytest.mark.gui
 
@@ -29,17 +29,10 @@ def app(qtbot):
     window.close()
 
 
-def _create(qtbot, window, dialog, passphrase: bool):
-    if passphrase:
-        qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
-        qtbot.keyClicks(dialog.confirm, PASSPHRASE)
-    with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
-
-
 def _first_vault(qtbot, window, opener, passphrase: bool):
     """The first run: the vault `default`, then the model step, closed with "Keep …"."""
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start),
+                 PASSPHRASE if passphrase else None)
     qtbot.waitUntil(lambda: "model_step" in window.panels)
     window.panels["model_step"].later_button.click()
     qtbot.waitUntil(lambda: "model_step" not in window.panels)
@@ -56,7 +49,7 @@ def _new_memory(qtbot, window, opener, name: str, passphrase: bool):
     open_button = dialog.buttons.button(QDialogButtonBox.StandardButton.Open)
     first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(open_button,
                                                                  Qt.MouseButton.LeftButton))
-    _create(qtbot, window, first, passphrase)
+    create_vault(qtbot, window, first, PASSPHRASE if passphrase else None)
 
 
 def _saved() -> dict:
@@ -120,7 +113,7 @@ def test_without_a_memory_used_before_the_first_by_name_opens(qtbot, memory_keyr
                                                            model_step_done=True))
     qtbot.addWidget(window)
     window.show()
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=False)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     assert window.session.mem.path == vault_path("zeta")
 
     with qtbot.waitSignal(window.session_attached, timeout=10_000):
@@ -176,14 +169,14 @@ def test_erasing_the_only_memory_gives_the_welcome_screen_without_the_model_step
     from app.vault_dialogs import FirstRunDialog
 
     window, opener = app
-    _first_vault(qtbot, window, opener, passphrase=True)
+    _first_vault(qtbot, window, opener, PASSPHRASE)
     assert _saved()["model_step_due"] is False
 
     welcome = shown_dialog(qtbot, opener, lambda: window.erase_everything(confirmed=True))
     assert isinstance(welcome, FirstRunDialog) and "Welcome" in welcome.windowTitle()
     assert not welcome.other_button.isVisible()  # no other memory to open
     assert _saved()["model_step_due"] is False  # a quit here and a new start: not offered
-    _create(qtbot, window, welcome, passphrase=True)
+    create_vault(qtbot, window, welcome, PASSPHRASE)
     assert "model_step" not in window.panels  # it opens as the vault is attached
     assert _saved()["model_step_due"] is False
     assert window.composer.send_button.isEnabled()

@@ -6,17 +6,11 @@ import json
 
 import pytest
 
+from tests.helpers import privacy_row
+
 pytestmark = pytest.mark.gui
 
 JOB = "I work as a data scientist in San Francisco."
-
-
-def _row(panel, needle: str):
-    for index in range(panel.tree.topLevelItemCount()):
-        row = panel.tree.topLevelItem(index)
-        if needle in row.text(1):
-            return row
-    return None
 
 
 def _message(parent, title: str):
@@ -34,12 +28,12 @@ def panel(qtbot, window, memory):
     memory.add_memory("My favourite food is spicy ramen.", "Noted!")
     memory.run_consolidation()
     privacy = window.open_privacy()
-    qtbot.waitUntil(lambda: _row(privacy, "data scientist") is not None)
+    qtbot.waitUntil(lambda: privacy_row(privacy, "data scientist") is not None)
     return privacy
 
 
 def test_facts_show_where_they_came_from(qtbot, panel, memory):
-    row = _row(panel, "I work as a data scientist")
+    row = privacy_row(panel, "I work as a data scientist")
     assert row.text(3).startswith("I work as a data scientist")  # the source conversation
     row.setSelected(True)
     qtbot.waitUntil(lambda: "Nice, data science is a great field." in panel.source.toPlainText())
@@ -49,13 +43,13 @@ def test_facts_show_where_they_came_from(qtbot, panel, memory):
 def test_deleting_a_fact_removes_it_from_the_panel_and_from_retrieval(qtbot, panel, memory):
     before = [f.fact.text for f in memory.retrieve("What is my job?").facts]
     assert any("data scientist" in text for text in before)
-    _row(panel, "I work as a data scientist").setSelected(True)
+    privacy_row(panel, "I work as a data scientist").setSelected(True)
 
     with qtbot.waitSignal(panel.changed):
         panel.delete_selected(confirm=False)
 
-    qtbot.waitUntil(lambda: _row(panel, "I work as a data scientist") is None)
-    assert _row(panel, "spicy ramen") is not None
+    qtbot.waitUntil(lambda: privacy_row(panel, "I work as a data scientist") is None)
+    assert privacy_row(panel, "spicy ramen") is not None
     after = [f.fact.text for f in memory.retrieve("What is my job?").facts]
     assert not any("data scientist" in text for text in after)
     assert not any("data scientist" in f.text for f in memory.facts())
@@ -114,15 +108,15 @@ def test_search_and_kind_filter(qtbot, panel):
 
 
 def test_editing_a_fact_rewrites_it(qtbot, panel, memory):
-    row = _row(panel, "spicy ramen")
+    row = privacy_row(panel, "spicy ramen")
     with qtbot.waitSignal(panel.changed):
         row.setText(1, "My favourite food is mild ramen.")
-    qtbot.waitUntil(lambda: _row(panel, "mild ramen") is not None)
+    qtbot.waitUntil(lambda: privacy_row(panel, "mild ramen") is not None)
     assert any(f.text == "My favourite food is mild ramen." for f in memory.facts())
 
 
 def test_forgetting_a_conversation_removes_its_pages_and_facts(qtbot, panel, memory):
-    _row(panel, "I work as a data scientist").setSelected(True)
+    privacy_row(panel, "I work as a data scientist").setSelected(True)
     with qtbot.waitSignal(panel.changed):
         panel.forget_source_conversation(confirm=False)
     qtbot.waitUntil(lambda: panel.tree.topLevelItemCount() == 0)

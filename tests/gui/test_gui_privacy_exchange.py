@@ -4,42 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers import answer_box, privacy_row
+
 pytestmark = pytest.mark.gui
 
 JOB = "I work as a data scientist in San Francisco."
 FOOD = "My favourite food is spicy ramen."
-
-
-def _row(panel, needle: str):
-    for index in range(panel.tree.topLevelItemCount()):
-        row = panel.tree.topLevelItem(index)
-        if needle in row.text(1):
-            return row
-    return None
-
-
-def _answer(panel, title: str, choice: str, seen: dict) -> None:
-    """When the modal message box with this title (or object name) opens, read it and press
-    the button labelled `choice`."""
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QMessageBox
-
-    def look() -> None:
-        boxes = [b for b in panel.findChildren(QMessageBox)
-                 if title in (b.windowTitle(), b.objectName()) and b.isVisible()]
-        if not boxes:
-            QTimer.singleShot(20, look)
-            return
-        box = boxes[-1]
-        seen.setdefault("texts", []).append(box.text())
-        seen.setdefault("buttons", []).append([b.text() for b in box.buttons()])
-        button = next((b for b in box.buttons() if b.text() == choice), None)
-        if button is None:  # no such choice: answer Cancel, so the test fails, not hangs
-            box.reject()
-        else:
-            button.click()
-
-    QTimer.singleShot(0, look)
 
 
 @pytest.fixture
@@ -49,7 +19,7 @@ def panel(qtbot, window, memory):
     memory.add_memory(FOOD, "Noted!")
     memory.run_consolidation()
     privacy = window.open_privacy()
-    qtbot.waitUntil(lambda: _row(privacy, "data scientist") is not None)
+    qtbot.waitUntil(lambda: privacy_row(privacy, "data scientist") is not None)
     return privacy
 
 
@@ -60,11 +30,11 @@ def test_forget_the_exchange_a_fact_came_from_keeps_the_rest_of_its_conversation
     from PySide6.QtCore import Qt
 
     conversation = memory.pages()[0].conversation_id
-    _row(panel, "data scientist").setSelected(True)
+    privacy_row(panel, "data scientist").setSelected(True)
     button = panel.forget_exchange_button
     assert button.isEnabled() and button.text() == "Forget the exchange it came from…"
     seen: dict = {}
-    _answer(panel, "forgetPreview", "Forget", seen)
+    answer_box(panel, "forgetPreview", "Forget", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
@@ -75,18 +45,18 @@ def test_forget_the_exchange_a_fact_came_from_keeps_the_rest_of_its_conversation
     assert [page.conversation_id for page in memory.pages()] == [conversation]
     assert not any("data scientist" in fact.text for fact in memory.facts())
     assert any(fact.text == FOOD for fact in memory.facts())
-    qtbot.waitUntil(lambda: _row(panel, "data scientist") is None)
-    assert _row(panel, "spicy ramen") is not None
+    qtbot.waitUntil(lambda: privacy_row(panel, "data scientist") is None)
+    assert privacy_row(panel, "spicy ramen") is not None
     assert panel.conversation_tree.topLevelItemCount() == 1
 
 
 def test_the_delete_question_offers_to_forget_the_exchange_too(qtbot, panel, memory):
     """The delete question pointed at "Forget its conversation…"; it now offers to forget
     the fact's own exchange with it, after the usual preview."""
-    _row(panel, "spicy ramen").setSelected(True)
+    privacy_row(panel, "spicy ramen").setSelected(True)
     seen: dict = {}
-    _answer(panel, "Delete", "Delete and forget the exchange…", seen)
-    _answer(panel, "forgetPreview", "Forget", seen)
+    answer_box(panel, "Delete", "Delete and forget the exchange…", seen)
+    answer_box(panel, "forgetPreview", "Forget", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         panel.delete_selected()
 
@@ -98,13 +68,13 @@ def test_the_delete_question_offers_to_forget_the_exchange_too(qtbot, panel, mem
     assert [page.user_input for page in memory.pages()] == [JOB]
     assert not any("ramen" in fact.text for fact in memory.facts())
     assert any("data scientist" in fact.text for fact in memory.facts())
-    qtbot.waitUntil(lambda: _row(panel, "spicy ramen") is None)
+    qtbot.waitUntil(lambda: privacy_row(panel, "spicy ramen") is None)
 
 
 def test_an_item_with_no_stored_exchange_has_none_to_forget(qtbot, panel, memory):
     memory.add_fact("I am allergic to peanuts")
-    qtbot.waitUntil(lambda: _row(panel, "peanuts") is not None)
-    _row(panel, "peanuts").setSelected(True)
+    qtbot.waitUntil(lambda: privacy_row(panel, "peanuts") is not None)
+    privacy_row(panel, "peanuts").setSelected(True)
     assert not panel.forget_exchange_button.isEnabled()
     assert "added by hand" in panel.forget_exchange_button.toolTip()
 
@@ -115,9 +85,9 @@ def test_an_item_with_no_stored_exchange_has_none_to_forget(qtbot, panel, memory
 def _forget_exchange_of(qtbot, panel, needle: str) -> str:
     """Forget the exchange the item saying `needle` came from; the preview's text."""
     panel.tree.clearSelection()
-    _row(panel, needle).setSelected(True)
+    privacy_row(panel, needle).setSelected(True)
     seen: dict = {}
-    _answer(panel, "forgetPreview", "Forget", seen)
+    answer_box(panel, "forgetPreview", "Forget", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         panel.forget_source_exchanges()
     return seen["texts"][0]
@@ -133,7 +103,7 @@ def test_the_preview_says_renamed_only_when_the_title_changes(qtbot, panel, memo
 
     memory.add_memory("My sister lives in Lisbon.", "Lovely city.")
     memory.run_consolidation()
-    qtbot.waitUntil(lambda: _row(panel, "Lisbon") is not None)
+    qtbot.waitUntil(lambda: privacy_row(panel, "Lisbon") is not None)
     preview = _forget_exchange_of(qtbot, panel, "data scientist")  # the first: named after it
     assert "1 conversation renamed" in preview
     (after,) = memory.conversations()
@@ -144,7 +114,7 @@ def test_delete_and_forget_say_what_they_did(qtbot, panel, memory):
     """After Delete or Forget the rows just vanished: a line now says what went."""
     note = panel.done_note
     assert not note.text()
-    _row(panel, "data scientist").setSelected(True)
+    privacy_row(panel, "data scientist").setSelected(True)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         panel.delete_selected(confirm=False)
     assert note.isVisible() and note.text().startswith("Deleted") and "1 fact" in note.text()

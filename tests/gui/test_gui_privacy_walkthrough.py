@@ -4,8 +4,10 @@ selection it hides and finds only items' own words, and counts said right in for
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
+
+from tests.helpers import answer_box, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -14,35 +16,6 @@ NURSE = "I work as a nurse in Krakow."
 TRIP = "Next Friday I fly to Lisbon."
 LOVED = "I really love spicy Thai food."
 NO_LONGER = "I no longer like spicy food."
-
-
-def _row(panel, needle: str):
-    for index in range(panel.tree.topLevelItemCount()):
-        row = panel.tree.topLevelItem(index)
-        if needle in row.text(1):
-            return row
-    return None
-
-
-def _answer(parent, title: str, choice: str, seen: dict) -> None:
-    """When the modal message box with this title (or object name) opens, keep its text and
-    press the button labelled `choice` (Cancel if there is none, so the test fails, not hangs)."""
-
-    def look() -> None:
-        boxes = [b for b in parent.findChildren(QMessageBox)
-                 if title in (b.windowTitle(), b.objectName()) and b.isVisible()]  # fmt: skip
-        if not boxes:
-            QTimer.singleShot(20, look)
-            return
-        box = boxes[-1]
-        seen.setdefault("texts", []).append(box.text())
-        button = next((b for b in box.buttons() if b.text() == choice), None)
-        if button is None:
-            box.reject()
-        else:
-            button.click()
-
-    QTimer.singleShot(0, look)
 
 
 @pytest.fixture
@@ -59,16 +32,16 @@ def panel(qtbot, window, memory):
         memory.add_memory(said, answered)
     memory.run_consolidation()
     privacy = window.open_privacy()
-    qtbot.waitUntil(lambda: _row(privacy, NO_LONGER) is not None)
+    qtbot.waitUntil(lambda: privacy_row(privacy, NO_LONGER) is not None)
     return privacy
 
 
 def _delete(qtbot, panel, needle: str) -> None:
     """Select the row, click Delete and answer the question with Delete."""
     panel.tree.clearSelection()
-    _row(panel, needle).setSelected(True)
+    privacy_row(panel, needle).setSelected(True)
     seen: dict = {}
-    _answer(panel, "Delete", "Delete", seen)
+    answer_box(panel, "Delete", "Delete", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
     assert seen["texts"], "the delete was not asked"
@@ -94,15 +67,15 @@ def test_undo_puts_a_deleted_fact_back_as_it_was(qtbot, panel, memory):
     _delete(qtbot, panel, NO_LONGER)
     assert panel.done_note.text() == "Deleted 1 fact."
     assert panel.undo_button.isVisible() and panel.undo_button.isEnabled()
-    qtbot.waitUntil(lambda: _row(panel, NO_LONGER) is None)
-    assert _row(panel, LOVED) is not None  # current again once what replaced it went
+    qtbot.waitUntil(lambda: privacy_row(panel, NO_LONGER) is None)
+    assert privacy_row(panel, LOVED) is not None  # current again once what replaced it went
 
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         qtbot.mouseClick(panel.undo_button, Qt.MouseButton.LeftButton)
 
     assert memory.facts(include_superseded=True) == before
     qtbot.waitUntil(lambda: [i.text for i in panel.selected_items()] == [NO_LONGER])
-    assert _row(panel, LOVED) is None  # replaced again
+    assert privacy_row(panel, LOVED) is None  # replaced again
     assert panel.done_note.text() == "Restored 1 fact."
     assert not panel.undo_button.isVisible()
     recalled = [f.fact.text for f in memory.retrieve("Do I like spicy food?").facts]
@@ -115,15 +88,15 @@ def test_ctrl_z_in_the_panel_puts_a_deleted_profile_entry_back(qtbot, panel, mem
 
     _delete(qtbot, panel, "no longer likes spicy food")
     assert panel.done_note.text() == "Deleted 1 profile entry."
-    qtbot.waitUntil(lambda: _row(panel, "likes spicy Thai food") is not None)  # current again
+    qtbot.waitUntil(lambda: privacy_row(panel, "likes spicy Thai food") is not None)  # current again
 
     _keyboard_to(qtbot, panel)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         qtbot.keyClick(panel.tree, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
 
     assert memory.profile(include_superseded=True) == before
-    qtbot.waitUntil(lambda: _row(panel, "no longer likes spicy food") is not None)
-    qtbot.waitUntil(lambda: _row(panel, "likes spicy Thai food") is None)
+    qtbot.waitUntil(lambda: privacy_row(panel, "no longer likes spicy food") is not None)
+    qtbot.waitUntil(lambda: privacy_row(panel, "likes spicy Thai food") is None)
     profile = [s.text for s in memory.retrieve("Do I like spicy food?").profile]
     assert "no longer likes spicy food" in profile and "likes spicy Thai food" not in profile
 
@@ -134,9 +107,9 @@ def test_a_forget_offers_no_undo_and_ends_the_last_deletes(qtbot, panel, memory)
     _delete(qtbot, panel, "I work as a nurse")
     assert panel.undo_button.isVisible()
     panel.tree.clearSelection()
-    _row(panel, "Lisbon").setSelected(True)
+    privacy_row(panel, "Lisbon").setSelected(True)
     seen: dict = {}
-    _answer(panel, "forgetPreview", "Forget", seen)
+    answer_box(panel, "forgetPreview", "Forget", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         qtbot.mouseClick(panel.forget_exchange_button, Qt.MouseButton.LeftButton)
     assert panel.done_note.text().startswith("Forgot 1 exchange")
@@ -151,7 +124,7 @@ def test_a_forget_offers_no_undo_and_ends_the_last_deletes(qtbot, panel, memory)
 def test_a_search_that_hides_the_selected_item_lets_go_of_it(qtbot, panel):
     """The detail kept showing the nurse fact, hidden by the search, and Delete looked ready
     but did nothing."""
-    _row(panel, NURSE).setSelected(True)
+    privacy_row(panel, NURSE).setSelected(True)
     qtbot.waitUntil(lambda: panel.source.toPlainText().startswith(NURSE))
     assert panel.delete_button.isEnabled()
 
@@ -167,7 +140,7 @@ def test_a_search_that_hides_the_selected_item_lets_go_of_it(qtbot, panel):
 def test_search_finds_an_items_own_words_not_its_conversations_title(qtbot, panel):
     """Every item learned in "Hi! My name is Ana and I have a dog called Pixel." was listed
     for "dog": the search read that title too."""
-    assert _row(panel, NURSE).text(3).startswith("Hi! My name is Ana")  # the title is shown
+    assert privacy_row(panel, NURSE).text(3).startswith("Hi! My name is Ana")  # the title is shown
     panel.search.setText("dog")
     assert [item.text for item in panel.visible_items()] == [
         "My name is Ana and I have a dog called Pixel."

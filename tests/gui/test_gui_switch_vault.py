@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from tests.helpers import open_fast, shown_dialog
+from tests.helpers import create_vault, open_fast, shown_dialog
 
 pytestmark = pytest.mark.gui
 
@@ -29,14 +29,6 @@ def app(qtbot):
     qtbot.waitExposed(window)
     yield window, opener
     window.close()
-
-
-def _create(qtbot, window, dialog, passphrase: bool):
-    if passphrase:
-        qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
-        qtbot.keyClicks(dialog.confirm, PASSPHRASE)
-    with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
 
 
 def _switch_dialog(qtbot, window):
@@ -62,7 +54,7 @@ def test_switching_to_a_new_memory_and_back_keeps_each_ones_conversations_apart(
     from app.vault_dialogs import FirstRunDialog
 
     window, opener = app
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=False)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     send(window, "My dog is called Rex and he loves the beach.")
     assert window.switch_action in window.menuBar().actions()[0].menu().actions()
     assert window.switch_action.shortcut() == QKeySequence("Ctrl+Shift+O")
@@ -80,7 +72,7 @@ def test_switching_to_a_new_memory_and_back_keeps_each_ones_conversations_apart(
     assert isinstance(first, FirstRunDialog)
     assert "work" in first.windowTitle()
     assert first.quit_button.text() == "Cancel"  # not Quit: the app stays
-    _create(qtbot, window, first, passphrase=False)
+    create_vault(qtbot, window, first, None)
 
     mem = window.session.mem
     assert mem.path.name == "work.memoryos"
@@ -107,7 +99,7 @@ def test_cancelling_a_new_memory_goes_back_to_the_one_open_before(
     qtbot, app, fail_keyring, send
 ):
     window, opener = app
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=True)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
     send(window, "I live in Porto.")
     before = window.session.mem
     dialog = _switch_dialog(qtbot, window)
@@ -163,7 +155,7 @@ def test_cancelling_another_memorys_passphrase_returns_without_asking_again(
     from engine.paths import vault_path
 
     window, opener, opened = recorded
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=True)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
     send(window, "I live in Porto.")
     open_fast(vault_path("work"), True, "work passphrase 42").close()
     before = window.session.mem
@@ -199,7 +191,7 @@ def test_the_memory_open_before_closes_only_once_the_other_is_open(
     from engine.paths import vault_path
 
     window, opener, opened = recorded
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=True)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
     send(window, "I live in Porto.")
     work = open_fast(vault_path("work"), True, "work passphrase 42")
     work.add_memory("The quarterly report is due on Friday.", "Noted.")
@@ -233,7 +225,7 @@ def test_auto_lock_while_another_memorys_dialog_is_up_locks_the_one_open(
     from engine.paths import vault_path
 
     window, opener, _opened = recorded
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=True)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
     send(window, "I live in Porto.")
     open_fast(vault_path("work"), True, "work passphrase 42").close()
     before = window.session.mem
@@ -255,7 +247,7 @@ def test_auto_lock_while_another_memorys_dialog_is_up_locks_the_one_open(
 
 def test_a_bad_name_is_explained_and_cannot_be_opened(qtbot, app, memory_keyring):
     window, opener = app
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=False)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     dialog = _switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, "../etc")
     assert dialog.problem.isVisible() and "letters" in dialog.problem.text()
@@ -311,7 +303,7 @@ def test_the_unlock_dialog_offers_another_memory_when_this_key_is_not_yours(
 def test_the_window_title_names_the_memory_open(qtbot, app, memory_keyring):
     """The title said "MemoryOS" whichever memory was open."""
     window, opener = app
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=False)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     assert window.windowTitle() == "MemoryOS"  # the only memory: nothing to tell apart
 
     dialog = _switch_dialog(qtbot, window)
@@ -319,7 +311,7 @@ def test_the_window_title_names_the_memory_open(qtbot, app, memory_keyring):
     first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
                                                           Qt.MouseButton.LeftButton))
     assert window.windowTitle() == "MemoryOS"  # closed: no memory open while it is made
-    _create(qtbot, window, first, passphrase=False)
+    create_vault(qtbot, window, first, None)
     assert window.windowTitle() == "work — MemoryOS"
     # What the title bar shows: on X11 (and Wayland, Windows) Qt adds the app's display name
     # to a title that does not end with it; it read "MemoryOS — work — MemoryOS".
@@ -409,7 +401,7 @@ def _switch_to(qtbot, window, opener, name: str):
     qtbot.keyClicks(dialog.new_name, name)
     first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
                                                           Qt.MouseButton.LeftButton))
-    _create(qtbot, window, first, passphrase=False)
+    create_vault(qtbot, window, first, None)
 
 
 def test_learned_notices_stay_with_the_memory_that_learned_them(
@@ -418,7 +410,7 @@ def test_learned_notices_stay_with_the_memory_that_learned_them(
     """After a switch, "work" showed default's "Learned: My name is Dana" notice, and its
     Undo deleted work's only fact (same id, other memory)."""
     window, opener = app
-    _create(qtbot, window, shown_dialog(qtbot, opener, opener.start), passphrase=False)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     send(window, "My name is Dana and I live in Lisbon.")
     _learn(qtbot, window)
     dana = [item for item in window.view.learned_items() if "Dana" in item.text]
