@@ -59,18 +59,45 @@ def ask_again(
     _check_chat(memory)
     old = memory.page(page_id)
     query = _question(old.user_input if query is None else query)
-    retrieval = memory.retrieve(looked_up_by(query))
-    retrieval = replace(  # the exchange being replaced is kept out of the prompt
-        retrieval,
-        short_term=tuple(p for p in retrieval.short_term if p.id != old.id),
-        pages=tuple(p for p in retrieval.pages if p.page.id != old.id),
-    )
+    retrieval = without_exchange(memory, memory.retrieve(looked_up_by(query)), old.id)
     limit = answer_limit(memory.chat, max_tokens)
     stream = ResponseStream(
         memory, query, retrieval, cancel or CancelToken(), limit, temporary=False
     )
     stream.replaces = old
     return stream
+
+
+def without_exchange(memory: MemoryOS, retrieval: Retrieval, page_id: int) -> Retrieval:
+    """`retrieval` as if the exchange `page_id` had never been said: the exchange itself and
+    every memory learned from it alone are left out, and a profile entry it replaced stands
+    again. Edited from "I moved to Lisbon" to "Madrid", the answer read "location: Lisbon" and
+    the fact "I moved to Lisbon" the replaced exchange taught; a memory another exchange also
+    says stays."""
+
+    def only_from(sources: tuple[int, ...]) -> bool:
+        return bool(sources) and set(sources) == {page_id}
+
+    profile = [s for s in retrieval.profile if not only_from(s.evidence_page_ids)]
+    dropped = {s.id for s in retrieval.profile} - {s.id for s in profile}
+    if dropped:  # what the dropped entries replaced is current again ("location: Paris")
+        shown = {s.id for s in profile}
+        profile += [
+            s for s in memory.profile(include_superseded=True)
+            if s.superseded_by in dropped and s.id not in shown
+            and not only_from(s.evidence_page_ids)
+        ]  # fmt: skip
+        profile.sort(key=lambda s: (s.category, s.name, s.id))
+    return replace(
+        retrieval,
+        short_term=tuple(p for p in retrieval.short_term if p.id != page_id),
+        pages=tuple(p for p in retrieval.pages if p.page.id != page_id),
+        turns=tuple(t for t in retrieval.turns if t.page_id != page_id),
+        profile=tuple(profile),
+        facts=tuple(f for f in retrieval.facts if not only_from(f.fact.source_page_ids)),
+        knowledge=tuple(f for f in retrieval.knowledge if not only_from(f.fact.source_page_ids)),
+        changed=retrieval.changed - {page_id},
+    )
 
 
 # Why a stored answer was cut short (its page's meta["cut_short"]): the question and the

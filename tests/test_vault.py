@@ -166,8 +166,9 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
         "0006_int8_vectors",
         "0007_vocabulary",
         "0008_external_ids",
+        "0009_stable_profile_ids",
     ]
-    assert memory.info().schema_version == 8
+    assert memory.info().schema_version == 9
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
@@ -190,6 +191,7 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
         assert mem.vault.schema_steps() == [
             "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids",
             "0005_page_memories", "0006_int8_vectors", "0007_vocabulary", "0008_external_ids",
+            "0009_stable_profile_ids",
         ]
         backups = list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
         assert len(backups) == 1 and backups[0].stat().st_mode & 0o777 == 0o600

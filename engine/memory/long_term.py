@@ -15,6 +15,7 @@ from engine.memory import keywords
 from engine.memory.context import MemoryContext
 from engine.memory.model import ConsolidationModel
 from engine.memory.persona_patterns import (
+    SLOT_WORDS,
     SlotCandidate,
     habits,
     moved_away,
@@ -32,6 +33,10 @@ from engine.records import (
     Page,
     ProfileSlot,
 )
+
+# The facts a move looks through for the places the person said they lived: those using the
+# location patterns' words, best matches first (a person says where they live a few times).
+MOVE_FACTS = 500
 
 
 class Persona:
@@ -102,8 +107,8 @@ class Persona:
         slot_id = self.vault.insert_slot(category, name, value, origin, evidence, now)
         if current is not None:
             self.vault.supersede_slot(current.id, slot_id, now)
-            if (category, name) == ("identity", "location"):
-                self._supersede_old_home(current.value, value, evidence, now)
+        if (category, name) == ("identity", "location"):
+            self._supersede_old_home(value, evidence, now)
         if category == "preference":
             self._supersede_opposite(name, value, slot_id, evidence, now)
             if value.startswith("switched to "):
@@ -162,13 +167,18 @@ class Persona:
                 ):
                     self.vault.supersede_fact(fact.id, by, now)
 
-    def _supersede_old_home(self, old: str, new: str, evidence: list[int], now: float) -> None:
+    def _supersede_old_home(self, new: str, evidence: list[int], now: float) -> None:
         """A move: once the person lives in Paris, "I live in Lyon" and "I work at a bakery in
         Lyon" (the words location=Lyon was read from) no longer say where they are. Only a
-        fact the location patterns read as the old place goes: "I visited Lyon" stays."""
-        old_place, new_place = normalise_text(old), normalise_text(new)
-        found = self._facts_matching(_phrase(old))
-        stale = [f for f in found if old_place in _places(f.text)]
+        fact the location patterns read as another place goes: "I visited Lyon" stays. Every
+        such fact goes, not only those of the entry replaced: after "location: Madrid" was
+        deleted, "I moved to Rome" left "I moved to Madrid last month" current beside it."""
+        new_place = normalise_text(new)
+        said = " OR ".join(f'"{word}"' for word in SLOT_WORDS["location"].split())
+        stale = [
+            f for f in self._facts_matching(said, limit=MOVE_FACTS)
+            if (places := _places(f.text)) and not any(_same_place(p, new_place) for p in places)
+        ]  # fmt: skip
         if not stale:
             return
         by = self._said_in(
@@ -178,9 +188,9 @@ class Persona:
         for fact in stale:
             self.vault.supersede_fact(fact.id, by, now)
 
-    def _facts_matching(self, match: str) -> list[Fact]:
+    def _facts_matching(self, match: str, limit: int = 50) -> list[Fact]:
         """Current user facts that an FTS5 query over their text finds."""
-        hits = [i for i, _ in self.vault.keyword_search("facts_fts", match, 50)]
+        hits = [i for i, _ in self.vault.keyword_search("facts_fts", match, limit)]
         return self.vault.facts(USER_FACT, False, ids=hits) if hits else []
 
     @staticmethod
@@ -477,6 +487,12 @@ def _phrase(text: str) -> str:
 
 def _places(text: str) -> set[str]:
     return {normalise_text(place) for place in places_lived(text)}
+
+
+def _same_place(one: str, other: str) -> bool:
+    """Whether two normalised places name one ("lisbon" and "lisbon portugal")."""
+    a, b = set(one.split()), set(other.split())
+    return bool(a and b) and (a <= b or b <= a)
 
 
 def analysis_messages(pages: list[Page], known_facts: list, slots: list) -> list[dict]:

@@ -277,6 +277,50 @@ def _external_ids(conn, dimension: int) -> None:
     )
 
 
+def _stable_profile_ids(conn, dimension: int) -> None:
+    """Profile entry ids are never reused (AUTOINCREMENT), as page and fact ids (0004): a
+    deleted "location: Madrid" gave its id to the next entry learned, so a stale listing
+    (the CLI's, another process's, an answer's list of what it used) deleted or showed the
+    wrong entry. Rebuilt like 0004, with the table's indexes and triggers as they were."""
+    extras = [
+        row[0]
+        for row in conn.execute(
+            "SELECT sql FROM sqlite_master WHERE tbl_name='profile' AND type IN "
+            "('index', 'trigger') AND sql IS NOT NULL ORDER BY type, name"
+        ).fetchall()
+    ]
+    conn.execute(
+        """
+        CREATE TABLE profile_new(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            category TEXT NOT NULL,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,
+            status TEXT NOT NULL,
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            origin TEXT NOT NULL,
+            superseded_by INTEGER);
+        INSERT INTO profile_new SELECT id, category, name, value, status, created, updated,
+            origin, superseded_by FROM profile;
+        DROP TABLE profile;
+        ALTER TABLE profile_new RENAME TO profile;
+        DELETE FROM profile_evidence WHERE page_id NOT IN (SELECT id FROM pages)
+            OR slot_id NOT IN (SELECT id FROM profile);
+        """
+    )
+    for sql in extras:
+        conn.execute(sql)
+    # Deleted entries' ids are unknown, but an answer's list of what it used may still name
+    # one above the highest left: start after everything ever seen.
+    high = conn.execute(
+        "SELECT max((SELECT coalesce(max(id), 0) FROM profile), (SELECT coalesce(max(item_id), "
+        "0) FROM page_memories WHERE kind='profile'))"
+    ).fetchall()[0][0]
+    conn.execute("DELETE FROM sqlite_sequence WHERE name='profile'")
+    conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES('profile', ?)", (high,))
+
+
 # Named steps in order. Append new ones; never edit an applied step.
 MIGRATIONS: list[tuple[str, Callable]] = [
     ("0001_initial", _initial),
@@ -287,11 +331,12 @@ MIGRATIONS: list[tuple[str, Callable]] = [
     ("0006_int8_vectors", _int8_vectors),
     ("0007_vocabulary", _vocabulary),
     ("0008_external_ids", _external_ids),
+    ("0009_stable_profile_ids", _stable_profile_ids),
 ]
 
 # Steps that rebuild a table referenced by foreign keys: run with enforcement off (a DROP
 # would otherwise cascade into fact_sources and profile_evidence), checked before commit.
-REBUILDS = {"0004_stable_ids"}
+REBUILDS = {"0004_stable_ids", "0009_stable_profile_ids"}
 
 # Steps after which an existing vault is compacted: 0006 frees three quarters of its bytes.
 SHRINKS = {"0006_int8_vectors"}
