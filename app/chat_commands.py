@@ -36,6 +36,9 @@ def load_conversation(mem: Any, conversation_ids: list[str], limit: int = 500) -
     }
 
 
+NOTE_CHARS = 90  # a "Remembered: …" line longer than this is cut short (the fact is whole)
+
+
 def _match_for_page(mem: Any, page_id: int) -> list[chat_commands.ForgetMatch]:
     page = mem.page(page_id)
     return [chat_commands.ForgetMatch(remembered.EXCHANGE, page.id, page.text(), page.timestamp)]
@@ -53,7 +56,12 @@ class RememberedNote:
     forgotten: bool = False
 
     def line(self) -> str:
-        return f"Remembered: {self.text}" + (" (forgotten since)" if self.forgotten else "")
+        """One line, whatever was remembered: a multi-paragraph message showed every paragraph
+        as a centred line of its own."""
+        text = " ".join(self.text.split())
+        if len(text) > NOTE_CHARS:
+            text = text[: NOTE_CHARS - 1].rstrip() + "…"
+        return f"Remembered: {text}" + (" (forgotten since)" if self.forgotten else "")
 
 
 def forget_and_check(mem: Any, matches: list, fact_ids: list[int]) -> tuple[int, set[int]]:

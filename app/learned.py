@@ -5,12 +5,14 @@ temporary chat, never when the setting is off)."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine import remembered
 from engine.learned import learned_from, undo
+from engine.retrieval import dated_facts
 
 # What Undo found (undo_same's result): the item was deleted, or was already gone (deleted in
 # Privacy, forgotten) or is no longer the item the notice names.
@@ -22,10 +24,13 @@ def undo_same(memory: Any, item: Any) -> str:
     with that text (in the session's worker). An id alone named another item once: another
     memory's notice, shown after a switch, deleted this one's fact with the same id."""
     if item.kind == remembered.PROFILE:
-        held = {slot.id: slot.text for slot in memory.profile()}
+        held = {slot.id: {slot.text} for slot in memory.profile()}
     else:
-        held = {fact.id: fact.text for fact in memory.facts()}
-    if held.get(item.id) != item.text:
+        facts = [fact for fact in memory.facts() if fact.id == item.id]
+        held = {fact.id: {fact.text} for fact in facts}  # the notice shows it dated (below)
+        for fact in dated_facts(memory.vault, facts):
+            held[fact.id].add(fact.text)
+    if item.text not in held.get(item.id, ()):
         return GONE
     undo(memory, item.kind, item.id)
     return UNDONE
@@ -52,8 +57,22 @@ def learned_and_gone(
 ) -> tuple[list[Any], list[Any]]:
     """Read in the session's worker: items learned from `page_ids` since `since`, and which of
     the notices `shown` name items that are gone."""
-    learned = learned_from(memory, page_ids, since) if page_ids else []
+    learned = _dated(memory, learned_from(memory, page_ids, since)) if page_ids else []
     return learned, gone_items(memory, shown) if shown else []
+
+
+def _dated(memory: Any, items: list[Any]) -> list[Any]:
+    """The facts among `items` as Privacy, the Used list and `facts list` show them: "Next
+    Friday [4 December 2026] I fly to Lisbon", the day meant when it was said."""
+    ids = {item.id for item in items if item.kind != remembered.PROFILE}
+    if not ids:
+        return items
+    facts = [fact for fact in memory.facts() if fact.id in ids]
+    text = {fact.id: fact.text for fact in dated_facts(memory.vault, facts)}
+    return [
+        item if item.kind == remembered.PROFILE else replace(item, text=text.get(item.id, item.text))
+        for item in items
+    ]
 
 
 class LearnedNotices(QObject):

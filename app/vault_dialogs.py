@@ -128,11 +128,17 @@ class VaultDialog(QDialog):
         centre_over(self, self.parentWidget())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
-        """Esc does nothing here. QDialog takes it as reject(), which is Quit on these dialogs:
-        one stray key quit the app and threw away the typed passphrase. Quit is its button (and
-        closing the dialog's window, which still rejects)."""
+        """Esc does nothing here while the button is Quit. QDialog takes it as reject(), which
+        is Quit at start: one stray key quit the app and threw away the typed passphrase. Quit
+        is its button (and closing the dialog's window, which still rejects). Opened by Switch
+        memory the button is Cancel (back to the memory open before): Esc is Cancel then, as
+        on any dialog, unless the vault is being opened."""
         if event.matches(QKeySequence.StandardKey.Cancel):
             event.accept()
+            button = getattr(self, "quit_button", None)
+            if (button is not None and button.isEnabled()
+                    and button.text().replace("&", "") == "Cancel"):
+                button.click()
             return
         super().keyPressEvent(event)
 

@@ -20,7 +20,15 @@ from PySide6.QtGui import (
     QTextFrame,
     QTextFrameFormat,
 )
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app import remembered as shown
 from app import theme
@@ -441,7 +449,11 @@ class MessagesMixin:
             menu.addAction("Copy message", lambda: _copy(message.text))
             menu.addSeparator()
             remember = message.text
-            if remember.strip():
+            if remember.strip() and message.role == "assistant":
+                # MemoryOS's words are not the person's: asked first, as something they say
+                part = self._selected_in(message) or first_paragraph(remember)
+                menu.addAction("Remember this…", lambda: self.ask_to_remember(part))
+            elif remember.strip():
                 menu.addAction("Remember this", lambda: self.remember_requested.emit(remember))
             if message.page_id is not None:
                 page_id = message.page_id
@@ -457,6 +469,22 @@ class MessagesMixin:
         menu.addSeparator()
         menu.addAction("Select all", self.browser.selectAll)
         return menu
+
+    def _selected_in(self, message: Message) -> str:
+        """The text selected inside `message`, one line ("" if none is, or it goes beyond)."""
+        cursor = self.browser.textCursor()
+        inside = (message.frame.firstPosition() <= cursor.selectionStart()
+                  and cursor.selectionEnd() <= message.frame.lastPosition())
+        return " ".join(cursor.selectedText().split()) if inside else ""
+
+    def ask_to_remember(self, text: str) -> None:
+        """Remember this… on an answer: the part to remember, to check or edit before it is
+        saved as something the person said (the whole reply was saved, unasked)."""
+        dialog = RememberDialog(text, self)
+        dialog.accepted.connect(lambda: self.remember_requested.emit(dialog.text()))
+        dialog.finished.connect(dialog.deleteLater)
+        self.remember_dialog = dialog  # tests reach it here
+        dialog.open()
 
     def _code_block_at(self, point: QPoint) -> str:
         """The text of the fenced code block under `point`, or ""."""
@@ -476,6 +504,47 @@ class MessagesMixin:
         menu = self.context_menu(point)
         menu.exec(self.browser.viewport().mapToGlobal(point))
         menu.deleteLater()
+
+
+def first_paragraph(text: str) -> str:
+    """The first paragraph of a message, on one line."""
+    for paragraph in re.split(r"\n\s*\n", text):
+        if paragraph.strip():
+            return " ".join(paragraph.split())
+    return ""
+
+
+class RememberDialog(QDialog):
+    """What to remember from an answer, as a sentence about the person, editable first."""
+
+    def __init__(self, text: str, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Remember this")
+        self.setMinimumWidth(420)
+        layout = QVBoxLayout(self)
+        note = QLabel("MemoryOS will remember this as something about you. Edit it if you like.")
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        self.editor = QPlainTextEdit(text)
+        self.editor.setAccessibleName("What to remember")
+        self.editor.setTabChangesFocus(True)
+        layout.addWidget(self.editor)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.remember_button = buttons.addButton(
+            "Remember", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.remember_button.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.editor.textChanged.connect(
+            lambda: self.remember_button.setEnabled(bool(self.text())))
+        self.remember_button.setEnabled(bool(self.text()))
+        self.editor.selectAll()
+        self.editor.setFocus()
+
+    def text(self) -> str:
+        """What will be remembered: one line."""
+        return " ".join(self.editor.toPlainText().split())
 
 
 def _is_code(block: Any) -> bool:

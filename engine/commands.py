@@ -449,6 +449,12 @@ def _learned_from(page_ids, origin: str) -> str:
     return origin if origin.startswith("imported") else "no exchange kept"
 
 
+def _one_line(text: str) -> str:
+    """An item on one line of `facts list` (one item a line, for grep and eyes): its line
+    breaks shown as ⏎ (a fact remembered from a multi-paragraph message has them)."""
+    return " ⏎ ".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+
+
 def _print_facts(memory, search: str | None, include_all: bool) -> None:
     slots = memory.profile(include_superseded=include_all)
     facts = memory.facts(include_superseded=include_all, search=search)
@@ -465,13 +471,13 @@ def _print_facts(memory, search: str | None, include_all: bool) -> None:
         mark = "" if slot.status == "active" else f" [{slot.status}]"
         print(
             f"profile {PROFILE_PREFIX + str(slot.id):>6}  {slot.category}/{slot.name}: "
-            f"{slot.value}{mark}  ({_learned_from(slot.evidence_page_ids, slot.origin)})"
+            f"{_one_line(slot.value)}{mark}  ({_learned_from(slot.evidence_page_ids, slot.origin)})"
         )
     for fact in facts:
         mark = "" if fact.status == "active" else f" [{fact.status}]"
         label = "knows  " if fact.kind == "assistant_knowledge" else "fact   "
         print(
-            f"{label} {FACT_PREFIX + str(fact.id):>6}  {fact.text}{mark}  ({_when(fact.updated)}, "
+            f"{label} {FACT_PREFIX + str(fact.id):>6}  {_one_line(fact.text)}{mark}  ({_when(fact.updated)}, "
             f"{_learned_from(fact.source_page_ids, fact.origin)})"
         )
 
