@@ -361,11 +361,7 @@ class SettingsDialog(QDialog):
         if settings.model_source == SERVER and not (settings.server_url and settings.server_model):
             return "A server needs both a base URL and a model name."
         if settings.model_source == SERVER:
-            from engine.errors import MemoryOSError
-            from engine.network import check_url
+            from app.settings_lookups import server_url_problem
 
-            try:
-                check_url(settings.server_url, allow_plain_http=settings.allow_plain_http)
-            except MemoryOSError as error:
-                return str(error)[:1].upper() + str(error)[1:] + "."
+            return server_url_problem(settings.server_url, settings.allow_plain_http)
         return ""

@@ -123,3 +123,25 @@ def save_api_key(url: str, key: str) -> None:
         set_api_key(url, key)
     except ApiKeyError:  # no keyring: for this session only, as the Model tab says
         keep_for_session(url, key)
+
+
+def server_url_problem(url: str, allow_plain_http: bool) -> str:
+    """Why Settings cannot save this server address ("" when it can), in words for the Model
+    tab: a malformed address first, then the administrator's policy, then plain http:// to
+    another computer, which points at the checkbox under the address on the same tab."""
+    from engine.errors import MemoryOSError
+    from engine.network import check_url, destination, plain_http_refused, url_problem
+
+    problem = url_problem(url)
+    if problem:
+        return problem + "."
+    try:
+        check_url(url, allow_plain_http=True)  # the administrator's policy
+    except MemoryOSError as error:
+        return str(error)[:1].upper() + str(error)[1:] + "."
+    if plain_http_refused(url, allow_plain_http=allow_plain_http):
+        return (f"Refusing plain http:// to {destination(url)}: it is not this computer, and "
+                "your memories would cross the network unencrypted. Use https://, or tick "
+                "“Allow plain http:// to a server that is not this computer” under the "
+                "Base URL.")
+    return ""

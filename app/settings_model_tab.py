@@ -145,7 +145,7 @@ class ModelTab(QScrollArea):
         server_form.setContentsMargins(26, 0, 0, 4)
         self.url_note = QLabel(objectName="hint")  # "on this computer" or "remote: host"
         self.url_note.setWordWrap(True)
-        self.server_url.textChanged.connect(lambda url: self.url_note.setText(url_note(url)))
+        self.server_url.textChanged.connect(self._show_url_note)
         self.allow_plain_http = QCheckBox(
             "Allow plain http:// to a server that is not this computer")
         self.allow_plain_http.setToolTip(
@@ -162,6 +162,7 @@ class ModelTab(QScrollArea):
         for field in (self.server_url, self.server_model):
             field.textChanged.connect(self.choice_changed)
         self.allow_plain_http.toggled.connect(self.choice_changed)
+        self.allow_plain_http.toggled.connect(self._show_url_note)
         # a server that wants a key lists nothing without it: ask again once it is typed
         self.api_key.editingFinished.connect(lambda: self.list_server_models(again=True))
         self.key_note = QLabel("The key is stored in the system keyring, never in a settings "
@@ -363,6 +364,23 @@ class ModelTab(QScrollArea):
             self.server_url.setText(entry.url)
             self.server_model.setText(entry.model)
             self.server.setChecked(True)
+
+    def _show_url_note(self, *_args: Any) -> None:
+        """Under the Base URL: a malformed address said plainly (not judged "remote"), else
+        where it points, and for plain http:// to another computer, the box just below."""
+        from engine.network import plain_http_refused, url_problem
+
+        url = self.server_url.text()
+        problem = url_problem(url) if url.strip() else ""
+        if problem:
+            self.url_note.setText(f"<span style='color:#B42318'>{escape(problem)}.</span>")
+            return
+        note = url_note(url)
+        if url.strip() and plain_http_refused(url, allow_plain_http=self.allow_plain_http
+                                               .isChecked()):
+            note += ("<br><span style='color:#B42318'>Plain http:// to it is refused: use "
+                     "https://, or tick the box below.</span>")
+        self.url_note.setText(note)
 
     # --- a server's models -------------------------------------------------------------
     def list_server_models(self, again: bool = False) -> None:

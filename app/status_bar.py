@@ -31,7 +31,7 @@ UNREACHABLE_TIP = (
 MEMORY_TIP = (
     "recent: exchanges in the short-term queue, kept word for word until they move to a topic\n"
     "topics: mid-term segments, ranked by heat\n"
-    "facts: what Privacy (Ctrl+P) lists: {facts} and {profile}\n"
+    "facts and profile entries: what Privacy (Ctrl+P) lists: {facts} and {profile}\n"
     "Memory → Inspector (Ctrl+I) shows each tier."
 )
 
@@ -50,16 +50,17 @@ def memory_tip(status: Any) -> str:
 
 
 def memory_text(status: Any) -> str:
-    """'12 recent · 3 topics · 5 facts · consolidating (2 jobs)' from a ConsolidationStatus.
-    Work that is no queued job (the short-term queue moving to a topic) shows as plain
-    "consolidating": it read "consolidating (0 jobs left)" for as long as it took. "Facts"
-    counts the profile entries too, as the Privacy panel lists them (the tooltip splits it):
-    it said "2 facts" beside a Privacy list of four."""
-    known = status.facts + status.profile
+    """'12 recent · 3 topics · 5 facts · 2 profile entries · consolidating (2 jobs)' from a
+    ConsolidationStatus. Work that is no queued job (the short-term queue moving to a topic)
+    shows as plain "consolidating": it read "consolidating (0 jobs left)" for as long as it
+    took. Facts and profile entries are counted apart, as the Privacy panel lists them and
+    `memoryos status` and /status say them: it said "12 facts" where those said "7 facts"."""
+    from engine.chat_commands import known_text
+
     parts = [
         f"{status.short_term_pages} recent",
         f"{status.segments} topic{'s' if status.segments != 1 else ''}",
-        f"{known} fact{'s' if known != 1 else ''}",
+        known_text(status),
     ]
     jobs = f"{status.pending_jobs} job{'s' if status.pending_jobs != 1 else ''}"
     if status.running:

@@ -191,13 +191,10 @@ def _count(number: int, thing: str) -> str:
     return f"{number} {thing}{'' if number == 1 else 's'}"
 
 
-def _profile_entries(number: int) -> str:
-    # Counted apart from the facts, as the app's status bar tooltip does (it adds them up).
-    return f"{number} profile {'entry' if number == 1 else 'entries'}"
-
-
 def status_text(status) -> str:
     """A ConsolidationStatus as a person reads it (`/status` in `memoryos chat`)."""
+    from engine import chat_commands
+
     if status.running:
         work = "running"
     elif status.pending_jobs:
@@ -205,9 +202,7 @@ def status_text(status) -> str:
     else:
         work = "idle"
     lines = [
-        f"Memory: {_count(status.short_term_pages, 'recent exchange')}, "
-        f"{status.mid_term_pages} in topics ({_count(status.segments, 'topic')}), "
-        f"{_count(status.facts, 'fact')}, {_profile_entries(status.profile)}.",
+        f"Memory: {chat_commands.memory_counts(status)}.",
         f"Background work: {work} ({status.pending_jobs} waiting, {status.failed_jobs} failed).",
     ]
     if status.last_error:
@@ -421,10 +416,11 @@ def _consolidate_with_progress(memory) -> None:
             pending = memory.consolidation_status().pending_jobs
             bar.total = max(bar.total, bar.n + ran + pending)
             bar.update(ran)
+    from engine import chat_commands
+
     status = memory.consolidation_status()
     print(
-        f"Memory: {status.short_term_pages} recent pages, {status.mid_term_pages} in "
-        f"{status.segments} topics, {status.facts} facts.",
+        f"Memory: {chat_commands.memory_counts(status)}.",
         file=sys.stderr,
     )
 
@@ -686,6 +682,8 @@ def _int(value: str) -> int:
 
 
 def run_status(args) -> int:
+    from engine import chat_commands
+
     memory = _open(args, background=False)
     try:
         info, status = memory.info(), memory.consolidation_status()
@@ -693,7 +691,8 @@ def run_status(args) -> int:
             f"vault      {info.path}\nkey        {info.key_location}\nembedder   {info.embedder_id} "
             f"({info.embedder_dimension} d)\nsize       {info.size_bytes / 1e6:.1f} MB\n"
             f"pages      {info.pages} ({status.short_term_pages} short-term, {status.mid_term_pages} "
-            f"mid-term)\nsegments   {status.segments}\nfacts      {status.facts}\n"
+            f"mid-term)\nsegments   {status.segments}\n"
+            f"long-term  {chat_commands.known_text(status)}\n"
             f"vocabulary {status.words} words\n"
             f"jobs       {status.pending_jobs} pending, {status.failed_jobs} failed"
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 import threading
 import time
 from collections import deque
@@ -70,19 +71,63 @@ def check_url(url: str, *, allow_plain_http: bool = False) -> None:
     not this computer when the administrator's policy turns remote models off."""
     from engine import policy
 
+    problem = url_problem(url)
+    if problem:  # said first: a mistyped address is neither "remote" nor "plain http"
+        raise ServerError(problem)
     rules = policy.current()
     if rules.remote_forbidden and not is_loopback(url):
         raise PolicyError(
             f"models that are not on this computer are turned off by your administrator "
             f"({rules.source}): {destination(url)} cannot be used"
         )
-    scheme = urlsplit(url if "://" in url else "http://" + url).scheme
-    if scheme == "http" and not is_loopback(url) and not allow_plain_http:
+    if plain_http_refused(url, allow_plain_http=allow_plain_http):
         raise ServerError(
             f"refusing plain http:// to {destination(url)}: it is not this computer, and your "
             "memories would cross the network unencrypted. Use https://, or allow plain http "
             "for remote servers in Settings"
         )
+
+
+def plain_http_refused(url: str, *, allow_plain_http: bool = False) -> bool:
+    """True for plain http:// to a host that is not this computer, when not allowed."""
+    scheme = urlsplit(url if "://" in url else "http://" + url).scheme
+    return scheme == "http" and not is_loopback(url) and not allow_plain_http
+
+
+EXAMPLE_URL = "http://127.0.0.1:8080/v1"
+NOT_AN_ADDRESS = (
+    "Not a valid address: it must start with http:// or https:// "
+    f"(for example {EXAMPLE_URL})"
+)
+# "htp:/x", "ftp:x", "mailto:y": a scheme typed (or mistyped); "localhost:8080" is a host:port
+_SCHEME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
+_HOST = re.compile(r"[\w.%:-]+")
+
+
+def url_problem(url: str) -> str:
+    """Why `url` is not a server address ("" when it is): an http:// or https:// scheme (or
+    none, as in "localhost:11434"), a host, a numeric port if any, and no spaces. Checked
+    before any judgement of where it points, which a malformed address cannot answer."""
+    text = (url or "").strip()
+    if not text:
+        return f"No server address given (for example {EXAMPLE_URL})"
+    if any(character.isspace() for character in text):
+        return NOT_AN_ADDRESS
+    if "://" in text:
+        if text.split("://", 1)[0].lower() not in ("http", "https"):
+            return NOT_AN_ADDRESS
+    elif _SCHEME_LIKE.match(text):
+        return NOT_AN_ADDRESS
+    parts = urlsplit(text if "://" in text else "http://" + text)
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or past 65535
+        return NOT_AN_ADDRESS
+    host = parts.hostname or ""
+    empty_port = port is None and parts.netloc.endswith(":")
+    if not host or empty_port or not _HOST.fullmatch(host):
+        return NOT_AN_ADDRESS
+    return ""
 
 
 @dataclass(frozen=True)
@@ -127,12 +172,11 @@ class TransferLog:
 def normalise_url(url: str) -> str:
     """ "localhost:11434" -> "http://localhost:11434/v1"; no trailing slash."""
     url = (url or "").strip()
-    if not url:
-        raise ServerError("No server URL given (e.g. http://localhost:11434/v1)")
+    problem = url_problem(url)
+    if problem:
+        raise ServerError(problem)
     if "://" not in url:
         url = "http://" + url
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServerError(f"Not a server URL: {url!r} (e.g. http://localhost:11434/v1)")
     path = parts.path.rstrip("/")
     return f"{parts.scheme}://{parts.netloc}{path or '/v1'}"

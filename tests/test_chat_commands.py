@@ -160,7 +160,7 @@ def test_cli_chat_status_and_facts_read_as_sentences(monkeypatch, home, capsys, 
     said = capsys.readouterr()
     assert code == 0
     assert "ConsolidationStatus" not in said.err and "pending_jobs" not in said.err
-    assert "Memory: 1 recent exchange, 0 in topics (0 topics), 1 fact, 0 profile entries." in (
+    assert "Memory: 1 recent exchange · 0 exchanges in 0 topics · 1 fact · 0 profile entries." in (
         said.err
     )
     assert "Background work: " in said.err and " waiting, 0 failed)." in said.err
@@ -177,15 +177,15 @@ def test_status_text_names_the_last_error():
         short_term_pages=6, mid_term_pages=4, segments=1, facts=3,
     )  # fmt: skip
     assert status_text(status).splitlines() == [
-        "Memory: 6 recent exchanges, 4 in topics (1 topic), 3 facts, 0 profile entries.",
+        "Memory: 6 recent exchanges · 4 exchanges in 1 topic · 3 facts · 0 profile entries.",
         "Background work: waiting to run (2 waiting, 1 failed).",
         "Last error: the model timed out",
     ]
 
 
 def test_status_counts_the_profile_entries_the_app_counts():
-    """/status said "3 facts" where the app's status bar said "4 facts": the app counts the
-    profile entries too (its tooltip splits them); /status names both."""
+    """/status said "3 facts" where the app's status bar said "4 facts": both count the
+    profile entries apart now, in the same words."""
     from engine.commands import status_text
     from engine.records import ConsolidationStatus
 
@@ -194,6 +194,5 @@ def test_status_counts_the_profile_entries_the_app_counts():
         short_term_pages=2, mid_term_pages=0, segments=0, facts=3, profile=1,
     )  # fmt: skip
     line = status_text(status).splitlines()[0]
-    assert line.endswith("3 facts, 1 profile entry.")
-    counts = [int(word) for word in line.split(",")[-2:] for word in word.split()[:1]]
-    assert sum(counts) == status.facts + status.profile  # the app's "4 facts"
+    assert line.endswith("3 facts · 1 profile entry.")
+    assert chat_commands.known_text(status) in line  # the words the app's status bar uses

@@ -222,7 +222,7 @@ def test_the_memory_status_line_in_words():
     def line(pending: int, running: bool, failed: int = 0) -> str:
         return memory_text(ConsolidationStatus(pending, running, failed, None, 6, 4, 1, 9))
 
-    assert line(0, False) == "6 recent · 1 topic · 9 facts · up to date"
+    assert line(0, False) == "6 recent · 1 topic · 9 facts · 0 profile entries · up to date"
     assert line(0, True).endswith("· consolidating")  # not "(0 jobs left)"
     assert line(2, True).endswith("· consolidating (2 jobs)")
     assert line(1, False).endswith("· 1 job queued")
