@@ -238,6 +238,8 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self._held_width = 0  # the view's width when it was asked
         self._hold_timer = QTimer(self, singleShot=True, interval=HOLD_MS)
         self._hold_timer.timeout.connect(self._release_place)
+        # A new size (the window resized, the text relaid): the place is kept as for Ctrl+B.
+        self.browser.viewport().installEventFilter(self)
         self.set_empty_text(*self.default_empty_text())
 
     # --- content -------------------------------------------------------------------------
@@ -311,6 +313,15 @@ class ConversationView(MessagesMixin, QStackedWidget):
         note = "Stopped" if meta.get("stopped") else note
         self.add_assistant_message(getattr(page, "agent_response", ""), timestamp, note, agent,
                                    memories, page_id)
+
+    def add_learned(self, page_id: int, item: Any) -> bool:
+        """A "Learned" notice after its answer; at the end of the conversation it is scrolled
+        into view (it arrives after the answer ended: its line was cut off at the bottom)."""
+        follow = self._at_end()
+        added = super().add_learned(page_id, item)
+        if added and follow:
+            self._scroll_to_end()
+        return added
 
     def add_notice(self, text: str, links: list[tuple[str, str]] = ()) -> None:
         """A small line between messages (command results, help), with optional links."""
@@ -615,10 +626,23 @@ class ConversationView(MessagesMixin, QStackedWidget):
         cursor.insertBlock(QTextBlockFormat(), _format(theme.MUTED, italic=True, size=9))
         cursor.insertText(note, _format(theme.MUTED, italic=True, size=9))
 
-    def hold_place(self) -> None:
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """The view's new size (the window resized): seen before the text is laid out for it,
+        so the place held is the one shown until now (at the end, the end stays in view)."""
+        if (
+            watched is self.browser.viewport()
+            and event.type() == QEvent.Type.Resize
+            and event.oldSize().isValid()
+            and event.oldSize() != event.size()
+        ):
+            self.hold_place(event.oldSize().width())
+        return super().eventFilter(watched, event)
+
+    def hold_place(self, width: int | None = None) -> None:
         """Keep the text at the top of the view (or the end, when scrolled there) where it is
-        while the view's width changes next (the sidebar shown or hidden): the lines wrap
-        anew, and the same scroll value showed another message."""
+        while the view's width changes next (the sidebar shown or hidden, the window resized):
+        the lines wrap anew, and the same scroll value showed another message. `width`: the
+        view's width before the change (a resize seen as it happens), else its width now."""
         browser = self.browser
         if self.currentWidget() is not browser:
             return
@@ -630,7 +654,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         if self._held is None:  # the new width's layout changes the range: put it back at once
             browser.verticalScrollBar().rangeChanged.connect(self._keep_place)
         self._held = place
-        self._held_width = browser.viewport().width()
+        self._held_width = browser.viewport().width() if width is None else width
         self._hold_timer.start()  # no new width came (the window's layout is not done yet)
 
     def _keep_place(self, *_range: int) -> None:

@@ -31,9 +31,13 @@ BUNDLED_TEXT = (
     "often wrong. A real model takes a few minutes to set up (most of it the download)."
 )
 BUNDLED_SHORT = "Tiny demo model: its answers are often wrong."
-# The banner says all of it while that takes at most this share of the window's height; past
-# it (the smallest window, large text) it says it in a line: the conversation comes first.
+# The banner says all of it while that takes at most MOST_LINES lines and at most AREA_SHARE of
+# the height it shares with the conversation (HEIGHT_SHARE of the window's, before the window
+# has a conversation to measure); past it it says it in a line: the conversation comes first.
+# At 700×520 all of it took five lines, 95 of the 340 px; at 800×740 four lines leave room.
 HEIGHT_SHARE = 1 / 5
+AREA_SHARE = 1 / 6
+MOST_LINES = 4
 MARGINS, COMPACT_MARGINS = (20, 8, 8, 8), (12, 2, 4, 2)
 
 
@@ -50,6 +54,8 @@ class DemoBanner(QFrame):
         self._session: Any = None
         self._texts = (BUNDLED_TEXT, BUNDLED_SHORT)  # all of it, and the line for short room
         self.compact = False  # saying it in a line (see _arrange)
+        # The conversation below: the height the two share decides how much the banner says.
+        self.chat_area: QWidget | None = None
         self.grid = QGridLayout(self)
         self.grid.setHorizontalSpacing(6)
         self.grid.setVerticalSpacing(6)
@@ -96,8 +102,14 @@ class DemoBanner(QFrame):
         self._arrange(self.width())  # the text size may have changed while it was hidden
         super().showEvent(event)
 
+    def follow(self, chat_area: QWidget) -> None:
+        """Say all of it only where it leaves `chat_area` (the conversation) its height."""
+        self.chat_area = chat_area
+        chat_area.installEventFilter(self)  # its height is known once the window's layout ran
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.Resize and watched is self.window() and self.isVisible():
+        mine = watched is self.window() or watched is self.chat_area
+        if event.type() == QEvent.Type.Resize and mine and self.isVisible():
             self._arrange(self.width())
         return False
 
@@ -117,21 +129,28 @@ class DemoBanner(QFrame):
             widget.style().polish(widget)
 
     def _arrange(self, width: int) -> None:
-        """All of the text, or its line where all of it would take more than HEIGHT_SHARE of
-        the window (unless "Why?" asked for it); the buttons beside the text, or under it where
+        """All of the text, or its line where all of it would take more than MOST_LINES lines or
+        more than AREA_SHARE of the conversation's height (unless "Why?" asked for it); the
+        buttons beside the text, or under it where
         that makes the banner lower: in a narrow window (the smallest, or at the largest text)
         the text beside the button was a thin column, taller than the banner could be."""
         if width <= 0:
             return
         full, short = self._texts
         asked = self.why.isChecked()
-        top = self.window()
-        room = top.height() if top is not self else 1 << 20
-        # Measured with the buttons as they are now (smaller in a line): the way back to all
-        # of it wants a margin, or the banner would switch to and fro at the limit.
-        tall = self._layout(full, width, False, False)[1]
-        limit = room * HEIGHT_SHARE - (self.text.fontMetrics().lineSpacing() + 16) * self.compact
-        compact = not asked and short != full and tall > limit
+        _fits, tall, lines = self._layout(full, width, False, False)
+        area = self.chat_area
+        if area is not None and area.height() > 0:
+            # The banner and the conversation share this height, whichever way the banner
+            # says it (so it does not switch to and fro).
+            too_tall = tall > (area.height() + self.height()) * AREA_SHARE
+        else:
+            top = self.window()
+            room = top.height() if top is not self else 1 << 20
+            # The way back to all of it wants a margin, or it would switch to and fro.
+            margin = (self.text.fontMetrics().lineSpacing() + 16) * self.compact
+            too_tall = tall > room * HEIGHT_SHARE - margin
+        compact = not asked and short != full and (too_tall or lines > MOST_LINES)
         if compact != self.compact:
             self.compact = compact
             self._set_margins()
@@ -150,8 +169,9 @@ class DemoBanner(QFrame):
         else:
             self.grid.addWidget(self.actions, 1, 1, Qt.AlignmentFlag.AlignLeft)
 
-    def _layout(self, text: str, width: int, compact: bool, why: bool) -> tuple[bool, int]:
-        """For `text` at `width`: are the buttons beside it, and how high is the banner then."""
+    def _layout(self, text: str, width: int, compact: bool, why: bool) -> tuple[bool, int, int]:
+        """For `text` at `width`: are the buttons beside it, how high is the banner then, and
+        in how many lines is the text."""
         left, top, right, bottom = COMPACT_MARGINS if compact else MARGINS
         gap = self.grid.horizontalSpacing()
         mark = self.mark.sizeHint().width() + gap
@@ -160,11 +180,14 @@ class DemoBanner(QFrame):
         button = self.button.sizeHint()
         actions = button.width() + (self.why.sizeHint().width() + 6 if why else 0)
         beside = room - gap - actions
-        under = self._text_height(text, room) + (2 if compact else 6) + button.height()
-        tall = max(self._text_height(text, beside), button.height(), close.height())
+        text_under, text_beside = self._text_height(text, room), self._text_height(text, beside)
+        under = text_under + (2 if compact else 6) + button.height()
+        tall = max(text_beside, button.height(), close.height())
         # Beside where that is as low, or a line higher at most (it reads better).
-        fits = beside > 0 and tall - under <= self.text.fontMetrics().lineSpacing()
-        return fits, (tall if fits else max(under, close.height())) + top + bottom
+        line = self.text.fontMetrics().lineSpacing()
+        fits = beside > 0 and tall - under <= line
+        lines = round((text_beside if fits else text_under) / max(1, line))
+        return fits, (tall if fits else max(under, close.height())) + top + bottom, lines
 
     def _text_height(self, text: str, width: int) -> int:
         if width <= 0:

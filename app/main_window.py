@@ -106,6 +106,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         notice_row.addWidget(fix)
         self.demo_banner = DemoBanner()
         self.demo_banner.choose_requested.connect(self.open_model_step)
+        self.demo_banner.follow(self.view)  # all of it only where the conversation has room
         self.demo_banner.show_for(self.settings)
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -637,7 +638,6 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.temporary = bool(on)
         self.temporary_action.setChecked(self.temporary)
         self.temporary_banner.setVisible(self.temporary)
-        self.sidebar.setEnabled(not self.temporary)  # a temporary chat continues nothing
         self.sidebar.set_current(None)  # none of the saved ones is on screen
         self.view.clear()
         self.shown_conversations = []

@@ -269,9 +269,12 @@ class MemoryWindowMixin:
 
     def open_conversation(self, conversation_id: str, page_id: int | None = None) -> None:
         """Show a stored conversation, at the exchange `page_id` if given (a search result);
-        what is said next continues it."""
-        if self.session is None or self.temporary or self.session.generating:
+        what is said next continues it. From a temporary chat it leaves that chat first (as
+        New conversation does: nothing of it was saved)."""
+        if self.session is None or self.session.generating:
             return
+        if self.temporary:
+            self.set_temporary(False)
         self._history_due = False  # the start's conversation is not drawn over this one
         self._show_page = page_id
         self.session.run(
