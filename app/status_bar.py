@@ -182,6 +182,7 @@ class StatusLine(QStatusBar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setSizeGripEnabled(False)
+        self._model_least = 0
         self.model = ElidedLabel()
         self.model_dot = Dot(self.model)
         self.progress = QProgressBar()
@@ -213,7 +214,8 @@ class StatusLine(QStatusBar):
         """What each part keeps of its text when the window, `width` pixels wide at least,
         is short of room: the vault's name half of it, the model's name a sixth."""
         self.vault.set_least(width // 2)  # which memory is open: it matters most
-        self.model.set_least(width // 6)
+        self._model_least = width // 6
+        self.model.set_least(self._model_least)
 
     def set_model(self, state: str, text: str) -> None:
         from app.model_choice import short_model_name
@@ -227,6 +229,10 @@ class StatusLine(QStatusBar):
         }[state]
         self.model_dot.set_color(DOTS[state])
         self.model.setText(label)
+        # A model's name may end in "…" (it is whole in the tooltip), what the model is doing
+        # may not: "Server not answering" read "Server not answ…" once the counts grew longer.
+        whole = state != READY
+        self.model.set_least(self.model._width(label) if whole else self._model_least)
         tips = {READY: text, FAILED: text, UNREACHABLE: f"{text}\n{UNREACHABLE_TIP}"}
         self.model.setToolTip(tips.get(state, ""))
         self.progress.setVisible(state == LOADING)
