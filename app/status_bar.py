@@ -90,7 +90,16 @@ class ElidedLabel(QLabel):
         self._head, self._keep = head, keep
         self.setAccessibleName(self.full_text())  # read whole, even when shown shortened
         self._elide()
+        self._relayout()
+
+    def _relayout(self) -> None:
+        """Ask for the room the text needs and lay the line out now: shortened against the
+        width the old text had ("tiny"), a new state read "S…" until the next layout pass."""
         self.updateGeometry()
+        parent = self.parentWidget()
+        layout = parent.layout() if parent is not None else None
+        if layout is not None and self.isVisible():
+            layout.activate()  # resizes this label (resizeEvent shortens it again) if it must
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
         self.set_text(text)
@@ -104,7 +113,7 @@ class ElidedLabel(QLabel):
 
     def set_least(self, least: int) -> None:
         self.least = least
-        self.updateGeometry()
+        self._relayout()
 
     def _width(self, text: str) -> int:
         return self.fontMetrics().horizontalAdvance(text)

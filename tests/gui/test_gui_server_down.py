@@ -46,3 +46,26 @@ def test_a_server_that_stops_answering_shows_and_recovers(qtbot, memory):
         assert "Server not answering" not in window.status.model.text()
         assert "tiny" in window.status.model.text()
     window.close()
+
+
+def test_a_new_model_state_reads_whole_at_once(qtbot):
+    """The state's words are whole as soon as they are set, not after the next layout pass:
+    shortened against the width a short model name ("tiny") had, "Server not answering" read
+    "S…" (seen in a CI run, where the next pass came after the check)."""
+    from PySide6.QtWidgets import QMainWindow
+
+    from app.status_bar import READY, UNREACHABLE, StatusLine
+
+    window, line = QMainWindow(), StatusLine()
+    window.setStatusBar(line)
+    qtbot.addWidget(window)
+    window.resize(700, 400)
+    window.show()
+    qtbot.waitExposed(window)
+    line.set_vault("default", "keyring")
+    line.set_model(READY, "tiny")
+    qtbot.wait(50)
+
+    line.set_model(UNREACHABLE, "http://127.0.0.1:9/v1")  # no event processed after this
+
+    assert line.model.text() == "Server not answering"
