@@ -44,8 +44,10 @@ def gone_items(memory: Any, items: list[Any]) -> list[Any]:
     created: dict[tuple[bool, int], float] = {}
     if any(item.kind == remembered.PROFILE for item in items):
         created.update(((True, s.id), s.created) for s in memory.profile(include_superseded=True))
-    if any(item.kind != remembered.PROFILE for item in items):
-        created.update(((False, f.id), f.created) for f in memory.facts(include_superseded=True))
+    fact_ids = [item.id for item in items if item.kind != remembered.PROFILE]
+    if fact_ids:  # only the notices' own facts: a check follows every consolidation burst
+        created.update(((False, f.id), f.created)
+                       for f in memory.vault.facts(None, True, ids=fact_ids))
     return [
         item for item in items
         if created.get((item.kind == remembered.PROFILE, item.id), float("inf")) > item.updated

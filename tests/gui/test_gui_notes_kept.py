@@ -36,15 +36,21 @@ def _privacy_row(panel, text: str):
     return next((row for row in rows if row.text(1) == text), None)
 
 
-def test_a_learned_notice_says_deleted_once_its_item_is_deleted_in_privacy(
-    qtbot, window, memory, send
-):
-    item = _learned(qtbot, window, memory, send)
+def _delete_in_privacy(qtbot, window):
+    """FACT deleted in the privacy panel (no question asked); the panel."""
     panel = window.open_privacy()
     qtbot.waitUntil(lambda: _privacy_row(panel, FACT) is not None)
     _privacy_row(panel, FACT).setSelected(True)
     with qtbot.waitSignal(panel.changed):
         panel.delete_selected(confirm=False)
+    return panel
+
+
+def test_a_learned_notice_says_deleted_once_its_item_is_deleted_in_privacy(
+    qtbot, window, memory, send
+):
+    item = _learned(qtbot, window, memory, send)
+    _delete_in_privacy(qtbot, window)
 
     # The notice says so without Undo being clicked: no Undo offered on an item that is gone.
     qtbot.waitUntil(lambda: f"Deleted: {FACT}" in window.view.plain_text(), timeout=5000)
@@ -62,11 +68,7 @@ def test_a_notice_marked_deleted_is_offered_again_once_privacy_undoes_the_delete
     qtbot, window, memory, send
 ):
     item = _learned(qtbot, window, memory, send)
-    panel = window.open_privacy()
-    qtbot.waitUntil(lambda: _privacy_row(panel, FACT) is not None)
-    _privacy_row(panel, FACT).setSelected(True)
-    with qtbot.waitSignal(panel.changed):
-        panel.delete_selected(confirm=False)
+    panel = _delete_in_privacy(qtbot, window)
     qtbot.waitUntil(lambda: f"Deleted: {FACT}" in window.view.plain_text(), timeout=5000)
 
     with qtbot.waitSignal(panel.changed, timeout=10_000):
