@@ -192,11 +192,31 @@ def delete_and_forget(mem: Any, items: list[PersonaItem], pages: list[int]) -> A
     return mem.forget_pages(pages)
 
 
-def edit_item(mem: Any, item: PersonaItem, text: str) -> Any:
+@dataclass(frozen=True)
+class Edited:
+    """What an edit changed, read just before it: what its Undo puts back."""
+
+    item: PersonaItem  # as the panel listed it before the edit
+    before: Any  # the engine's Fact or ProfileSlot record, as it was
+
+
+def edit_item(mem: Any, item: PersonaItem, text: str) -> Edited:
+    """Correct an item's text (in a worker); returns what Undo needs to put the old one back."""
     if item.kind == PROFILE:
+        before = next((s for s in mem.profile(include_superseded=True) if s.id == item.id), None)
         value = text.split(":", 1)[1] if ":" in text else text
-        return mem.edit_profile_slot(item.id, value.strip())
-    return mem.edit_fact(item.id, text)
+        mem.edit_profile_slot(item.id, value.strip())  # NotFoundError when it is gone
+    else:
+        before = mem.fact(item.id)
+        mem.edit_fact(item.id, text)
+    return Edited(item=item, before=before)
+
+
+def undo_edit(mem: Any, edited: Edited) -> set[tuple[str, int]]:
+    """Put back the text an edit replaced, with the item's dates and origin (in a worker);
+    the key of the item, to select it again."""
+    mem.restore_edited(edited.before)
+    return {edited.item.key}
 
 
 def source_pages(mem: Any, page_ids: tuple[int, ...]) -> list[Any]:

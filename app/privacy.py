@@ -32,6 +32,7 @@ from app.persona_items import (
     KIND_LABELS,
     PROFILE,
     Deleted,
+    Edited,
     PersonaItem,
     delete_and_forget,
     delete_items,
@@ -40,6 +41,7 @@ from app.persona_items import (
     origin_text,
     source_pages,
     undo_delete,
+    undo_edit,
 )
 from app.widgets import (
     WithPlaceholder,
@@ -50,6 +52,7 @@ from app.widgets import (
     speakers,
     when,
 )
+from engine.errors import NotFoundError
 from engine.memory import when as when_said
 from engine.reference_import import ORIGIN as REFERENCE_ORIGIN
 
@@ -151,8 +154,9 @@ class PrivacyPanel(QDialog):
         self.items: list[PersonaItem] = []
         # After a delete: (the keys deleted, the key of the row to select once they are gone)
         self._after_delete: tuple[set, Any] | None = None
-        # The last delete, while its Undo is offered; then the keys to select once it is undone
-        self.last_delete: Deleted | None = None
+        # The last delete or edit, while its Undo is offered; then the keys to select once it
+        # is undone
+        self.last_change: Deleted | Edited | None = None
         self._after_undo: set | None = None
         self.last_forget_preview: Any = None  # what the last forget dialog showed
         self.setWindowTitle("Privacy")
@@ -182,9 +186,9 @@ class PrivacyPanel(QDialog):
         # What the last delete or forget did: the rows just vanish otherwise
         self.done_note = QLabel(objectName="hint")
         self.done_note.setAccessibleName("Last change")
-        # A delete can be taken back (a forget cannot: its exchanges are gone)
+        # A delete or an edit can be taken back (a forget cannot: its exchanges are gone);
+        # the button says which (_offer_undo)
         self.undo_button = QPushButton("Undo")
-        self.undo_button.setToolTip("Put back what was just deleted (Ctrl+Z)")
         self.undo_button.clicked.connect(self.undo)
         self.undo_button.hide()
         undo_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self)
@@ -523,7 +527,7 @@ class PrivacyPanel(QDialog):
     # --- changes -----------------------------------------------------------------------
     def _write(self, fn: Any, *args: Any, said: Any = None) -> None:
         """Run a change in a worker; `said(result)`: the confirmation shown once it is done.
-        The Undo of an earlier delete goes: only the last change is offered back."""
+        The Undo of an earlier delete or edit goes: only the last change is offered back."""
         self.done_note.clear()
         self._forget_undo()
         self.session.run(fn, *args, on_result=lambda result: self._written(result, said),
@@ -532,37 +536,57 @@ class PrivacyPanel(QDialog):
     def _written(self, result: object, said: Any = None) -> None:
         if said is not None:
             self.done_note.setText(said(result))
-        if isinstance(result, Deleted):
-            self.last_delete = result
-            self.undo_button.show()
+        if isinstance(result, (Deleted, Edited)):
+            self._offer_undo(result)
         self.refresh()
         self.changed.emit()
 
+    def _offer_undo(self, change: Deleted | Edited) -> None:
+        """Show Undo, saying what it puts back."""
+        self.last_change = change
+        if isinstance(change, Edited):
+            self.undo_button.setText("Undo edit")
+            self.undo_button.setToolTip(
+                f"Put back the text as it was before your edit: "
+                f"“{one_line(change.item.shown, 80)}” (Ctrl+Z)")
+        else:
+            self.undo_button.setText("Undo delete")
+            self.undo_button.setToolTip(
+                f"Put back the {_items_words(list(change.items))} just deleted (Ctrl+Z)")
+        self.undo_button.show()
+
     def _forget_undo(self) -> None:
-        self.last_delete = None
+        self.last_change = None
         self.undo_button.hide()
 
     def undo(self) -> None:
-        """Put back what the last delete removed (the Undo button, Ctrl+Z in the panel)."""
-        deleted = self.last_delete
-        if deleted is None:
+        """Take back the last delete or edit (the Undo button, Ctrl+Z in the panel)."""
+        change = self.last_change
+        if change is None:
             return
         self._forget_undo()
         self._after_delete = None  # they come back: the row after them is not wanted now
         self.done_note.clear()
-        self.session.run(undo_delete, self.session.mem, deleted,
-                         on_result=lambda keys: self._undone(deleted, keys),
-                         on_error=lambda error: self._undo_failed(deleted, error))
+        undo = undo_edit if isinstance(change, Edited) else undo_delete
+        self.session.run(undo, self.session.mem, change,
+                         on_result=lambda keys: self._undone(change, keys),
+                         on_error=lambda error: self._undo_failed(change, error))
 
-    def _undone(self, deleted: Deleted, keys: set) -> None:
-        self.done_note.setText(f"Restored {_items_words(list(deleted.items))}.")
+    def _undone(self, change: Deleted | Edited, keys: set) -> None:
+        if isinstance(change, Edited):
+            self.done_note.setText("Put back the text as it was before your edit.")
+        else:
+            self.done_note.setText(f"Restored {_items_words(list(change.items))}.")
         self._after_undo = keys
         self.refresh()
         self.changed.emit()
 
-    def _undo_failed(self, deleted: Deleted, error: Exception) -> None:
-        self.last_delete = deleted  # nothing was put back: it may be tried again
-        self.undo_button.show()
+    def _undo_failed(self, change: Deleted | Edited, error: Exception) -> None:
+        if isinstance(change, Edited) and isinstance(error, NotFoundError):
+            show_message(self, "Privacy", "The text could not be put back: the item was deleted "
+                         "or forgotten after your edit.", warning=True)
+            return
+        self._offer_undo(change)  # nothing was put back: it may be tried again
         self._failed(error)
 
     def edit_selected(self) -> None:
@@ -580,7 +604,8 @@ class PrivacyPanel(QDialog):
         if not text:
             row.setText(1, item.shown)
             return
-        self._write(edit_item, self.session.mem, item, text)
+        self._write(edit_item, self.session.mem, item, text,
+                    said=lambda _edited: f"Changed {_items_words([item])}.")
 
     def delete_selected(self, confirm: bool = True) -> None:
         chosen = self.selected_items()

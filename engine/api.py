@@ -445,6 +445,12 @@ class MemoryOS:
         self.persona.restore(list(facts), list(slots), list(replaced))
         self._notify("facts")
 
+    def restore_edited(self, before: Fact | ProfileSlot) -> Fact | ProfileSlot:
+        """Undo an edit: the fact or profile entry as read just before it (text, dates, origin)."""
+        entry = self.persona.restore_edit(before)
+        self._notify("facts")
+        return entry
+
     # ---- forgetting (engine/forgetting.py) -------------------------------------------------
     # Every forget (page, segment, conversation, retention, MCP, chat) goes through forget_pages.
 

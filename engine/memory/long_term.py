@@ -352,6 +352,25 @@ class Persona:
             self.vault.update_slot_value(slot_id, value, "user", self.ctx.clock())
         return self.vault.slot(slot_id)
 
+    def restore_edit(self, before: Fact | ProfileSlot) -> Fact | ProfileSlot:
+        """Undo an edit: the fact or profile entry gets back its text, status, origin and dates
+        as read just before the edit (`before`); an edit changes neither its id nor sources."""
+        if isinstance(before, ProfileSlot):
+            self.vault.slot(before.id)  # NotFoundError when it went since
+            with self.vault.transaction():
+                self.vault.update_slot_value(before.id, before.value, before.origin, before.updated)
+            return self.vault.slot(before.id)
+        self.vault.fact(before.id)
+        vector = self.embedder.embed_one(before.text)
+        with self.vault.transaction():
+            self.vault.update_fact_text(before.id, before.text, normalise_text(before.text),
+                                        vector, before.origin, before.updated)
+            # an edit makes the fact current: it gets back the status it had
+            self.vault.relink("facts", before.id, before.status, before.superseded_by)
+            self.vault.bump_vector_generation()
+        self.facts_mirror.update(before.id, vector)
+        return self.vault.fact(before.id)
+
     def delete_slot(self, slot_id: int) -> None:
         self.vault.slot(slot_id)
         with self.vault.transaction():
