@@ -58,8 +58,27 @@ def _vault_options(parser: argparse.ArgumentParser, after_action: bool = False) 
     )
 
 
+def _plain_http_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-plain-http",
+        action="store_true",
+        help="use a server on another computer at a plain http:// address (refused without it: "
+        "what is sent, your memories included, would cross the network unencrypted); the "
+        "app's setting that allows it applies to the model chosen in the app",
+    )
+
+
+class _Parser(argparse.ArgumentParser):
+    """No abbreviated options: `chat --url X` once silently meant `--url-model X` (a prefix of
+    it) and answered with the bundled model. Its subcommands' parsers are of this class too."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memoryos",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -74,7 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="bundled | gguf:PATH | url:BASE_URL (default: the app's setting, else bundled)",
     )
+    chat.add_argument(
+        "--url",
+        metavar="BASE_URL",
+        default=None,
+        help="an OpenAI-compatible server: the same as --model url:BASE_URL",
+    )
     chat.add_argument("--url-model", default="", help="model name on an OpenAI-compatible server")
+    _plain_http_option(chat)
     chat.add_argument("--temporary", action="store_true", help="remember nothing from this chat")
     chat.add_argument(
         "--create",
@@ -115,7 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Each line starts with its id: f12 is a fact or assistant knowledge, p3 a "
         "profile entry; `memoryos facts delete` takes these ids.",
     )
-    listing.add_argument("--search", default=None, metavar="TEXT", help="only those containing TEXT")
+    listing.add_argument(
+        "--search",
+        default=None,
+        metavar="TEXT",
+        help="only the lines that show TEXT (any case): words, a date, an id",
+    )
     listing.add_argument("--all", action="store_true", help="include superseded facts")
     listing.add_argument("--json", action="store_true", help="as JSON, one object per item")
     delete = facts_cmd.add_parser(
@@ -249,6 +280,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "url", None):  # chat --url BASE_URL: short for --model url:BASE_URL
+            if args.model is not None:
+                raise errors.InvalidInputError(
+                    "give the server as --url BASE_URL or as --model url:BASE_URL, not both"
+                )
+            args.model = f"url:{args.url}"
         from engine import commands
 
         return getattr(commands, f"run_{args.command}")(args) or 0

@@ -104,13 +104,27 @@ def embedder_name(args) -> str:
     return given if given is not None else str(_app_settings().get("embedder") or "default")
 
 
-def make_chat(model: str | None, url_model: str = ""):
-    """A chat backend from a `--model` spec (bundled | gguf:PATH | url:BASE_URL), or the app's
-    saved choice when None (not loaded yet)."""
-    from engine.backends.build import make_chat as build
-    from engine.model_config import ModelConfig
+# The terminal's end of the plain-http refusal (the app's says "in Settings").
+ALLOW_PLAIN_HTTP = "add --allow-plain-http to the command"
 
-    return build(saved_model_config() if model is None else ModelConfig.parse(model, url_model))
+
+def make_chat(model: str | None, url_model: str = "", *, allow_plain_http: bool = False):
+    """A chat backend from a `--model` spec (bundled | gguf:PATH | url:BASE_URL), or the app's
+    saved choice when None (not loaded yet). Plain http:// to another computer needs
+    `allow_plain_http` (--allow-plain-http), or for the app's saved server its own setting."""
+    from engine.backends.build import make_chat as build
+    from engine.model_config import URL, ModelConfig
+    from engine.network import check_url
+
+    if model is None:
+        config = saved_model_config()
+        allow_plain_http = allow_plain_http or _app_settings().get("allow_plain_http") is True
+    else:
+        config = ModelConfig.parse(model, url_model)
+    if config.source == URL:  # checked here so that the refusal names the terminal's way
+        config.validate()
+        check_url(config.url, allow_plain_http=allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
+    return build(config, allow_plain_http=allow_plain_http)
 
 
 # ---- chat -------------------------------------------------------------------------------
@@ -225,7 +239,7 @@ def _cut_short_note(chat, max_tokens: int) -> str:
 
 def run_chat(args) -> int:
     vault_to_open(args, create=args.create, first_run=True)  # before anything is loaded
-    chat = make_chat(args.model, args.url_model)
+    chat = make_chat(args.model, args.url_model, allow_plain_http=args.allow_plain_http)
     memory = _open(args, create=args.create, first_run=True, chat=chat)
     try:
         print(
@@ -451,31 +465,49 @@ def _one_line(text: str) -> str:
     return " ⏎ ".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
 
 
-def _print_facts(memory, search: str | None, include_all: bool) -> None:
-    slots = memory.profile(include_superseded=include_all)
-    facts = memory.facts(include_superseded=include_all, search=search)
-    if search:
-        slots = [s for s in slots if search.lower() in f"{s.name} {s.value}".lower()]
-    if not slots and not facts:
-        print("Nothing learned yet.")
-        return
+def _listed(memory, include_all: bool) -> list[tuple[str, object, str]]:
+    """Every item `facts list` shows, as (kind, item, the line printed for it): profile entries,
+    then facts as the prompt reads them. --search matches these lines: what is shown (a
+    resolved date, an id, a category) is what can be found."""
     from engine.retrieval import dated_facts
 
-    # As the prompt reads them: "Next Friday [4 December 2026] I fly to Lisbon", from when said
-    facts = dated_facts(memory.vault, facts)
-    for slot in slots:
+    out: list[tuple[str, object, str]] = []
+    for slot in memory.profile(include_superseded=include_all):
         mark = "" if slot.status == "active" else f" [{slot.status}]"
-        print(
+        line = (
             f"profile {PROFILE_PREFIX + str(slot.id):>6}  {slot.category}/{slot.name}: "
             f"{_one_line(slot.value)}{mark}  ({_learned_from(slot.evidence_page_ids, slot.origin)})"
         )
-    for fact in facts:
+        out.append(("profile", slot, line))
+    facts = memory.facts(include_superseded=include_all)
+    # As the prompt reads them: "Next Friday [4 December 2026] I fly to Lisbon", from when said
+    for fact, dated in zip(facts, dated_facts(memory.vault, facts), strict=True):
         mark = "" if fact.status == "active" else f" [{fact.status}]"
         label = "knows  " if fact.kind == "assistant_knowledge" else "fact   "
-        print(
-            f"{label} {FACT_PREFIX + str(fact.id):>6}  {_one_line(fact.text)}{mark}  ({_when(fact.updated)}, "
-            f"{_learned_from(fact.source_page_ids, fact.origin)})"
+        line = (
+            f"{label} {FACT_PREFIX + str(fact.id):>6}  {_one_line(dated.text)}{mark}  "
+            f"({_when(fact.updated)}, {_learned_from(fact.source_page_ids, fact.origin)})"
         )
+        out.append(("fact", fact, line))
+    return out
+
+
+def _matching(items: list[tuple[str, object, str]], search: str | None):
+    """The items whose printed line contains `search` (any case); all of them without one."""
+    if not search:
+        return items
+    return [item for item in items if search.lower() in item[2].lower()]
+
+
+def _print_facts(memory, search: str | None, include_all: bool) -> None:
+    items = _listed(memory, include_all)
+    shown = _matching(items, search)
+    if not items:
+        print("Nothing learned yet.")
+    elif not shown:
+        print(f"Nothing learned matches {search!r}.")
+    for _, _, line in shown:
+        print(line)
 
 
 def parse_item_ids(tokens: list[str]) -> list[tuple[str, int]]:
@@ -557,14 +589,18 @@ def run_facts(args) -> int:
         action = args.action or "list"
         if action == "list":
             if getattr(args, "json", False):
+                # the same items as the listing: --search matches their printed lines
+                shown = _matching(_listed(memory, args.all), args.search)
                 data = {
                     "profile": [
                         {**s.__dict__, "ref": f"{PROFILE_PREFIX}{s.id}"}
-                        for s in memory.profile(args.all)
+                        for kind, s, _ in shown
+                        if kind == "profile"
                     ],
                     "facts": [
                         {**f.__dict__, "ref": f"{FACT_PREFIX}{f.id}"}
-                        for f in memory.facts(include_superseded=args.all, search=args.search)
+                        for kind, f, _ in shown
+                        if kind == "fact"
                     ],
                 }
                 print(json.dumps(data, indent=1, ensure_ascii=False))

@@ -128,10 +128,13 @@ def _chosen_gguf(path: str) -> str:
 
 def _chosen_server(config) -> str:
     from engine.backends.build import make_chat
+    from engine.commands import _app_settings
     from engine.errors import MemoryOSError
 
+    # the app's own setting: a plain http:// server it was allowed to use is checked as allowed
+    allowed = _app_settings().get("allow_plain_http") is True
     try:
-        chat = make_chat(config)
+        chat = make_chat(config, allow_plain_http=allowed)
         chat.retries, chat.connect_timeout, chat.timeout = 0, 3.0, 5.0  # a quick look only
         chat.load()
     except MemoryOSError as exc:

@@ -19,6 +19,7 @@ DEFAULT_PORT = 8765
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,  # a prefix of an option is not that option
         prog="memoryos mcp",
         description="Serve a MemoryOS vault to MCP clients (Claude Desktop, Cline, Cursor...). "
         f"Unlocks with the OS keyring, else the passphrase in ${unlock.PASSPHRASE_ENV}, else "
@@ -74,6 +75,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--url-model", default="", help="the model name a url: server knows (with --model url:)"
+    )
+    parser.add_argument(
+        "--allow-plain-http",
+        action="store_true",
+        help="use a --model url: server on another computer at a plain http:// address "
+        "(refused without it: the memories it consolidates would cross the network "
+        "unencrypted); the app's setting that allows it applies to --model saved",
     )
     # A vault records its embedder, so every process touching a vault must use the same one
     # ("fake": a deterministic hash embedder for tests and benchmarks).
@@ -137,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         from engine.commands import embedder_name
 
         args.embedder = embedder_name(args)
-        chat = _chat(args.model, args.url_model)
+        chat = _chat(args.model, args.url_model, args.allow_plain_http)
         # Asks for a passphrase only when stdin is a terminal (a person started us): a client
         # launching us over stdio gets a clear error naming $MEMORYOS_PASSPHRASE instead.
         if args.config:
@@ -195,13 +203,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _chat(model: str | None, url_model: str):
+def _chat(model: str | None, url_model: str, allow_plain_http: bool = False):
     """The consolidation model named by --model (not loaded until consolidation needs it)."""
     if not model or model == "none":
         return None
     from engine.commands import make_chat
 
-    return make_chat(None if model == "saved" else model, url_model)
+    chosen = None if model == "saved" else model
+    return make_chat(chosen, url_model, allow_plain_http=allow_plain_http)
 
 
 def _warm_up(embedder: Any) -> None:

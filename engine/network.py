@@ -65,10 +65,17 @@ def destination(url: str) -> str:
     return f"{host}:{port}" if port else host
 
 
-def check_url(url: str, *, allow_plain_http: bool = False) -> None:
+# How a refused plain http:// address is allowed, in the app's words; the terminal passes its own.
+IN_SETTINGS = "allow plain http for remote servers in Settings"
+
+
+def check_url(
+    url: str, *, allow_plain_http: bool = False, how_to_allow: str = IN_SETTINGS
+) -> None:
     """Refuse plain http:// to a host that is not this computer, unless explicitly allowed:
     memories would cross the network readable by anyone on the way. Refuse any host that is
-    not this computer when the administrator's policy turns remote models off."""
+    not this computer when the administrator's policy turns remote models off. `how_to_allow`
+    ends the plain-http refusal: where the caller's person allows it (the app: Settings)."""
     from engine import policy
 
     problem = url_problem(url)
@@ -83,8 +90,7 @@ def check_url(url: str, *, allow_plain_http: bool = False) -> None:
     if plain_http_refused(url, allow_plain_http=allow_plain_http):
         raise ServerError(
             f"refusing plain http:// to {destination(url)}: it is not this computer, and your "
-            "memories would cross the network unencrypted. Use https://, or allow plain http "
-            "for remote servers in Settings"
+            f"memories would cross the network unencrypted. Use https://, or {how_to_allow}"
         )
 
 

@@ -24,6 +24,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     from engine.cli import _vault_options
 
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,  # a prefix of an option is not that option
         prog="memoryos import-reference",
         description="Import the memory of the reference MemoryOS (BAI-LAB/MemoryOS): short-term "
         "pages, mid-term sessions with their pages and heat counters, the user profile, user and "

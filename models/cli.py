@@ -13,6 +13,7 @@ from models.recommended import suggested, suggestion_reason
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,  # a prefix of an option is not that option
         prog="memoryos models",
         description="List GGUF models on this computer, local OpenAI-compatible servers, and "
         "recommended downloads with whether each fits this machine.",

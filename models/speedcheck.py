@@ -37,6 +37,7 @@ def measured_tokens_per_second(path: str | Path, tokens: int, threads: int) -> f
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,  # a prefix of an option is not that option
         prog="python -m models.speedcheck",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,

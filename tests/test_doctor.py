@@ -74,3 +74,23 @@ def test_a_real_gguf_file_is_fine(home):
     code, out = doctor(home, {"model_source": "gguf", "gguf_path": str(path)})
     assert code == 0 and out.rstrip().endswith("All good.")
     assert chosen_line(out).startswith("[  ok   ]") and str(path) in chosen_line(out)
+
+
+@pytest.mark.parametrize("allowed", [True, False])
+def test_a_plain_http_server_on_another_computer_is_checked_as_the_app_allows_it(home, allowed):
+    """The app's own "allow plain http" setting applies: a server it uses was reported refused."""
+    from engine.network import TREAT_AS_REMOTE_ENV
+
+    with ChatServer(["tiny"], ["hi"]) as server:
+        file = home / "config" / "settings.json"
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(json.dumps({**url_settings(server.url), "allow_plain_http": allowed}),
+                        encoding="utf-8")
+        done = run_cli("doctor", "--embedder", "fake", home=home, timeout=60,
+                       env={TREAT_AS_REMOTE_ENV: f"127.0.0.1:{server.port}"})
+    line = chosen_line(done.stdout.decode())
+    if allowed:
+        assert line.startswith("[  ok   ]") and f"{server.url} answers" in line
+    else:
+        assert line.startswith("[ FAIL  ]") and "refusing plain http://" in line
+        assert "in Settings" in line  # the app's setting is where it is allowed

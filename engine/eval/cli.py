@@ -7,7 +7,9 @@ import sys
 
 
 def _eval_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memoryos eval", description="Evaluate the memory.")
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, prog="memoryos eval", description="Evaluate the memory."
+    )
     sub = parser.add_subparsers(dest="suite", required=True)
     locomo = sub.add_parser("locomo", help="LoCoMo long-conversation memory benchmark")
     locomo.add_argument("--data", required=True, help="a locomo10.json-shaped file")
@@ -102,7 +104,9 @@ def eval_main(argv: list[str]) -> int:
 
 
 def _bench_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memoryos bench", description="Measure engine costs.")
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, prog="memoryos bench", description="Measure engine costs."
+    )
     parser.add_argument("--sizes", default="1000,10000,100000", help="vault sizes in pages")
     parser.add_argument("--out", default=None, help="write the JSON results here")
     parser.add_argument(

@@ -411,6 +411,7 @@ def _unmarked(prompt: str, text: str) -> bool:
 
 def main(argv: list[str] | None = None, prog: str = "python -m engine.eval.personal") -> int:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,  # a prefix of an option is not that option
         prog=prog,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
