@@ -19,7 +19,7 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
 
     Once the vault is open the window gets a Session, the model loads in the background and
     the embedder warms up; after "erase everything" another memory opens, or the first run
-    starts again when there is none.
+    starts again when there is none, saying which memory was erased.
     """
     from app.main_window import MainWindow
     from app.session import Session
@@ -37,6 +37,12 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
             return
         previous, opener.switched_from = opener.switched_from, None
         switched = previous is not None
+        erased, opener.erased = opener.erased, None
+        if erased is not None:  # its key was in the keyring: it opened with no dialog to say it
+            from app.vault_dialogs import erased_text
+
+            window.status.showMessage(f"{erased_text(erased)} “{window.settings.vault_name}” "
+                                      "is open now.", 15_000)
         if switched:  # Switch memory: the memory open until now closes only now
             window.settings.previous_vault = previous  # an erase of this one goes back there
             window.switch_ended(opener.path.name.removesuffix(".memoryos"))
@@ -94,6 +100,7 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
             window._resume_conversation = window._start_conversation = None
             window._save_settings()
             opener.path = vault_path(name)
+        opener.erased = gone  # the dialog that follows (or the status line) says so
         opener.start()
 
     opener.opened.connect(attach)

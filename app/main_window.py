@@ -773,7 +773,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.pool.run(erase_vault_file, path, on_result=self._erased, on_error=self._show_error)
 
     def _erased(self, _result: object) -> None:
-        self._show_locked("Everything was erased", "The vault file and its key are gone.")
+        name = self.settings.vault_name  # the launcher names another one only after this
+        self._show_locked("Everything was erased",
+                          f"The file and key of the memory “{name}” are gone.")
         self.vault_erased.emit()
 
     def about(self) -> None:

@@ -29,6 +29,11 @@ from engine.vault.cipher import MIN_PASSPHRASE  # one minimum everywhere
 OpenVault = Callable[[Path, bool, "str | None"], Any]  # (path, create, passphrase) -> MemoryOS
 
 
+def erased_text(name: str) -> str:
+    """The line that follows File → Erase everything, wherever it is shown."""
+    return f"The memory “{name}” was erased: its file and key are gone."
+
+
 def _header(icon_name: str, title: str, subtitle: str) -> QHBoxLayout:
     row = QHBoxLayout()
     row.setSpacing(14)
@@ -126,6 +131,15 @@ class VaultDialog(QDialog):
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         centre_over(self, self.parentWidget())
+
+    def say_erased(self, name: str) -> None:
+        """Say at the top that the memory `name` was just erased: this dialog came up at once
+        over the window's "Everything was erased", which was only seen for an instant."""
+        line = QLabel(erased_text(name), objectName="success")
+        line.setTextFormat(Qt.TextFormat.PlainText)  # a name is not markup
+        line.setWordWrap(len(line.text()) > 70)  # short lines unwrapped, as in _header
+        self.layout_.insertWidget(0, line)
+        self._fit()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         """Esc does nothing here while the button is Quit. QDialog takes it as reject(), which

@@ -10,7 +10,13 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from app.errors import describe
 from app.settings_lookups import keyring_check
-from app.vault_dialogs import FirstRunDialog, OpenVault, UnlockDialog, keep_centred
+from app.vault_dialogs import (
+    FirstRunDialog,
+    OpenVault,
+    UnlockDialog,
+    erased_text,
+    keep_centred,
+)
 from app.workers import WorkerPool
 
 
@@ -44,6 +50,8 @@ class VaultOpener(QObject):
         self.switched_from: str | None = None
         # Auto-lock closed that memory while the other one's dialog was up (go_back)
         self.locked_meanwhile = False
+        # File → Erase everything removed this memory: the next dialog says so at its top
+        self.erased: str | None = None
 
     def start(self) -> None:
         self.locked_meanwhile = False
@@ -120,6 +128,9 @@ class VaultOpener(QObject):
 
     def _show(self, dialog: QDialog) -> None:
         self.dialog = dialog
+        if self.erased is not None and hasattr(dialog, "say_erased"):
+            dialog.say_erased(self.erased)
+            self.erased = None
         button = getattr(dialog, "quit_button", None)
         if self.switched_from is not None and button is not None:
             button.setText("Cancel")  # for Switch memory: back to the memory open before
@@ -177,9 +188,11 @@ class VaultOpener(QObject):
         self.dialog = None
 
     def _fatal(self, error: Exception) -> None:
+        erased, self.erased = self.erased, None
+        said = f"{erased_text(erased)}\n\n" if erased is not None else ""
         box = QMessageBox(
             QMessageBox.Icon.Critical, "MemoryOS cannot open your memory",
-            f"{describe(error)}\n\nVault: {self.path}", QMessageBox.StandardButton.Close,
+            f"{said}{describe(error)}\n\nVault: {self.path}", QMessageBox.StandardButton.Close,
             self.window,
         )
         box.finished.connect(self.cancelled)
