@@ -19,7 +19,9 @@ Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours diffe
   or ``$MEMORYOS_PASSPHRASE``, else a terminal prompt.
 - Models: ``openai_base_url`` (+ ``openai_api_key``, ``llm_model``) selects an OpenAI-compatible
   server as in the reference; an API key without a URL means OpenAI's API, as in the reference;
-  neither means the bundled local model (nothing leaves the machine). ``embedding_model_name`` is
+  neither means the bundled local model (nothing leaves the machine). Plain http:// to another
+  computer is refused unless ``allow_plain_http=True`` (the memories would cross the network
+  unencrypted; this computer's own servers are always allowed). ``embedding_model_name`` is
   the bundled all-MiniLM-L6-v2, a local sentence-transformers folder, or a model already in the
   Hugging Face cache; anything else falls back to the bundled model with a printed notice
   (nothing is downloaded). ``embedding_model_kwargs`` are not applied (printed notice).
@@ -87,12 +89,26 @@ def vault_path(data_storage_path: str | os.PathLike, user_id: str) -> Path:
     return Path(data_storage_path).expanduser().resolve() / "users" / user_id / VAULT_FILE
 
 
-def make_reference_chat(openai_api_key: str | None, openai_base_url: str | None, llm_model: str):
+# How a library caller allows plain http:// to another computer (the app's refusal says Settings).
+ALLOW_PLAIN_HTTP = "pass allow_plain_http=True to Memoryos (memoryos mcp: --allow-plain-http)"
+
+
+def make_reference_chat(
+    openai_api_key: str | None,
+    openai_base_url: str | None,
+    llm_model: str,
+    allow_plain_http: bool = False,
+):
     """The chat backend the reference's arguments describe (see the module docstring)."""
     if openai_base_url or openai_api_key:
         from engine.backends.openai_compat import OpenAIChat
+        from engine.network import check_url
 
-        return OpenAIChat(openai_base_url or OPENAI_URL, llm_model, api_key=openai_api_key or None)
+        url = openai_base_url or OPENAI_URL
+        check_url(url, allow_plain_http=allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
+        return OpenAIChat(
+            url, llm_model, api_key=openai_api_key or None, allow_plain_http=allow_plain_http
+        )
     from engine.backends.build import make_chat
     from engine.model_config import ModelConfig
 
@@ -243,6 +259,7 @@ class Memoryos:
         chat: Any = None,
         embedder: Any = None,
         background: bool = True,
+        allow_plain_http: bool = False,
     ) -> None:
         self.user_id = user_id
         self.assistant_id = assistant_id
@@ -269,7 +286,9 @@ class Memoryos:
         settings.stm_evict_batch = min(settings.stm_evict_batch, settings.stm_capacity)
         settings.validate()
         if chat is None:
-            chat = make_reference_chat(openai_api_key, openai_base_url, llm_model)
+            chat = make_reference_chat(
+                openai_api_key, openai_base_url, llm_model, allow_plain_http
+            )
         if embedder is None:
             embedder = make_reference_embedder(embedding_model_name, embedding_model_kwargs)
         path.parent.mkdir(parents=True, exist_ok=True)

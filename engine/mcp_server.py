@@ -79,7 +79,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--allow-plain-http",
         action="store_true",
-        help="use a --model url: server on another computer at a plain http:// address "
+        help="use a server on another computer at a plain http:// address (--model url:, or "
+        "the --config file's openai_base_url) "
         "(refused without it: the memories it consolidates would cross the network "
         "unencrypted); the app's setting that allows it applies to --model saved",
     )
@@ -155,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.config,
                 chat=chat,
                 embedder=None if args.embedder == "default" else make_embedder(args.embedder),
+                allow_plain_http=args.allow_plain_http,
             )
             memory, embedder = compat.memory, compat.memory.embedder
         else:

@@ -248,8 +248,14 @@ def read_config(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def open_from_config(
-    path: str | os.PathLike, *, chat: Any = None, embedder: Any = None
+    path: str | os.PathLike,
+    *,
+    chat: Any = None,
+    embedder: Any = None,
+    allow_plain_http: bool = False,
 ) -> Memoryos:
-    """The Memoryos (and vault) a reference config.json describes; `chat` overrides its model."""
+    """The Memoryos (and vault) a reference config.json describes; `chat` overrides its model;
+    `allow_plain_http` (--allow-plain-http) lets its openai_base_url be plain http:// to
+    another computer."""
     config = read_config(path)
-    return Memoryos(**config, chat=chat, embedder=embedder)
+    return Memoryos(**config, chat=chat, embedder=embedder, allow_plain_http=allow_plain_http)
