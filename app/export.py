@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.errors import describe, show_message
 from app.theme import pixels
+from app.widgets import fit_to_lines
 from app.workers import Worker
 
 ERASE_WORD = "erase"
@@ -95,7 +96,6 @@ class EraseDialog(QDialog):
     def __init__(self, vault_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Erase everything")
-        self.setMinimumWidth(pixels(440))
         title = QLabel("Erase everything MemoryOS remembers?", objectName="title")
         text = QLabel(
             f"This deletes the vault <b>{vault_name}</b>: every conversation, topic, fact and "
@@ -103,6 +103,9 @@ class EraseDialog(QDialog):
             f"want a copy.<br><br>Type <b>{ERASE_WORD}</b> to confirm."
         )
         text.setWordWrap(True)
+        # the width is the text's, not the dialog's: set on the dialog, it let the dialog be
+        # made narrower than its title, which was cut
+        text.setMinimumWidth(pixels(392))
         self.word = QLineEdit()
         self.word.setPlaceholderText(ERASE_WORD)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
@@ -122,6 +125,7 @@ class EraseDialog(QDialog):
         layout.addWidget(text)
         layout.addWidget(self.word)
         layout.addWidget(buttons)
+        fit_to_lines(self)
 
 
 def confirm_erase(parent: QWidget, vault_name: str) -> bool:

@@ -5,8 +5,11 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
+
+from app.theme import pixels
+from app.widgets import screen_room
 
 SHOWN_ITEMS = 8  # facts and profile entries listed by name in the dialog; the rest counted
 
@@ -59,12 +62,14 @@ def forget(mem: Any, pages: list[int]) -> Any:
     return mem.forget_pages(pages)
 
 
-def preview_html(question: str, result: Any) -> str:
+def preview_html(question: str, result: Any, shown: int = SHOWN_ITEMS) -> str:
+    """The dialog's text; `shown`: how many facts and profile entries it names, the rest
+    counted (none: the lines above count them)."""
     lines = "".join(f"<li>{escape(line)}</li>" for line in result.lines())
     named = [*result.fact_texts, *result.slot_texts]
-    items = "".join(f"<li>{escape(text)}</li>" for text in named[:SHOWN_ITEMS])
-    more = len(named) - SHOWN_ITEMS
-    if more > 0:
+    items = "".join(f"<li>{escape(text)}</li>" for text in named[:shown])
+    more = len(named) - shown
+    if more > 0 and shown:
         items += f"<li>… and {more} more</li>"
     them = "it" if len(result.pages) == 1 else "them"  # the exchanges
     learned = f"<p>Learned only from {them}, and removed too:</p><ul>{items}</ul>" if items else ""
@@ -74,16 +79,52 @@ def preview_html(question: str, result: Any) -> str:
     )
 
 
+class PreviewBox(QMessageBox):
+    """The confirm dialog with the preview. A message box takes the height of all its text and
+    can be neither resized nor scrolled: at a large text size on a short screen the list went
+    past the screen's bottom, Forget and Cancel with it. It uses the screen's width before its
+    height, then names fewer items (the rest counted) until it fits."""
+
+    def __init__(self, parent: QWidget, question: str, result: Any) -> None:
+        super().__init__(QMessageBox.Icon.Question, "Forget", "",
+                         QMessageBox.StandardButton.Cancel, parent)
+        self.question, self.result = question, result
+        self.shown = SHOWN_ITEMS  # the items named now
+        self.setObjectName("forgetPreview")
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setText(preview_html(question, result))
+        self.addButton("Forget", QMessageBox.ButtonRole.DestructiveRole)
+        self.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)  # the box takes the size of its text here
+        room, tallest = self.screen().availableGeometry(), screen_room(self)[1]
+        centre = self.frameGeometry().center()  # where Qt put it, over its window
+        label = self.findChild(QLabel, "qt_msgbox_label")  # Qt's name for the box's text
+        if self.height() > tallest and label is not None:
+            # at most 500 px wide whatever the text size, it wraps every line at large text;
+            # as wide as Qt lets a box be on this screen (less the icon and margins) it wraps less
+            widest = room.width() if room.width() <= 1024 else min(room.width() - 480, 1000)
+            label.setMinimumWidth(min(pixels(440), widest - (self.width() - label.width())))
+            self._size_again()
+        while self.height() > tallest and self.shown > 0:
+            self.shown -= 1
+            self.setText(preview_html(self.question, self.result, self.shown))
+            self._size_again()
+        frame = self.frameGeometry()  # still centred there, and on the screen
+        frame.moveCenter(centre)
+        frame.moveLeft(max(room.left(), min(frame.left(), room.right() + 1 - frame.width())))
+        frame.moveTop(max(room.top(), min(frame.top(), room.bottom() + 1 - frame.height())))
+        self.move(frame.topLeft())
+
+    def _size_again(self) -> None:
+        """A message box sizes itself on a layout request; sent, it does so at once."""
+        QApplication.sendEvent(self, QEvent(QEvent.Type.LayoutRequest))
+
+
 def confirm(parent: QWidget, question: str, result: Any) -> bool:
     """The confirm dialog with the preview; True if the person chose Forget."""
-    box = QMessageBox(
-        QMessageBox.Icon.Question, "Forget", "", QMessageBox.StandardButton.Cancel, parent
-    )
-    box.setObjectName("forgetPreview")
-    box.setTextFormat(Qt.TextFormat.RichText)
-    box.setText(preview_html(question, result))
-    box.addButton("Forget", QMessageBox.ButtonRole.DestructiveRole)
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box = PreviewBox(parent, question, result)
     box.exec()
     clicked = box.clickedButton()
     return clicked is not None and box.buttonRole(clicked) == QMessageBox.ButtonRole.DestructiveRole

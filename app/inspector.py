@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 from app.errors import describe
 from app.outgoing import SentTab
 from app.persona_items import status_words
-from app.status_bar import memory_text
+from app.status_bar import ElidedLabel, memory_text
+from app.theme import pixels
 from app.widgets import WithPlaceholder, fit_window, make_tree, one_line, speakers, when
 
 REFRESH_MS = 250  # engine events come in bursts while consolidation runs
@@ -94,7 +95,10 @@ class MemoryInspector(QDialog):
         self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
         fit_window(self, 980, 640)
         title = QLabel("What MemoryOS remembers", objectName="title")
-        self.status = QLabel(objectName="pill")
+        # the counts end in "…" (all of them in the tooltip) rather than widen the window: in
+        # full beside the title, at the largest text, they made it wider than a 1366 px screen
+        self.status = ElidedLabel(least=pixels(120))
+        self.status.setObjectName("pill")
         header = QHBoxLayout()
         header.addWidget(title)
         header.addStretch(1)

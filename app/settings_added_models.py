@@ -15,13 +15,13 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyleOptionComboBox,
     QStylePainter,
-    QVBoxLayout,
     QWidget,
 )
 
 from app.settings_store import GGUF, SERVER, AppSettings
 
 REMOVE_TIP = "Take this entry off the list when you Save; its file, if any, stays on disk"
+EMPTY_TIP = "A GGUF file or a server you choose and save is listed here, to pick it again later"
 
 
 def added_models() -> list:
@@ -101,7 +101,12 @@ class _ElidedCombo(QComboBox):
 
 class AddedModels(QWidget):
     """The 'Models you added' row: `chosen(entry)` when one is picked, `refused(why)` when the
-    one to remove is the model in use. Entries removed are only forgotten on Save (`removed`)."""
+    one to remove is the model in use. Entries removed are only forgotten on Save (`removed`).
+
+    The row is always there, "None yet" when the list is empty: shown only once the list was
+    read (in a worker, after the dialog opened), it pushed the source's radio buttons down
+    under the pointer of a person about to click one. Its `removed_note` is placed by the tab,
+    below those buttons, for the same reason."""
 
     chosen = Signal(object)  # a catalogue entry: the Model tab takes its file or server
     refused = Signal(str)  # said in the dialog's error line
@@ -135,36 +140,35 @@ class AddedModels(QWidget):
         self.remove_recent.setToolTip(REMOVE_TIP)
         self.remove_recent.clicked.connect(lambda: self.remove_added(self.recent.currentIndex()))
         self.remove_recent.setEnabled(False)
-        recent_column = QVBoxLayout(self)
-        recent_column.setContentsMargins(0, 0, 0, 6)
-        recent_layout = QHBoxLayout()
+        recent_layout = QHBoxLayout(self)
+        recent_layout.setContentsMargins(0, 0, 0, 6)
         recent_layout.addWidget(QLabel("Models you added"))
         recent_layout.addWidget(self.recent, 1)
         recent_layout.addWidget(self.remove_recent)
-        recent_column.addLayout(recent_layout)
         self.removed_note = QLabel(objectName="hint")  # what Save will take off the list
         self.removed_note.setWordWrap(True)
         self.removed_note.hide()
-        recent_column.addWidget(self.removed_note)
-        self.hide()
+        self.show_added([])  # until the list is read
 
     def show_added(self, entries: list) -> None:
         self.added = entries
         shown = [entry for entry in entries if entry.id not in self.removed]
         self.recent.clear()
-        self.recent.addItem("Choose…", None)
+        self.recent.addItem("Choose…" if entries else "None yet", None)
         for entry, (text, tip) in zip(shown, entry_texts(shown), strict=True):
             self.recent.addItem(text, entry)
             self.recent.setItemData(self.recent.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.recent.setEnabled(bool(entries))
+        self.recent.setToolTip("" if entries else EMPTY_TIP)
         removed = [entry for entry in entries if entry.id in self.removed]
         self.removed_note.setText(self._removed_text(removed))
         self.removed_note.setVisible(bool(removed))
-        self.setVisible(bool(entries))
 
     @staticmethod
     def _removed_text(removed: list) -> str:
         names = ", ".join(text for text, _tip in entry_texts(removed))
-        return f"Taken off the list when you press Save (Cancel keeps it): {names}"
+        return (f"Taken off “Models you added” when you press Save (Cancel keeps it): "
+                f"{names}")
 
     def _recent_shown(self, index: int) -> None:
         entry = self.recent.itemData(index) if index > 0 else None

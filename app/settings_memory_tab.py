@@ -50,7 +50,9 @@ class MemoryTab(QScrollArea):
         column.addLayout(row)
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # sideways only past the screen's width (the largest text on a 1024 px screen): cut
+        # off at the right, what did not fit could not be reached
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setWidget(inner)
         if session is not None:
             self.memory_form.set_settings(session.mem.settings)

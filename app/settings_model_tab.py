@@ -89,7 +89,9 @@ class ModelTab(QScrollArea):
         layout.addStretch(1)
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # sideways only past the screen's width (the largest text on a 1024 px screen): cut
+        # off at the right, what did not fit could not be reached
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setWidget(page)
 
     def _source_group(self) -> QGroupBox:
@@ -177,6 +179,8 @@ class ModelTab(QScrollArea):
         column.addWidget(self.gguf_box)
         column.addWidget(self.server)
         column.addWidget(self.server_box)
+        # below the choices: shown when an entry is removed, it moves none of them
+        column.addWidget(self.recent_row.removed_note)
         self.source_group.idToggled.connect(self._source_changed)
         self.source_group.idToggled.connect(self.choice_changed)
         return source

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from app.errors import describe
 from app.icons import pixmap
 from app.theme import pixels
+from app.widgets import fit_to_lines
 from app.workers import Worker, WorkerPool
 from engine.vault.cipher import MIN_PASSPHRASE  # one minimum everywhere
 
@@ -157,8 +158,12 @@ class VaultDialog(QDialog):
         super().keyPressEvent(event)
 
     def _fit(self) -> None:
-        """Take the size the contents need, still centred (it grew downwards from its top)."""
-        self.adjustSize()
+        """Take the size the contents need, still centred (it grew downwards from its top).
+        Not adjustSize(), which stops at two thirds of the screen's height: on a 1024x560
+        screen the first run's wrapped lines, its warning among them, were squeezed to half a
+        line. Its least height is what its lines need at its width (a window's least height
+        counts no wrapped line): made smaller, the fields were squeezed instead."""
+        fit_to_lines(self, pixels(500))
         if self.isVisible():
             centre_over(self, self.parentWidget())
 

@@ -32,23 +32,57 @@ def when(timestamp: float | None, *, seconds: bool = False) -> str:
     return f"{moment.day} {moment:%b %Y} {clock}"
 
 
+def screen_room(window: QWidget) -> tuple[int, int]:
+    """The width and height a window may take on its screen: less its frame and a margin across,
+    less its title bar and a panel down."""
+    screen = window.screen().availableGeometry()
+    return screen.width() - 40, screen.height() - 60
+
+
 def fit_window(
     window: QWidget, width: int, height: int, least: tuple[int, int] | None = None
 ) -> None:
     """Size a window for the text size chosen (the design's pixels at the base size), within
     the screen it is on: at the largest text a dialog made for the normal size cut its tables.
-    `least`, the design's minimum, grows with the text as far as the screen allows."""
+    `least`, the design's minimum, grows with the text as far as the screen allows. Its
+    height is never more than the screen's (its frame included): on a screen under 600 px
+    tall Settings kept its 620 px, its Save and Cancel below the screen's edge; what does not
+    fit then scrolls (the dialog's pages) or gives way (its tables). Its width is kept on a
+    screen narrower than the design (under 1024 px): the Models table needs it."""
     from app import theme
 
-    screen = window.screen().availableGeometry()
-    room = (screen.width() - 40, screen.height() - 60)
+    room = screen_room(window)
     if least is not None:
         least = (
             min(theme.pixels(least[0]), max(least[0], room[0])),
-            min(theme.pixels(least[1]), max(least[1], room[1])),
+            min(theme.pixels(least[1]), room[1]),
         )
         window.setMinimumSize(*least)
     window.resize(min(theme.pixels(width), room[0]), min(theme.pixels(height), room[1]))
+
+
+def fit_to_lines(dialog: QWidget, least_width: int = 0) -> None:
+    """Size a dialog of lines and fields to its contents: the height its wrapped lines need at
+    its width, which is what it asks for (at least `least_width`), or more where the screen
+    is too short for its lines at that width; all within the screen. That size is its least
+    size too: a window's least height counts no wrapped line, and made shorter its fields
+    were squeezed. (adjustSize() stops at two thirds of the screen's height: on a 1024x560
+    screen the first run's warning was cut to half a line.)"""
+    widest, tallest = screen_room(dialog)
+    layout = dialog.layout()
+    layout.activate()
+
+    def height(width: int) -> int:
+        if layout.hasHeightForWidth():
+            return layout.totalHeightForWidth(width)
+        return dialog.sizeHint().height()
+
+    width = min(max(dialog.sizeHint().width(), least_width), widest)
+    while height(width) > tallest and width < widest:  # wider: fewer lines
+        width = min(widest, width + 40)
+    size = (width, min(height(width), tallest))
+    dialog.setMinimumSize(*size)
+    dialog.resize(*size)
 
 
 def speakers(page: object) -> tuple[str, str]:
