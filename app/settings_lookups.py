@@ -56,11 +56,14 @@ def gguf_refusal(path: str, error: BaseException) -> str:
             start = handle.read(len(GGUF_MAGIC))
     except OSError:  # missing, a folder, unreadable: the error says which
         return describe(error)
-    if start != GGUF_MAGIC:
+    if start != GGUF_MAGIC:  # its name may well end in .gguf: what is wrong is inside it
         if ours:
-            return ("This file is not a GGUF model (it does not start with GGUF): its download "
-                    "went wrong. Download it again, or choose another file.")
-        return "This file is not a GGUF model (it does not start with GGUF). Choose a .gguf file."
+            return ("This file is not a GGUF model: its contents do not start as a GGUF file "
+                    "does, so its download went wrong. Download it again, or choose another "
+                    "file.")
+        return ("This file is not a GGUF model: its contents do not start as a GGUF file does "
+                "(it may be damaged, or another kind of file renamed). Choose a GGUF model "
+                "file.")
     text = describe(error)
     if not ours:  # cut short, but not by MemoryOS: it cannot download this file again
         text = re.sub(r"Download it again\.", "Choose a complete .gguf file.", text)

@@ -105,34 +105,76 @@ NOT_AN_ADDRESS = (
     "Not a valid address: it must start with http:// or https:// "
     f"(for example {EXAMPLE_URL})"
 )
-# "htp:/x", "ftp:x", "mailto:y": a scheme typed (or mistyped); "localhost:8080" is a host:port
-_SCHEME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
+# Each other way an address can be wrong, said as what is wrong with it (a port past 65535 is
+# not "missing http://"); all start "Not a valid address:" for a reader who scans for that.
+NO_SPACES = "Not a valid address: it has a space in it, and an address has no spaces"
+NO_HOST = (
+    f"Not a valid address: there is no computer name after {{scheme}}:// "
+    f"(for example {EXAMPLE_URL})"
+)
+NO_HOST_BEFORE_PORT = (
+    f"Not a valid address: there is no computer name before the port (for example {EXAMPLE_URL})"
+)
+NO_PORT = "Not a valid address: there is no port number after the colon (for example {host}:8080)"
+PORT_NOT_A_NUMBER = "Not a valid address: the port “{port}” is not a number (for example 8080)"
+PORT_OUT_OF_RANGE = "Not a valid address: the port {port} is not a port number (1-65535)"
+BAD_HOST = (
+    "Not a valid address: the computer name “{host}” has characters an address cannot have"
+)
+# "htp:/x", "ftp:x", "mailto:y": a scheme typed (or mistyped); "localhost:8080" is a host:port,
+# and "localhost:" one whose port is missing
+_SCHEME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?!\d|$)")
 _HOST = re.compile(r"[\w.%:-]+")
 
 
+def _port_text(netloc: str) -> str:
+    """What was typed after the host's colon ("" for none): "99999" in "u@[::1]:99999"."""
+    place = netloc.rpartition("@")[2]
+    if place.startswith("["):
+        return place.partition("]")[2].removeprefix(":")
+    return place.rpartition(":")[2] if ":" in place else ""
+
+
+def _clip(typed: str) -> str:
+    """What was typed, cut short enough to quote in one line."""
+    return typed if len(typed) <= 24 else typed[:23] + "…"
+
+
 def url_problem(url: str) -> str:
-    """Why `url` is not a server address ("" when it is): an http:// or https:// scheme (or
-    none, as in "localhost:11434"), a host, a numeric port if any, and no spaces. Checked
-    before any judgement of where it points, which a malformed address cannot answer."""
+    """Why `url` is not a server address ("" when it is), saying what is wrong with it: an
+    http:// or https:// scheme (or none, as in "localhost:11434", which gets http://), a host, a
+    port from 1 to 65535 if any, and no spaces. Checked before any judgement of where it
+    points, which a malformed address cannot answer."""
     text = (url or "").strip()
     if not text:
         return f"No server address given (for example {EXAMPLE_URL})"
-    if any(character.isspace() for character in text):
-        return NOT_AN_ADDRESS
-    if "://" in text:
-        if text.split("://", 1)[0].lower() not in ("http", "https"):
+    has_scheme = "://" in text
+    typed_scheme = text.split("://", 1)[0] if has_scheme else ""
+    if has_scheme and not any(character.isspace() for character in typed_scheme):
+        if typed_scheme.lower() not in ("http", "https"):
             return NOT_AN_ADDRESS
-    elif _SCHEME_LIKE.match(text):
+    elif not has_scheme and _SCHEME_LIKE.match(text):
         return NOT_AN_ADDRESS
-    parts = urlsplit(text if "://" in text else "http://" + text)
+    if any(character.isspace() for character in text):
+        return NO_SPACES
     try:
-        port = parts.port
-    except ValueError:  # not a number, or past 65535
-        return NOT_AN_ADDRESS
+        parts = urlsplit(text if has_scheme else "http://" + text)
+    except ValueError:  # "http://[::1": a bracket not closed
+        return BAD_HOST.format(host=_clip(text.split("://", 1)[-1].split("/", 1)[0]))
     host = parts.hostname or ""
-    empty_port = port is None and parts.netloc.endswith(":")
-    if not host or empty_port or not _HOST.fullmatch(host):
-        return NOT_AN_ADDRESS
+    port_text = _port_text(parts.netloc)
+    if not host:
+        if port_text or parts.netloc.endswith(":"):
+            return NO_HOST_BEFORE_PORT
+        return NO_HOST.format(scheme=(typed_scheme or "http").lower())
+    if not _HOST.fullmatch(host):
+        return BAD_HOST.format(host=_clip(host))
+    if parts.netloc.endswith(":"):
+        return NO_PORT.format(host=_clip(host))
+    if port_text and not (port_text.isascii() and port_text.isdigit()):
+        return PORT_NOT_A_NUMBER.format(port=_clip(port_text))
+    if port_text and (len(port_text.lstrip("0")) > 5 or not 1 <= int(port_text) <= 65535):
+        return PORT_OUT_OF_RANGE.format(port=_clip(port_text))
     return ""
 
 

@@ -54,7 +54,7 @@ def test_save_refuses_a_gguf_that_is_broken_and_the_model_in_use_is_kept(
     dialog.gguf.setChecked(True)
     dialog.gguf_path.setText(str(broken))
     qtbot.waitUntil(lambda: "not a GGUF model" in dialog.gguf_info.text(), timeout=5000)
-    assert "Choose a .gguf file" in dialog.gguf_info.text()
+    assert "Choose a GGUF model file" in dialog.gguf_info.text()
     dialog.tabs.setCurrentIndex(2)  # Save pressed from another tab
     dialog.save()
     assert dialog.isVisible() and applied == []

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel
 
 pytestmark = pytest.mark.gui
 
-NOT_GGUF = "This file is not a GGUF model (it does not start with GGUF). Choose a .gguf file."
+NOT_GGUF = "not a GGUF model: its contents do not start as a GGUF file does (it may be damaged"
 
 
 @pytest.fixture
