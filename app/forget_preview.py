@@ -29,32 +29,10 @@ def page_ids(mem: Any, method: str, ids: list) -> list[int]:
 
 def preview(mem: Any, method: str, ids: list) -> tuple[list[int], Any]:
     """(page ids, ForgetPreview): runs in a worker, reads only. A conversation counts as
-    renamed only when its title will change (the forget retitles every conversation that
-    keeps exchanges, from its first remaining question: often the title it already has)."""
-    from dataclasses import replace
-
+    renamed only when its title will change (engine/forgetting.py new_title: a title the
+    person chose stays; one made from a forgotten first question is made again)."""
     pages = page_ids(mem, method, ids)
-    result = mem.preview_forget_pages(pages)
-    if result.conversations_retitled:
-        titles = {c.id: c.title for c in mem.conversations()}
-        retitled = [c for c in result.conversations_retitled
-                    if _retitled(mem, c, titles.get(c), pages)]  # fmt: skip
-        result = replace(result, conversations_retitled=retitled)
-    return pages, result
-
-
-def _retitled(mem: Any, conversation_id: str, old: str | None, forgotten: list[int]) -> bool:
-    """Will forgetting `forgotten` change this conversation's title? As the forget names it:
-    from the first exchange that stays (engine/forgetting.py, vault.retitle_conversation)."""
-    from engine.forgetting import title_of
-
-    gone = set(forgotten)
-    kept = (p for p in mem.pages(conversation_id=conversation_id, limit=1_000_000)
-            if p.id not in gone)  # fmt: skip
-    first = next(kept, None)
-    if first is None:
-        return False
-    return old != title_of(first.user_input or first.agent_response)
+    return pages, mem.preview_forget_pages(pages)
 
 
 def forget(mem: Any, pages: list[int]) -> Any:

@@ -3,7 +3,8 @@
 A forget removes the pages, the facts and profile entries whose every source they were, and
 rewrites what still quotes them: segment summaries, keywords and centroids are recomputed from
 the remaining pages (or the segment goes), chain summaries that inherited their keywords are
-rebuilt, conversation titles are retaken, staging rows of an interrupted re-embed are purged.
+rebuilt, a title taken from a forgotten first exchange is retaken from the new first one
+(a title the person chose stays), staging rows of an interrupted re-embed are purged.
 Then the WAL is checkpointed and truncated (it holds old page versions) and migration backups
 taken before the forget are deleted (they hold the forgotten text, encrypted). `secure_delete`
 (set at open) zeroes the freed pages.
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import errors
-from engine.memory import chains, keywords, mid_term, vocabulary
+from engine.memory import chains, keywords, mid_term, short_term, vocabulary
 from engine.memory.context import MemoryContext
 from engine.records import turn_ids
 
@@ -96,8 +97,25 @@ def _n(count: int, one: str, many: str | None = None) -> str:
 
 
 def title_of(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= 60 else line[:59] + "…"
+    """The title a conversation is given from its first exchange's text."""
+    return short_term.title(text)
+
+
+def new_title(vault, conversation_id: str, forgotten: set[int]) -> str | None:
+    """The title forgetting `forgotten` gives the conversation, or None if it keeps its own.
+
+    Only a title taken from the first exchange follows it, when that exchange goes (the title
+    quotes it). A title the person chose (or an import gave) is not the one its first exchange
+    would give, and stays: the vault does not record how a title was set, so that is the test.
+    """
+    title = vault.conversation_title(conversation_id)
+    first = vault.retitle_conversation(conversation_id)
+    if title is None or first is None or title != title_of(first):
+        return None
+    after = vault.retitle_conversation(conversation_id, without=forgotten)
+    if after is None or title_of(after) == title:  # none left, or the first one stays
+        return None
+    return title_of(after)
 
 
 def backups(path: Path) -> list[Path]:
@@ -123,6 +141,8 @@ def preview(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) -
     for segment_id in quoting["segments"]:  # a batch summary may quote another segment's page
         segments.setdefault(segment_id, 1)
     conversations = vault.conversations_of_pages(ids)
+    gone = set(ids)
+    retitled = sorted(c for c, left in conversations.items() if left and new_title(vault, c, gone))
     facts = [vault.fact(i) for i in fact_ids]
     slots = [vault.slot(i) for i in slot_ids]
     return ForgetPreview(
@@ -135,7 +155,7 @@ def preview(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) -
         segments_rewritten=sorted(s for s, left in segments.items() if left > 0),
         chain_summaries_rebuilt=vault.chain_descendants(ids),
         conversations_removed=sorted(c for c, left in conversations.items() if left == 0),
-        conversations_retitled=sorted(c for c, left in conversations.items() if left > 0),
+        conversations_retitled=retitled,
         backups_deleted=[str(p) for p in backups(vault.path)] if ids else [],
     )
 
@@ -196,6 +216,8 @@ def forget(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) ->
         said = list(vocabulary.words_of(vault.pages(done.pages)))
         vault.delete_facts(done.facts, ctx.dimension)  # with those that quote the pages
         vault.delete_slots(done.slots)
+        gone = set(done.pages)
+        titles = {c: new_title(vault, c, gone) for c in done.conversations_retitled}
         removed = vault.delete_pages(done.pages, ctx.dimension, keep_derived=keep_facts)
         words = vocabulary.unsaid(ctx, said, done.pages)  # said by no remaining page
         vault.delete_words(words)
@@ -205,10 +227,9 @@ def forget(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) ->
             mid_term.recompute(vault, segment_id, settings)
         for page_id in descendants:  # chain order: a page's predecessor is already rebuilt
             _rebuild_chain_summary(vault, page_id)
-        for conversation_id in done.conversations_retitled:
-            text = vault.retitle_conversation(conversation_id)
-            if text is not None:
-                vault.set_conversation_title(conversation_id, title_of(text))
+        for conversation_id, title in titles.items():
+            if title is not None:
+                vault.set_conversation_title(conversation_id, title)
         vault.bump_vector_generation()
     ctx.page_mirror.remove(removed["pages"])
     ctx.keyword_index.remove(removed["pages"])

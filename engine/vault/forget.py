@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -168,17 +169,30 @@ class ForgetMixin:
         )
 
     @_locked
-    def retitle_conversation(self, conversation_id: str) -> str | None:
-        """The first remaining exchange names the conversation (the old title may quote a
-        forgotten one). Returns the text to make a title from, or None if nothing is left."""
-        rows = self.conn.execute(
-            "SELECT user_input, agent_response FROM pages WHERE conversation_id=? "
-            "ORDER BY ts, id LIMIT 1",
+    def retitle_conversation(self, conversation_id: str, without: Iterable[int] = ()) -> str | None:
+        """The text the conversation's first exchange (by time) not among `without` gives a
+        title (its question, else its answer), or None if it has no other exchange."""
+        skip = set(without)
+        cursor = self.conn.execute(
+            "SELECT id, user_input, agent_response FROM pages WHERE conversation_id=? "
+            "ORDER BY ts, id",
             (conversation_id,),
-        ).fetchall()
-        if not rows:
+        )
+        try:
+            for page_id, question, answer in cursor:
+                if page_id not in skip:
+                    return question or answer
             return None
-        return rows[0][0] or rows[0][1]
+        finally:
+            cursor.close()
+
+    @_locked
+    def conversation_title(self, conversation_id: str) -> str | None:
+        """The title stored for the conversation (None: no such conversation)."""
+        rows = self.conn.execute(
+            "SELECT title FROM conversations WHERE id=?", (conversation_id,)
+        ).fetchall()
+        return rows[0][0] if rows else None
 
     @_locked
     def purge_staging(self, page_ids: list[int], fact_ids: list[int]) -> None:
