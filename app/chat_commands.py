@@ -88,6 +88,7 @@ class ChatActions(QObject):
         self.panel = window.forget_panel
         self.panel.confirmed.connect(self._forget_confirmed)
         self.panel.cancelled.connect(self._forget_cancelled)
+        self.panel.consequences_wanted.connect(self._find_consequences)
         view = window.view
         view.remember_requested.connect(self.remember)
         view.exchange_forget_requested.connect(self.forget_exchange)
@@ -213,6 +214,17 @@ class ChatActions(QObject):
     def _ask_one(self, title: str, matches: list) -> None:
         self.panel.ask(title, matches)
         self.done.emit("asked")
+
+    def _find_consequences(self, ticked: list) -> None:
+        """What goes along with the exchanges ticked now, read in a worker. A failure is not
+        shown: the forget itself finds again what goes, and says so if it cannot."""
+        if self.session is not None:
+            self.session.run(
+                chat_commands.consequences,
+                self.session.mem,
+                ticked,
+                on_result=lambda found: self.panel.show_consequences(ticked, found),
+            )
 
     def _forget_confirmed(self, matches: list) -> None:
         if self.session is None:

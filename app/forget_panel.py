@@ -20,15 +20,22 @@ from PySide6.QtWidgets import (
 
 from app import remembered as shown
 from app import theme
+from app.persona_items import status_words
+from engine.records import SUPERSEDED
+from engine.remembered import EXCHANGE
 
 ROLE = Qt.ItemDataRole.UserRole
 
 
 class ForgetPanel(QFrame):
-    """Shows matches; `confirmed(list of ForgetMatch)` when the person presses Forget."""
+    """Shows matches; `confirmed(list of ForgetMatch)` when the person presses Forget.
+    `consequences_wanted(ticked matches)` when the ticks change: what goes along with the
+    exchanges ticked now is to be found again (it needs the vault: in a worker), and given
+    back to `show_consequences`."""
 
     confirmed = Signal(list)
     cancelled = Signal()
+    consequences_wanted = Signal(list)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -53,6 +60,12 @@ class ForgetPanel(QFrame):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setAccessibleName("Cancel: forget nothing")
         self.cancel_button.clicked.connect(self.cancel)
+        for button in (self.cancel_button, self.forget_button):
+            # Enter presses the focused button, as in a dialog (outside one, only Space did);
+            # outside a dialog no button is pressed by an Enter meant for something else
+            button.setAutoDefault(True)
+        self._words: list[str] = []
+        self._wanted: list[tuple[str, int]] = []  # the ticks the lines below are asked for
         QShortcut(
             QKeySequence(Qt.Key.Key_Escape),
             self,
@@ -81,25 +94,19 @@ class ForgetPanel(QFrame):
             " #forgetTitle { font-weight: 600; }"
         )
         self.title.setText(title)
+        self._words = list(words)
         self.list.blockSignals(True)
         self.list.clear()
         for match in matches:
-            kind = shown.KIND_TITLES.get(match.kind, match.kind)
-            text = shown.one_line_around(match.kind, match.text, list(words), 150)
-            row = QListWidgetItem(f"{kind} · {shown.day(match.date)} — {text}")
-            row.setToolTip(match.text)
-            row.setData(ROLE, match)
-            if getattr(match, "consequence", False):  # goes with the ticked exchanges
-                row.setText(f"↳ also goes with those exchanges: {row.text()}")
-                row.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                font = row.font()
-                font.setItalic(True)
-                row.setFont(font)
-            else:
+            if not getattr(match, "consequence", False):
+                row = self._row(match)
                 row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 row.setCheckState(Qt.CheckState.Checked)
-            self.list.addItem(row)
+                self.list.addItem(row)
         self.list.blockSignals(False)
+        self._wanted = [match.key for match in self.ticked()]  # what `matches` go along with
+        self._draw_consequences([m for m in matches if getattr(m, "consequence", False)])
+        # the height stays while ticks add or remove lines: rows never move under the pointer
         rows = max(1, min(7, len(matches)))
         self.list.setFixedHeight(
             rows * self.list.sizeHintForRow(0) + 2 * self.list.frameWidth() + 4
@@ -118,10 +125,61 @@ class ForgetPanel(QFrame):
             and row.checkState() == Qt.CheckState.Checked
         ]
 
+    def show_consequences(self, ticked: list[Any], found: list[Any]) -> None:
+        """`found`: what goes along with the exchanges among `ticked` (ForgetMatch, found in a
+        worker). An answer for ticks changed since is dropped: a newer one is on its way."""
+        if not self.isHidden() and [m.key for m in ticked] == self._wanted:
+            self._draw_consequences(found)
+
+    def _row(self, match: Any) -> QListWidgetItem:
+        kind = shown.KIND_TITLES.get(match.kind, match.kind)
+        text = shown.one_line_around(match.kind, match.text, self._words, 150)
+        row = QListWidgetItem()
+        row.setData(ROLE, match)
+        if getattr(match, "replaced", False):  # superseded: as the Privacy panel says it
+            kind = f"{kind} (replaced)"
+            row.setToolTip(f"{match.text}\n\n{status_words(SUPERSEDED, '')[1]}")
+            row.setForeground(Qt.GlobalColor.gray)
+        else:
+            row.setToolTip(match.text)
+        row.setText(f"{kind} · {shown.day(match.date)} — {text}")
+        return row
+
+    def _draw_consequences(self, found: list[Any]) -> None:
+        """The lines of what goes with the ticked exchanges, in place of those shown."""
+        self.list.blockSignals(True)
+        for index in reversed(range(self.list.count())):
+            if getattr(self.list.item(index).data(ROLE), "consequence", False):
+                self.list.takeItem(index)
+        for match in found:
+            row = self._row(match)
+            row.setText(f"↳ also goes with those exchanges: {row.text()}")
+            row.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            font = row.font()
+            font.setItalic(True)
+            row.setFont(font)
+            self.list.addItem(row)
+        self.list.blockSignals(False)
+
     def _update(self, *_: object) -> None:
-        count = len(self.ticked())
+        ticked = self.ticked()
+        count = len(ticked)
         self.forget_button.setEnabled(count > 0)
         self.forget_button.setText(f"Forget {count} item{'s' if count != 1 else ''}")
+        keys = [match.key for match in ticked]
+        if keys == self._wanted or self.isHidden():
+            return
+        self._wanted = keys
+        if any(match.kind == EXCHANGE for match in ticked):
+            self.list.blockSignals(True)
+            for index in range(self.list.count()):  # greyed until the new answer comes
+                row = self.list.item(index)
+                if getattr(row.data(ROLE), "consequence", False):
+                    row.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.list.blockSignals(False)
+            self.consequences_wanted.emit(ticked)
+        else:
+            self._draw_consequences([])  # no exchange ticked: nothing goes along with them
 
     def _confirm(self) -> None:
         chosen = self.ticked()

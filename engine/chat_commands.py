@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from engine import errors, remembered
 from engine.memory import keywords
+from engine.records import SUPERSEDED
 
 REMEMBER, FORGET, HELP, UNKNOWN = "remember", "forget", "help", "unknown"
 
@@ -83,20 +84,22 @@ class ForgetMatch:
     text: str
     date: float
     consequence: bool = False  # not a match: goes with matched exchanges (learned only from them)
+    replaced: bool = False  # superseded: a newer item replaced it, it is no longer recalled
 
     @property
     def key(self) -> tuple[str, int]:
         return (self.kind, self.id)
 
     def label(self) -> str:
-        """'fact', 'profile entry', 'exchange', ..."""
+        """'fact', 'profile entry', 'exchange', 'fact, replaced' ..."""
         if self.kind == remembered.EXCHANGE:
             return "exchange"
-        return remembered.describe(
+        kind = remembered.describe(
             remembered.MemoryUsed(
                 self.kind, self.id, remembered.PERSONA, self.text, self.date, None
             )
         )
+        return f"{kind}, replaced" if self.replaced else kind
 
 
 def search_words(text: str) -> list[str]:
@@ -117,7 +120,8 @@ def find_matches(memory, words: str, limit: int = 50) -> list[ForgetMatch]:
     fact_ids = [i for i, _ in vault.keyword_search("facts_fts", match, limit)]
     for fact in memory.vault.facts(None, True, ids=fact_ids):
         kind = remembered.FACT if fact.kind == "user_fact" else remembered.KNOWLEDGE
-        out.append(ForgetMatch(kind, fact.id, fact.text, fact.updated))
+        out.append(ForgetMatch(kind, fact.id, fact.text, fact.updated,
+                               replaced=fact.status == SUPERSEDED))
     stems = {keywords.fts_term(w) for w in terms}
     for slot in memory.profile():
         slot_stems = {keywords.fts_term(t) for t in keywords.tokens(f"{slot.name} {slot.value}")}
@@ -144,12 +148,14 @@ def consequences(memory, matches: list[ForgetMatch]) -> list[ForgetMatch]:
     for fact in memory.vault.facts(None, True, ids=fact_ids) if fact_ids else []:
         kind = remembered.FACT if fact.kind == "user_fact" else remembered.KNOWLEDGE
         if (kind, fact.id) not in listed:
-            out.append(ForgetMatch(kind, fact.id, fact.text, fact.updated, consequence=True))
+            out.append(ForgetMatch(kind, fact.id, fact.text, fact.updated, consequence=True,
+                                   replaced=fact.status == SUPERSEDED))
     for slot in memory.profile(include_superseded=True):
         if slot.id in slot_ids and (remembered.PROFILE, slot.id) not in listed:
             text = slot.text
             out.append(
-                ForgetMatch(remembered.PROFILE, slot.id, text, slot.updated, consequence=True)
+                ForgetMatch(remembered.PROFILE, slot.id, text, slot.updated, consequence=True,
+                            replaced=slot.status == SUPERSEDED)
             )
     return out
 

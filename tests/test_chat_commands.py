@@ -77,7 +77,7 @@ def _chat(monkeypatch, home, lines: str, *args: str):
     from engine.backends.fake import FakeChat
 
     chat = FakeChat()
-    monkeypatch.setattr(commands, "make_chat", lambda *a: chat)
+    monkeypatch.setattr(commands, "make_chat", lambda *a, **k: chat)
     monkeypatch.setenv("MEMORYOS_PASSPHRASE", "correct horse battery")
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
@@ -196,3 +196,13 @@ def test_status_counts_the_profile_entries_the_app_counts():
     line = status_text(status).splitlines()[0]
     assert line.endswith("3 facts · 1 profile entry.")
     assert chat_commands.known_text(status) in line  # the words the app's status bar uses
+
+
+def test_the_terminal_forget_list_marks_a_replaced_fact(memory):
+    for said in ("I drink coffee every morning.", "I've switched from coffee, it kept me awake."):
+        memory.add_memory(said, "Okay.")
+        memory.run_consolidation()
+    labels = {m.text: m.label() for m in chat_commands.find_matches(memory, "coffee")
+              if m.kind == "fact"}  # fmt: skip
+    assert labels["I drink coffee every morning."].endswith(", replaced")
+    assert [text for text, label in labels.items() if "replaced" not in label]  # the current one
