@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -106,6 +106,11 @@ class Composer(QFrame):
         self.length_note.setWordWrap(True)
         self.length_note.setTextFormat(Qt.TextFormat.RichText)
         self.length_note.hide()
+        # Why the box holds a text the person did not just type ("Your last message was not
+        # answered…"): shown above it until that text is sent.
+        self.notice = QLabel(objectName="hint")
+        self.notice.setWordWrap(True)
+        self.notice.hide()
         self._measure_timer = QTimer(self, singleShot=True, interval=MEASURE_MS)
         self._measure_timer.timeout.connect(self._measure)
         self.input.document().contentsChanged.connect(self._measure_timer.start)
@@ -117,6 +122,7 @@ class Composer(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 12, 20, 8)
         layout.setSpacing(4)
+        layout.addWidget(self.notice)
         layout.addLayout(row)
         layout.addWidget(self.length_note)
         layout.addWidget(self.hint)
@@ -140,6 +146,15 @@ class Composer(QFrame):
     def set_hint(self, text: str) -> None:
         self.hint.setText(text)
         self._show_hint()
+
+    def put_back(self, text: str, notice: str) -> None:
+        """Put `text` in the box to be sent when the person chooses (never sent from here),
+        before what the box holds already, with `notice` saying why it is there."""
+        held = self.input.toPlainText().strip()
+        self.input.setPlainText(f"{text}\n\n{held}" if held else text)
+        self.input.moveCursor(QTextCursor.MoveOperation.End)
+        self.notice.setText(notice)
+        self.notice.show()
 
     def set_placeholder(self, text: str) -> None:
         """The grey text of the empty box. Qt repaints only when the placeholder appears or
@@ -191,5 +206,6 @@ class Composer(QFrame):
             return
         self.input.clear()
         self.length_note.hide()
+        self.notice.hide()
         self._show_hint()
         self.send_requested.emit(text)

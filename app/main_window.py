@@ -43,6 +43,10 @@ from app.widgets import fit_window
 from app.window_memory import WINDOW_LEAST, MemoryWindowMixin
 from app.workers import WorkerPool
 
+# Above the message box when a message the app was answering as it stopped is put back there.
+UNANSWERED_NOTICE = ("Your last message was not answered: the app stopped while answering. "
+                     "It is back in the box.")
+
 
 def _banner(name: str, icon_name: str, color: str, text: str) -> tuple[QFrame, QLabel, QHBoxLayout]:
     frame = QFrame(objectName=name)
@@ -389,6 +393,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             # chat pressed meanwhile must not be undone by a late continue.
             self.session.mem.continue_conversation(pages[-1].conversation_id, check=False)
             self.sidebar.set_current(pages[-1].conversation_id)
+        if summary.get("unanswered") is not None:  # in the box, for the person to send
+            self.composer.put_back(summary["unanswered"].text, UNANSWERED_NOTICE)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
@@ -888,9 +894,13 @@ def _vault_summary(mem: Any, resume: str | None = None, fallback: bool = False) 
     """Read in a worker: vault info and the pages of the conversation to show: `resume` (the
     one the window was in before it locked: no pages if it was a new chat or is gone since),
     else the most recent one. With `fallback` (`resume` is the last quit's), a conversation the
-    vault does not hold (gone since, another vault) gives the most recent one."""
+    vault does not hold (gone since, another vault) gives the most recent one. A question the
+    app was killed while answering ("unanswered") is shown in its own conversation."""
     info = mem.info()
     pages: list = []
+    waiting = mem.take_unanswered()
+    if waiting is not None:  # a new chat's first question: no pages, an empty new chat
+        resume, fallback = waiting.conversation_id, False
     shown = resume
     conversations = mem.conversations() if shown is None or fallback else []
     if fallback and shown not in {c.id for c in conversations}:
@@ -899,4 +909,5 @@ def _vault_summary(mem: Any, resume: str | None = None, fallback: bool = False) 
         shown = max(conversations, key=lambda c: c.last_ts or 0).id
     if shown:
         pages = sorted(mem.pages(conversation_id=shown, limit=200), key=lambda p: p.timestamp)
-    return {"info": info, "pages": pages, "memories": mem.memories_used([p.id for p in pages])}
+    return {"info": info, "pages": pages, "memories": mem.memories_used([p.id for p in pages]),
+            "unanswered": waiting}

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine import errors, validation
+from engine import errors, unanswered, validation
 from engine.backends.base import LENGTH, CancelToken
 from engine.network import Transfer
 from engine.prompt import (
@@ -45,11 +45,24 @@ def ask(
             "models that are not on this computer are turned off by your administrator"
         )
     query = _question(query)
-    retrieval = memory.retrieve(looked_up_by(query), record_visits=not temporary, now=now)
-    limit = answer_limit(memory.chat, max_tokens)
-    return ResponseStream(
-        memory, query, retrieval, cancel or CancelToken(), limit, temporary, now=now
+    # Kept before anything slow (the lookup, the answer): the exchange is written only when
+    # the answer ends, and a program killed before that lost the question (a temporary chat
+    # writes nothing to disk, this neither).
+    asked_at = now if now is not None else memory.ctx.clock()
+    record = None if temporary else unanswered.keep(
+        memory.vault, query, memory.conversation_id, asked_at
     )
+    try:
+        retrieval = memory.retrieve(looked_up_by(query), record_visits=not temporary, now=now)
+        limit = answer_limit(memory.chat, max_tokens)
+        stream = ResponseStream(
+            memory, query, retrieval, cancel or CancelToken(), limit, temporary, now=now
+        )
+    except BaseException:
+        _let_go(memory, record)  # the caller shows the error, the question beside it
+        raise
+    stream.unanswered = record
+    return stream
 
 
 def ask_again(
@@ -128,6 +141,17 @@ def looked_up_by(query: str) -> str:
     return f"{query[:half]}\n{query[-half:]}"
 
 
+def _let_go(memory: MemoryOS, record: str | None) -> None:
+    """The question `record` needs keeping no more: its answer failed or was stopped with
+    nothing stored, and the person saw it happen. A vault that cannot be written now keeps
+    it (offered back at the next start): the error that ended the answer is the one to show."""
+    if record is not None:
+        try:
+            unanswered.drop(memory.vault, record)
+        except Exception:
+            pass
+
+
 def _check_chat(memory: MemoryOS) -> None:
     if memory.chat is None:
         raise errors.BackendError("no chat model is configured: choose one in the settings")
@@ -187,6 +211,8 @@ class ResponseStream(Iterator[str]):
         self.cut_short = False
         self.error: BaseException | None = None
         self.transfer: Transfer | None = None  # what this answer sent where, once it ran
+        # The question's record in the vault until the exchange is stored (engine/unanswered)
+        self.unanswered: str | None = None
         self._cancel = cancel
         self._chunks = self._generate(max_tokens)
 
@@ -233,8 +259,11 @@ class ResponseStream(Iterator[str]):
             self.cut_short = getattr(memory.chat, "last_finish_reason", None) == LENGTH
         except errors.GenerationCancelled:
             self.cancelled = True
+        except GeneratorExit:
+            raise  # dropped half-way (its program ending): the question stays unanswered
         except BaseException as exc:
             self.error = exc
+            _let_go(memory, self.unanswered)
             raise  # nothing is stored: an error text is never memory
         finally:
             memory.ctx.foreground.ended()
@@ -246,6 +275,7 @@ class ResponseStream(Iterator[str]):
             yield rest  # what was held back to the end: a short answer, or one stopped early
         answer = self.text.strip()  # a reasoning model's <think> part is not memory
         if self.temporary or (not answer and (self.cancelled or self.thinking)):
+            _let_go(memory, self.unanswered)
             return
         if self.replaces is not None and self.cancelled:
             return  # a regeneration stopped half-way does not take the finished answer's place
@@ -255,6 +285,7 @@ class ResponseStream(Iterator[str]):
                 "The model wrote nothing this time: send the message again, or choose another "
                 "model if it keeps happening."
             )
+            _let_go(memory, self.unanswered)
             raise self.error
         meta = {"stopped": True} if self.cancelled else {}
         if self.cut_short:  # kept with the exchange: drawn again, it still says why it ends
@@ -262,14 +293,20 @@ class ResponseStream(Iterator[str]):
         if not self.memories:  # saved as such: "Used no memories" reads back, not nothing
             meta["remembered_none"] = True
         conversation = self.replaces.conversation_id if self.replaces else None
-        self.page = memory.add_memory(
-            self.query,
-            answer,
-            self.asked_at,
-            memories_used=self.memories,
-            conversation_id=conversation,
-            _program_meta=meta,
-        )
+        try:
+            self.page = memory.add_memory(
+                self.query,
+                answer,
+                self.asked_at,
+                memories_used=self.memories,
+                conversation_id=conversation,
+                _program_meta=meta,
+                _unanswered=self.unanswered,  # dropped in the page's transaction
+            )
+        except Exception as exc:
+            self.error = exc
+            _let_go(memory, self.unanswered)
+            raise
         self._shown.remember(self.page.id, self.messages)
         warm_next_prompt(
             memory.chat, self.retrieval, memory.short_term, self._compact, self._shown,

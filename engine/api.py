@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from engine import answer, errors, forgetting, validation
+from engine import answer, errors, forgetting, unanswered, validation
 from engine.answer import ResponseStream
 from engine.backends.base import CancelToken, ChatBackend, Embedder
 from engine.consolidation import Consolidator
@@ -39,6 +39,7 @@ from engine.records import (
 from engine.remembered import MemoryUsed
 from engine.retrieval import retrieve as _retrieve
 from engine.settings import MemorySettings
+from engine.unanswered import Unanswered
 from engine.vault import Vault, keyring_status, keys  # keyring_status: is a keyring usable?
 
 __all__ = ["MemoryOS", "ResponseStream", "erase_vault", "keyring_status"]
@@ -263,6 +264,7 @@ class MemoryOS:
         source: str | None = None,
         memories_used: list[MemoryUsed] | None = None,
         _program_meta: dict | None = None,
+        _unanswered: str | None = None,
     ) -> Page:
         """Store one exchange as a page. No LLM call: one embedding and one transaction.
 
@@ -274,7 +276,9 @@ class MemoryOS:
             user_input, agent_response, timestamp, meta, conversation_id=conversation,
             source=source, program_meta=_program_meta, now=time.time(),
         )  # fmt: skip
-        page = short_term.write(self.ctx, draft, memories_used)
+        # The question's record (engine/unanswered.py) goes in the page's own transaction.
+        also = None if _unanswered is None else lambda: unanswered.drop(self.vault, _unanswered)
+        page = short_term.write(self.ctx, draft, memories_used, also=also)
         self.consolidator.wake()  # PAGE_ADDED is queued: the persona learns from it
         self._notify("pages")
         return page
@@ -338,8 +342,27 @@ class MemoryOS:
         """Answer `query` with exactly one streamed generation, then store the exchange.
 
         `now` (epoch seconds, default the clock) is the moment the question is asked: it sets
-        what "last week" means for retrieval and the date the model is told."""
+        what "last week" means for retrieval and the date the model is told. Unless
+        `temporary`, the question is kept in the vault until its exchange is stored: a program
+        killed meanwhile loses nothing (see unanswered())."""
         return answer.ask(self, query, cancel, max_tokens, temporary, now)
+
+    def unanswered(self) -> Unanswered | None:
+        """The last question asked in a program that stopped (killed, crashed, the computer
+        turned off) before its answer was stored: its text, conversation and when it was
+        asked; None if there is none. Meant to be offered back to the person, never sent by
+        itself. A question a running program is answering is not one. Reading it leaves it
+        there: take_unanswered() is the read of a program that puts it back before the person."""
+        return unanswered.last(self.vault)
+
+    def take_unanswered(self) -> Unanswered | None:
+        """unanswered(), handed over: from now on it is the person's, in their message box
+        like anything they typed, and not offered again at the next open (deleted from the
+        box, it would otherwise come back every time)."""
+        found = unanswered.last(self.vault)
+        if found is not None:
+            unanswered.drop(self.vault, found.id)
+        return found
 
     def replace_response(
         self,
@@ -486,7 +509,9 @@ class MemoryOS:
         )
 
     def forget_conversation(self, conversation_id: str) -> ForgetPreview:
-        return self.forget_pages(forgetting.pages_of_conversation(self.ctx, conversation_id))
+        done = self.forget_pages(forgetting.pages_of_conversation(self.ctx, conversation_id))
+        unanswered.drop_where(self.vault, conversation_id)  # a question it never got answered
+        return done
 
     def preview_retention(self, days: int, keep_facts: bool) -> ForgetPreview:
         """What a retention of `days` would forget at the next consolidation. Changes nothing."""
@@ -494,6 +519,7 @@ class MemoryOS:
 
     def forget_everything(self) -> None:
         forgetting.everything(self.ctx)
+        unanswered.drop_where(self.vault)  # questions never answered are memories too
         for event in ("pages", "segments", "facts", "jobs"):
             self._notify(event)
 

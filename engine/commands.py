@@ -113,7 +113,7 @@ def make_chat(model: str | None, url_model: str = "", *, allow_plain_http: bool 
     saved choice when None (not loaded yet). Plain http:// to another computer needs
     `allow_plain_http` (--allow-plain-http), or for the app's saved server its own setting."""
     from engine.backends.build import make_chat as build
-    from engine.model_config import URL, ModelConfig
+    from engine.model_config import GGUF, URL, ModelConfig
     from engine.network import check_url
 
     if model is None:
@@ -121,10 +121,35 @@ def make_chat(model: str | None, url_model: str = "", *, allow_plain_http: bool 
         allow_plain_http = allow_plain_http or _app_settings().get("allow_plain_http") is True
     else:
         config = ModelConfig.parse(model, url_model)
+        if config.source == URL and config.url and not config.url_model:
+            raise errors.InvalidInputError(
+                "give the name of the model on that server with --url-model NAME (`memoryos "
+                "models` lists the models of the servers on this computer)"
+            )
+        if config.source == GGUF and config.gguf_path:
+            _check_model_file(config.gguf_path)  # refused now, not at every message
     if config.source == URL:  # checked here so that the refusal names the terminal's way
         config.validate()
         check_url(config.url, allow_plain_http=allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
     return build(config, allow_plain_http=allow_plain_http)
+
+
+def _check_model_file(path: str) -> None:
+    """--model gguf:PATH names an existing, complete GGUF file; InvalidInputError otherwise."""
+    from pathlib import Path
+
+    from engine.gguf import check_gguf_file
+
+    file = Path(path).expanduser()
+    if not file.exists():
+        raise errors.InvalidInputError(
+            f"no model file at {file}: give --model gguf:PATH with the path of a .gguf file "
+            "(`memoryos models` lists those on this computer)"
+        )
+    try:
+        check_gguf_file(file)
+    except errors.ModelLoadError as exc:
+        raise errors.InvalidInputError(f"--model gguf:{path}: {exc}") from None
 
 
 # ---- chat -------------------------------------------------------------------------------
@@ -145,10 +170,16 @@ def _print_memories(items) -> None:
         text = "(forgotten)" if item.forgotten else " ".join(item.text.split())
         if len(text) > 100:
             text = text[:99] + "…"
-        print(
-            f"  {n}. [{item.kind} #{item.id} · {item.tier} · {day}{score}] {text}",
-            file=sys.stderr,
-        )
+        print(f"  {n}. [{_item_ref(item)} · {item.tier} · {day}{score}] {text}", file=sys.stderr)
+
+
+def _item_ref(item) -> str:
+    """A remembered item named as the other commands name it: `fact f12` and `profile p3` as
+    `facts list` shows them (what `facts delete` takes), `exchange 7` as `forget page` takes."""
+    from engine import remembered
+
+    prefix = {remembered.PROFILE: PROFILE_PREFIX, remembered.EXCHANGE: ""}.get(item.kind, FACT_PREFIX)
+    return f"{item.kind} {prefix}{item.id}"
 
 
 def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
@@ -168,7 +199,7 @@ def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
     try:
         if command.name == chat_commands.REMEMBER:
             fact = chat_commands.remember(memory, command.argument)
-            print(f"Remembered (fact #{fact.id}): {fact.text}", file=sys.stderr)
+            print(f"Remembered (fact {FACT_PREFIX}{fact.id}): {fact.text}", file=sys.stderr)
             return
         matches = chat_commands.find_matches(memory, command.argument)
     except errors.InvalidInputError as exc:
@@ -237,6 +268,16 @@ def _cut_short_note(chat, max_tokens: int) -> str:
     return f"(stopped at the length limit of {limit} tokens — raise it with --max-tokens)"
 
 
+def _dim(text: str, stream) -> str:
+    """`text` dimmed where `stream` is a terminal; as it is in a pipe or a file (no escape
+    codes in what a script reads) and where $NO_COLOR is set (no-color.org)."""
+    import os
+
+    if os.environ.get("NO_COLOR") or not getattr(stream, "isatty", lambda: False)():
+        return text
+    return f"\x1b[2m{text}\x1b[0m"
+
+
 def run_chat(args) -> int:
     vault_to_open(args, create=args.create, first_run=True)  # before anything is loaded
     chat = make_chat(args.model, args.url_model, allow_plain_http=args.allow_plain_http)
@@ -259,6 +300,14 @@ def run_chat(args) -> int:
                 file=sys.stderr,
             )
         print(CHAT_HELP, file=sys.stderr)
+        waiting = memory.take_unanswered()
+        if waiting is not None:  # offered, never sent again by itself
+            print(
+                "Your last message was not answered: MemoryOS stopped while answering it. "
+                "Send it again if you still want an answer:\n  "
+                + "\n  ".join(waiting.text.splitlines()),
+                file=sys.stderr,
+            )
         stdin = sys.stdin
         if hasattr(stdin, "reconfigure"):
             stdin.reconfigure(
@@ -308,7 +357,7 @@ def run_chat(args) -> int:
                         if kind == ANSWER:
                             print(text, end="", flush=True)
                         else:
-                            print(f"\x1b[2m{text}\x1b[0m", end="", file=sys.stderr, flush=True)
+                            print(_dim(text, sys.stderr), end="", file=sys.stderr, flush=True)
                 for kind, text in splitter.finish():
                     print(
                         text, end="", flush=True, file=sys.stdout if kind == ANSWER else sys.stderr
@@ -323,7 +372,7 @@ def run_chat(args) -> int:
             print()
             if stream.cut_short:
                 note = _cut_short_note(memory.chat, args.max_tokens)
-                print(f"\x1b[2m{note}\x1b[0m", file=sys.stderr)  # dim: about, not of, the answer
+                print(_dim(note, sys.stderr), file=sys.stderr)  # dim: about, not of, the answer
             if args.show_memory:
                 _print_memories(stream.memories)
     finally:
@@ -540,8 +589,9 @@ def parse_item_ids(tokens: list[str]) -> list[tuple[str, int]]:
 
 
 def _delete_items(memory, args) -> int:
-    """`facts delete`: every id checked first (nothing goes if one is unknown); in a terminal
-    the items are listed and the app's privacy-panel question asked, unless --yes."""
+    """`facts delete`: every id checked first (nothing goes if one is unknown); the items are
+    listed and the app's privacy-panel question asked, unless --yes (run_facts refuses to
+    delete without it where there is no terminal to ask in, as `forget` does)."""
     from engine import forgetting
 
     chosen = parse_item_ids(args.ids)
@@ -553,7 +603,7 @@ def _delete_items(memory, args) -> int:
         else:
             fact = memory.fact(item_id)  # NotFoundError: no fact with id N
             items.append((kind, item_id, fact.text, fact))
-    if not args.yes and sys.stdin.isatty():
+    if not args.yes:
         for kind, item_id, text, _ in items:
             prefix = PROFILE_PREFIX if kind == "profile" else FACT_PREFIX
             print(f"  {prefix}{item_id}  {' '.join(text.split())[:100]}")
@@ -584,6 +634,10 @@ def _delete_items(memory, args) -> int:
 
 
 def run_facts(args) -> int:
+    if args.action == "delete":
+        parse_item_ids(args.ids)  # a mistyped id is told before anything else
+        if not args.yes and not sys.stdin.isatty():
+            raise errors.InvalidInputError("add --yes to confirm (no terminal to ask)")
     memory = _open(args, background=False)
     try:
         action = args.action or "list"
@@ -749,6 +803,13 @@ def run_reembed(args) -> int:
     embedder = make_embedder(args.to)
     vault = open_vault_only(path)
     try:
+        if _embedded_with(vault, embedder):  # re-embedding would give the same vectors again
+            print(
+                f"{path.name} is already embedded with {embedder.model_id}: nothing to do. "
+                "To move it to another model: memoryos reembed --to DIR",
+                file=sys.stderr,
+            )
+            return 0
         with tqdm(desc="Re-embedding", unit="text", file=sys.stderr) as bar:
 
             def progress(done: int, total: int) -> None:
@@ -764,6 +825,15 @@ def run_reembed(args) -> int:
     finally:
         vault.close()
     return 0
+
+
+def _embedded_with(vault, embedder) -> bool:
+    """Are all the vault's vectors from `embedder` (no move to another model half done)?"""
+    return (
+        vault.get_meta("embedder_id") == embedder.model_id
+        and int(vault.get_meta("embedder_dimension") or 0) == embedder.dimension
+        and vault.get_meta("reembed_target") is None
+    )
 
 
 NEW_PASSPHRASE_ENV = "MEMORYOS_NEW_PASSPHRASE"
@@ -782,7 +852,7 @@ def run_rekey(args) -> int:
         vault = open_vault_only(path)
         try:
             was = vault.key_location
-            new = os.environ.pop(NEW_PASSPHRASE_ENV, None) or ask_new_passphrase()
+            new = os.environ.pop(NEW_PASSPHRASE_ENV, None) or ask_new_passphrase(NEW_PASSPHRASE_ENV)
             started = time.perf_counter()
             vault.rekey(new)
             took = time.perf_counter() - started

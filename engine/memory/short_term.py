@@ -20,10 +20,16 @@ CHUNK = 32  # pages embedded per transaction by the turn backfill
 BATCH = 256  # exchanges per embedding call and per transaction when many are stored at once
 
 
-def write(ctx: MemoryContext, draft: Page, memories_used: list | None = None) -> Page:
+def write(
+    ctx: MemoryContext,
+    draft: Page,
+    memories_used: list | None = None,
+    also: Callable[[], None] | None = None,
+) -> Page:
     """Store one exchange at the back of the queue; returns it with its id. No LLM call.
-    `memories_used`: what the answer's prompt held, saved with the page."""
-    return write_many(ctx, [draft], memories_used)[0]
+    `memories_used`: what the answer's prompt held, saved with the page; `also`: a write that
+    commits in the page's transaction (its question's unanswered record dropped)."""
+    return write_many(ctx, [draft], memories_used, also=also)[0]
 
 
 def embed(embedder, drafts: list[Page]) -> list[tuple[np.ndarray, dict[int, np.ndarray]]]:
@@ -57,6 +63,7 @@ def write_many(
     drafts: list[Page],
     memories_used: list | None = None,
     progress: Callable[[int, int], None] | None = None,
+    also: Callable[[], None] | None = None,
 ) -> list[Page]:
     """Store exchanges at the back of the queue, in order; returns them with their ids.
 
@@ -83,6 +90,8 @@ def write_many(
                 pages.append((page_id, vector))
                 turns += [(turn_id(page_id, side), v) for side, v in turn_vectors.items()]
                 stored.append(replace(draft, id=page_id, tier=SHORT_TERM))
+            if also is not None and start + BATCH >= len(drafts):  # with the last batch
+                also()
         ctx.page_mirror.add_many(pages)
         ctx.turn_mirror.add_many(turns)
         if progress is not None:

@@ -1,0 +1,107 @@
+"""Questions whose answer is under way, kept in the vault until the exchange is stored.
+
+An exchange is written when its answer ends: a program killed while answering (a crash, an
+out-of-memory kill, the computer turned off) lost the question itself, and the person saw it
+nowhere after a restart. So a question is written the moment it is asked, in the encrypted
+vault's meta table, and dropped in the transaction that stores its exchange (or when the answer
+fails or is stopped with nothing stored). One still there whose program has stopped is what the
+next program to open the vault offers back: never sent again by itself."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+
+META_KEY = "unanswered"  # a JSON list of records, one per answer under way in any process
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """A question asked in a program that stopped before its answer was stored."""
+
+    text: str
+    conversation_id: str
+    asked_at: float  # epoch seconds
+    id: str = ""
+
+
+def _this_process() -> tuple[int, float]:
+    import psutil
+
+    process = psutil.Process()
+    return process.pid, process.create_time()
+
+
+def _running(record: dict) -> bool:
+    """Whether the program that asked is still running (then its answer is under way: the
+    MCP server, `memoryos chat` or another window). A process id is matched with its start
+    time, so a new process that got the same id after a restart is not taken for it."""
+    import psutil
+
+    try:
+        process = psutil.Process(int(record.get("pid", 0)))
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return False
+        return abs(process.create_time() - float(record.get("started", 0))) < 1.0
+    except (psutil.NoSuchProcess, ValueError):
+        return False
+    except psutil.Error:  # not ours to look at: taken as running, never offered by mistake
+        return True
+
+
+def _records(vault) -> list[dict]:
+    try:
+        records = json.loads(vault.get_meta(META_KEY) or "[]")
+    except ValueError:
+        return []
+    return [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
+
+
+def keep(vault, text: str, conversation_id: str, asked_at: float) -> str:
+    """Write a question being answered now; returns its record's id. Questions of programs
+    that have stopped are dropped: they were offered back at the next open, and this is the
+    next message sent (it may be that one again, or the person chose another)."""
+    pid, started = _this_process()
+    record = {
+        "id": uuid.uuid4().hex, "text": text, "conversation_id": conversation_id,
+        "asked_at": float(asked_at), "pid": pid, "started": started,
+    }  # fmt: skip
+    with vault.transaction():
+        records = [r for r in _records(vault) if _running(r)]
+        vault.set_meta(META_KEY, json.dumps([*records, record]))
+    return record["id"]
+
+
+def drop(vault, record_id: str) -> None:
+    """The question `record_id` needs keeping no more (its exchange is stored in the same
+    transaction, or nothing is, and the person saw why)."""
+    with vault.transaction():
+        records = _records(vault)
+        left = [r for r in records if r.get("id") != record_id]
+        if len(left) != len(records):
+            vault.set_meta(META_KEY, json.dumps(left))
+
+
+def drop_where(vault, conversation_id: str | None = None) -> None:
+    """Forgetting: the questions of `conversation_id` (None: all of them) are gone too."""
+    with vault.transaction():
+        records = _records(vault)
+        left = [r for r in records
+                if conversation_id is not None and r.get("conversation_id") != conversation_id]
+        if len(left) != len(records):
+            vault.set_meta(META_KEY, json.dumps(left))
+
+
+def last(vault) -> Unanswered | None:
+    """The most recent question whose program stopped before its answer was stored."""
+    stopped = [r for r in _records(vault) if not _running(r)]
+    if not stopped:
+        return None
+    record = max(stopped, key=lambda r: float(r.get("asked_at", 0)))
+    return Unanswered(
+        text=str(record.get("text", "")),
+        conversation_id=str(record.get("conversation_id", "")),
+        asked_at=float(record.get("asked_at", 0)),
+        id=str(record.get("id", "")),
+    )

@@ -1,0 +1,80 @@
+"""The app killed while it answers a message: at the next start the message is back in the box
+of its own conversation, with a line saying why, and is not sent until the person sends it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.helpers import ROOT, open_fast
+
+pytestmark = [
+    pytest.mark.gui,
+    pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL"),
+]
+
+QUESTION = "Remember that my dentist appointment is on Friday at 9."
+PASSPHRASE = "correct horse battery"
+
+
+def killed_mid_answer(path) -> str:
+    """A program answering QUESTION in the vault's older conversation, killed (SIGKILL) while
+    the answer streams; returns that conversation's id."""
+    child = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "unanswered_child.py"), str(path), PASSPHRASE,
+         QUESTION],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
+    )  # fmt: skip
+    try:
+        line = child.stdout.readline()  # the first piece of the answer came
+        assert line.startswith("streaming "), line
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(30)
+        child.stdout.close()
+    return line.split()[1]
+
+
+def test_the_message_the_app_was_answering_when_killed_is_back_in_its_box(qtbot, tmp_path):
+    from app.main_window import MainWindow
+
+    path = tmp_path / "killed.memoryos"
+    older = killed_mid_answer(path)
+    mem = open_fast(path, False, PASSPHRASE)
+    chat = mem.chat
+    chat.queue("Noted: the dentist on Friday at 9.")
+    window = MainWindow.for_memory(mem, chat)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.composer.input.toPlainText() == QUESTION)
+    notice = window.composer.notice
+    assert notice.isVisible() and "not answered" in notice.text()
+    # Its own conversation is open (not the most recent one), and the message waits: unsent.
+    shown = window.view.plain_text()
+    assert "I am going hiking on Saturday." in shown and "rye bread" not in shown
+    assert QUESTION not in shown
+    assert mem.conversation_id == older
+    assert not window.session.generating and chat.seen_messages == []
+    assert [p.user_input for p in mem.pages(conversation_id=older)] == [
+        "I am going hiking on Saturday."
+    ]
+    assert mem.unanswered() is None  # it is the person's now: not offered again at each open
+
+    # Sent by the person (Enter): answered once, in that conversation; nothing is offered again.
+    with qtbot.waitSignal(window.answer_finished, timeout=10_000) as done:
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    assert done.args[0].page is not None
+    assert not notice.isVisible()
+    asked = [p.user_input for p in mem.pages(conversation_id=older)]
+    assert sorted(asked) == sorted(["I am going hiking on Saturday.", QUESTION])
+    assert mem.unanswered() is None
+    window.close()
