@@ -1,9 +1,10 @@
-"""The banner shown while a tiny model answers (the bundled demo, or a server's very small
-model): it says so and offers a real model. It can be closed (for that model only), and where
+"""The banner shown while a tiny model answers (the bundled demo, a GGUF file or a server's very
+small model): it says so and offers a real model. It can be closed (for that model only), and where
 the window is short it says it in a line, the rest behind "Why?"."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.icons import pixmap
-from app.settings_store import BUNDLED, SERVER, AppSettings, save_settings
+from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings, save_settings
 from app.theme import pixels
 from engine.prompt import SMALL_MAX_TOKENS, is_small_model
 
@@ -42,9 +43,9 @@ MARGINS, COMPACT_MARGINS = (20, 8, 8, 8), (12, 2, 4, 2)
 
 
 class DemoBanner(QFrame):
-    """Visible while the bundled model is the chosen one, and while the chosen server's model
-    is known to be very small (once it has loaded: the engine reads its size then), unless the
-    person closed it for that model."""
+    """Visible while the bundled model is the chosen one, and while the chosen GGUF file's or
+    server's model is known to be very small (once it has loaded: the engine reads its size
+    then, from the file's header or the server), unless the person closed it for that model."""
 
     choose_requested = Signal()
 
@@ -245,6 +246,8 @@ def banner_key(settings: AppSettings) -> str:
     """Which model the banner speaks of, as the settings remember a closed banner."""
     if settings.model_source == SERVER:
         return f"{settings.model_source} {settings.server_url} {settings.server_model}"
+    if settings.model_source == GGUF:
+        return f"{settings.model_source} {settings.gguf_path}"
     return settings.model_source
 
 
@@ -257,17 +260,35 @@ def banner_texts(settings: AppSettings, chat: Any = None) -> tuple[str, str]:
     """What the banner says, all of it and in a line; ("", "") for no banner."""
     if settings.model_source == BUNDLED:
         return BUNDLED_TEXT, BUNDLED_SHORT
-    if settings.model_source != SERVER or not _serves(chat, settings) or not is_small_model(chat):
+    if not is_small_model(chat):
+        return "", ""
+    size = f"{chat.info.parameters / 1e6:.0f}M parameters"
+    if settings.model_source == GGUF and _runs_file(chat, settings):
+        name = Path(settings.gguf_path).stem
+        return (
+            f"The model {name} is very small ({size}): its answers will be poor. "
+            "A larger model answers far better.",
+            f"{name} is very small ({size}): its answers will be poor.",
+        )
+    if settings.model_source != SERVER or not _serves(chat, settings):
         return "", ""
     from app.model_choice import short_model_name
 
     name = short_model_name(settings.server_model) or settings.server_model
-    size = f"{chat.info.parameters / 1e6:.0f}M parameters"
     return (
         f"The server's model {name} is very small ({size}): its answers will be poor. "
         "A larger model answers far better.",
         f"{name} is very small ({size}): its answers will be poor.",
     )
+
+
+def _runs_file(chat: Any, settings: AppSettings) -> bool:
+    """Is `chat` the settings' GGUF file (not the model loaded before a new choice)? Its
+    header was read when it loaded (chat.info, the path resolved)."""
+    try:
+        return chat.info.path == str(Path(settings.gguf_path).expanduser().resolve())
+    except (AttributeError, OSError, RuntimeError, ValueError):
+        return False
 
 
 def _serves(chat: Any, settings: AppSettings) -> bool:

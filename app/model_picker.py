@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.errors import describe
 from app.model_choice import short_model_name
 from app.settings_store import BUNDLED, GGUF, SERVER
@@ -37,6 +38,10 @@ FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
 ITEM_PADDING = 8  # resources/style.qss: QTreeView::item { padding: 4px 4px; }
 WRAP = int(Qt.TextFlag.TextWordWrap)
 IN_USE = "in use"  # first in the verdict of the model being talked to now
+# "no: ..." and errors, and "slow": dark on the light scheme; theme.color() makes them light
+# enough to read on the dark one (the design's #B42318 stayed too dark there).
+NO_COLOR = "#8B0000"
+SLOW_COLOR = "#B54708"
 GROUP_TITLES = {
     FILES: "On this computer",
     SERVERS: "Servers (OpenAI-compatible)",
@@ -286,7 +291,7 @@ class ModelPicker(QWidget):
             _mark_speed(row, fit)
             row.setData(0, Qt.ItemDataRole.UserRole, ("file", model))
             if info is None:
-                row.setForeground(3, Qt.GlobalColor.darkRed)
+                row.setForeground(3, QColor(theme.color(NO_COLOR)))
                 row.setToolTip(3, details)
                 row.setDisabled(True)
             self._mark_in_use(row)
@@ -436,7 +441,7 @@ class ModelPicker(QWidget):
 
     def _failed(self, error: Exception) -> None:
         self.refresh_button.setEnabled(True)
-        self.machine.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
+        self.machine.setText(_in_red(describe(error)))
         self.listed.emit()
 
     def rows(self, group: str) -> list[QTreeWidgetItem]:
@@ -483,7 +488,12 @@ class ModelPicker(QWidget):
         kind, data = picked
         if kind == "file":
             self.why.setText("Working out the best settings for this computer…")
-            self.pool.run(fit_file, data.path, on_result=self._show_fit, on_error=self._fit_failed)
+            path = data.path
+            self.pool.run(
+                fit_file, path,
+                on_result=lambda fit: self._file_fitted(path, fit),
+                on_error=lambda error: self._file_fitted(path, error),
+            )  # fmt: skip
         elif kind == "download":
             self._show_fit(data[1], data[0])
         elif kind == "server":
@@ -514,8 +524,45 @@ class ModelPicker(QWidget):
         self._update_buttons()
         self.fitted.emit()
 
+    def _file_fitted(self, path: str, fit: Any) -> None:
+        """The settings worked out for the file at `path` (or why not), shown while its row is
+        still the selected one; another row selected since keeps its own."""
+        picked = self.selected()
+        if not picked or picked[0] != "file" or picked[1].path != path:
+            return
+        if isinstance(fit, Exception):
+            self._fit_failed(fit)
+        else:
+            self._show_fit(fit)
+
+    def select_usable(self) -> None:
+        """Select a row "Use this model" takes at once, where none is selected: the model in use
+        (unless it is the demo), else a server answering now, else a file on this computer that
+        fits, else the demo."""
+        if self.selected() is not None or self.overview is None:
+            return
+        files, servers, bundled, current = [], [], [], []
+        for row in self.rows(FILES) + self.rows(SERVERS):
+            data = row.data(0, Qt.ItemDataRole.UserRole)
+            if data is None or row.isDisabled():
+                continue
+            kind, value = data
+            fit = self.overview.file_fits.get(value.path) if kind == "file" else None
+            if kind == "bundled":
+                bundled.append(row)
+            elif in_use(self.current, kind, value):
+                current.append(row)
+            elif kind == "server" and value[1] in value[0].models:
+                if not self._needs_plain_http(kind, value):
+                    servers.append(row)
+            elif kind == "file" and value.info is not None and (fit is None or fit.fits):
+                files.append(row)
+        for row in (current + servers + files + bundled)[:1]:
+            self.table.setCurrentItem(row)
+            self.table.scrollToItem(row)
+
     def _fit_failed(self, error: Exception) -> None:
-        self.why.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
+        self.why.setText(_in_red(describe(error)))
         self.fitted.emit()
 
     def _needs_plain_http(self, kind: str, data: Any) -> bool:
@@ -761,10 +808,14 @@ def _mark_speed(row: QTreeWidgetItem, fit: Any) -> None:
     if fit is None:
         return
     if not fit.fits:
-        row.setForeground(3, Qt.GlobalColor.darkRed)
+        row.setForeground(3, QColor(theme.color(NO_COLOR)))
     elif fit.slow:
-        row.setForeground(3, QColor("#B54708"))
+        row.setForeground(3, QColor(theme.color(SLOW_COLOR)))
     row.setToolTip(3, fit.reasons.get("speed") or fit.reasons.get("context", ""))
+
+
+def _in_red(text: str) -> str:
+    return f"<span style='color:{theme.color(NO_COLOR)}'>{text}</span>"
 
 
 def _parameters(count: int) -> str:

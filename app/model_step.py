@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -93,7 +93,7 @@ class ServerAddress(QWidget):
         self.address = QLineEdit(placeholderText="http://192.168.1.20:5000/v1")
         self.address.setAccessibleName("Server address")
         self.address.setClearButtonEnabled(True)
-        self.address.returnPressed.connect(self.ask)  # Enter lists; it chooses nothing
+        self.address.installEventFilter(self)  # Enter lists; it chooses nothing
         self.ask_button = QPushButton("List its models")
         self.ask_button.setAutoDefault(False)
         self.ask_button.clicked.connect(self.ask)
@@ -117,6 +117,16 @@ class ServerAddress(QWidget):
         layout.addWidget(self.message)
         self.hide()
         picker.add_control(self.open_button, self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Enter in the address lists its models, and goes no further: the dialog would take it
+        for "Use this model" on the row selected."""
+        keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if watched is self.address and event.type() == QEvent.Type.KeyPress:
+            if event.key() in keys:  # type: ignore[attr-defined]
+                self.ask()
+                return True
+        return super().eventFilter(watched, event)
 
     def open(self) -> None:
         self.show()
@@ -180,6 +190,8 @@ class ModelStepDialog(QDialog):
         intro.setWordWrap(True)
         self.picker = ModelPicker(pool, probe=probe, current=current)
         self.picker.chosen.connect(self._chosen)
+        # A row selected once the table is filled: Enter and "Use this model" work at once.
+        self.picker.listed.connect(self.picker.select_usable)
         self.address = ServerAddress(self.picker, pool)
         self.later_button = later = QPushButton(keep_text(current))
         later.setAutoDefault(False)  # focus landing here (a disabled Download) is not a choice

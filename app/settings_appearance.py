@@ -26,6 +26,8 @@ class ConversationPage(QWidget):
         for key, label in theme.SCHEMES.items():
             self.scheme.addItem(label, key)
         form = QFormLayout()
+        # The choice as wide as its longest entry, not the whole page
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         form.addRow("Colours", self.scheme)
         form.addRow(self.learned_notices)
         form.addRow(hint)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -47,6 +47,23 @@ from engine.api_keys import API_KEY_ENV
 # Read only at a model load, never shown: a key in the environment is the person's own setting.
 KEY_TIP = (f"The key the server asks for, if any. With none given here, MemoryOS uses the key in "
            f"the {API_KEY_ENV} environment variable when it is set.")
+
+
+class FormNote(QLabel):
+    """A wrapped note in a form's field column, as tall as its text at its width: a form layout
+    gave such a note the height of its text wrapped narrow (three lines for one, a gap under the
+    address and under the API key)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().sizeHint()
+        height = self.heightForWidth(self.width()) if self.width() > 0 else -1
+        return hint if height < 0 else QSize(hint.width(), height)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        width, before = event.size().width(), event.oldSize().width()
+        if self.heightForWidth(width) != self.heightForWidth(before):
+            self.updateGeometry()  # the form asks the height again, for this width
 
 
 class ModelTab(QScrollArea):
@@ -135,7 +152,7 @@ class ModelTab(QScrollArea):
         self.server_model_box.setMinimumContentsLength(24)
         self.server_model = self.server_model_box.lineEdit()
         self.server_model.setPlaceholderText("e.g. llama3.1:8b")
-        self.server_models_note = QLabel(objectName="hint")
+        self.server_models_note = FormNote(objectName="hint")
         self.server_models_note.setWordWrap(True)
         self.server_models_note.hide()
         self.api_key = QLineEdit()
@@ -145,7 +162,7 @@ class ModelTab(QScrollArea):
         self.server_box = QWidget()
         server_form = QFormLayout(self.server_box)
         server_form.setContentsMargins(26, 0, 0, 4)
-        self.url_note = QLabel(objectName="hint")  # "on this computer" or "remote: host"
+        self.url_note = FormNote(objectName="hint")  # "on this computer" or "remote: host"
         self.url_note.setWordWrap(True)
         self.server_url.textChanged.connect(self._show_url_note)
         self.allow_plain_http = QCheckBox(
@@ -167,8 +184,8 @@ class ModelTab(QScrollArea):
         self.allow_plain_http.toggled.connect(self._show_url_note)
         # a server that wants a key lists nothing without it: ask again once it is typed
         self.api_key.editingFinished.connect(lambda: self.list_server_models(again=True))
-        self.key_note = QLabel("The key is stored in the system keyring, never in a settings "
-                               "file.", objectName="hint")
+        self.key_note = FormNote("The key is stored in the system keyring, never in a "
+                                 "settings file.", objectName="hint")
         self.key_note.setWordWrap(True)
         server_form.addRow("", self.key_note)
         column.addWidget(self.recent_row)

@@ -1,9 +1,11 @@
-"""The look of the app: Fusion style, a light palette, resources/style.qss and the app icon."""
+"""The look of the app: Fusion style (with a focus ring), a light or dark palette,
+resources/style.qss and the app icon."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QProxyStyle, QPushButton, QStyle, QStyleFactory
 
 ACCENT = "#4F5FE8"
 MUTED = "#6B7280"
@@ -21,6 +23,41 @@ MIN_SIZE, MAX_SIZE = 7, 20
 dark = False
 scale = 1.0
 _LIGHT = {"ACCENT": ACCENT, "MUTED": MUTED, "USER_TINT": USER_TINT, "TEXT": TEXT}
+
+# Where keyboard focus is: Fusion's focus box (drawn in the highlight colour) vanished on the
+# dark scheme. FocusRing draws a ring in the control's text colour instead: it reads wherever
+# the text does. A radio button's focus box is the whole button: a little room keeps the ring
+# off its circle. A tool button takes focus from Tab only (never a click): its ring is a border
+# while it has focus.
+FOCUS_RULES = """
+QRadioButton { padding: 2px 0 2px 3px; }
+QToolButton:focus { border: 1px solid #1F2329; }
+QFrame#banner QToolButton#bannerClose:focus { border: 1px solid #6B4A00; padding: 0 5px; }
+"""
+# Buttons whose own look in resources/style.qss wins over :default's solid accent
+OWN_LOOK = {"primary", "sendButton", "danger", "dangerSolid", "stopButton", "bannerLink"}
+
+
+class FocusRing(QProxyStyle):
+    """Fusion, with the focus box a 2 px ring in the control's text colour. As Fusion's box, it
+    shows once the keyboard moved focus in the window (Tab, a shortcut), not after a click."""
+
+    def drawPrimitive(self, element, option, painter, widget=None) -> None:  # noqa: N802
+        if element != QStyle.PrimitiveElement.PE_FrameFocusRect:
+            super().drawPrimitive(element, option, painter, widget)
+            return
+        if not option.state & QStyle.StateFlag.State_KeyboardFocusChange:
+            return
+        ring = option.palette.color(QPalette.ColorRole.ButtonText)
+        if isinstance(widget, QPushButton) and widget.isDefault():
+            if widget.objectName() not in OWN_LOOK:  # solid accent, its text not in the palette
+                ring = QColor(color("#FFFFFF"))
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QPen(ring, 2))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(QRectF(option.rect).adjusted(1, 1, -1, -1), 3, 3)
+        painter.restore()
 
 
 def color(light: str) -> str:
@@ -63,7 +100,7 @@ def style_sheet() -> str:
         text = (resources_dir() / "style.qss").read_text(encoding="utf-8")
     except OSError:
         return ""  # a missing style sheet leaves Fusion's look: plain, but it works
-    text = text.replace("@ICONS@", (resources_dir() / "icons").as_posix())
+    text = text.replace("@ICONS@", (resources_dir() / "icons").as_posix()) + FOCUS_RULES
     if dark:
         text = re.sub(r"#[0-9A-Fa-f]{6}\b", lambda m: color(m.group(0)), text)
     if scale != 1.0:
@@ -103,7 +140,7 @@ def apply(app: QApplication) -> None:
     app.setDesktopFileName("memoryos")
     global dark, scale
     dark, scale = False, 1.0  # the base look; apply_look switches scheme and size after
-    app.setStyle("Fusion")
+    app.setStyle(FocusRing(QStyleFactory.create("Fusion")))
     _palette(app)
     app.setStyleSheet(style_sheet())
     app.setProperty("memoryos_look", True)

@@ -1,0 +1,276 @@
+"""Small things a walkthrough saw: focus in the dark, red text on dark grey, a tiny GGUF file
+without its banner, the model step with nothing selected, gaps in the server's fields, and the
+colour choice as wide as the page."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+
+import pytest
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QWidget
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def light_again(qapp):
+    """Whatever a test chose, the next one starts light and at the normal size."""
+    yield
+    from app import theme
+
+    theme.apply_look(qapp, "light", theme.BASE_SIZE)
+
+
+def _difference(before, after, rect: QRect) -> float:
+    """The largest contrast ratio (WCAG) between two grabs of one widget, pixel by pixel,
+    inside `rect`: 1 where nothing changed."""
+    return max(
+        _contrast(before.pixelColor(x, y), after.pixelColor(x, y))
+        for x in range(rect.left(), rect.right() + 1)
+        for y in range(rect.top(), rect.bottom() + 1)
+    )
+
+
+def _edges(widget: QWidget, depth: int = 10) -> list[QRect]:
+    """The bands `depth` pixels deep along each side of the widget: where a focus mark is
+    (the focus box is drawn a few pixels inside the border)."""
+    width, height = widget.width(), widget.height()
+    return [
+        QRect(0, 0, width, depth),
+        QRect(0, height - depth, width, depth),
+        QRect(0, 0, depth, height),
+        QRect(width - depth, 0, depth, height),
+    ]
+
+
+def _marked(before, after, widget: QWidget) -> float:
+    return max(_difference(before, after, band) for band in _edges(widget))
+
+
+def _grab(widget: QWidget):
+    QApplication.processEvents()
+    return widget.grab().toImage().scaled(widget.size())  # one pixel per widget pixel
+
+
+def test_keyboard_focus_shows_on_buttons_and_lists_in_the_dark(qtbot, qapp, light_again):
+    """Tabbing from the message box landed on "Choose a model…" and on the conversation list
+    with no visible sign in the dark scheme: now a ring at 3:1 at least against what was
+    there (WCAG's focus appearance), on a solid accent button too. A click leaves no mark."""
+    from PySide6.QtWidgets import QLineEdit, QListWidget, QPushButton, QVBoxLayout
+
+    from app import theme
+
+    theme.apply_look(qapp, "dark", theme.BASE_SIZE)
+    panel = QWidget()
+    layout = QVBoxLayout(panel)
+    field = QLineEdit("Hello")
+    choose = QPushButton("Choose a model…")
+    solid = QPushButton("Use this model", objectName="primary")  # on the accent colour
+    listing = QListWidget()
+    listing.addItems(["Hi! My name is Marta", "What is my name and job?"])
+    listing.setCurrentRow(0)
+    for widget in (field, choose, solid, listing):
+        layout.addWidget(widget)
+    qtbot.addWidget(panel)
+    panel.resize(360, 260)
+    panel.show()
+    panel.activateWindow()
+    qtbot.waitExposed(panel)
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus)
+    plain = {widget: _grab(widget) for widget in (choose, solid, listing)}
+    row = listing.visualItemRect(listing.item(0)).translated(listing.viewport().pos())
+    # a click gives focus without the mark (Qt draws it once Tab was used in the window)
+    qtbot.mouseClick(choose, Qt.MouseButton.LeftButton)
+    assert choose.hasFocus()
+    assert _marked(plain[choose], _grab(choose), choose) < 1.5
+    field.setFocus()
+    for widget in (choose, solid, listing):
+        qtbot.keyClick(qapp.focusWidget(), Qt.Key.Key_Tab)
+        assert widget.hasFocus()
+        focused = _grab(widget)
+        if widget is listing:  # the current row is marked
+            assert _difference(plain[widget], focused, row.adjusted(0, 0, -1, -1)) >= 3
+        else:
+            assert _marked(plain[widget], focused, widget) >= 3, widget.text()
+
+
+def _luminance(color: QColor) -> float:
+    def channel(value: float) -> float:
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (channel(c) for c in (color.redF(), color.greenF(), color.blueF()))
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def _contrast(one: QColor, other: QColor) -> float:
+    lighter, darker = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def test_a_model_that_does_not_fit_reads_on_the_dark_scheme(
+    qtbot, qapp, person, monkeypatch, light_again
+):
+    """"no: not enough memory" was dark red on dark grey in the model table."""
+    from app import theme
+    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.workers import WorkerPool
+    from models.machine import Machine
+
+    GiB = 1024**3
+    small = Machine(4 * GiB, 3 * GiB, 0, "", 2, 4, memory_bandwidth=10 * 10**9)
+    monkeypatch.setattr("models.overview.this_machine", lambda: small)
+    monkeypatch.setattr("models.overview.gpu_offload", lambda: False)
+    theme.apply_look(qapp, "dark", theme.BASE_SIZE)
+    pool = WorkerPool()
+    picker = ModelPicker(pool, probe=False)
+    qtbot.addWidget(picker)
+    picker.show()
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    refused = [row for row in picker.rows(DOWNLOADS) if row.text(3).startswith("no")]
+    assert refused, [row.text(3) for row in picker.rows(DOWNLOADS)]
+    palette = picker.table.palette()
+    for row in refused:
+        text = row.foreground(3).color()
+        for role in (QPalette.ColorRole.Base, QPalette.ColorRole.AlternateBase):
+            assert _contrast(text, palette.color(role)) >= 4.5, (text.name(), role)
+    pool.wait(5000)
+
+
+@pytest.mark.real_models
+def test_a_tiny_gguf_file_gets_the_tiny_model_banner(qtbot, memory, chat, tmp_path):
+    """A copy of the bundled SmolLM2 chosen as a GGUF file got no banner, though the same model
+    served by a server did: once it has loaded, its header's 135M parameters say it is tiny."""
+    from app.main_window import MainWindow
+    from app.session import READY
+    from models.catalogue import bundled_gguf_path
+
+    copy = tmp_path / "smol-copy.gguf"
+    shutil.copyfile(bundled_gguf_path(), copy)
+    window = MainWindow.for_memory(memory, chat)  # the app's own loader: llama.cpp
+    qtbot.addWidget(window)
+    window.show()
+    banner = window.demo_banner
+    window._settings_applied(
+        dataclasses.replace(window.settings, model_source="gguf", gguf_path=str(copy)), True
+    )
+    qtbot.waitUntil(
+        lambda: window.session.state == READY
+        and str(getattr(window.session.mem.chat, "model_path", "")) == str(copy),
+        timeout=60_000,
+    )
+    assert banner.isVisible()
+    text = banner.text.text() + banner.text.toolTip()
+    assert "smol-copy" in text and "135M parameters" in text and "demo model" not in text
+    # closed for this file: it stays closed for it
+    banner.close_button.click()
+    assert not banner.isVisible()
+    window.demo_banner.show_for(window.settings)
+    assert not banner.isVisible()
+    window.close()
+
+
+def test_the_model_step_opens_with_a_usable_row_selected(qtbot, person):
+    """The step opened with no row selected: "Use this model" stayed disabled until Down was
+    pressed. A model on this computer is selected at once, and Enter uses it."""
+    from app.model_picker import FILES
+    from app.model_step import ModelStepDialog
+    from app.workers import WorkerPool
+
+    pool = WorkerPool()
+    dialog = ModelStepDialog(pool, probe=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    picker = dialog.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    assert picker.table.currentItem() is not None
+    assert picker.table.currentItem().text(0) == "SmolLM2-135M-Instruct-Q4_1"
+    assert picker.table.currentItem() in picker.rows(FILES)
+    qtbot.waitUntil(picker.use_button.isEnabled, timeout=10_000)
+    picker.table.setFocus()
+    with qtbot.waitSignal(dialog.chosen) as chosen:
+        qtbot.keyClick(picker.table, Qt.Key.Key_Return)
+    assert chosen.args[0].values["model_source"] == "gguf"
+    assert chosen.args[0].values["gguf_path"] == person["gguf"]
+    pool.wait(5000)
+
+
+def test_the_model_step_with_only_the_demo_selects_it(qtbot, tmp_path, monkeypatch):
+    """Nothing on this computer but the bundled demo: its row is selected, Use works."""
+    from app.model_step import ModelStepDialog
+    from app.workers import WorkerPool
+
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))
+    for name in ("XDG_DATA_HOME", "HF_HOME", "HF_HUB_CACHE", "OLLAMA_MODELS"):
+        monkeypatch.delenv(name, raising=False)
+    pool = WorkerPool()
+    dialog = ModelStepDialog(pool, probe=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    picker = dialog.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    assert picker.selected() == ("bundled", None)
+    assert picker.use_button.isEnabled()
+    pool.wait(5000)
+
+
+def test_the_servers_fields_sit_together(qtbot):
+    """Settings → Model with a server: large gaps under the address's note and under the API
+    key. Each note is as tall as its text; the rows follow each other."""
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings(model_source="openai", server_url="http://127.0.0.1:9/v1"))
+    qtbot.addWidget(dialog)
+    dialog.resize(960, 680)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    tab = dialog.model_tab
+    line = tab.url_note.fontMetrics().lineSpacing()
+    fields = [tab.server_url, tab.url_note, tab.allow_plain_http, tab.server_model_box,
+              tab.api_key, tab.key_note]  # fmt: skip
+
+    def together() -> bool:
+        shown = [field for field in fields if field.isVisible()]
+        pairs = zip(shown, shown[1:], strict=False)
+        gaps = [below.y() - above.geometry().bottom() for above, below in pairs]
+        notes = (tab.url_note, tab.key_note)
+        fitted = all(note.height() <= note.heightForWidth(note.width()) + 2 for note in notes)
+        return fitted and max(gaps) <= line
+
+    qtbot.waitUntil(together, timeout=5_000)
+    assert tab.url_note.height() < 2 * line  # one line: "On this computer: nothing leaves it."
+    # from the address to the API key: the rows between and their spacing, nothing more
+    between = sum(field.height() for field in fields[1:4])
+    assert tab.api_key.y() - tab.server_url.geometry().bottom() <= between + 4 * line
+    dialog.reject()
+    dialog.pool.wait(5000)
+
+
+def test_the_colour_choice_is_as_wide_as_its_entries(qtbot):
+    """Settings → Conversation: the Colours box stretched the whole width of the page."""
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    dialog.resize(960, 680)
+    dialog.show()
+    page = next(
+        dialog.tabs.widget(i) for i in range(dialog.tabs.count())
+        if dialog.tabs.tabText(i) == "Conversation"
+    )  # fmt: skip
+    dialog.tabs.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.scheme.width() > 0)
+    combo = page.scheme
+    widest = max(
+        combo.fontMetrics().horizontalAdvance(combo.itemText(i)) for i in range(combo.count())
+    )
+    assert widest < combo.width() <= combo.sizeHint().width()
+    assert combo.width() < page.width() / 2
+    dialog.reject()
+    dialog.pool.wait(5000)
