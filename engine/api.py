@@ -265,19 +265,27 @@ class MemoryOS:
         memories_used: list[MemoryUsed] | None = None,
         _program_meta: dict | None = None,
         _unanswered: str | None = None,
+        _also: Callable[[], None] | None = None,
     ) -> Page:
         """Store one exchange as a page. No LLM call: one embedding and one transaction.
 
         `meta` is the caller's: it may not set reserved keys (validation.RESERVED_META);
         `source` names where the page came from ("mcp", "import", ...) and is stored as
-        meta["source"]; `memories_used`: what the answer's prompt held (saved with the page)."""
+        meta["source"]; `memories_used`: what the answer's prompt held (saved with the page);
+        `_also` runs in the page's transaction, the embedding done: raising rolls it back."""
         conversation = validation.text(conversation_id, "conversation_id") or self._conversation_id
         draft = validation.exchange(
             user_input, agent_response, timestamp, meta, conversation_id=conversation,
             source=source, program_meta=_program_meta, now=time.time(),
         )  # fmt: skip
-        # The question's record (engine/unanswered.py) goes in the page's own transaction.
-        also = None if _unanswered is None else lambda: unanswered.drop(self.vault, _unanswered)
+
+        def also() -> None:
+            # The question's record (engine/unanswered.py) goes in the page's own transaction.
+            if _unanswered is not None:
+                unanswered.drop(self.vault, _unanswered)
+            if _also is not None:
+                _also()
+
         page = short_term.write(self.ctx, draft, memories_used, also=also)
         self.consolidator.wake()  # PAGE_ADDED is queued: the persona learns from it
         self._notify("pages")

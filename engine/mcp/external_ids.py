@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.records import Page, external_ids_of, turn_ids
+from engine.records import Page, external_ids_of
 
 
 def given_ids(metadata: dict[str, Any] | None) -> tuple[str, ...]:
@@ -23,33 +23,43 @@ def differs(page: Page, user_input: str, agent_response: str) -> bool:
     )
 
 
-def add_once(
-    memory: Any, external_ids: tuple[str, ...], add: Callable[[], Page]
-) -> tuple[Page, bool]:
-    """(the page stored under any of `external_ids`, True), or (the page `add()` stores, False).
+class _Taken(Exception):
+    """Raised in the transaction of the page being written when another process stored one of
+    its ids first: the page is rolled back, and `page` (the other one) is the answer."""
 
-    The lookup and the insert are one write transaction: BEGIN IMMEDIATE holds the vault's
-    write lock across processes, so a second process adding the same id waits, then finds the
-    first one's page (the vault's unique key on external ids backs this). A page already
-    stored is found without taking the lock (a retry does not queue behind other writers).
-    `add` embeds inside the transaction: one exchange, a short hold."""
+    def __init__(self, page: Page) -> None:
+        super().__init__(f"external id already held by page {page.id}")
+        self.page = page
+
+
+def add_once(
+    memory: Any, external_ids: tuple[str, ...], add: Callable[[Callable[[], None]], Page]
+) -> tuple[Page, bool]:
+    """(the page stored under any of `external_ids`, True), or (the page `add` stores, False).
+
+    `add(check)` stores the exchange as add_memory does: it embeds with no lock held (the
+    model may take seconds, or still be loading: holding the write lock meanwhile made another
+    MCP server's add_memory fail with "busy" after the 10 s timeout), then writes the page in
+    one short transaction and calls `check` inside it. If another process (two MCP servers on
+    one vault) stored one of the ids since the lookup, the vault's unique key kept its page,
+    `check` sees that and rolls this page back, and that page is returned. A page already
+    stored is found without taking the lock (a retry does not queue behind other writers)."""
     vault = memory.vault
     stored = _stored(vault, external_ids)
     if stored is not None:
         return stored, True
-    page = None
+
+    def check() -> None:
+        written = vault.newest_page_id()  # ours: this transaction holds the write lock
+        for key in external_ids:
+            page = vault.external_id_page(key)
+            if page is not None and page.id != written:
+                raise _Taken(page)
+
     try:
-        with vault.transaction():
-            stored = _stored(vault, external_ids)
-            if stored is not None:
-                return stored, True
-            page = add()
-    except BaseException:
-        if page is not None:  # rolled back: the in-RAM vector copies must not keep it
-            memory.page_mirror.remove([page.id])
-            memory.turn_mirror.remove(turn_ids([page.id]))
-        raise
-    return page, False
+        return add(check), False
+    except _Taken as taken:
+        return taken.page, True
 
 
 def _stored(vault: Any, external_ids: tuple[str, ...]) -> Page | None:

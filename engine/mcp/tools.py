@@ -124,7 +124,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         """
         check_add(user_input, agent_response, metadata)
 
-        def store() -> Page:
+        def store(check: Callable[[], None] | None = None) -> Page:
             # the engine checks size and emptiness, and refuses reserved keys such as "source"
             return memory.add_memory(
                 user_input,
@@ -133,6 +133,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
                 metadata,
                 conversation_id=conversation_id or session_conversation,
                 source="mcp",
+                _also=check,
             )
 
         def add() -> tuple[Page, bool]:
