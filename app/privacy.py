@@ -5,9 +5,11 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from app.errors import describe, show_message
 from app.icons import icon
@@ -57,6 +60,14 @@ from engine.memory import when as when_said
 from engine.reference_import import ORIGIN as REFERENCE_ORIGIN
 
 ROLE = Qt.ItemDataRole.UserRole
+WHAT_IT_KNOWS = 1  # the list's only editable column
+ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+# The row alone, selected: without explicit flags a held Ctrl or Shift toggles or extends
+SELECT_ROW = (QItemSelectionModel.SelectionFlag.ClearAndSelect
+              | QItemSelectionModel.SelectionFlag.Rows)
+# The ways the keyboard moves into the list (not a click, which selects a row itself)
+KEYBOARD_FOCUS = (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
+                  Qt.FocusReason.ShortcutFocusReason)
 
 
 def _ask(parent: QWidget, title: str, text: str, *actions: str) -> str:
@@ -141,6 +152,22 @@ def _forgot_words(done: Any) -> str:
     return _and(parts)
 
 
+def _keyboard_back(window: QWidget, came_from: QWidget | None) -> None:
+    """The window a panel closed over comes to the front with the keyboard where it was: with
+    no window manager to activate it the keys typed next went nowhere, and a window that lost
+    track of its focus gives it to its first control (the conversation search). `came_from`:
+    where the keyboard was in it when the panel opened."""
+    active = QApplication.activeWindow()
+    if not window.isVisible() or (active not in (None, window) and active.isVisible()):
+        return
+    target = window.focusWidget()
+    if target is None or not target.isVisibleTo(window):
+        target = came_from
+    if target is not None and isValid(target) and target.isVisibleTo(window):
+        target.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+    window.activateWindow()
+
+
 class PrivacyPanel(QDialog):
     """See, correct and erase what MemoryOS knows about the person."""
 
@@ -159,6 +186,8 @@ class PrivacyPanel(QDialog):
         self.last_change: Deleted | Edited | None = None
         self._after_undo: set | None = None
         self.last_forget_preview: Any = None  # what the last forget dialog showed
+        # Where the keyboard was in the window behind (the message box): it goes back there
+        self._came_from = parent.focusWidget() if parent is not None else None
         self.setWindowTitle("Privacy")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
@@ -216,7 +245,59 @@ class PrivacyPanel(QDialog):
         self._timer.setInterval(250)
         self._timer.timeout.connect(self.refresh)
         session.memory_changed.connect(self._on_event)
+        self.search.installEventFilter(self)
+        self.tree.installEventFilter(self)
+        # Typing filters at once (it opened on the tab bar, where the letters went nowhere)
+        self.search.setFocus()
         self.refresh()
+
+    # --- keys --------------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if (watched is self.search and event.type() == QEvent.Type.ShortcutOverride
+                and isinstance(event, QKeyEvent) and event.matches(QKeySequence.StandardKey.Undo)
+                and self.last_change is not None):
+            # The search box claims Ctrl+Z for its own text; while the panel offers Undo the
+            # key is the panel's (its shortcut), as the button's tooltip says
+            event.ignore()
+            return True
+        if (watched is self.tree and event.type() == QEvent.Type.FocusIn
+                and event.reason() in KEYBOARD_FOCUS):
+            self._select_on_focus()
+        return super().eventFilter(watched, event)
+
+    def _select_on_focus(self) -> None:
+        """Tabbed into with nothing selected, the list selects its current row (else the
+        first shown), so Up, Down, Delete and F2 act at once: with one row, Down did nothing."""
+        if self.selected_items():
+            return
+        row = self.tree.currentItem()
+        if row is None or row.isHidden():
+            rows = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+            row = next((row for row in rows if not row.isHidden()), None)
+        if row is not None:
+            self.tree.setCurrentItem(row, 0, SELECT_ROW)
+
+    def done(self, result: int) -> None:
+        """Esc, Close or the window's close button: closed while it has the keyboard, the
+        keyboard goes back to the window behind (once it is gone: not if that window closes
+        too, or a question took the keyboard)."""
+        window = self.parentWidget()
+        if self.isActiveWindow() and window is not None:
+            came_from = self._came_from
+            QTimer.singleShot(0, window, lambda: _keyboard_back(window, came_from))
+        super().done(result)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        """Enter presses the focused button, as Space does. (The panel's buttons are not
+        autoDefault, so that Enter in the search box or the list presses none of them, and a
+        button that is not autoDefault lets Enter go on to here.)"""
+        button = self.focusWidget()
+        if (event.key() in ENTER_KEYS and isinstance(button, QPushButton)
+                and button.isEnabled() and button.isVisible()
+                and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier):
+            button.animateClick()
+            return
+        super().keyPressEvent(event)
 
     # --- layout ------------------------------------------------------------------------
     def _items_tab(self) -> QWidget:
@@ -241,6 +322,14 @@ class PrivacyPanel(QDialog):
         self.tree.header().resizeSection(3, 230)
         self.tree.itemSelectionChanged.connect(self._selected)
         self.tree.itemChanged.connect(self._edited)
+        # Only "What it knows" is edited, whichever cell F2 or a double-click is on: Qt's own
+        # triggers edit the current cell, and F2 edited the Kind (nothing saved it)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.tree.itemDoubleClicked.connect(
+            lambda row, _column: self.tree.editItem(row, WHAT_IT_KNOWS))
+        edit_key = QShortcut(QKeySequence(Qt.Key.Key_F2), self.tree)
+        edit_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        edit_key.activated.connect(self.edit_selected)
         self.tree_box = WithPlaceholder(self.tree, "")
         self.source = QTextBrowser(objectName="detail")
         self._show_no_source()
@@ -428,7 +517,7 @@ class PrivacyPanel(QDialog):
         for index in range(self.tree.topLevelItemCount()):
             row = self.tree.topLevelItem(index)
             if row.data(0, ROLE).key == following and not row.isHidden():
-                self.tree.setCurrentItem(row)
+                self.tree.setCurrentItem(row, 0, SELECT_ROW)  # not toggled by a held Ctrl
                 self.tree.scrollToItem(row)
 
     def _select_after_undo(self) -> None:
@@ -592,17 +681,17 @@ class PrivacyPanel(QDialog):
     def edit_selected(self) -> None:
         rows = [row for row in self.tree.selectedItems() if not row.isHidden()]
         if len(rows) == 1:
-            self.tree.editItem(rows[0], 1)
+            self.tree.editItem(rows[0], WHAT_IT_KNOWS)
 
     def _edited(self, row: QTreeWidgetItem, column: int) -> None:
         item: PersonaItem = row.data(0, ROLE)
-        text = row.text(1).strip()
-        if column != 1 or text in (item.text, item.shown):
+        text = row.text(WHAT_IT_KNOWS).strip()
+        if column != WHAT_IT_KNOWS or text in (item.text, item.shown):
             return
         if item.dated:  # the days shown are worked out from when it was said, not stored
             text = when_said.without_resolved(text).strip()
         if not text:
-            row.setText(1, item.shown)
+            row.setText(WHAT_IT_KNOWS, item.shown)
             return
         self._write(edit_item, self.session.mem, item, text,
                     said=lambda _edited: f"Changed {_items_words([item])}.")
