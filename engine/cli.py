@@ -68,22 +68,63 @@ def _plain_http_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-class _Parser(argparse.ArgumentParser):
+class CommandParser(argparse.ArgumentParser):
     """No abbreviated options: `chat --url X` once silently meant `--url-model X` (a prefix of
-    it) and answered with the bundled model. Its subcommands' parsers are of this class too."""
+    it) and answered with the bundled model. An option no command knows is told with the usage
+    of the command it was given to (`memoryos chat --foo` showed `usage: memoryos [-h] ...`).
+    Its subcommands' parsers are of this class too."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
+    def parse_args(self, args=None, namespace=None):  # noqa: ANN001, ANN201 (argparse's own)
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            self._chosen(parsed).error(f"unrecognized arguments: {' '.join(unknown)}")
+        return parsed
+
+    def _chosen(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        """The parser of the (sub)command `parsed` ran: `facts delete`'s for `facts delete`."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(getattr(parsed, action.dest, None) or "")
+                if isinstance(chosen, CommandParser):
+                    return chosen._chosen(parsed)
+        return self
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of 1 or more (0 or -1 tokens, queries... mean nothing)."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"give a number of 1 or more, not {text}")
+    return number
+
+
+def version() -> str:
+    """The installed package's version (a source checkout that is not installed: engine's)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("memoryos-desktop")
+    except metadata.PackageNotFoundError:
+        from engine import __version__
+
+        return __version__
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="memoryos",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     chat = commands.add_parser("chat", help="chat in the terminal")
@@ -99,7 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="an OpenAI-compatible server: the same as --model url:BASE_URL",
     )
-    chat.add_argument("--url-model", default="", help="model name on an OpenAI-compatible server")
+    chat.add_argument(
+        "--url-model", default="", metavar="NAME", help="model name on an OpenAI-compatible server"
+    )
     _plain_http_option(chat)
     chat.add_argument("--temporary", action="store_true", help="remember nothing from this chat")
     chat.add_argument(
@@ -108,7 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="create the vault if it is missing (without it, a vault name that does not exist is "
         "refused, except the default vault on a computer that has none yet)",
     )
-    chat.add_argument("--max-tokens", type=int, default=512)
+    chat.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=512,
+        metavar="N",
+        help="the longest answer, in tokens (default 512; a small model may stop sooner)",
+    )
     chat.add_argument(
         "--show-memory",
         action="store_true",
@@ -182,7 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
         "forget", help="delete a page, segment, conversation, or everything"
     )
     _vault_options(forget)
-    forget.add_argument("what", choices=("page", "segment", "conversation", "everything"))
+    forget.add_argument(
+        "what",
+        choices=("page", "segment", "conversation", "everything"),
+        help="what to forget: a page (one exchange), a segment (a topic), a conversation, or "
+        "everything",
+    )
     forget.add_argument(
         "id",
         nargs="?",

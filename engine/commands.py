@@ -124,7 +124,7 @@ def make_chat(model: str | None, url_model: str = "", *, allow_plain_http: bool 
         if config.source == URL and config.url and not config.url_model:
             raise errors.InvalidInputError(
                 "give the name of the model on that server with --url-model NAME (`memoryos "
-                "models` lists the models of the servers on this computer)"
+                "models` lists the models that local servers offer)"
             )
         if config.source == GGUF and config.gguf_path:
             _check_model_file(config.gguf_path)  # refused now, not at every message
@@ -178,7 +178,8 @@ def _item_ref(item) -> str:
     `facts list` shows them (what `facts delete` takes), `exchange 7` as `forget page` takes."""
     from engine import remembered
 
-    prefix = {remembered.PROFILE: PROFILE_PREFIX, remembered.EXCHANGE: ""}.get(item.kind, FACT_PREFIX)
+    prefixes = {remembered.PROFILE: PROFILE_PREFIX, remembered.EXCHANGE: ""}
+    prefix = prefixes.get(item.kind, FACT_PREFIX)  # a fact and assistant knowledge: f12
     return f"{item.kind} {prefix}{item.id}"
 
 
@@ -309,10 +310,12 @@ def run_chat(args) -> int:
                 file=sys.stderr,
             )
         stdin = sys.stdin
-        if hasattr(stdin, "reconfigure"):
-            stdin.reconfigure(
-                errors="surrogateescape"
-            )  # bad bytes become a clear error, not a crash
+        try:
+            stdin.reconfigure(errors="surrogateescape")  # bad bytes: a clear error, not a crash
+        except (AttributeError, OSError):
+            # not a text stream, or read already: a new passphrase was typed on it (getpass
+            # reads standard input where the terminal is not this process's own)
+            pass
         while True:
             try:
                 line = input("you> ") if stdin.isatty() else stdin.readline()

@@ -17,6 +17,17 @@ TOKEN_ENV = "MEMORYOS_MCP_TOKEN"
 DEFAULT_PORT = 8765
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port a server can listen on (1-65535)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port: give a number from 1 to 65535")
+    return port
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         allow_abbrev=False,  # a prefix of an option is not that option
@@ -49,7 +60,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=port_number,
         default=DEFAULT_PORT,
         help=f"HTTP port on 127.0.0.1 (default {DEFAULT_PORT})",
     )

@@ -51,23 +51,39 @@ def env_passphrase() -> str | None:
     return value
 
 
-def _ask(prompt: str) -> str:
+def _ask(prompt: str, env: str = PASSPHRASE_ENV) -> str:
+    """A passphrase typed in the terminal; without one, an error naming `env`, the variable
+    that gives it instead."""
     if not sys.stdin or not sys.stdin.isatty():
-        raise errors.KeyUnavailableError(
-            f"the vault needs a passphrase: set ${PASSPHRASE_ENV}, or run this in a terminal"
-        )
+        needed = "the vault needs a passphrase"
+        needed = needed if env == PASSPHRASE_ENV else "the new passphrase is missing"
+        raise errors.KeyUnavailableError(f"{needed}: set ${env}, or run this in a terminal")
     return getpass.getpass(prompt, stream=sys.stderr)
 
 
-def ask_new_passphrase() -> str:
-    """A new passphrase typed twice in the terminal (at least cipher.MIN_PASSPHRASE long)."""
+NEW_PASSPHRASE_TRIES = 3
+
+
+def ask_new_passphrase(env: str = PASSPHRASE_ENV) -> str:
+    """A new passphrase typed twice in the terminal (at least cipher.MIN_PASSPHRASE long). A
+    short one or a repeat that differs is asked again, saying why, up to NEW_PASSPHRASE_TRIES
+    times. `env`: the variable that gives it where there is no terminal (for the message)."""
     from engine.vault.cipher import check_new_passphrase
 
-    passphrase = _ask("New passphrase: ")
-    check_new_passphrase(passphrase)
-    if _ask("Repeat passphrase: ") != passphrase:
-        raise errors.InvalidInputError("the two passphrases differ")
-    return passphrase
+    problem = ""
+    for attempt in range(1, NEW_PASSPHRASE_TRIES + 1):
+        passphrase = _ask("New passphrase: ", env)
+        try:
+            check_new_passphrase(passphrase)
+        except errors.InvalidInputError as exc:
+            problem = str(exc)
+        else:
+            if _ask("Repeat passphrase: ", env) == passphrase:
+                return passphrase
+            problem = "the two passphrases differ"
+        if attempt < NEW_PASSPHRASE_TRIES:
+            print(f"{problem[:1].upper()}{problem[1:]}. Try again.", file=sys.stderr)
+    raise errors.InvalidInputError(f"{problem} ({NEW_PASSPHRASE_TRIES} tries); nothing was changed")
 
 
 def open_vault_only(path: Path):

@@ -11,6 +11,19 @@ from models.overview import Overview, overview
 from models.recommended import suggested, suggestion_reason
 
 
+def _folder(text: str) -> str:
+    """An argparse type: a folder that exists (a mistyped one was searched and found nothing,
+    without a word)."""
+    from pathlib import Path
+
+    folder = Path(text).expanduser()
+    if not folder.exists():
+        raise argparse.ArgumentTypeError(f"no folder at {folder}")
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{folder} is a file, not a folder")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         allow_abbrev=False,  # a prefix of an option is not that option
@@ -20,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.add_argument(
-        "--folder", action="append", default=None, metavar="PATH",
+        "--folder", action="append", type=_folder, default=None, metavar="PATH",
         help="also search this folder (repeatable; default: the folders added in the app)",
     )  # fmt: skip
     parser.add_argument("--no-probe", action="store_true", help="do not look for local servers")

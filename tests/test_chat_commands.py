@@ -116,9 +116,9 @@ def test_cli_chat_remember_show_memory_and_forget_with_confirmation(
     err = capsys.readouterr().err
     assert code == 0
     assert "/remember TEXT" in err and "/forget WORDS" in err
-    assert "Remembered (fact #1): I am allergic to peanuts" in err
+    assert "Remembered (fact f1): I am allergic to peanuts" in err
     assert "Used 1 memory: 1 fact" in err
-    assert "[fact #1 · persona" in err and "] I am allergic to peanuts" in err
+    assert "[fact f1 · persona" in err and "] I am allergic to peanuts" in err
     assert "Cancelled; nothing was forgotten." in err
     assert "Forgot 2 items." in err  # the fact and the exchange that mentions peanuts
     with _open(vault) as mem:

@@ -42,7 +42,7 @@ def test_import_list_delete_export(tmp_path, home):
     data = json.loads(run_cli("facts", *FAKE, "list", "--json", home=home).stdout)
     fact = next(f for f in data["facts"] if "Biscuit" in f["text"])
     source = fact["source_page_ids"]
-    deleted = run_cli("facts", *FAKE, "delete", str(fact["id"]), home=home)
+    deleted = run_cli("facts", *FAKE, "delete", str(fact["id"]), "--yes", home=home)
     assert deleted.returncode == 0 and "Deleted 1" in deleted.stdout.decode()
     assert "Biscuit" not in run_cli("facts", *FAKE, "list", home=home).stdout.decode()
     export = tmp_path / "all.json"
@@ -155,7 +155,7 @@ def test_facts_list_ids_are_what_facts_delete_takes(tmp_path, home):
     # the same number as a fact is another item: deleting the profile entry leaves the fact
     same_number_fact = f"f{nurse[1:]}"
 
-    deleted = run_cli("facts", "delete", nurse, *FAKE, home=home)
+    deleted = run_cli("facts", "delete", nurse, "--yes", *FAKE, home=home)
     out = deleted.stdout.decode()
     assert deleted.returncode == 0, deleted.stderr.decode()
     assert "Deleted 1 profile entry." in out and "stays in your conversations" in out
@@ -169,11 +169,12 @@ def test_facts_list_ids_are_what_facts_delete_takes(tmp_path, home):
     biscuit = next(f for f in data["facts"] if "Biscuit" in f["text"])
     maya = next(f for f in data["facts"] if "Maya" in f["text"])
     both = run_cli(
-        "facts", "delete", "profile", str(name["id"]), str(biscuit["id"]), *FAKE, home=home
+        "facts", "delete", "profile", str(name["id"]), str(biscuit["id"]), "--yes", *FAKE,
+        home=home,
     )
     assert both.returncode == 0, both.stderr.decode()
     assert "Deleted 1 fact(s) and 1 profile entry." in both.stdout.decode()
-    spelled = run_cli("facts", "delete", "fact", str(maya["id"]), *FAKE, home=home)
+    spelled = run_cli("facts", "delete", "fact", str(maya["id"]), "--yes", *FAKE, home=home)
     assert spelled.returncode == 0 and "Deleted 1 fact(s)." in spelled.stdout.decode()
     left = run_cli("facts", "list", *FAKE, home=home).stdout.decode()
     assert "Biscuit" not in left and "name: Maya" not in left and "Hi, I'm Maya" not in left
@@ -184,7 +185,7 @@ def test_facts_delete_checks_every_id_before_deleting(tmp_path, home):
     before = run_cli("facts", "list", *FAKE, home=home).stdout
     data = json.loads(run_cli("facts", "list", "--json", *FAKE, home=home).stdout)
     real = data["facts"][0]["ref"]
-    missing = run_cli("facts", "delete", real, "p999", *FAKE, home=home)
+    missing = run_cli("facts", "delete", real, "p999", "--yes", *FAKE, home=home)
     assert missing.returncode == 1 and "no profile slot with id 999" in missing.stderr.decode()
     for bad in ("x3", "p", "profile", "3.5", "fact p3"):
         out = run_cli("facts", "delete", *bad.split(), *FAKE, home=home)

@@ -111,7 +111,9 @@ def test_bench_cli_writes_json(tmp_path, capsys):
     assert code == 0
     assert json.loads(out.read_text())["retrieval"][0]["pages"] == 100
     assert "pages/s" in capsys.readouterr().out
-    assert bench_main(["--sizes", "ten"]) == 2
+    with pytest.raises(SystemExit) as refused:  # argparse's exit: usage and the reason
+        bench_main(["--sizes", "ten"])
+    assert refused.value.code == 2 and "--sizes" in capsys.readouterr().err
 
 
 @pytest.mark.real_models

@@ -208,7 +208,7 @@ def test_memoryos_import_restores_an_export(tmp_path, home):
     assert run_cli("facts", "add", "I am vegetarian", *FAKE, home=home).returncode == 0
     data = json.loads(run_cli("facts", "list", "--json", *FAKE, home=home).stdout)
     greyhound = next(f for f in data["facts"] if "greyhound" in f["text"])
-    assert run_cli("facts", "delete", greyhound["ref"], *FAKE, home=home).returncode == 0
+    assert run_cli("facts", "delete", greyhound["ref"], "--yes", *FAKE, home=home).returncode == 0
     original = run_cli("facts", "list", "--all", *FAKE, home=home).stdout.decode()
     backup = tmp_path / "memory.json"
     assert run_cli("export", str(backup), *FAKE, home=home).returncode == 0

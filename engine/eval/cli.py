@@ -5,13 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.cli import CommandParser, positive_int
+
+SUITES = {
+    "locomo": "LoCoMo long-conversation memory benchmark",
+    "personal": "the everyday case: is the memory that answers a person's question shown to the "
+    "model, in the small-model prompt and the normal one (25 scenarios, bundled models)",
+}
+
 
 def _eval_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        allow_abbrev=False, prog="memoryos eval", description="Evaluate the memory."
-    )
-    sub = parser.add_subparsers(dest="suite", required=True)
-    locomo = sub.add_parser("locomo", help="LoCoMo long-conversation memory benchmark")
+    parser = CommandParser(prog="memoryos eval", description="Evaluate the memory.")
+    sub = parser.add_subparsers(dest="suite", metavar="SUITE")
+    locomo = sub.add_parser("locomo", help=SUITES["locomo"])
     locomo.add_argument("--data", required=True, help="a locomo10.json-shaped file")
     locomo.add_argument("--out", required=True, help="output folder (results, checkpoints)")
     locomo.add_argument("--conversations", default="", help="sample ids, e.g. conv-26,conv-30")
@@ -20,12 +26,17 @@ def _eval_parser() -> argparse.ArgumentParser:
     locomo.add_argument("--judge-url", default=None, help="OpenAI-compatible URL of an LLM judge")
     locomo.add_argument("--judge-model", default=None, help="model name for the judge")
     locomo.add_argument(
-        "--limit-questions", type=int, default=None, help="first N per conversation"
+        "--limit-questions",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="first N per conversation",
     )
     locomo.add_argument(
         "--sample-questions",
-        type=int,
+        type=positive_int,
         default=None,
+        metavar="N",
         help="N per conversation, spread evenly over all its questions (a quick mixed sample)",
     )
     locomo.add_argument(
@@ -41,14 +52,17 @@ def _eval_parser() -> argparse.ArgumentParser:
         choices=["none", "fusion", "all"],
         help="which retrieval baselines also answer (one LLM call each)",
     )
-    locomo.add_argument("--max-answer-tokens", type=int, default=64)
-    locomo.add_argument("--restart", action="store_true", help="drop checkpoints in --out")
-    locomo.add_argument("--no-progress", action="store_true")
-    sub.add_parser(  # its own options: engine/eval/personal.py (`memoryos eval personal -h`)
-        "personal", add_help=False,
-        help="the everyday case: is the memory that answers a person's question shown to the "
-        "model, in the small-model prompt and the normal one (25 scenarios, bundled models)",
+    locomo.add_argument(
+        "--max-answer-tokens",
+        type=positive_int,
+        default=64,
+        metavar="N",
+        help="the longest answer the model may write to a question, in tokens (default 64)",
     )
+    locomo.add_argument("--restart", action="store_true", help="drop checkpoints in --out")
+    locomo.add_argument("--no-progress", action="store_true", help="no progress bars")
+    # its own options: engine/eval/personal.py (`memoryos eval personal -h`)
+    sub.add_parser("personal", add_help=False, help=SUITES["personal"])
     return parser
 
 
@@ -72,7 +86,13 @@ def eval_main(argv: list[str]) -> int:
         from engine.eval.personal import main as personal_main
 
         return personal_main(argv[1:], prog="memoryos eval personal")
-    args = _eval_parser().parse_args(argv)
+    parser = _eval_parser()
+    args = parser.parse_args(argv)
+    if args.suite is None:
+        parser.error(
+            f"say which suite to run: {' or '.join(SUITES)} (`memoryos eval --help` says what "
+            "each measures)"
+        )
     from engine.errors import MemoryOSError
     from engine.eval.run import EvalConfig, run_eval
 
@@ -103,12 +123,32 @@ def eval_main(argv: list[str]) -> int:
     return 0
 
 
+def _sizes(text: str) -> list[int]:
+    """--sizes: vault sizes in pages, comma-separated, each 1 or more."""
+    try:
+        sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give numbers of pages, comma-separated, e.g. 1000,10000"
+        ) from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a vault size is 1 page or more, e.g. 1000,10000"
+        )
+    return sizes
+
+
 def _bench_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        allow_abbrev=False, prog="memoryos bench", description="Measure engine costs."
+    parser = CommandParser(prog="memoryos bench", description="Measure engine costs.")
+    parser.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=[1000, 10000, 100000],
+        metavar="N,N,...",
+        help="vault sizes in pages, comma-separated: retrieval is measured on a vault of each "
+        "size (default 1000,10000,100000)",
     )
-    parser.add_argument("--sizes", default="1000,10000,100000", help="vault sizes in pages")
-    parser.add_argument("--out", default=None, help="write the JSON results here")
+    parser.add_argument("--out", default=None, metavar="FILE", help="write the JSON results here")
     parser.add_argument(
         "--embedder",
         default="bundled",
@@ -127,9 +167,24 @@ def _bench_parser() -> argparse.ArgumentParser:
         choices=["fake", "bundled"],
         help="embedder of the retrieval vaults and queries ('bundled' embeds ~3 texts a page)",
     )
-    parser.add_argument("--queries", type=int, default=200, help="retrieval queries per size")
-    parser.add_argument("--adds", type=int, default=300, help="add_memory calls measured")
-    parser.add_argument("--consolidation-pages", type=int, default=200)
+    parser.add_argument(
+        "--queries",
+        type=positive_int,
+        default=200,
+        metavar="N",
+        help="retrieval queries per size (default 200)",
+    )
+    parser.add_argument(
+        "--adds", type=positive_int, default=300, metavar="N",
+        help="add_memory calls measured (default 300)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--consolidation-pages",
+        type=positive_int,
+        default=200,
+        metavar="N",
+        help="exchanges consolidated to measure consolidation throughput (default 200)",
+    )
     return parser
 
 
@@ -138,13 +193,8 @@ def bench_main(argv: list[str]) -> int:
     args = _bench_parser().parse_args(argv)
     from engine.eval.bench import BenchConfig, format_table, run_bench
 
-    try:
-        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    except ValueError:
-        print("memoryos bench: --sizes takes numbers, e.g. 1000,10000", file=sys.stderr)
-        return 2
     config = BenchConfig(
-        sizes=sizes,
+        sizes=args.sizes,
         embedder=args.embedder,
         vectors=args.vectors,
         chat=args.chat,

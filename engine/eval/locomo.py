@@ -35,7 +35,10 @@ def load_locomo(path: str | Path, sample_ids: list[str] | None = None) -> list[C
         wanted = set(sample_ids)
         missing = wanted - {c.sample_id for c in conversations}
         if missing:
-            raise ValueError(f"not in {path}: {', '.join(sorted(missing))}")
+            there = ", ".join(c.sample_id for c in conversations) or "none"
+            raise ValueError(
+                f"not in {path}: {', '.join(sorted(missing))} (the conversations there: {there})"
+            )
         conversations = [c for c in conversations if c.sample_id in wanted]
     return conversations
 
