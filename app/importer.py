@@ -5,23 +5,35 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QProgressDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QProgressDialog, QWidget
 
 from app.errors import describe, show_message
 from app.workers import Worker
 
 
+@dataclass(frozen=True)
+class TranscriptImported:
+    """What a transcript import found: exchanges the memory already held (not added again) and
+    what the retention setting will forget of the rest ("" for nothing)."""
+
+    already: int = 0
+    note: str = ""
+
+
 def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tuple[int, int]]:
-    """Add every exchange of the transcript; yields (done, total) so the worker reports progress.
+    """Add every exchange of the transcript the memory does not hold yet (the same question,
+    answer and time: engine.transcripts.split_held); yields (done, total) so the worker
+    reports progress.
 
     Each transcript conversation gets its own id, so the conversation on screen is untouched.
     A MemoryOS export ("Export everything", `memoryos export`) is restored instead, all or
     nothing, reporting through `progress(fraction, label)`; it returns the restore's report.
-    A transcript returns what the retention setting will forget of it ("" for nothing).
+    A transcript returns a TranscriptImported.
     """
     from engine import forgetting, restore, transcripts
 
@@ -32,7 +44,7 @@ def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tupl
                 progress(done / max(1, total), f"Restoring the export: {done} of {total} exchanges…")
 
         return restore.restore(mem, data, progress=embedded)
-    exchanges = transcripts.exchanges_of(data)
+    exchanges, already = transcripts.split_held(mem, transcripts.exchanges_of(data))
     note = forgetting.retention_note(
         mem.retention()[0], [e.timestamp for e in exchanges], time.time()
     )
@@ -44,7 +56,7 @@ def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tupl
         mem.add_memory(exchange.user_input, exchange.agent_response, exchange.timestamp,
                        exchange.meta, conversation_id=ids[exchange.conversation], source="import")
         yield done, len(exchanges)
-    return note
+    return TranscriptImported(already, note)
 
 
 def _progress_dialog(parent: QWidget, label: str, cancel: str) -> QProgressDialog:
@@ -87,10 +99,10 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
         if hasattr(result, "lines"):  # an export restored
             show_message(parent, "Restore", "\n".join(result.lines()))
             return
-        note = result if isinstance(result, str) else ""  # what retention will forget
-        show_message(parent, "Import", f"Imported {state['done']} exchanges{stopped}. "
-                     "Consolidation continues in the background." + (f"\n\n{note}" if note else ""),
-                     warning=bool(note))
+        found = result if isinstance(result, TranscriptImported) else TranscriptImported()
+        note = found.note  # what retention will forget
+        show_message(parent, "Import", _transcript_report(state["done"], found.already, stopped)
+                     + (f"\n\n{note}" if note else ""), warning=bool(note))  # fmt: skip
 
     def failed(error: Exception) -> None:
         dialog.close()
@@ -110,6 +122,20 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
     worker.signals.returned.connect(finished)
     worker.signals.errored.connect(failed)
     return session.pool.start(worker)
+
+
+def _transcript_report(done: int, already: int, stopped: str) -> str:
+    """'Imported 2 exchanges. 3 exchanges were already in this memory …', in words."""
+    from engine.reference_import import plural
+
+    if already and not done and not stopped:
+        return (f"Everything in this file is already in this memory: nothing new was added "
+                f"({plural(already, 'exchange')}).")  # fmt: skip
+    text = f"Imported {plural(done, 'exchange')}{stopped}."
+    if already:
+        verb = "was" if already == 1 else "were"
+        text += f" {plural(already, 'exchange')} {verb} already in this memory, not added again."
+    return f"{text} Consolidation continues in the background."
 
 
 def import_reference_steps(mem: Any, folder: str, user_id: str | None) -> Iterator[tuple[int, int]]:
@@ -143,21 +169,58 @@ def reference_report(added: Any) -> str:
     return text
 
 
+FOLDER_TITLE = "Choose the reference MemoryOS folder"
+FOLDER_HELP = (
+    "Choose the folder where the reference MemoryOS (BAI-LAB) keeps its memory: the one that "
+    "holds users/, or chroma_storage/ for its ChromaDB version."
+)
+
+
+def reference_folder_dialog(parent: QWidget) -> QFileDialog:
+    """The folder chooser: a short title (a long one is cut in the middle), and what to choose
+    said in the dialog itself. Qt's own dialog: a system one has no room for that line."""
+    dialog = QFileDialog(parent, FOLDER_TITLE, str(Path.home()))
+    dialog.setFileMode(QFileDialog.FileMode.Directory)
+    dialog.setOptions(QFileDialog.Option.ShowDirsOnly | QFileDialog.Option.DontUseNativeDialog)
+    dialog.setLabelText(QFileDialog.DialogLabel.Accept, "Import")
+    help_label = QLabel(FOLDER_HELP, dialog)
+    help_label.setObjectName("reference_folder_help")
+    help_label.setWordWrap(True)
+    layout = dialog.layout()  # Qt's dialog lays itself out on a grid: a row under it
+    layout.addWidget(help_label, layout.rowCount(), 0, 1, layout.columnCount())
+    return dialog
+
+
+def user_picker(parent: QWidget, folder: str, users: list[str]) -> QInputDialog:
+    """Whose memory to import, when the folder holds several: a short title, the question in
+    the dialog, wide enough that the title is not cut."""
+    dialog = QInputDialog(parent)
+    dialog.setWindowTitle("Whose memory?")
+    dialog.setLabelText(f"The folder “{Path(folder).name}” holds the memory of {len(users)} "
+                        "people. Choose whose memory to import:")  # fmt: skip
+    dialog.setComboBoxItems(users)
+    dialog.setComboBoxEditable(False)
+    dialog.setOkButtonText("Import")
+    for label in dialog.findChildren(QLabel):  # the dialog's own size follows its layout's
+        label.setWordWrap(True)
+        label.setMinimumWidth(400)
+    return dialog
+
+
 def import_reference_folder(parent: QWidget, session: Any, folder: str | None = None,
                             user_id: str | None = None) -> Worker | None:
     """Ask for the reference's data folder (and the user when it holds several), then import it
     behind a progress dialog; all or nothing."""
-    from PySide6.QtWidgets import QInputDialog
-
     from engine.errors import InvalidInputError
     from engine.reference_import import find_users
 
     if folder is None:
-        folder = QFileDialog.getExistingDirectory(
-            parent, "Import from the reference MemoryOS (its data_storage_path, JSON or ChromaDB)",
-            str(Path.home()))
-        if not folder:
+        chooser = reference_folder_dialog(parent)
+        chosen = chooser.selectedFiles() if chooser.exec() else []
+        chooser.deleteLater()
+        if not chosen:
             return None
+        folder = chosen[0]
     if user_id is None:
         try:
             users = find_users(folder)
@@ -169,7 +232,10 @@ def import_reference_folder(parent: QWidget, session: Any, folder: str | None = 
                          "to import.")  # fmt: skip
             return None
         if len(users) > 1:
-            user_id, ok = QInputDialog.getItem(parent, "Import", "Whose memory?", users, 0, False)
+            picker = user_picker(parent, folder, users)
+            ok = picker.exec()
+            user_id = picker.textValue()
+            picker.deleteLater()
             if not ok:
                 return None
     dialog = _progress_dialog(parent, "Reading the reference memory…", "Cancel")

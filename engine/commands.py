@@ -407,6 +407,7 @@ def run_import(args) -> int:
     try:
         from tqdm import tqdm
 
+        exchanges, already = transcripts.split_held(memory, exchanges)  # imported before
         note = forgetting.retention_note(
             memory.retention()[0], [e.timestamp for e in exchanges], time.time()
         )
@@ -433,7 +434,7 @@ def run_import(args) -> int:
                 source="import",
             )
             added += 1
-        print(f"Imported {added} exchanges into {memory.path.name}.", file=sys.stderr)
+        print(transcripts.held_summary(added, already, memory.path.name), file=sys.stderr)
         if not args.no_consolidate:
             _consolidate_with_progress(memory)
     finally:
@@ -526,8 +527,11 @@ def _listed(memory, include_all: bool) -> list[tuple[str, object, str]]:
     out: list[tuple[str, object, str]] = []
     for slot in memory.profile(include_superseded=include_all):
         mark = "" if slot.status == "active" else f" [{slot.status}]"
+        # An imported profile is its own text: its name only says where it came from, which
+        # the line says at its end ("imported from the reference")
+        named = "" if slot.category == "imported" else f"{slot.category}/{slot.name}: "
         line = (
-            f"profile {PROFILE_PREFIX + str(slot.id):>6}  {slot.category}/{slot.name}: "
+            f"profile {PROFILE_PREFIX + str(slot.id):>6}  {named}"
             f"{_one_line(slot.value)}{mark}  ({_learned_from(slot.evidence_page_ids, slot.origin)})"
         )
         out.append(("profile", slot, line))
@@ -602,7 +606,8 @@ def _delete_items(memory, args) -> int:
     for kind, item_id in chosen:
         if kind == "profile":
             slot = memory.vault.slot(item_id)  # NotFoundError: no profile slot with id N
-            items.append((kind, item_id, f"{slot.category}/{slot.name}: {slot.value}", slot))
+            named = "" if slot.category == "imported" else f"{slot.category}/{slot.name}: "
+            items.append((kind, item_id, f"{named}{slot.value}", slot))
         else:
             fact = memory.fact(item_id)  # NotFoundError: no fact with id N
             items.append((kind, item_id, fact.text, fact))

@@ -80,6 +80,8 @@ def _run(args: argparse.Namespace) -> int:
         vault_counts,
     )
 
+    if args.data_folder and (args.vault or args.vault_path):  # before reading any file
+        raise errors.InvalidInputError("give either --data-folder or --vault/--vault-path")
     if not Path(args.path).expanduser().exists():
         raise errors.InvalidInputError(f"no folder at {args.path}")
     if args.user is None:
@@ -112,8 +114,6 @@ def _run(args: argparse.Namespace) -> int:
 
     shared: dict = {}
     if args.data_folder:
-        if args.vault or args.vault_path:
-            raise errors.InvalidInputError("give either --data-folder or --vault/--vault-path")
         memory, shared = _open_data_folder(args, data)
     else:
         memory = _open(args, create=True, background=False)
@@ -135,7 +135,8 @@ def _run(args: argparse.Namespace) -> int:
             knowledge = plural(len(store.entries()), "piece", "pieces")
             print(f"Assistant {aid!r}: {knowledge} of knowledge in {store.vault.path}")
         after = vault_counts(memory)
-        print(f"Vault {memory.path.name}:        before  after")
+        print(f"Vault {memory.path.name}:")  # a name of any length leaves the columns be
+        print(f"  {'':22} {'before':>6} {'after':>6}")
         for key in after:
             print(f"  {key:22} {before[key]:6} {after[key]:6}")
         if added.nothing:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
@@ -71,6 +72,7 @@ class RefKnowledge:
     timestamp: float
     kind: str
     source: str  # "user" or "assistant <id>"
+    whole: str = ""  # the list it is one item of (an earlier version imported lists whole)
 
 
 @dataclass
@@ -157,16 +159,19 @@ def find_users(folder: str | Path) -> list[str]:
         return reference_chroma.find_chroma_users(folder)
     if not users.is_dir():
         raise InvalidInputError(_not_a_data_folder(folder, reference_chroma.STORE_FOLDER))
-    return sorted(p.name for p in users.iterdir() if p.is_dir())
+    # a user's folder without any of the reference's files holds no memory (nothing to import)
+    return sorted(p.name for p in users.iterdir() if _user_files(p))
+
+
+def _user_files(user_dir: Path) -> bool:
+    return user_dir.is_dir() and any((user_dir / name).is_file() for name in USER_FILES)
 
 
 def has_json_files(folder: str | Path) -> bool:
     """Does `folder` hold a user's files of the JSON variant? Not just a users/ folder:
     engine.compat keeps its vaults in users/ too, beside a chromadb-variant store."""
     users = Path(folder).expanduser() / "users"
-    return users.is_dir() and any(
-        (user / name).is_file() for user in users.iterdir() if user.is_dir() for name in USER_FILES
-    )
+    return users.is_dir() and any(_user_files(user) for user in users.iterdir())
 
 
 def _not_a_data_folder(folder: str | Path, store: str) -> str:
@@ -262,27 +267,74 @@ def read_reference(
 
 
 def one_page_per_id(data: ReferenceData) -> None:
-    """A page the reference filed under two sessions (one page_id in both) is one page: it is
-    kept in the first session that holds it, and a session left without pages is dropped."""
-    seen: set[str] = set()
-    sessions = []
+    """A page the reference filed under several sessions (one page_id in each) is one page, and
+    a page is in one topic (segment) only: it goes to the session whose summary and keywords
+    share most words with it (the first on a tie). A session then left without any of its
+    pages takes one back from a session that keeps others, so every session stays a topic with
+    its summary and keywords. Only when that cannot be (two sessions listing one single page)
+    is a session folded into the one that holds its pages: its summary and keywords are added
+    to that topic's, so no summary is lost."""
+    first: dict[str, RefPage] = {}
+    listed: dict[str, list[RefSession]] = {}
     for session in data.sessions:
-        pages = []
         for page in session.pages:
-            if page.page_id not in seen:
-                seen.add(page.page_id)
-                pages.append(page)
-        if pages or not session.pages:
-            session.pages = pages
-            sessions.append(session)
-    data.sessions = sessions
+            first.setdefault(page.page_id, page)
+            if session not in listed.setdefault(page.page_id, []):
+                listed[page.page_id].append(session)
+    words: dict[str | int, set[str]] = {}  # read only for pages in several sessions
+
+    def fit(page_id: str, session: RefSession) -> int:
+        if page_id not in words:
+            page = first[page_id]
+            words[page_id] = _words_of(f"{page.user_input} {page.agent_response}")
+        if id(session) not in words:
+            words[id(session)] = _words_of(f"{session.summary} {' '.join(session.keywords)}")
+        return len(words[page_id] & words[id(session)])
+
+    owner = {  # max() keeps the first of equals
+        pid: holders[0] if len(holders) == 1 else max(holders, key=lambda s, p=pid: fit(p, s))
+        for pid, holders in listed.items()
+    }
+
+    def owned(session: RefSession) -> list[str]:
+        return [pid for pid in dict.fromkeys(p.page_id for p in session.pages)
+                if owner[pid] is session]  # fmt: skip
+
+    for session in data.sessions:
+        if session.pages and not owned(session):
+            spare = [p.page_id for p in session.pages if len(owned(owner[p.page_id])) > 1]
+            if spare:
+                owner[max(spare, key=lambda pid: fit(pid, session))] = session
+    kept = []
+    for session in data.sessions:
+        mine = owned(session)
+        if session.pages and not mine:
+            holder = owner[session.pages[0].page_id]
+            holder.summary = _joined(holder.summary, session.summary)
+            holder.keywords = list(dict.fromkeys(holder.keywords + session.keywords))
+            continue
+        session.pages = [first[pid] for pid in mine]
+        kept.append(session)
+    data.sessions = kept
+
+
+def _words_of(text: str) -> set[str]:
+    return keyword_tools.normalise(keyword_tools.content_words(text))
+
+
+def _joined(summary: str, other: str) -> str:
+    """Two sessions' summaries as one: 'User has a cat called Miso. User moved to Lisbon'."""
+    summary, other = summary.strip(), other.strip()
+    if not summary or not other or other in summary:
+        return summary or other
+    return f"{summary}{'' if summary[-1] in '.!?' else '.'} {other}"
 
 
 def choose_user(place: Path, users: list[str], user_id: str | None) -> str:
     """The user to import from `place`: the one asked for, or the only one there."""
+    if not users:  # an empty users/ folder, or users' folders without any memory file
+        raise InvalidInputError(f"{place} holds no user's memory: nothing to import")
     if user_id is None:
-        if not users:
-            raise InvalidInputError(f"{place} holds no user's memory: nothing to import")
         if len(users) != 1:
             raise InvalidInputError(
                 f"{place} holds {len(users)} users ({', '.join(users)}): choose one"
@@ -298,8 +350,12 @@ def _load(path: Path, kind: type, default: Any) -> Any:
         return default
     try:
         text = path.read_text(encoding="utf-8")
-        if not text.strip():  # the reference reads an empty file as an empty memory too
-            return default
+        if not text.strip():  # the reference writes a whole JSON document: it never finished
+            raise InvalidInputError(
+                f"{path} is empty: the reference MemoryOS did not finish writing it (it may have "
+                "been stopped while saving). Run the reference MemoryOS once more so that it "
+                "saves this file again, or put back a copy from a backup; nothing was imported"
+            )
         content = json.loads(text)
     except UnicodeDecodeError:
         raise InvalidInputError(f"{path} is not UTF-8 text; nothing was imported") from None
@@ -390,18 +446,44 @@ def _session(session_id: str, session: Any, where: str, data: ReferenceData) -> 
 
 
 def _knowledge(content: dict, key: str, kind: str, source: str, path: Path) -> list[RefKnowledge]:
+    """The knowledge of one list, one item per fact: the reference stores what one analysis
+    found as one text, a list ("- Alice moved to Lisbon\n- Alice has a cat"), and can store
+    that text several times; each item becomes one fact (so it can be deleted alone), once."""
     items = content.get(key, [])
     if not isinstance(items, list):
         raise InvalidInputError(f"{path}: {key!r} must be a list")
-    out = []
+    out, seen = [], set()
     for index, item in enumerate(items):
         where = f"{path}: {key} item {index}"
         if not isinstance(item, dict):
             raise InvalidInputError(f"{where} must be a JSON object")
-        text = _text(item.get("knowledge"), f"{where}: knowledge").strip()
-        if text and text.lower() not in ("none", "- none", "- none."):
-            out.append(RefKnowledge(text, _time(item.get("timestamp"), where), kind, source))
+        whole = _text(item.get("knowledge"), f"{where}: knowledge").strip()
+        for text in knowledge_items(whole):
+            found = RefKnowledge(text, _time(item.get("timestamp"), where), kind, source, whole)
+            if _knowledge_key(found) not in seen:
+                seen.add(_knowledge_key(found))
+                out.append(found)
     return out
+
+
+LIST_MARKER = re.compile(r"^(?:[-*•‣–]|\d{1,3}[.)])\s+")
+
+
+def knowledge_items(text: str) -> list[str]:
+    """The facts of one knowledge text: each item of a list ("- ", "* ", "• ", "1. ") on its
+    own, its marker dropped (a line without one continues the item before it); a text that is
+    no list is one fact. "None" (the reference's word for nothing found) is no fact."""
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    if not any(LIST_MARKER.match(line) for line in lines):
+        lines = [text.strip()] if text.strip() else []
+    items: list[str] = []
+    for line in lines:
+        marked = LIST_MARKER.match(line)
+        if marked or not items:
+            items.append(line[marked.end() :] if marked else line)
+        else:
+            items[-1] = f"{items[-1]} {line}"
+    return [item for item in items if item.strip().rstrip(".").lower() not in ("", "none")]
 
 
 # ---- writing ---------------------------------------------------------------------------------
@@ -422,7 +504,7 @@ def import_steps(
     LEARN_WORDS job queued with the pages)."""
     shared = shared or {}
     record = ImportRecord.read(memory, data.user_id)
-    fresh = [k for k in data.knowledge if _knowledge_key(k) not in record.knowledge]
+    fresh = [k for k in data.knowledge if not record.knows(k)]
     to_shared = {aid: [k for k in fresh if k.source == f"assistant {aid}"] for aid in shared}
     knowledge = [k for k in fresh if all(k not in v for v in to_shared.values())]
     sessions, taken = [], set(record.pages)
@@ -538,6 +620,10 @@ def import_steps(
             record.write(memory)
             if added:  # their words join the vocabulary (query expansion reads it)
                 memory.vault.enqueue(LEARN_WORDS, {"upto": max(i for i, _, _ in added)}, now)
+                # That job learns every page past the vocabulary's cursor, those of imports
+                # made before imports queued one too: vocabulary.catch_up has nothing left to
+                # queue (its second job made `memoryos import-reference`'s total grow, 0/1 to 2/2)
+                memory.vault.set_meta(vocabulary.CAUGHT_UP, "1")
             short_term.check_overflow(memory.ctx, now)
     except BaseException:
         memory.fact_mirror.reset()  # it saw facts the rollback removed: reload from the file
@@ -609,6 +695,12 @@ class ImportRecord:
             "profile": self.profile,
         }
         memory.vault.set_meta(self.key, json.dumps(body))
+
+    def knows(self, item: RefKnowledge) -> bool:
+        """Was `item` imported before: itself, or the list it is one item of (an earlier
+        version imported a list as one fact)?"""
+        keys = {_knowledge_key(item), _knowledge_key(replace(item, text=item.whole or item.text))}
+        return bool(keys & self.knowledge)
 
     def takes_profile(self, memory: Any, data: ReferenceData) -> bool:
         """Is `data`'s profile to be imported: not the one imported before (still there or

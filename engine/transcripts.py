@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +87,75 @@ def check(exchanges: list[Exchange]) -> None:
                 raise InvalidInputError("'conversation' must be text or a number")
         except InvalidInputError as exc:
             raise InvalidInputError(f"item {index}: {exc}") from None
+
+
+HELD_WINDOW = 0.001  # seconds either side of an exchange's time searched for its page
+SCAN_BATCH = 2000  # pages read at a time when the whole vault is read
+
+
+def split_held(memory: Any, exchanges: list[Exchange]) -> tuple[list[Exchange], int]:
+    """The exchanges an open vault (engine.api.MemoryOS) does not hold yet, in order, and how
+    many it does: importing a transcript again adds nothing twice. An exchange is held when a
+    page has its question, answer and time (to the millisecond, as a restore and a reference
+    import recognise a repeat; from any source). An exchange without a time is stored at the
+    moment of its import, so for it the same question and answer imported before count. Each
+    page stands for one exchange: a file that repeats an exchange more often than the vault
+    holds it adds the difference."""
+    vault, held = memory.vault, Counter()
+    times = [_time_of(e) for e in exchanges]
+    dated = sorted(set(times) - {None})
+    # Every page read once when that is fewer reads than one look-up per distinct time
+    scan = None in times or vault.count_pages() <= len(dated)
+    if scan:
+        offset = 0
+        while batch := vault.list_pages(None, SCAN_BATCH, offset):
+            offset += len(batch)
+            for page in batch:
+                held[(round(page.timestamp, 3), page.user_input, page.agent_response)] += 1
+                if page.meta.get("source") == "import":
+                    held[(None, page.user_input, page.agent_response)] += 1
+    else:
+        seen: set[int] = set()
+        for when in dated:
+            ids = vault.page_ids_in_time_range(when - HELD_WINDOW, when + HELD_WINDOW, 10_000)
+            for page in vault.pages([i for i in ids if i not in seen]):
+                seen.add(page.id)
+                held[(round(page.timestamp, 3), page.user_input, page.agent_response)] += 1
+    new, already = [], 0
+    for exchange, when in zip(exchanges, times, strict=True):
+        key = (None if when is None else round(when, 3), exchange.user_input or "",
+               exchange.agent_response or "")  # fmt: skip
+        if held[key] > 0:
+            held[key] -= 1
+            already += 1
+        else:
+            new.append(exchange)
+    return new, already
+
+
+def held_summary(added: int, already: int, vault_name: str) -> str:
+    """What `memoryos import` added: 'Imported 3 exchanges into bob.memoryos; 2 were already
+    in this vault, not added again.', 'Already in bob.memoryos: nothing new was added (…)'."""
+    from engine.reference_import import plural
+
+    if already and not added:
+        exchanges = plural(already, "exchange")
+        return f"Already in {vault_name}: nothing new was added ({exchanges})."
+    text = f"Imported {plural(added, 'exchange')} into {vault_name}"
+    if already:
+        verb = "was" if already == 1 else "were"
+        return f"{text}; {already} {verb} already in this vault, not added again."
+    return f"{text}."
+
+
+def _time_of(exchange: Exchange) -> float | None:
+    """The exchange's time as the vault stores it, None when the transcript gives none."""
+    from engine.timestamps import parse_timestamp
+
+    value = exchange.timestamp
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return parse_timestamp(value)
 
 
 def parse(data: Any) -> Iterator[Exchange]:

@@ -217,17 +217,26 @@ def test_choosing_a_user_folder_names_the_data_folder_to_choose(tmp_path):
         read_reference(folder / "users")
 
 
-def test_an_empty_file_reads_as_empty_and_the_rest_is_imported(memory, tmp_path):
-    """The reference reads a 0-byte (or blank) file as an empty memory; so do we."""
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [("users/alex/short_term.json", b""), ("assistants/helper/long_term_assistant.json", b" \n")],
+)
+def test_an_empty_file_is_refused_as_unfinished_and_nothing_is_imported(
+    memory, tmp_path, home, name, content
+):
+    """The reference writes each file as a whole JSON document: a 0-byte (or blank) one is a
+    file it never finished writing. It is refused, named, with what to do; the dry run too."""
     folder = copy_fixture(tmp_path)
-    (folder / "users" / "alex" / "short_term.json").write_bytes(b"")
-    (folder / "assistants" / "helper" / "long_term_assistant.json").write_text(" \n")
-    data = read_reference(folder)
-    assert data.short_term == [] and data.assistants == ["helper"]
-    after = import_reference(memory, data)
-    assert after["short_term_pages"] == 0
-    assert after["mid_term_pages"] == mid_term_pages()
-    assert after["profile_slots"] == 1 and after["user_facts"] == len(raw_knowledge()[0])
+    (folder / name).write_bytes(content)
+    with pytest.raises(errors.InvalidInputError) as caught:
+        import_reference(memory, read_reference(folder))
+    said = str(caught.value)
+    assert str(folder / name) in said and "is empty" in said and "did not finish" in said
+    assert "Run the reference MemoryOS once more" in said
+    assert vault_counts(memory) == EMPTY
+    dry = run_cli("import-reference", str(folder), "--dry-run", "--embedder", "fake", home=home)
+    assert dry.returncode == 2 and f"{folder / name} is empty" in dry.stderr.decode()
+    assert "Dry run" not in dry.stdout.decode()
 
 
 def test_a_second_import_reports_that_nothing_new_was_added(memory):
@@ -289,6 +298,7 @@ def test_a_vault_whose_imported_pages_missed_the_vocabulary_learns_them(memory):
         for job in memory.vault.pending_jobs(limit=100):
             if job.kind == "learn_words":
                 memory.vault.finish_job(job.id)
+        memory.vault.set_meta(vocabulary.CAUGHT_UP, "")  # nor a catch-up made unneeded
     memory.run_consolidation()
     assert memory.vault.word_ids([keywords.fts_term("tahoe")])
     assert vocabulary.catch_up(memory.ctx) is False  # once: later runs cost one meta read
