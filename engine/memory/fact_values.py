@@ -1,0 +1,113 @@
+"""The numbers in a fact: two statements alike but for a number, a time or a date are not the
+same fact, and said of a present state the newer value replaces the older (no LLM)."""
+
+from __future__ import annotations
+
+from engine.memory import keywords
+
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {
+    word: str(10 * tens)
+    for tens, word in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)
+} | {word: word for word in "hundred thousand million billion half dozen".split()}
+_DATE_WORDS = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+# what may follow a number inside one value: 3 pm, 21st, 5th
+_NUMBER_TAILS = frozenset("am pm st nd rd th".split())
+# A number after these names which thing is meant ("plant number 7"), not how much of it.
+_LABELS = frozenset("number no nr num id".split())
+# Past forms that end in no "-ed" (common ones; a miss only keeps an old value current).
+_IRREGULAR_PAST = frozenset(
+    """
+    was were did had went got bought made took gave came saw ran ate drank paid sold spent won
+    lost met left found told thought brought caught taught sent built felt kept slept swam
+    began drove rode wrote flew grew knew threw drew wore broke chose spoke stole woke froze
+    forgot became held heard sat stood understood fell fought hung lay led fed meant rose sang
+    shot shook sought stuck struck swore swept swung tore wept hid bit bent blew dealt dug
+    lent lit slid spun ago yesterday
+    """.split()
+)
+# after these an "-ed" word says a state ("I'm married", "it is booked"), not an event
+_BE = frozenset("am is are i'm you're we're they're he's she's it's that's be being been".split())
+
+
+def _value(token: str) -> str | None:
+    """`token` as a value ("two" -> "2"), or None where it is no number, time or date."""
+    if token.isdigit():
+        return token.lstrip("0") or "0"
+    if token in _NUMBER_WORDS:
+        return _NUMBER_WORDS[token]
+    return token if token in _DATE_WORDS else None
+
+
+def _read(text: str) -> tuple[tuple[str, ...], list[tuple[str, ...]], list[bool]]:
+    """(template, values, labels): the words with each run of number / time / date words as
+    "#" and the others stemmed; the runs themselves ("8:30" is ("8", "30")); whether each run
+    follows a label word."""
+    template: list[str] = []
+    values: list[tuple[str, ...]] = []
+    labels: list[bool] = []
+    run: list[str] = []
+    for token in keywords.tokens(text):
+        value = _value(token)
+        if value is None and run and token in _NUMBER_TAILS:
+            value = token
+        if value is None:
+            if run:
+                values.append(tuple(run))
+                run = []
+            template.append(keywords.stem(token))
+            continue
+        if not run:
+            labels.append(bool(template) and template[-1] in _LABELS)
+            template.append("#")
+        run.append(value)
+    if run:
+        values.append(tuple(run))
+    return tuple(template), values, labels
+
+
+def same_values(one: str, other: str) -> bool:
+    """Whether two statements hold the same numbers, times and dates, in the same order. A
+    sentence embedder scores "I take 20 mg" and "I take 40 mg" as near-identical (0.99 with
+    MiniLM): without this check the second was merged into the first and its dose lost."""
+    return _read(one)[1] == _read(other)[1]
+
+
+def _past_event(text: str) -> bool:
+    """Whether the statement tells of something done ("I bought", "I paid", "we went"): each
+    such event can be true beside another with a different number, where a present state
+    ("I take", "school starts", "I am") holds one value at a time."""
+    previous = ""
+    for token in keywords.tokens(text):
+        if token in _IRREGULAR_PAST:
+            return True
+        regular = len(token) >= 4 and token.endswith("ed") and not token.endswith("eed")
+        if regular and token != "hundred" and previous not in _BE:
+            return True
+        previous = token
+    return False
+
+
+def value_changed(old: str, new: str) -> bool:
+    """Whether `new` says what `old` says of the same subject with another value, so that the
+    newer of the two replaces the other: the same words (compared stemmed) with exactly one
+    number, time or date changed; not a label ("plant number 7" is another plant); not a past
+    event ("I bought 3 apples" twice are two purchases); a word of content beside the value.
+    Anything else keeps both facts, which loses nothing."""
+    old_template, old_values, old_labels = _read(old)
+    new_template, new_values, _ = _read(new)
+    if old_template != new_template or len(old_values) != len(new_values):
+        return False
+    changed = [i for i, (a, b) in enumerate(zip(old_values, new_values, strict=True)) if a != b]
+    if len(changed) != 1 or old_labels[changed[0]]:
+        return False  # several values changed: another occasion ("9:15 on Tuesday"), kept
+    content = [w for w in old_template if w != "#" and w not in keywords.STOPWORDS]
+    return bool(content) and not _past_event(old) and not _past_event(new)
