@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import describe
+from app.theme import in_red
 from app.workers import Worker
 
 BUNDLED_EMBEDDER_LABEL = "Bundled: all-MiniLM-L6-v2 (384 dimensions), offline"
@@ -147,7 +148,7 @@ class EmbedderBox(QGroupBox):
         self.described.emit()
 
     def _not_a_model(self, error: Exception) -> None:
-        self.info.setText(f"<span style='color:#B42318'>{describe(error)}</span>")
+        self.info.setText(in_red(describe(error)))
         self.described.emit()
 
 

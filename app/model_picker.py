@@ -29,7 +29,7 @@ from app import theme
 from app.errors import describe
 from app.model_choice import short_model_name
 from app.settings_store import BUNDLED, GGUF, SERVER
-from app.theme import pixels
+from app.theme import ERROR_RED, in_red, pixels
 from app.workers import WorkerPool
 from models.machine import size_text
 from models.recommended import suggested, suggestion_reason
@@ -38,9 +38,8 @@ FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
 ITEM_PADDING = 8  # resources/style.qss: QTreeView::item { padding: 4px 4px; }
 WRAP = int(Qt.TextFlag.TextWordWrap)
 IN_USE = "in use"  # first in the verdict of the model being talked to now
-# "no: ..." and errors, and "slow": dark on the light scheme; theme.color() makes them light
-# enough to read on the dark one (the design's #B42318 stayed too dark there).
-NO_COLOR = "#8B0000"
+# "slow": dark on the light scheme, as "no: ..." (theme.ERROR_RED); theme.color() makes it
+# light enough to read on the dark one.
 SLOW_COLOR = "#B54708"
 GROUP_TITLES = {
     FILES: "On this computer",
@@ -291,7 +290,7 @@ class ModelPicker(QWidget):
             _mark_speed(row, fit)
             row.setData(0, Qt.ItemDataRole.UserRole, ("file", model))
             if info is None:
-                row.setForeground(3, QColor(theme.color(NO_COLOR)))
+                row.setForeground(3, QColor(theme.color(ERROR_RED)))
                 row.setToolTip(3, details)
                 row.setDisabled(True)
             self._mark_in_use(row)
@@ -441,7 +440,7 @@ class ModelPicker(QWidget):
 
     def _failed(self, error: Exception) -> None:
         self.refresh_button.setEnabled(True)
-        self.machine.setText(_in_red(describe(error)))
+        self.machine.setText(in_red(describe(error)))
         self.listed.emit()
 
     def rows(self, group: str) -> list[QTreeWidgetItem]:
@@ -562,7 +561,7 @@ class ModelPicker(QWidget):
             self.table.scrollToItem(row)
 
     def _fit_failed(self, error: Exception) -> None:
-        self.why.setText(_in_red(describe(error)))
+        self.why.setText(in_red(describe(error)))
         self.fitted.emit()
 
     def _needs_plain_http(self, kind: str, data: Any) -> bool:
@@ -808,14 +807,10 @@ def _mark_speed(row: QTreeWidgetItem, fit: Any) -> None:
     if fit is None:
         return
     if not fit.fits:
-        row.setForeground(3, QColor(theme.color(NO_COLOR)))
+        row.setForeground(3, QColor(theme.color(ERROR_RED)))
     elif fit.slow:
         row.setForeground(3, QColor(theme.color(SLOW_COLOR)))
     row.setToolTip(3, fit.reasons.get("speed") or fit.reasons.get("context", ""))
-
-
-def _in_red(text: str) -> str:
-    return f"<span style='color:{theme.color(NO_COLOR)}'>{text}</span>"
 
 
 def _parameters(count: int) -> str:

@@ -46,12 +46,20 @@ from app.persona_items import (
     undo_delete,
     undo_edit,
 )
+from app.privacy_forget import (
+    ForgetButton,
+    delete_and_forget_action,
+    delete_question,
+    exchanges_words,
+    source_exchanges,
+)
 from app.widgets import (
     WithPlaceholder,
     fit_window,
     make_tree,
     no_default_buttons,
     one_line,
+    screen_room,
     speakers,
     when,
 )
@@ -81,46 +89,6 @@ def _ask(parent: QWidget, title: str, text: str, *actions: str) -> str:
     if clicked is None or box.buttonRole(clicked) != QMessageBox.ButtonRole.DestructiveRole:
         return ""
     return clicked.text()
-
-
-def source_exchanges(chosen: list) -> list[int]:
-    """The stored exchanges (page ids) the chosen items were learned from."""
-    return sorted({page for item in chosen for page in item.exchanges})
-
-
-def _the_exchanges(chosen: list) -> str:
-    count = len(source_exchanges(chosen))
-    return "the exchange" if count == 1 else f"the {count} exchanges"
-
-
-def exchanges_words(chosen: list) -> str:
-    """"the exchange it came from", "the 3 exchanges they came from"."""
-    return f"{_the_exchanges(chosen)} {'it' if len(chosen) == 1 else 'they'} came from"
-
-
-def delete_and_forget_action(chosen: list) -> str:
-    """The delete question's button that also forgets the source exchanges ("" if none)."""
-    return f"Delete and forget {_the_exchanges(chosen)}…" if source_exchanges(chosen) else ""
-
-
-def delete_question(chosen: list) -> str:
-    """What deleting learned items does, and what it leaves: the exchanges they came from,
-    which the dialog's other action forgets too (only those, not the whole conversation)."""
-    from engine.forgetting import delete_question as question
-
-    text = question(len(chosen))
-    action = delete_and_forget_action(chosen)
-    if action:
-        one = len(source_exchanges(chosen)) == 1
-        which = _the_exchanges(chosen).capitalize()
-        learned = "it was" if len(chosen) == 1 else "they were"
-        them = "it" if one else "them"
-        text += (
-            f" {which} {learned} learned from stay{'s' if one else ''} in your conversations, "
-            f"where search and the model can still find {them}; to forget {them} too, choose "
-            f"“{action.rstrip('…')}”."
-        )
-    return text
 
 
 def _count(number: int, one: str, many: str = "") -> str:
@@ -214,6 +182,7 @@ class PrivacyPanel(QDialog):
         close.clicked.connect(self.close)
         # What the last delete or forget did: the rows just vanish otherwise
         self.done_note = QLabel(objectName="hint")
+        self.done_note.setWordWrap(True)  # a long one widened the panel past the screen
         self.done_note.setAccessibleName("Last change")
         # A delete or an edit can be taken back (a forget cannot: its exchanges are gone);
         # the button says which (_offer_undo)
@@ -227,9 +196,8 @@ class PrivacyPanel(QDialog):
         bottom.addWidget(export)
         bottom.addWidget(erase)
         bottom.addSpacing(12)
-        bottom.addWidget(self.done_note)
+        bottom.addWidget(self.done_note, 1)  # all the room there is: it wraps only when short
         bottom.addWidget(self.undo_button)
-        bottom.addStretch(1)
         bottom.addWidget(close)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
@@ -239,6 +207,9 @@ class PrivacyPanel(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addLayout(bottom)
         no_default_buttons(self)
+        self._fields = [self.search, self.kind, self.edit_button, self.delete_button,
+                        self.forget_button, self.forget_conversations_button, export, erase,
+                        self.undo_button, close]
         self._update_buttons()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -250,6 +221,34 @@ class PrivacyPanel(QDialog):
         # Typing filters at once (it opened on the tab bar, where the letters went nowhere)
         self.search.setFocus()
         self.refresh()
+
+    # --- size --------------------------------------------------------------------------
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # the text size changed, a note came
+            self._keep_lines_whole()
+        return handled
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._keep_lines_whole()
+
+    def _keep_lines_whole(self) -> None:
+        """Made as small as it goes at a large text size, the panel squeezed its search field
+        and buttons: the style sheet's least heights are those of the normal text size, and a
+        window's least height counts no wrapped line. Each field keeps the height its text
+        needs, and the panel the height its wrapped lines need at its least width."""
+        if not hasattr(self, "_fields"):
+            return  # not built yet
+        for field in self._fields:
+            need = field.sizeHint().height()
+            if field.minimumHeight() != need:
+                field.setMinimumHeight(need)
+        layout = self.layout()
+        least = min(layout.totalMinimumHeightForWidth(self.minimumWidth()),
+                    screen_room(self)[1])
+        if least != self.minimumHeight():
+            self.setMinimumHeight(least)
 
     # --- keys --------------------------------------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
@@ -295,7 +294,7 @@ class PrivacyPanel(QDialog):
         if (event.key() in ENTER_KEYS and isinstance(button, QPushButton)
                 and button.isEnabled() and button.isVisible()
                 and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier):
-            button.animateClick()
+            button.animateClick()  # Forget…: opens its menu, as Space does
             return
         super().keyPressEvent(event)
 
@@ -316,7 +315,9 @@ class PrivacyPanel(QDialog):
         filters = QHBoxLayout()
         filters.addWidget(self.search, 1)
         filters.addWidget(self.kind)
-        filters.addWidget(self.superseded)
+        # Centred, not stretched: a check box is of fixed height, and as one of a row its
+        # height was the row's, which squeezed the search field at a large text size
+        filters.addWidget(self.superseded, 0, Qt.AlignmentFlag.AlignVCenter)
         self.tree = make_tree(["Kind", "What it knows", "Learned", "From conversation"], multi=True)
         self.tree.header().setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
         self.tree.header().resizeSection(3, 230)
@@ -345,19 +346,19 @@ class PrivacyPanel(QDialog):
         delete_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.tree)
         delete_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         delete_key.activated.connect(lambda: self.delete_selected())
-        self.forget_exchange_button = QPushButton("Forget the exchange it came from…")
-        self.forget_exchange_button.clicked.connect(lambda: self.forget_source_exchanges())
-        self.forget_conversation_button = QPushButton("Forget its conversation…")
-        self.forget_conversation_button.clicked.connect(lambda: self.forget_source_conversation())
-        self.forget_segment_button = QPushButton("Forget its topic…")
-        self.forget_segment_button.clicked.connect(lambda: self.forget_source_segment())
+        self.forget_button = ForgetButton()
+        self.forget_exchange_action = self.forget_button.exchange
+        self.forget_exchange_action.triggered.connect(lambda: self.forget_source_exchanges())
+        self.forget_conversation_action = self.forget_button.conversation
+        self.forget_conversation_action.triggered.connect(
+            lambda: self.forget_source_conversation())
+        self.forget_segment_action = self.forget_button.segment
+        self.forget_segment_action.triggered.connect(lambda: self.forget_source_segment())
         actions = QHBoxLayout()
         actions.addWidget(self.edit_button)
         actions.addWidget(self.delete_button)
         actions.addStretch(1)
-        actions.addWidget(self.forget_exchange_button)
-        actions.addWidget(self.forget_conversation_button)
-        actions.addWidget(self.forget_segment_button)
+        actions.addWidget(self.forget_button)
         page = QWidget()
         column = QVBoxLayout(page)
         column.setContentsMargins(14, 14, 14, 14)
@@ -591,26 +592,7 @@ class PrivacyPanel(QDialog):
         self.edit_button.setEnabled(one)
         self.delete_button.setEnabled(bool(chosen))
         self.delete_button.setText(f" Delete ({len(chosen)})" if len(chosen) > 1 else " Delete")
-        exchanges = source_exchanges(chosen)
-        self.forget_exchange_button.setEnabled(bool(exchanges))
-        self.forget_exchange_button.setText(
-            f"Forget {exchanges_words(chosen)}…" if exchanges
-            else "Forget the exchange it came from…")
-        if exchanges:
-            tip = ("Only those exchanges go, with what was learned only from them; the rest of "
-                   "the conversation stays.")
-        elif chosen:
-            tip = ("No exchange of it is stored: it was added by hand, imported, or its "
-                   "exchange was forgotten.")
-        else:
-            tip = ""
-        self.forget_exchange_button.setToolTip(tip)
-        self.forget_conversation_button.setEnabled(one and bool(chosen[0].conversation_id))
-        self.forget_segment_button.setEnabled(one and chosen[0].segment_id is not None)
-        self.forget_segment_button.setToolTip(
-            "" if not one or chosen[0].segment_id is not None
-            else "Its exchange is still in short-term memory, not yet in a topic."
-        )
+        self.forget_button.show_for(chosen)
         self.forget_conversations_button.setEnabled(bool(self.conversation_tree.selectedItems()))
 
     # --- changes -----------------------------------------------------------------------

@@ -39,7 +39,7 @@ from app.settings_lookups import (
     read_gguf,
 )
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
-from app.theme import pixels
+from app.theme import in_red, pixels
 from app.widgets import TallLabel
 from app.workers import WorkerPool
 from engine.api_keys import API_KEY_ENV
@@ -394,13 +394,13 @@ class ModelTab(QScrollArea):
         url = self.server_url.text()
         problem = url_problem(url) if url.strip() else ""
         if problem:
-            self.url_note.setText(f"<span style='color:#B42318'>{escape(problem)}.</span>")
+            self.url_note.setText(in_red(f"{escape(problem)}."))
             return
         note = url_note(url)
         if url.strip() and plain_http_refused(url, allow_plain_http=self.allow_plain_http
                                                .isChecked()):
-            note += ("<br><span style='color:#B42318'>Plain http:// to it is refused: use "
-                     "https://, or tick the box below.</span>")
+            note += "<br>" + in_red("Plain http:// to it is refused: use https://, or tick "
+                                    "the box below.")
         self.url_note.setText(note)
 
     # --- a server's models -------------------------------------------------------------
@@ -506,7 +506,7 @@ class ModelTab(QScrollArea):
 
     def show_gguf_problem(self, problem: str) -> None:
         """Why the file chosen cannot be used, under its field (the one place it is said)."""
-        self.gguf_info.setText(f"<span style='color:#B42318'>{escape(problem)}</span>")
+        self.gguf_info.setText(in_red(escape(problem)))
 
     def gguf_problem(self, path: str) -> str:
         """Why the file cannot be loaded ("" when it can, as far as is known): missing, not a

@@ -14,6 +14,9 @@ TEXT = "#1F2329"
 LEARNED = "#1F7A4D"  # "Learned: ..." notices
 LEARNED_TINT = "#EDF7F1"
 CODE_TINT = "#F3F4F6"  # code blocks
+# Errors and "no: ..." verdicts: dark on the light scheme; color() makes it light enough to
+# read on the dark one (the design's #B42318 stayed too dark there, about 2.6:1).
+ERROR_RED = "#8B0000"
 
 
 # The look now: light or dark, and the text size (points); see apply_look.
@@ -78,6 +81,11 @@ def color(light: str) -> str:
             saturation *= 0.35
         lightness = 0.1 + 0.82 * (1.0 - lightness)
     return QColor.fromHslF(max(hue, 0.0), saturation, lightness, alpha).name().upper()
+
+
+def in_red(text: str) -> str:
+    """`text` (HTML) in the error red of the current scheme."""
+    return f"<span style='color:{color(ERROR_RED)}'>{text}</span>"
 
 
 def points(size: float) -> float:

@@ -164,3 +164,28 @@ def create_vault(qtbot, window, dialog, passphrase: str | None) -> None:
         qtbot.keyClicks(dialog.confirm, passphrase)
     with qtbot.waitSignal(window.session_attached, timeout=10_000):
         qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+
+
+def choose_in_menu(qtbot, button, entry: str, seen: dict | None = None) -> None:
+    """Click `button` and, in the menu it opens, choose the entry labelled `entry` with the
+    keyboard (the menu closes if there is none or it is greyed out, so the test fails, not
+    hangs). The entries shown, each with whether it was enabled, go in `seen["entries"]`."""
+    from PySide6.QtCore import Qt, QTimer
+
+    def look() -> None:
+        menu = button.menu()
+        if not menu.isVisible():
+            QTimer.singleShot(20, look)
+            return
+        actions = [action for action in menu.actions() if action.isVisible()]
+        if seen is not None:
+            seen["entries"] = [(action.text(), action.isEnabled()) for action in actions]
+        chosen = next((a for a in actions if a.text() == entry and a.isEnabled()), None)
+        if chosen is None:
+            menu.close()
+            return
+        menu.setActiveAction(chosen)
+        qtbot.keyClick(menu, Qt.Key.Key_Return)
+
+    QTimer.singleShot(0, look)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)

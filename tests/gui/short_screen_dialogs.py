@@ -245,9 +245,6 @@ def test_the_memory_panels_fit_the_screen(qtbot, text_size, window, memory, pane
     buttons = [b for b in dialog.findChildren(QAbstractButton)
                if b.text() == "Close" and b.isVisible()]
     problems = _fits(dialog, buttons, panel)
-    if panel == "privacy" and problems:  # said in the report of this change
-        pytest.xfail("app/privacy.py, not changed here: its rows of buttons are wider than "
-                     f"this screen ({problems[0]})")
     assert problems == [], "\n".join(problems)
     dialog.close()
 

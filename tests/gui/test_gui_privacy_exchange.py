@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import answer_box, privacy_row
+from tests.helpers import answer_box, choose_in_menu, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -23,20 +23,20 @@ def panel(qtbot, window, memory):
     return privacy
 
 
+# the offscreen platform cannot raise a popup menu nor give it the keyboard: said, not a fault
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
 def test_forget_the_exchange_a_fact_came_from_keeps_the_rest_of_its_conversation(
     qtbot, panel, memory
 ):
     """Only "Forget its conversation…" was offered, which forgets every exchange of it."""
-    from PySide6.QtCore import Qt
-
     conversation = memory.pages()[0].conversation_id
     privacy_row(panel, "data scientist").setSelected(True)
-    button = panel.forget_exchange_button
-    assert button.isEnabled() and button.text() == "Forget the exchange it came from…"
+    entry = panel.forget_exchange_action
+    assert entry.isEnabled() and entry.text() == "Forget the exchange it came from…"
     seen: dict = {}
     answer_box(panel, "forgetPreview", "Forget", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        choose_in_menu(qtbot, panel.forget_button, entry.text())
 
     preview = seen["texts"][0]
     assert "1 exchange removed" in preview and "conversation removed" not in preview
@@ -75,11 +75,11 @@ def test_an_item_with_no_stored_exchange_has_none_to_forget(qtbot, panel, memory
     memory.add_fact("I am allergic to peanuts")
     qtbot.waitUntil(lambda: privacy_row(panel, "peanuts") is not None)
     privacy_row(panel, "peanuts").setSelected(True)
-    assert not panel.forget_exchange_button.isEnabled()
-    assert "added by hand" in panel.forget_exchange_button.toolTip()
+    assert not panel.forget_exchange_action.isEnabled()
+    assert "added by hand" in panel.forget_exchange_action.toolTip()
 
     panel.tree.selectAll()  # with the others: the exchanges of those that have one
-    assert panel.forget_exchange_button.text() == "Forget the 2 exchanges they came from…"
+    assert panel.forget_exchange_action.text() == "Forget the 2 exchanges they came from…"
 
 
 def _forget_exchange_of(qtbot, panel, needle: str) -> str:

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from tests.helpers import answer_box, privacy_row
+from tests.helpers import answer_box, choose_in_menu, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -101,6 +101,8 @@ def test_ctrl_z_in_the_panel_puts_a_deleted_profile_entry_back(qtbot, panel, mem
     assert "no longer likes spicy food" in profile and "likes spicy Thai food" not in profile
 
 
+# the offscreen platform cannot raise a popup menu nor give it the keyboard: said, not a fault
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
 def test_a_forget_offers_no_undo_and_ends_the_last_deletes(qtbot, panel, memory):
     """Forgetting exchanges cannot be taken back: no Undo is shown after it, not even the one
     of the delete before it."""
@@ -111,7 +113,7 @@ def test_a_forget_offers_no_undo_and_ends_the_last_deletes(qtbot, panel, memory)
     seen: dict = {}
     answer_box(panel, "forgetPreview", "Forget", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        qtbot.mouseClick(panel.forget_exchange_button, Qt.MouseButton.LeftButton)
+        choose_in_menu(qtbot, panel.forget_button, "Forget the exchange it came from…")
     assert panel.done_note.text().startswith("Forgot 1 exchange")
     assert not panel.undo_button.isVisible()
     assert "Learned only from it," in seen["texts"][0]  # one exchange: "it", not "them"
@@ -134,7 +136,7 @@ def test_a_search_that_hides_the_selected_item_lets_go_of_it(qtbot, panel):
     assert panel.selected_items() == []
     assert "nurse" not in panel.source.toPlainText()
     assert not panel.delete_button.isEnabled() and not panel.edit_button.isEnabled()
-    assert not panel.forget_exchange_button.isEnabled()
+    assert not panel.forget_exchange_action.isEnabled()
 
 
 def test_search_finds_an_items_own_words_not_its_conversations_title(qtbot, panel):

@@ -74,12 +74,13 @@ def test_a_file_that_is_no_model_is_refused_once_and_the_refusal_goes_with_the_c
 def test_download_it_again_is_said_only_of_a_file_the_app_downloaded(qtbot, dialog, tmp_path):
     """A cut or wrong file the person brought is not one MemoryOS can fetch again; one in its
     own downloads folder is."""
+    from app.theme import ERROR_RED, color
     from models.catalogue import bundled_gguf_path
     from models.download import downloads_dir
 
     def said(path) -> str:
         dialog.gguf_path.setText(str(path))
-        qtbot.waitUntil(lambda: "#B42318" in dialog.gguf_info.text(), timeout=5000)
+        qtbot.waitUntil(lambda: color(ERROR_RED) in dialog.gguf_info.text(), timeout=5000)
         return dialog.gguf_info.text()
 
     with open(bundled_gguf_path(), "rb") as whole:

@@ -5,7 +5,9 @@ colour choice as wide as the page."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
+from collections import Counter
 
 import pytest
 from PySide6.QtCore import QRect, Qt
@@ -137,6 +139,76 @@ def test_a_model_that_does_not_fit_reads_on_the_dark_scheme(
         text = row.foreground(3).color()
         for role in (QPalette.ColorRole.Base, QPalette.ColorRole.AlternateBase):
             assert _contrast(text, palette.color(role)) >= 4.5, (text.name(), role)
+    pool.wait(5000)
+
+
+def _colour_of(label: QWidget, words: str) -> QColor:
+    """The colour the label's rich text gives the span holding `words`."""
+    spans = re.findall(r"<span style='color:(#[0-9A-Fa-f]{6})'>(.*?)</span>", label.text())
+    found = [colour for colour, text in spans if words in text]
+    assert found, label.text()
+    return QColor(found[0])
+
+
+def _background(widget: QWidget) -> QColor:
+    """What the widget is drawn on: its most common pixel."""
+    image = _grab(widget)
+    pixels = Counter(image.pixel(x, y) for x in range(image.width()) for y in range(image.height()))
+    return QColor.fromRgb(pixels.most_common(1)[0][0])
+
+
+def test_errors_under_the_models_fields_read_on_the_dark_scheme(
+    qtbot, qapp, tmp_path, light_again
+):
+    """Settings → Model said a bad address, plain http:// refused and a file that is no GGUF
+    model in a fixed dark red: about 2.6:1 on the dark scheme's grey."""
+    from app import theme
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import AppSettings
+
+    theme.apply_look(qapp, "dark", theme.BASE_SIZE)
+    dialog = SettingsDialog(AppSettings())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    not_a_model = tmp_path / "notes.gguf"
+    not_a_model.write_text("my shopping list\n" * 40)
+
+    def reads(label: QWidget, words: str) -> None:
+        qtbot.waitUntil(lambda: label.isVisible() and words in label.text(), timeout=5000)
+        text, background = _colour_of(label, words), _background(label)
+        assert _contrast(text, background) >= 4.5, (words, text.name(), background.name())
+
+    dialog.gguf.setChecked(True)
+    dialog.gguf_path.setText(str(not_a_model))
+    reads(dialog.gguf_info, "not a GGUF model")
+    dialog.server.setChecked(True)
+    dialog.server_url.setText("http://my server:8080")
+    reads(dialog.url_note, "a space")
+    dialog.server_url.setText("http://192.168.1.20:8080/v1")
+    reads(dialog.url_note, "Plain http://")
+    dialog.pool.wait(5000)
+
+
+def test_an_embedding_folder_that_is_no_model_reads_on_the_dark_scheme(
+    qtbot, qapp, tmp_path, light_again
+):
+    """Settings → Memory said why a folder is no embedding model in the same fixed dark red."""
+    from app import theme
+    from app.embedder_choice import EmbedderBox, app_embedder
+    from app.workers import WorkerPool
+
+    theme.apply_look(qapp, "dark", theme.BASE_SIZE)
+    pool = WorkerPool()
+    box = EmbedderBox(pool, app_embedder)
+    qtbot.addWidget(box)
+    box.show()
+    box.folder.setChecked(True)
+    with qtbot.waitSignal(box.described, timeout=10_000):
+        box.path.setText(str(tmp_path / "no-such-model"))
+    qtbot.waitUntil(lambda: box.info.isVisible())
+    text, background = _colour_of(box.info, ""), _background(box.info)
+    assert _contrast(text, background) >= 4.5, (box.info.text(), background.name())
     pool.wait(5000)
 
 

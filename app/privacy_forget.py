@@ -1,0 +1,92 @@
+"""The privacy panel's Forget… button: what the selected items came from, and the words for it."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QMenu, QPushButton, QWidget
+
+NOTHING_STORED = ("No exchange of it is stored: it was added by hand, imported, or its exchange "
+                  "was forgotten.")
+
+
+def source_exchanges(chosen: list) -> list[int]:
+    """The stored exchanges (page ids) the chosen items were learned from."""
+    return sorted({page for item in chosen for page in item.exchanges})
+
+
+def _the_exchanges(chosen: list) -> str:
+    count = len(source_exchanges(chosen))
+    return "the exchange" if count == 1 else f"the {count} exchanges"
+
+
+def exchanges_words(chosen: list) -> str:
+    """"the exchange it came from", "the 3 exchanges they came from"."""
+    return f"{_the_exchanges(chosen)} {'it' if len(chosen) == 1 else 'they'} came from"
+
+
+def delete_and_forget_action(chosen: list) -> str:
+    """The delete question's button that also forgets the source exchanges ("" if none)."""
+    return f"Delete and forget {_the_exchanges(chosen)}…" if source_exchanges(chosen) else ""
+
+
+def delete_question(chosen: list) -> str:
+    """What deleting learned items does, and what it leaves: the exchanges they came from,
+    which the dialog's other action forgets too (only those, not the whole conversation)."""
+    from engine.forgetting import delete_question as question
+
+    text = question(len(chosen))
+    action = delete_and_forget_action(chosen)
+    if action:
+        one = len(source_exchanges(chosen)) == 1
+        which = _the_exchanges(chosen).capitalize()
+        learned = "it was" if len(chosen) == 1 else "they were"
+        them = "it" if one else "them"
+        text += (
+            f" {which} {learned} learned from stay{'s' if one else ''} in your conversations, "
+            f"where search and the model can still find {them}; to forget {them} too, choose "
+            f"“{action.rstrip('…')}”."
+        )
+    return text
+
+
+class ForgetButton(QPushButton):
+    """"Forget…": a menu of what the selected items were learned from (their exchanges, their
+    conversation, their topic), each entry enabled when there is one to forget. One button, not
+    three side by side: those made the panel wider than a laptop's screen at a large text size.
+    Space or Enter on it opens the menu; the arrow keys and Enter choose."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Forget…", parent)
+        self.setAccessibleName("Forget")
+        menu = QMenu(self)
+        menu.setToolTipsVisible(True)  # why an entry is greyed out
+        self.exchange = menu.addAction("Forget the exchange it came from…")
+        self.conversation = menu.addAction("Forget its conversation…")
+        self.segment = menu.addAction("Forget its topic…")
+        self.setMenu(menu)
+        self.show_for([])
+
+    def show_for(self, chosen: list) -> None:
+        """The entries as they apply to the selected items (PersonaItem)."""
+        one = len(chosen) == 1
+        exchanges = source_exchanges(chosen)
+        self.exchange.setEnabled(bool(exchanges))
+        self.exchange.setText(f"Forget {exchanges_words(chosen)}…" if exchanges
+                              else "Forget the exchange it came from…")
+        if exchanges:
+            tip = ("Only those exchanges go, with what was learned only from them; the rest of "
+                   "the conversation stays.")
+        else:
+            tip = NOTHING_STORED if chosen else ""
+        self.exchange.setToolTip(tip)
+        self.conversation.setEnabled(one and bool(chosen[0].conversation_id))
+        self.segment.setEnabled(one and chosen[0].segment_id is not None)
+        self.segment.setToolTip(
+            "" if not one or chosen[0].segment_id is not None
+            else "Its exchange is still in short-term memory, not yet in a topic."
+        )
+        # Open with something selected, even if every entry is greyed: the menu says why
+        self.setEnabled(bool(chosen))
+        offered = any(a.isEnabled() for a in (self.exchange, self.conversation, self.segment))
+        self.setToolTip("Forget what the selected items were learned from: their exchanges, "
+                        "their conversation or their topic." if offered or not chosen
+                        else NOTHING_STORED)
