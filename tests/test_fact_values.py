@@ -5,6 +5,8 @@ as near-identical, and the second statement was merged into the first, its numbe
 
 from __future__ import annotations
 
+import pytest
+
 from engine.records import SUPERSEDED, USER_FACT
 from engine.settings import MemorySettings
 
@@ -110,3 +112,15 @@ def test_a_model_s_facts_with_another_dose_are_not_merged_either(minilm_memory, 
 
     assert new in current(memory) and old not in current(memory)
     assert fact(memory, old).superseded_by == fact(memory, new).id
+
+
+@pytest.mark.parametrize(("old", "new", "replaced"), [
+    ("The tomatoes in garden bed 9 need water.", "The tomatoes in garden bed 10 need water.", False),
+    ("My office is in room 12.", "My office is in room 14.", False),  # two rooms: both kept
+    ("I take 20 mg of citalopram.", "I take 40 mg of citalopram.", True),
+    ("My daughter is 7.", "My daughter is 8.", True),
+])
+def test_a_number_that_names_a_thing_is_not_a_new_value(old, new, replaced):
+    from engine.memory import fact_values
+
+    assert fact_values.value_changed(old, new) is replaced

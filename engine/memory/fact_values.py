@@ -21,8 +21,18 @@ _DATE_WORDS = frozenset(
 )
 # what may follow a number inside one value: 3 pm, 21st, 5th
 _NUMBER_TAILS = frozenset("am pm st nd rd th".split())
-# A number after these names which thing is meant ("plant number 7"), not how much of it.
-_LABELS = frozenset("number no nr num id".split())
+# A number after these names which thing is meant ("plant number 7", "garden bed 10", "room
+# 12", "chapter 3"), not how much of it: two such facts are about two things. A noun missing
+# here only keeps both facts current, which loses nothing.
+_LABELS = frozenset(
+    keywords.stem(word)  # compared with the stemmed words before the number
+    for word in """
+    number no nr num id bed room floor flat apartment unit suite block lot plot seat row gate
+    platform table chapter page verse episode season volume issue part section step stage level
+    round lane track route bus line bay box locker desk station zone ward door house building
+    terminal exit
+    """.split()
+)
 # Past forms that end in no "-ed" (common ones; a miss only keeps an old value current).
 _IRREGULAR_PAST = frozenset(
     """
