@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QKeySequence
 
 from app.errors import describe
-from app.learned import GONE, undo_same
+from app.learned import undo_same
 from engine import chat_commands, errors, remembered
 
 
@@ -262,12 +262,11 @@ class ChatActions(QObject):
             )
 
     def _undone(self, item: Any, result: str = "undone") -> None:
-        self.window.learned_notices.mark_undone(item)  # either way it is gone now
-        if result == GONE:  # deleted meanwhile (Privacy, /forget): not an error to show
-            self.window.status.showMessage("Already deleted.", 5000)
-            self.done.emit("gone")
-            return
-        self.done.emit("undone")
+        # Deleted meanwhile (Privacy, /forget) or changed since: not an error to show.
+        said = self.window.learned_notices.undo_finished(item, result)
+        if said:
+            self.window.status.showMessage(said, 5000)
+        self.done.emit(result)
 
     def _failed(self, error: Exception) -> None:
         self.window.view.add_notice(f"⚠ {describe(error)}")

@@ -59,6 +59,7 @@ class Message:
     learned: list[Any] = field(default_factory=list)  # LearnedItem notices shown after it
     undone: set[tuple[str, int]] = field(default_factory=set)
     deleted: set[tuple[str, int]] = field(default_factory=set)  # of `undone`: gone elsewhere
+    changed: dict[Any, str] = field(default_factory=dict)  # notice key: its item's text now
     long: bool = False  # the person's message is long: shown folded until unfolded
     unfolded: bool = False
 
@@ -237,10 +238,22 @@ class MessagesMixin:
         for message in self.messages:
             if any(i.key == item.key for i in message.learned):
                 message.undone.add((item.kind, item.id))
+                message.changed.pop(item.key, None)
                 if deleted:
                     message.deleted.add((item.kind, item.id))
                 else:
                     message.deleted.discard((item.kind, item.id))
+                self._draw_learned(message)
+
+    def mark_changed(self, item: Any, text: str | None) -> None:
+        """The notice's item was edited since: "Changed since: <its text now>", with no Undo;
+        `text` None: "Learned: …" again (the edit was undone)."""
+        for message in self.messages:
+            if any(i.key == item.key for i in message.learned):
+                if text is None:
+                    message.changed.pop(item.key, None)
+                else:
+                    message.changed[item.key] = text
                 self._draw_learned(message)
 
     def mark_restored(self, item: Any) -> None:
@@ -260,6 +273,12 @@ class MessagesMixin:
             if (item.kind, item.id) in message.undone:
                 said = "Deleted" if (item.kind, item.id) in message.deleted else "Forgot"
                 cursor.insertText(f"{said}: {item.text}", _format(theme.MUTED, italic=True, size=9))
+                continue
+            if item.key in message.changed:
+                now = message.changed[item.key]
+                cursor.insertText(f"Changed since: {now}", _format(theme.MUTED, italic=True, size=9))
+                cursor.insertText("  ·  ", _format(theme.MUTED, size=9))
+                cursor.insertText("Manage", _link(f"manage:{index}:{n}"))
                 continue
             knowledge = item.kind == "knowledge"
             label = "Noted what MemoryOS said: " if knowledge else "Learned: "

@@ -23,6 +23,8 @@ from engine.records import USER_FACT, Page
 # at their usual contexts and more than people write about themselves in one message.
 LEARN_MAX_CHARS = 4000
 
+USER_ORIGIN = "user"  # an item the person added or edited (engine.memory.long_term)
+
 
 def learnable(page: Page) -> Page:
     """The exchange as facts and profile entries are learned from it: the person's message
@@ -48,19 +50,20 @@ class LearnedItem:
 
 def learned_from(memory, page_ids: list[int], since: float = 0.0) -> list[LearnedItem]:
     """Items (not superseded) with evidence among `page_ids`, added or changed at `since` or
-    later, oldest first."""
+    later, oldest first. Never one the person edited (origin "user": in Privacy, or the undo of
+    an edit there): their own words are not something MemoryOS learned."""
     wanted = {int(i) for i in page_ids}
     out: list[LearnedItem] = []
     if not wanted:
         return out
     for fact in memory.facts():
         sources = wanted.intersection(fact.source_page_ids)
-        if sources and fact.updated >= since:
+        if sources and fact.updated >= since and fact.origin != USER_ORIGIN:
             kind = remembered.FACT if fact.kind == USER_FACT else remembered.KNOWLEDGE
             out.append(LearnedItem(kind, fact.id, fact.text, fact.updated, max(sources)))
     for slot in memory.profile():
         sources = wanted.intersection(slot.evidence_page_ids)
-        if sources and slot.updated >= since:
+        if sources and slot.updated >= since and slot.origin != USER_ORIGIN:
             text = slot.text
             out.append(LearnedItem(remembered.PROFILE, slot.id, text, slot.updated, max(sources)))
     return sorted(out, key=lambda item: (item.updated, item.kind, item.id))
