@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -106,11 +106,8 @@ class ForgetPanel(QFrame):
         self.list.blockSignals(False)
         self._wanted = [match.key for match in self.ticked()]  # what `matches` go along with
         self._draw_consequences([m for m in matches if getattr(m, "consequence", False)])
-        # the height stays while ticks add or remove lines: rows never move under the pointer
-        rows = max(1, min(7, len(matches)))
-        self.list.setFixedHeight(
-            rows * self.list.sizeHintForRow(0) + 2 * self.list.frameWidth() + 4
-        )
+        # the height stays while ticks remove lines: rows never move under the pointer
+        self.list.setFixedHeight(self._height_for(len(self.ticked()), self._lines()))
         self._update()
         self.show()
         self.cancel_button.setFocus()  # the safe choice has the focus
@@ -145,8 +142,32 @@ class ForgetPanel(QFrame):
         row.setText(f"{kind} · {shown.day(match.date)} — {text}")
         return row
 
+    def _height_for(self, choices: int, lines: int) -> int:
+        """The list's height showing `choices` rows to tick (up to 7) and `lines` of what goes
+        along (up to 3): the panel stays a strip under the chat."""
+        rows = max(1, min(7, choices) + min(3, lines))
+        return rows * self.list.sizeHintForRow(0) + 2 * self.list.frameWidth() + 4
+
+    def _lines(self) -> int:
+        """How many rows are lines of what goes along (not choices)."""
+        rows = (self.list.item(i) for i in range(self.list.count()))
+        return sum(1 for row in rows if getattr(row.data(ROLE), "consequence", False))
+
+    @staticmethod
+    def _fit_bold(button: QPushButton) -> None:
+        """The style sheet makes a focused button semi-bold (it is the default then) after its
+        width was measured: room for the semi-bold label, so it is not cut."""
+        bold = QFont(button.font())
+        bold.setWeight(QFont.Weight.DemiBold)
+        extra = QFontMetrics(bold).horizontalAdvance(button.text()) - QFontMetrics(
+            button.font()
+        ).horizontalAdvance(button.text())
+        button.setMinimumWidth(0)
+        button.setMinimumWidth(button.sizeHint().width() + max(0, extra) + 2)
+
     def _draw_consequences(self, found: list[Any]) -> None:
-        """The lines of what goes with the ticked exchanges, in place of those shown."""
+        """The lines of what goes with the ticked exchanges, in place of those shown; the list
+        grows (up to its limit) when they would be below the rows it shows."""
         self.list.blockSignals(True)
         for index in reversed(range(self.list.count())):
             if getattr(self.list.item(index).data(ROLE), "consequence", False):
@@ -160,12 +181,16 @@ class ForgetPanel(QFrame):
             row.setFont(font)
             self.list.addItem(row)
         self.list.blockSignals(False)
+        wanted = self._height_for(self.list.count() - self._lines(), self._lines())
+        if wanted > self.list.maximumHeight():  # never shrinks: rows move only to show a new line
+            self.list.setFixedHeight(wanted)
 
     def _update(self, *_: object) -> None:
         ticked = self.ticked()
         count = len(ticked)
         self.forget_button.setEnabled(count > 0)
         self.forget_button.setText(f"Forget {count} item{'s' if count != 1 else ''}")
+        self._fit_bold(self.forget_button)
         keys = [match.key for match in ticked]
         if keys == self._wanted or self.isHidden():
             return

@@ -218,6 +218,8 @@ class PrivacyPanel(QDialog):
         session.memory_changed.connect(self._on_event)
         self.search.installEventFilter(self)
         self.tree.installEventFilter(self)
+        # (change, search text) when a key was first pressed in the search box after a change
+        self._search_at_change: tuple[Any, str] = (None, "")
         # Typing filters at once (it opened on the tab bar, where the letters went nowhere)
         self.search.setFocus()
         self.refresh()
@@ -252,17 +254,38 @@ class PrivacyPanel(QDialog):
 
     # --- keys --------------------------------------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if (watched is self.search and event.type() == QEvent.Type.ShortcutOverride
-                and isinstance(event, QKeyEvent) and event.matches(QKeySequence.StandardKey.Undo)
-                and self.last_change is not None):
-            # The search box claims Ctrl+Z for its own text; while the panel offers Undo the
-            # key is the panel's (its shortcut), as the button's tooltip says
-            event.ignore()
+        if watched is self.search and self._search_undo_key(event):
             return True
         if (watched is self.tree and event.type() == QEvent.Type.FocusIn
                 and event.reason() in KEYBOARD_FOCUS):
             self._select_on_focus()
         return super().eventFilter(watched, event)
+
+    def _search_undo_key(self, event: QEvent) -> bool:
+        """Ctrl+Z in the search box takes back the latest thing done: the typing since the last
+        change if any (back to the text the box had then: the box's own undo would also take
+        the typing before the change, one run of letters being one step), else the change.
+        True when the event was handled here."""
+        undo = isinstance(event, QKeyEvent) and event.matches(QKeySequence.StandardKey.Undo)
+        change, text = self._search_at_change
+        typed = change is self.last_change and self.search.text() != text
+        if event.type() == QEvent.Type.KeyPress:
+            if change is not self.last_change:
+                self._search_at_change = (self.last_change, self.search.text())  # before it
+            elif undo and typed and self.last_change is not None:
+                self.search.selectAll()
+                self.search.insert(text)  # one step, so Redo types it again
+                return True
+            return False
+        if event.type() != QEvent.Type.ShortcutOverride or not undo or self.last_change is None:
+            return False
+        if typed:
+            event.accept()  # the key comes to the box as a key press (above), not the shortcut
+        else:
+            # The search box claims Ctrl+Z for its own text; while the panel offers Undo the
+            # key is the panel's (its shortcut), as the button's tooltip says
+            event.ignore()
+        return True
 
     def _select_on_focus(self) -> None:
         """Tabbed into with nothing selected, the list selects its current row (else the
