@@ -43,8 +43,12 @@ def forget(mem: Any, pages: list[int]) -> Any:
 def preview_html(question: str, result: Any, shown: int = SHOWN_ITEMS) -> str:
     """The dialog's text; `shown`: how many facts and profile entries it names, the rest
     counted (none: the lines above count them)."""
-    lines = "".join(f"<li>{escape(line)}</li>" for line in result.lines())
     named = [*result.fact_texts, *result.slot_texts]
+    counted = result.lines()
+    if named and shown:  # the list below names them: their count lines would say it twice
+        counted = [line for line in counted
+                   if " learned only from " not in line and "profile entr" not in line]
+    lines = "".join(f"<li>{escape(line)}</li>" for line in counted)
     items = "".join(f"<li>{escape(text)}</li>" for text in named[:shown])
     more = len(named) - shown
     if more > 0 and shown:

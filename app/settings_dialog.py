@@ -358,10 +358,15 @@ class SettingsDialog(QDialog):
     def _problem(settings: AppSettings) -> str:
         if settings.model_source == GGUF and not settings.gguf_path:
             return "Choose a GGUF file, or pick another model source."
-        if settings.model_source == SERVER and not (settings.server_url and settings.server_model):
-            return "A server needs both a base URL and a model name."
         if settings.model_source == SERVER:
             from app.settings_lookups import server_url_problem
 
-            return server_url_problem(settings.server_url, settings.allow_plain_http)
+            # what is wrong with the address typed comes first: the field says the same
+            problem = settings.server_url and server_url_problem(
+                settings.server_url, settings.allow_plain_http
+            )
+            if problem:
+                return problem
+            if not (settings.server_url and settings.server_model):
+                return "A server needs both a base URL and a model name."
         return ""

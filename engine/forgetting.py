@@ -65,7 +65,8 @@ class ForgetPreview:
         """The preview in words, one line per kind of thing it touches."""
         out = [f"{_n(len(self.pages), 'exchange')} removed"]
         if self.facts:
-            out.append(f"{_n(len(self.facts), 'fact')} learned only from them removed")
+            them = "it" if len(self.pages) == 1 else "them"  # the exchanges
+            out.append(f"{_n(len(self.facts), 'fact')} learned only from {them} removed")
         if self.slots:
             out.append(f"{_n(len(self.slots), 'profile entry', 'profile entries')} removed")
         if self.segments_removed:

@@ -169,5 +169,5 @@ def test_the_cli_says_what_a_forget_removed(tmp_path):
     done = run_cli("forget", "--embedder", "fake", "page", "1", "--yes", home=home)
     assert done.returncode == 0, done.stderr.decode()
     out = done.stdout.decode()
-    assert out.startswith("Forgotten: 1 exchange removed; 1 fact learned only from them removed")
+    assert out.startswith("Forgotten: 1 exchange removed; 1 fact learned only from it removed")
     assert "1 conversation removed" in out

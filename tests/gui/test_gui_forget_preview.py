@@ -65,7 +65,10 @@ def test_forget_after_the_preview_removes_what_it_listed(qtbot, panel, memory):
     _answer_preview(qtbot, panel, "Forget", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         panel.forget_conversations()
-    assert f"{facts} facts learned only from them removed" in seen["text"]
+    # the facts that go are named once, under their own heading, not counted again above it
+    assert "Learned only from them, and removed too:" in seen["text"] and facts
+    assert "learned only from them removed" not in seen["text"]
     assert "1 conversation removed" in seen["text"]
     assert memory.pages() == [] and memory.facts() == []
     assert panel.last_forget_preview.facts  # the dialog listed them
+

@@ -250,3 +250,15 @@ def test_add_a_folder_opens_at_home_then_at_the_folder_added_last(qtbot, tmp_pat
     picker.add_folder_button.click()
     assert asked[-1] == str(models.resolve())
     pool.wait(5000)
+
+
+def test_save_says_what_is_wrong_with_the_address_before_the_missing_model_name(qtbot):
+    """"http://" and no model name: Save said a server needs both, while the field said there
+    is no computer name; the address's own problem comes first."""
+    from app.settings_dialog import SettingsDialog
+    from app.settings_store import SERVER, AppSettings
+
+    problem = SettingsDialog._problem(AppSettings(model_source=SERVER, server_url="http://"))
+    assert "no computer name" in problem and "both" not in problem
+    missing = SettingsDialog._problem(AppSettings(model_source=SERVER, server_url=""))
+    assert missing == "A server needs both a base URL and a model name."
