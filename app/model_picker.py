@@ -184,6 +184,7 @@ class ModelPicker(QWidget):
         self.table.setColumnWidth(1, 130)
         self.table.viewport().installEventFilter(self)  # resized: the columns fitted again
         self.table.itemSelectionChanged.connect(self._selected)
+        self.table.currentItemChanged.connect(self._past_headings)
         self.table.itemDoubleClicked.connect(lambda *_: self.use())
         self.why = QLabel(objectName="hint")
         self.why.setWordWrap(True)
@@ -476,6 +477,24 @@ class ModelPicker(QWidget):
         items = self.table.selectedItems()
         return items[0].data(0, Qt.ItemDataRole.UserRole) if items else None
 
+    def _past_headings(self, current: QTreeWidgetItem | None, previous: Any) -> None:
+        """Up and Down step over the section headings ("Servers (OpenAI-compatible)"): the
+        keyboard stopped on them, nothing selected and "Use this model" greyed."""
+        if current is None or current.flags() & Qt.ItemFlag.ItemIsSelectable:
+            return
+        table = self.table
+        down = previous is None or table.indexFromItem(previous).row() < 0 or (
+            table.visualItemRect(previous).top() < table.visualItemRect(current).top()
+        )
+        step = table.itemBelow if down else table.itemAbove
+        item = step(current)
+        while item is not None and not item.flags() & Qt.ItemFlag.ItemIsSelectable:
+            item = step(item)
+        if item is None and previous is not None:
+            item = previous  # no model row that way: stay where it was
+        if item is not None:
+            table.setCurrentItem(item)
+
     def _selected(self) -> None:
         self.fit = None
         self.plain_http.setChecked(False)  # asked again for each server it would be sent to
@@ -525,7 +544,12 @@ class ModelPicker(QWidget):
 
     def _file_fitted(self, path: str, fit: Any) -> None:
         """The settings worked out for the file at `path` (or why not), shown while its row is
-        still the selected one; another row selected since keeps its own."""
+        still the selected one; another row selected since keeps its own. The picker closed
+        meanwhile (its table gone): nothing to show it in."""
+        from shiboken6 import isValid
+
+        if not isValid(self.table):
+            return
         picked = self.selected()
         if not picked or picked[0] != "file" or picked[1].path != path:
             return

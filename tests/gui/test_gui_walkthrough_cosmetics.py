@@ -290,6 +290,32 @@ def test_the_model_step_with_only_the_demo_selects_it(qtbot, tmp_path, monkeypat
     pool.wait(5000)
 
 
+def test_up_and_down_in_the_model_step_step_over_the_headings(qtbot, person):
+    """Down from the last file row stopped on the "Servers (OpenAI-compatible)" heading, with
+    nothing selected and "Use this model" greyed; the keys now go from model row to model row."""
+    from app.model_step import ModelStepDialog
+    from app.workers import WorkerPool
+
+    pool = WorkerPool()
+    dialog = ModelStepDialog(pool, probe=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    picker = dialog.picker
+    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    table = picker.table
+    table.setFocus()
+    selectable = Qt.ItemFlag.ItemIsSelectable
+    visited = []
+    for key in [Qt.Key.Key_Down] * 8 + [Qt.Key.Key_Up] * 8:
+        qtbot.keyClick(table, key)
+        current = table.currentItem()
+        assert current is not None and current.flags() & selectable, current.text(0)
+        visited.append(current.text(0))
+    assert len(set(visited)) > 1  # it did move between model rows
+    pool.wait(5000)
+
+
 def test_the_servers_fields_sit_together(qtbot):
     """Settings → Model with a server: large gaps under the address's note and under the API
     key. Each note is as tall as its text; the rows follow each other."""
