@@ -160,8 +160,13 @@ def test_memoryos_models_lists_files_and_recommendations(tmp_path):
         if r["fit"]["fits"] and r["fit"]["where"] == "CPU"
     )
     assert "words/s" in text
-    if data["suggested"] is not None:
-        assert f"* suggested for this computer: {data['suggested']}, the " in text
+    # Each process measures the memory's speed itself, so under load the two runs may suggest
+    # different sizes (a CI run: 1.5B in one, 3B in the other); each is a model that fits.
+    fitting = {r["name"] for r in data["recommended"] if r["fit"]["fits"]}
+    assert data["suggested"] is None or data["suggested"] in fitting
+    said = [line.split(": ", 1)[1].split(", the ")[0] for line in text.splitlines()
+            if line.strip().startswith("* suggested for this computer: ")]  # fmt: skip
+    assert len(said) <= 1 and set(said) <= fitting
 
 
 def models_cli(tmp_path, person, *args: str) -> subprocess.CompletedProcess:
