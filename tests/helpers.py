@@ -130,6 +130,29 @@ def privacy_row(panel, needle: str):
     return None
 
 
+def privacy_with_two_exchanges(qtbot, window, memory, job: str, food: str):
+    """The privacy panel over two exchanges of one conversation (`job`, then `food`), each with
+    what was learned from it."""
+    memory.add_memory(job, "Nice, data science is a great field.")
+    memory.add_memory(food, "Noted!")
+    memory.run_consolidation()
+    privacy = window.open_privacy()
+    qtbot.waitUntil(lambda: privacy_row(privacy, "data scientist") is not None)
+    return privacy
+
+
+def click_text(qtbot, view, text: str, after: str = "") -> None:
+    """Click the first occurrence of `text` in the conversation (a link), after `after`."""
+    from PySide6.QtCore import Qt
+
+    document = view.browser.document()
+    cursor = document.find(text, document.find(after)) if after else document.find(text)
+    assert not cursor.isNull(), text
+    cursor.setPosition(cursor.selectionStart() + 1)
+    point = view.browser.cursorRect(cursor).center()
+    qtbot.mouseClick(view.browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
 def answer_box(parent, title: str, choice: str, seen: dict) -> None:
     """When the modal message box with this title (or object name) opens under `parent`, keep
     its text and buttons in `seen` and press the button labelled `choice` (Cancel if there is

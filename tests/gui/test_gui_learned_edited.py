@@ -7,22 +7,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import privacy_row
+from tests.helpers import click_text, privacy_row
 
 pytestmark = pytest.mark.gui
 
 CELLO = "I play the cello on Sundays"
 VIOLA = "I play the viola on Sundays"
-
-
-def _click_text(qtbot, view, text, after=""):
-    """Click the first occurrence of `text` in the conversation (a link), after `after`."""
-    document = view.browser.document()
-    cursor = document.find(text, document.find(after)) if after else document.find(text)
-    assert not cursor.isNull(), text
-    cursor.setPosition(cursor.selectionStart() + 1)
-    point = view.browser.cursorRect(cursor).center()
-    qtbot.mouseClick(view.browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
 
 
 def _learned(qtbot, window, memory, send):
@@ -86,7 +76,7 @@ def test_undoing_the_edit_brings_the_notice_back_and_a_delete_says_deleted(
 
     # Its Undo works again: it deletes exactly that fact.
     with qtbot.waitSignal(window.chat_actions.done) as done:
-        _click_text(qtbot, window.view, "Undo", after=f"Learned: {CELLO}")
+        click_text(qtbot, window.view, "Undo", after=f"Learned: {CELLO}")
     assert done.args == ["undone"]
     assert fact.id not in [f.id for f in memory.facts()]
     assert f"Forgot: {CELLO}" in window.view.plain_text()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import answer_box, choose_in_menu, privacy_row
+from tests.helpers import answer_box, choose_in_menu, privacy_row, privacy_with_two_exchanges
 
 pytestmark = pytest.mark.gui
 
@@ -15,12 +15,7 @@ FOOD = "My favourite food is spicy ramen."
 @pytest.fixture
 def panel(qtbot, window, memory):
     """Two exchanges of one conversation, each with what was learned from it."""
-    memory.add_memory(JOB, "Nice, data science is a great field.")
-    memory.add_memory(FOOD, "Noted!")
-    memory.run_consolidation()
-    privacy = window.open_privacy()
-    qtbot.waitUntil(lambda: privacy_row(privacy, "data scientist") is not None)
-    return privacy
+    return privacy_with_two_exchanges(qtbot, window, memory, JOB, FOOD)
 
 
 # the offscreen platform cannot raise a popup menu nor give it the keyboard: said, not a fault

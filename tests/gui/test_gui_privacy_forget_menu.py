@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from tests.helpers import answer_box, privacy_row
+from tests.helpers import answer_box, privacy_row, privacy_with_two_exchanges
 
 pytestmark = pytest.mark.gui
 
@@ -21,12 +21,7 @@ MENU_WARNINGS = "This plugin does not support (raise|grabbing the keyboard)"
 @pytest.fixture
 def panel(qtbot, window, memory):
     """Two exchanges of one conversation, each with what was learned from it."""
-    memory.add_memory(JOB, "Nice, data science is a great field.")
-    memory.add_memory(FOOD, "Noted!")
-    memory.run_consolidation()
-    privacy = window.open_privacy()
-    qtbot.waitUntil(lambda: privacy_row(privacy, "data scientist") is not None)
-    return privacy
+    return privacy_with_two_exchanges(qtbot, window, memory, JOB, FOOD)
 
 
 def _in_menu(qtbot, panel, keys: list, seen: dict, wanted: str = "") -> None:

@@ -5,19 +5,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import prompt_ids
+from tests.helpers import click_text, prompt_ids
 
 pytestmark = pytest.mark.gui
-
-
-def _click_text(qtbot, view, text, after=""):
-    """Click the first occurrence of `text` in the conversation (a link), after `after`."""
-    document = view.browser.document()
-    cursor = document.find(text, document.find(after)) if after else document.find(text)
-    assert not cursor.isNull(), text
-    cursor.setPosition(cursor.selectionStart() + 1)
-    point = view.browser.cursorRect(cursor).center()
-    qtbot.mouseClick(view.browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
 
 
 def _answers(view):
@@ -41,7 +31,7 @@ def test_an_answer_shows_what_its_prompt_remembered(qtbot, window, chat, memory,
     assert "Used 3 memories: 2 facts, 1 recent exchange" in text
     assert "I am allergic to peanuts" not in text  # collapsed: quiet
 
-    _click_text(qtbot, window.view, "Used 3 memories")
+    click_text(qtbot, window.view, "Used 3 memories")
 
     qtbot.waitUntil(lambda: message.expanded)
     text = window.view.plain_text()
@@ -66,7 +56,7 @@ def test_expanding_the_last_answers_list_scrolls_it_into_view(qtbot, window, cha
     message = _answers(view)[-1]
     assert len(message.memories) >= 4
 
-    _click_text(qtbot, view, "Used ", after="Avoid peanuts.")
+    click_text(qtbot, view, "Used ", after="Avoid peanuts.")
 
     assert message.expanded
 
@@ -139,7 +129,7 @@ def test_a_remembered_item_opens_its_provenance(qtbot, window, chat, memory, sen
     (message,) = _answers(window.view)
     window.view.toggle_remembered(message)
 
-    _click_text(qtbot, window.view, "I am allergic to peanuts")
+    click_text(qtbot, window.view, "I am allergic to peanuts")
 
     qtbot.waitUntil(lambda: "privacy" in window.panels)
     panel = window.panels["privacy"]
@@ -201,7 +191,7 @@ def test_a_learned_fact_gets_one_notice_and_undo_deletes_exactly_it(
     target = next(i for i in learned if i.text == "I am allergic to peanuts")
     others = {(f.id, f.text) for f in memory.facts()} - {(target.id, target.text)}
     with qtbot.waitSignal(window.chat_actions.done) as done:
-        _click_text(qtbot, window.view, "Undo", after="Learned: I am allergic to peanuts")
+        click_text(qtbot, window.view, "Undo", after="Learned: I am allergic to peanuts")
     assert done.args == ["undone"]
     assert {(f.id, f.text) for f in memory.facts()} == others
     assert "Forgot: I am allergic to peanuts" in window.view.plain_text()
@@ -371,7 +361,7 @@ def test_manage_on_a_learned_notice_opens_the_item(qtbot, window, chat, memory, 
     send(window, "I am allergic to peanuts")
     _learn(qtbot, window, memory)
     target = next(i for i in window.view.learned_items() if i.text == "I am allergic to peanuts")
-    _click_text(qtbot, window.view, "Manage", after=f"Learned: {target.text}")
+    click_text(qtbot, window.view, "Manage", after=f"Learned: {target.text}")
     qtbot.waitUntil(lambda: "privacy" in window.panels)
     panel = window.panels["privacy"]
     qtbot.waitUntil(lambda: [i.key for i in panel.selected_items()] == [("user_fact", target.id)])
@@ -432,7 +422,7 @@ def test_undo_on_an_item_already_deleted_says_so_plainly(qtbot, window, chat, me
     target = next(i for i in window.view.learned_items() if i.text == "I am allergic to peanuts")
     memory.delete_fact(target.id)  # as Privacy does
     with qtbot.waitSignal(window.chat_actions.done) as done:
-        _click_text(qtbot, window.view, "Undo", after="Learned: I am allergic to peanuts")
+        click_text(qtbot, window.view, "Undo", after="Learned: I am allergic to peanuts")
     assert done.args == ["gone"]
     assert window.status.currentMessage() == "Already deleted."
     text = window.view.plain_text()
