@@ -73,24 +73,24 @@ def keep(vault, text: str, conversation_id: str, asked_at: float) -> str:
     return record["id"]
 
 
+def _drop(vault, gone) -> None:
+    """Remove the records for which `gone(record)` is true, in one transaction."""
+    with vault.transaction():
+        records = _records(vault)
+        left = [r for r in records if not gone(r)]
+        if len(left) != len(records):
+            vault.set_meta(META_KEY, json.dumps(left))
+
+
 def drop(vault, record_id: str) -> None:
     """The question `record_id` needs keeping no more (its exchange is stored in the same
     transaction, or nothing is, and the person saw why)."""
-    with vault.transaction():
-        records = _records(vault)
-        left = [r for r in records if r.get("id") != record_id]
-        if len(left) != len(records):
-            vault.set_meta(META_KEY, json.dumps(left))
+    _drop(vault, lambda r: r.get("id") == record_id)
 
 
 def drop_where(vault, conversation_id: str | None = None) -> None:
     """Forgetting: the questions of `conversation_id` (None: all of them) are gone too."""
-    with vault.transaction():
-        records = _records(vault)
-        left = [r for r in records
-                if conversation_id is not None and r.get("conversation_id") != conversation_id]
-        if len(left) != len(records):
-            vault.set_meta(META_KEY, json.dumps(left))
+    _drop(vault, lambda r: conversation_id is None or r.get("conversation_id") == conversation_id)
 
 
 def last(vault) -> Unanswered | None:
