@@ -518,6 +518,12 @@ def _one_line(text: str) -> str:
     return " ⏎ ".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
 
 
+def _slot_name(slot) -> str:
+    """"category/name: " before a profile entry's value. An imported profile is its own text:
+    its name only says where it came from, which its line says at its end."""
+    return "" if slot.category == "imported" else f"{slot.category}/{slot.name}: "
+
+
 def _listed(memory, include_all: bool) -> list[tuple[str, object, str]]:
     """Every item `facts list` shows, as (kind, item, the line printed for it): profile entries,
     then facts as the prompt reads them. --search matches these lines: what is shown (a
@@ -527,9 +533,7 @@ def _listed(memory, include_all: bool) -> list[tuple[str, object, str]]:
     out: list[tuple[str, object, str]] = []
     for slot in memory.profile(include_superseded=include_all):
         mark = "" if slot.status == "active" else f" [{slot.status}]"
-        # An imported profile is its own text: its name only says where it came from, which
-        # the line says at its end ("imported from the reference")
-        named = "" if slot.category == "imported" else f"{slot.category}/{slot.name}: "
+        named = _slot_name(slot)
         line = (
             f"profile {PROFILE_PREFIX + str(slot.id):>6}  {named}"
             f"{_one_line(slot.value)}{mark}  ({_learned_from(slot.evidence_page_ids, slot.origin)})"
@@ -606,8 +610,7 @@ def _delete_items(memory, args) -> int:
     for kind, item_id in chosen:
         if kind == "profile":
             slot = memory.vault.slot(item_id)  # NotFoundError: no profile slot with id N
-            named = "" if slot.category == "imported" else f"{slot.category}/{slot.name}: "
-            items.append((kind, item_id, f"{named}{slot.value}", slot))
+            items.append((kind, item_id, f"{_slot_name(slot)}{slot.value}", slot))
         else:
             fact = memory.fact(item_id)  # NotFoundError: no fact with id N
             items.append((kind, item_id, fact.text, fact))
