@@ -12,6 +12,7 @@ from typing import Any
 from engine import unlock
 from engine.backends.build import make_embedder
 from engine.errors import InvalidInputError, MemoryOSError
+from engine.network import PlainHttpRefusedError
 
 TOKEN_ENV = "MEMORYOS_MCP_TOKEN"
 DEFAULT_PORT = 8765
@@ -178,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         if sock is not None:
             sock.close()
         print(f"memoryos mcp: {exc}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, PlainHttpRefusedError) else 1  # asked wrongly: the flag
     # Plain one-line log records on stderr (the SDK would install a wide rich handler).
     logging.basicConfig(
         level=logging.WARNING,

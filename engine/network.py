@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from engine.errors import PolicyError, ServerError
+from engine.errors import InvalidInputError, PolicyError, ServerError
 
 TREAT_AS_REMOTE_ENV = "MEMORYOS_TREAT_AS_REMOTE"
 LOCAL = "this computer"
@@ -65,6 +65,11 @@ def destination(url: str) -> str:
     return f"{host}:{port}" if port else host
 
 
+class PlainHttpRefusedError(InvalidInputError, ServerError):
+    """Plain http:// to another computer, not allowed. To the app a server that cannot be used;
+    to a terminal command a refusal of how it was called, which exits 2 as a bad option does."""
+
+
 # How a refused plain http:// address is allowed, in the app's words; the terminal passes its own.
 IN_SETTINGS = "allow plain http for remote servers in Settings"
 
@@ -88,7 +93,7 @@ def check_url(
             f"({rules.source}): {destination(url)} cannot be used"
         )
     if plain_http_refused(url, allow_plain_http=allow_plain_http):
-        raise ServerError(
+        raise PlainHttpRefusedError(
             f"refusing plain http:// to {destination(url)}: it is not this computer, and your "
             f"memories would cross the network unencrypted. Use https://, or {how_to_allow}"
         )

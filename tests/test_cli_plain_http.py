@@ -40,7 +40,7 @@ def _save_app_settings(home, url: str, allow: bool) -> None:
 
 def _refused_in_terminal_words(out, server: ChatServer) -> None:
     said = out.stderr.decode()
-    assert out.returncode == 1, said
+    assert out.returncode == 2, said  # how the command was called: exits as a bad option does
     assert f"refusing plain http:// to 127.0.0.1:{server.port}" in said
     assert "--allow-plain-http" in said and "Settings" not in said
     assert server.requests == []  # refused before anything was sent
@@ -52,12 +52,19 @@ def test_chat_refuses_plain_http_to_another_computer_and_says_how_to_allow_it(ho
     _refused_in_terminal_words(out, server)
 
 
-def test_chat_refuses_an_address_on_the_local_network_without_connecting(home):
-    out = run_cli("chat", "--model", "url:http://192.168.1.20:8080/v1", "--url-model", "m",
-                  "--create", *FAKE, home=home, stdin="hello\n", timeout=60)  # fmt: skip
+@pytest.mark.parametrize("command", [
+    ("chat", "--model", "url:http://192.168.1.20:8080/v1", "--url-model", "m", "--create"),
+    ("chat", "--url", "http://192.168.1.20:8080/v1", "--url-model", "m", "--create"),
+    ("mcp", "--model", "url:http://192.168.1.20:8080/v1", "--url-model", "m", "--create"),
+])  # fmt: skip
+def test_an_address_on_the_local_network_is_refused_as_a_usage_error(home, command):
+    """Exit 2, as argparse's usage errors and the project's validation exit, not 1 (a failure
+    of the program or its environment): the fix is in how the command was typed."""
+    out = run_cli(*command, *FAKE, home=home, stdin="hello\n", timeout=60)
     said = out.stderr.decode()
-    assert out.returncode == 1 and "refusing plain http:// to 192.168.1.20:8080" in said
+    assert out.returncode == 2 and "refusing plain http:// to 192.168.1.20:8080" in said
     assert "--allow-plain-http" in said and "Settings" not in said
+    assert "Traceback" not in said
 
 
 def test_allow_plain_http_lets_chat_use_the_server(home, server):

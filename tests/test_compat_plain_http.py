@@ -53,5 +53,5 @@ def test_mcp_config_with_a_plain_http_server_says_to_add_the_flag(tmp_path, home
     out = run_cli("mcp", "--config", str(config), "--embedder", "fake", home=home, stdin="",
                   timeout=60)
     said = out.stderr.decode()
-    assert out.returncode != 0 and "refusing plain http:// to 192.168.1.20:8080" in said
+    assert out.returncode == 2 and "refusing plain http:// to 192.168.1.20:8080" in said
     assert "--allow-plain-http" in said and "Settings" not in said
