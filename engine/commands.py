@@ -474,15 +474,19 @@ def _run_restore(args, export) -> int:
 def _consolidate_with_progress(memory) -> None:
     from tqdm import tqdm
 
-    total = memory.consolidation_status().pending_jobs
-    with tqdm(total=total, desc="Organising memory", unit="job", file=sys.stderr) as bar:
+    # Jobs queue jobs as they run (the short-term overflow, each time the queue fills again), so
+    # the bar is the share done, in percent, never less than it showed: a count of jobs had its
+    # total raised part-way (0/60, 48/61, 62/62) and could move back.
+    done = 0
+    with tqdm(total=100, desc="Organising memory", unit="%", file=sys.stderr) as bar:
         while True:
             ran = memory.run_consolidation(max_jobs=16)
             if not ran:
                 break
-            pending = memory.consolidation_status().pending_jobs
-            bar.total = max(bar.total, bar.n + ran + pending)
-            bar.update(ran)
+            done += ran
+            left = memory.consolidation_status().pending_jobs
+            bar.update(max(0, 100 * done // (done + left) - bar.n))
+        bar.update(100 - bar.n)
     from engine import chat_commands
 
     status = memory.consolidation_status()
