@@ -393,8 +393,15 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             # chat pressed meanwhile must not be undone by a late continue.
             self.session.mem.continue_conversation(pages[-1].conversation_id, check=False)
             self.sidebar.set_current(pages[-1].conversation_id)
-        if summary.get("unanswered") is not None:  # in the box, for the person to send
-            self.composer.put_back(summary["unanswered"].text, UNANSWERED_NOTICE)
+        waiting = summary.get("unanswered")
+        if waiting is not None:  # in the box, for the person to send
+            self.composer.put_back(waiting.text, UNANSWERED_NOTICE)
+            last = self.view.last_exchange()
+            if waiting.replaces is not None and last and last[1].page_id == waiting.replaces:
+                # An edit of the last question: sent, it replaces that exchange, as it would
+                # have before the app stopped (the earlier answer stays until then).
+                self._editing = waiting.replaces
+                self._set_editing(True)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
@@ -873,8 +880,12 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         return self.session.mem.conversation_id
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        """Stop the answer, let consolidation finish its step, close the vault, then quit."""
+        """Stop the answer, let consolidation finish its step, close the vault, then quit. A
+        question whose answer has not begun is kept for the next start (quitting is not the
+        person's Stop, which lets it go); one with words is stored with them, as Stop does."""
         self.closing = True
+        if self.session is not None:
+            self.session.mem.mark_quitting()
         self.settings.last_conversation = self._conversation_on_screen()
         self.settings.window_geometry = bytes(self.saveGeometry().toHex()).decode()
         self.settings.sidebar_visible = self.sidebar.isVisibleTo(self)

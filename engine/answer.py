@@ -4,10 +4,9 @@ exchange is stored (or replaces the one being regenerated)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine import errors, unanswered, validation
+from engine import errors, replaced, unanswered, validation
 from engine.backends.base import LENGTH, CancelToken
 from engine.network import Transfer
 from engine.prompt import (
@@ -58,7 +57,7 @@ def ask(
         stream = ResponseStream(
             memory, query, retrieval, cancel or CancelToken(), limit, temporary, now=now
         )
-    except BaseException:
+    except Exception:  # interrupted (Ctrl+C), the program ends: the question stays kept
         _let_go(memory, record)  # the caller shows the error, the question beside it
         raise
     stream.unanswered = record
@@ -68,49 +67,34 @@ def ask(
 def ask_again(
     memory: MemoryOS, page_id: int, query: str | None, cancel: CancelToken | None, max_tokens: int
 ) -> ResponseStream:
-    """A stream answering a stored exchange's question again (see MemoryOS.replace_response)."""
+    """A stream answering a stored exchange's question again (see MemoryOS.replace_response).
+
+    An edited question is kept as ask() keeps one, with the exchange it replaces: that
+    exchange stays until the new one is stored, and a program killed meanwhile lost the new
+    wording. The same question answered again (regenerate) is not: the exchange that stays
+    holds it, and offered back it would be sent as a second copy."""
     _check_chat(memory)
     old = memory.page(page_id)
     query = _question(old.user_input if query is None else query)
-    retrieval = without_exchange(memory, memory.retrieve(looked_up_by(query)), old.id)
-    limit = answer_limit(memory.chat, max_tokens)
-    stream = ResponseStream(
-        memory, query, retrieval, cancel or CancelToken(), limit, temporary=False
-    )
+    record = None
+    if query != old.user_input:
+        record = unanswered.keep(
+            memory.vault, query, old.conversation_id, memory.ctx.clock(), replaces=old.id
+        )
+    try:
+        retrieval = replaced.without_exchange(
+            memory, memory.retrieve(looked_up_by(query)), old.id
+        )
+        limit = answer_limit(memory.chat, max_tokens)
+        stream = ResponseStream(
+            memory, query, retrieval, cancel or CancelToken(), limit, temporary=False
+        )
+    except Exception:
+        _let_go(memory, record)  # the caller shows the error, the edited question beside it
+        raise
     stream.replaces = old
+    stream.unanswered = record
     return stream
-
-
-def without_exchange(memory: MemoryOS, retrieval: Retrieval, page_id: int) -> Retrieval:
-    """`retrieval` as if the exchange `page_id` had never been said: the exchange itself and
-    every memory learned from it alone are left out, and a profile entry it replaced stands
-    again. Edited from "I moved to Lisbon" to "Madrid", the answer read "location: Lisbon" and
-    the fact "I moved to Lisbon" the replaced exchange taught; a memory another exchange also
-    says stays."""
-
-    def only_from(sources: tuple[int, ...]) -> bool:
-        return bool(sources) and set(sources) == {page_id}
-
-    profile = [s for s in retrieval.profile if not only_from(s.evidence_page_ids)]
-    dropped = {s.id for s in retrieval.profile} - {s.id for s in profile}
-    if dropped:  # what the dropped entries replaced is current again ("location: Paris")
-        shown = {s.id for s in profile}
-        profile += [
-            s for s in memory.profile(include_superseded=True)
-            if s.superseded_by in dropped and s.id not in shown
-            and not only_from(s.evidence_page_ids)
-        ]  # fmt: skip
-        profile.sort(key=lambda s: (s.category, s.name, s.id))
-    return replace(
-        retrieval,
-        short_term=tuple(p for p in retrieval.short_term if p.id != page_id),
-        pages=tuple(p for p in retrieval.pages if p.page.id != page_id),
-        turns=tuple(t for t in retrieval.turns if t.page_id != page_id),
-        profile=tuple(profile),
-        facts=tuple(f for f in retrieval.facts if not only_from(f.fact.source_page_ids)),
-        knowledge=tuple(f for f in retrieval.knowledge if not only_from(f.fact.source_page_ids)),
-        changed=retrieval.changed - {page_id},
-    )
 
 
 # Why a stored answer was cut short (its page's meta["cut_short"]): the question and the
@@ -213,6 +197,9 @@ class ResponseStream(Iterator[str]):
         self.transfer: Transfer | None = None  # what this answer sent where, once it ran
         # The question's record in the vault until the exchange is stored (engine/unanswered)
         self.unanswered: str | None = None
+        # Ctrl+C (KeyboardInterrupt) while the answer streams is a Stop, what was said kept: set
+        # by `memoryos chat`; elsewhere it ends the program, the question kept for its next start.
+        self.stop_on_interrupt = False
         self._cancel = cancel
         self._chunks = self._generate(max_tokens)
 
@@ -261,9 +248,15 @@ class ResponseStream(Iterator[str]):
             self.cancelled = True
         except GeneratorExit:
             raise  # dropped half-way (its program ending): the question stays unanswered
+        except KeyboardInterrupt:
+            if not self.stop_on_interrupt:
+                raise  # the program ends: the question stays unanswered
+            self._cancel.cancel()  # Ctrl+C in `memoryos chat`: the person's Stop
+            self.cancelled = True
         except BaseException as exc:
             self.error = exc
-            _let_go(memory, self.unanswered)
+            if isinstance(exc, Exception):
+                _let_go(memory, self.unanswered)
             raise  # nothing is stored: an error text is never memory
         finally:
             memory.ctx.foreground.ended()
@@ -274,10 +267,16 @@ class ResponseStream(Iterator[str]):
         if rest:
             yield rest  # what was held back to the end: a short answer, or one stopped early
         answer = self.text.strip()  # a reasoning model's <think> part is not memory
+        # Stopped because the program quits (the window closed, Ctrl+Q): no choice to drop the
+        # question, which is kept for the next start where nothing of it is stored.
+        kept = self.cancelled and memory.quitting
         if self.temporary or (not answer and (self.cancelled or self.thinking)):
-            _let_go(memory, self.unanswered)
+            if not kept:
+                _let_go(memory, self.unanswered)
             return
         if self.replaces is not None and self.cancelled:
+            if not kept:  # the person's Stop: the window puts an edited question back
+                _let_go(memory, self.unanswered)
             return  # a regeneration stopped half-way does not take the finished answer's place
         if not answer and not self.cancelled:
             # An exchange with an empty answer is no memory; it was stored and shown as one.

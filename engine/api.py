@@ -82,6 +82,7 @@ class MemoryOS:
         self.consolidator = Consolidator(self.ctx, self.persona)
         self._conversation_id = self._new_id()
         self._closed = False
+        self._quitting = False
         if background:
             self.consolidator.start()
 
@@ -153,6 +154,18 @@ class MemoryOS:
         finally:
             self.vault.close()
             self.ctx.forget_ram()  # decrypted copies held in RAM go with the vault (auto-lock)
+
+    def mark_quitting(self) -> None:
+        """The program is quitting (the window closes, Ctrl+Q): an answer stopped from now on
+        keeps its question for the next start (unanswered()) where nothing of it is stored,
+        an edited question included. A person's Stop lets such a question go, having seen it
+        stop; quitting is no choice to drop it. An answer with words stores them, as a Stop
+        does. No I/O: called on a window's thread before it stops the answer."""
+        self._quitting = True
+
+    @property
+    def quitting(self) -> bool:
+        return self._quitting
 
     def __enter__(self) -> MemoryOS:
         return self
@@ -383,7 +396,9 @@ class MemoryOS:
         """Answer a stored exchange's question again (or `query`, an edited question): the old
         exchange is kept out of the prompt and forgotten once the new one is stored, so exactly
         one exchange remains. Nothing is replaced when the new answer fails, is empty or is
-        stopped (the old answer was whole; the new one would be a part)."""
+        stopped (the old answer was whole; the new one would be a part). An edited `query` is
+        kept in the vault until then, as get_response keeps a question (unanswered(): its
+        `replaces` is `page_id`)."""
         return answer.ask_again(self, page_id, query, cancel, max_tokens)
 
     def wait_for_foreground(self, timeout: float = 120.0) -> bool:

@@ -309,6 +309,11 @@ def run_chat(args) -> int:
                 + "\n  ".join(waiting.text.splitlines()),
                 file=sys.stderr,
             )
+            if waiting.replaces is not None:  # an edit in the app: the exchange it replaced
+                print(
+                    "It was an edit of an earlier question; that exchange is kept as it was.",
+                    file=sys.stderr,
+                )
         stdin = sys.stdin
         try:
             stdin.reconfigure(errors="surrogateescape")  # bad bytes: a clear error, not a crash
@@ -353,6 +358,9 @@ def run_chat(args) -> int:
                 continue
             print("assistant> ", end="", flush=True)
             splitter = ThinkingSplitter()
+            # Ctrl+C while it answers stops the answer (what was written is stored, as Stop in
+            # the app): it used to end the stream with an error, and the exchange was lost.
+            stream.stop_on_interrupt = True
             try:
                 for chunk in stream:
                     for kind, text in splitter.feed(chunk):
@@ -365,6 +373,8 @@ def run_chat(args) -> int:
                     print(
                         text, end="", flush=True, file=sys.stdout if kind == ANSWER else sys.stderr
                     )
+                if stream.cancelled:
+                    print(" [stopped]", end="")
             except KeyboardInterrupt:
                 stream.cancel()
                 for _ in stream:

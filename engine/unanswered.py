@@ -5,7 +5,12 @@ out-of-memory kill, the computer turned off) lost the question itself, and the p
 nowhere after a restart. So a question is written the moment it is asked, in the encrypted
 vault's meta table, and dropped in the transaction that stores its exchange (or when the answer
 fails or is stopped with nothing stored). One still there whose program has stopped is what the
-next program to open the vault offers back: never sent again by itself."""
+next program to open the vault offers back: never sent again by itself.
+
+An edited question (the last exchange's, engine/answer.py ask_again) is kept the same way with
+the exchange it replaces: that exchange stays until the new one is stored, and the new wording
+was nowhere else. A program that quits while answering keeps the question too (MemoryOS
+.mark_quitting): quitting is not the person's Stop."""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ class Unanswered:
     conversation_id: str
     asked_at: float  # epoch seconds
     id: str = ""
+    replaces: int | None = None  # an edited question: the exchange (page id) it replaces
 
 
 def _this_process() -> tuple[int, float]:
@@ -58,15 +64,20 @@ def _records(vault) -> list[dict]:
     return [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
 
 
-def keep(vault, text: str, conversation_id: str, asked_at: float) -> str:
-    """Write a question being answered now; returns its record's id. Questions of programs
-    that have stopped are dropped: they were offered back at the next open, and this is the
-    next message sent (it may be that one again, or the person chose another)."""
+def keep(
+    vault, text: str, conversation_id: str, asked_at: float, replaces: int | None = None
+) -> str:
+    """Write a question being answered now (`replaces`: the page an edited question replaces);
+    returns its record's id. Questions of programs that have stopped are dropped: they were
+    offered back at the next open, and this is the next message sent (it may be that one
+    again, or the person chose another)."""
     pid, started = _this_process()
     record = {
         "id": uuid.uuid4().hex, "text": text, "conversation_id": conversation_id,
         "asked_at": float(asked_at), "pid": pid, "started": started,
     }  # fmt: skip
+    if replaces is not None:
+        record["replaces"] = int(replaces)
     with vault.transaction():
         records = [r for r in _records(vault) if _running(r)]
         vault.set_meta(META_KEY, json.dumps([*records, record]))
@@ -99,9 +110,11 @@ def last(vault) -> Unanswered | None:
     if not stopped:
         return None
     record = max(stopped, key=lambda r: float(r.get("asked_at", 0)))
+    replaces = record.get("replaces")
     return Unanswered(
         text=str(record.get("text", "")),
         conversation_id=str(record.get("conversation_id", "")),
         asked_at=float(record.get("asked_at", 0)),
         id=str(record.get("id", "")),
+        replaces=int(replaces) if isinstance(replaces, int) else None,
     )

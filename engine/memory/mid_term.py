@@ -179,6 +179,18 @@ def recompute(vault, segment_id: int, settings: MemorySettings) -> None:
         vault.rewrite_segment(segment_id, summary, words, centre)
 
 
+def without_page(vault, segment: Segment, page_id: int, settings: MemorySettings) -> Segment | None:
+    """`segment` as forgetting the page `page_id` will rewrite it (recompute), read only: its
+    summary and keywords from the pages it keeps; None if it held that page alone. An edited
+    question is answered before the exchange it replaces is forgotten, and the summary may
+    say what that exchange said."""
+    members = [p for p in vault.pages_of_segment(segment.id) if p.id != page_id]
+    if not members:
+        return None
+    summary, words, _centre = _from_pages(members, vault, settings)
+    return replace(segment, summary=summary, keywords=tuple(words), page_count=len(members))
+
+
 def llm_refresh(
     ctx: MemoryContext, model: ConsolidationModel, pages: list[Page], segment_ids: list[int]
 ) -> None:

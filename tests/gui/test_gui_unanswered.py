@@ -78,3 +78,46 @@ def test_the_message_the_app_was_answering_when_killed_is_back_in_its_box(qtbot,
     assert sorted(asked) == sorted(["I am going hiking on Saturday.", QUESTION])
     assert mem.unanswered() is None
     window.close()
+
+
+EDITED = "Remember that my dentist appointment is on Thursday at 9."
+
+
+def quit_before_the_first_word(path, edited: str = "") -> None:
+    """The app (another process) sends QUESTION, or an edit of it to `edited`, and is quit
+    with Ctrl+Q before the answer's first word."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "unanswered_quit_child.py"), str(path), PASSPHRASE,
+         QUESTION, edited],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen"),
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.startswith("asked"), done.stderr
+
+
+@pytest.mark.parametrize("edit", [False, True], ids=["question", "edit"])
+def test_a_message_quit_before_its_answer_began_is_back_in_its_box(qtbot, tmp_path, edit):
+    """Ctrl+Q while the answer has not begun is no Stop: the message is offered back at the
+    next start; an edit of the last question still replaces that exchange when sent."""
+    from app.main_window import MainWindow
+
+    path = tmp_path / "quit.memoryos"
+    sent = EDITED if edit else QUESTION
+    quit_before_the_first_word(path, EDITED if edit else "")
+    mem = open_fast(path, False, PASSPHRASE)
+    chat = mem.chat
+    chat.queue("Noted: the dentist on Thursday at 9.")
+    window = MainWindow.for_memory(mem, chat)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.composer.input.toPlainText() == sent)
+    assert "not answered" in window.composer.notice.text()
+    assert bool(window.composer.property("editing")) == edit
+    assert chat.seen_messages == []  # not sent by itself
+
+    with qtbot.waitSignal(window.answer_finished, timeout=10_000) as done:
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    assert done.args[0].page is not None
+    assert [p.user_input for p in mem.pages()] == [sent]  # an edit took the old one's place
+    assert mem.unanswered() is None
+    window.close()
