@@ -88,7 +88,7 @@ class Composer(QFrame):
         self.input = MessageInput()
         self.input.setPlaceholderText("Message MemoryOS")
         self.input.submitted.connect(self._submit)
-        self.send_button = QPushButton(icon("send", "#FFFFFF", "#FFFFFF"), " Send", objectName="sendButton")
+        self.send_button = QPushButton(icon("send", "#FFFFFF", "#5F69C0"), " Send", objectName="sendButton")
         self.send_button.setIconSize(QSize(16, 16))
         self.send_button.setToolTip("Send (Enter)")
         self.send_button.clicked.connect(self._submit)

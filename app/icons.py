@@ -24,10 +24,14 @@ def _svg(name: str) -> str:
 
 
 def pixmap(name: str, size: int = 20, color: str | None = None, ratio: float = 2.0) -> QPixmap:
-    """Render icon `name` at `size` logical pixels, tinted with `color` if given."""
+    """Render icon `name` at `size` logical pixels, tinted with `color` if given: a colour of
+    the light design, drawn as the current scheme shows it (theme.color: the red of "Erase",
+    dark on white, reads on the dark scheme's near-black too)."""
+    from app import theme
+
     text = _svg(name)
     if color:
-        text = text.replace(BASE_COLOR, color)
+        text = text.replace(BASE_COLOR, theme.color(color))
     renderer = QSvgRenderer(QByteArray(text.encode("utf-8")))
     image = QPixmap(int(size * ratio), int(size * ratio))
     image.fill(Qt.GlobalColor.transparent)
@@ -56,7 +60,7 @@ def themed(name: str) -> QIcon:
     dark background)."""
     from app import theme
 
-    return icon(name, theme.color(BASE_COLOR)) if theme.dark else icon(name)
+    return icon(name, BASE_COLOR) if theme.dark else icon(name)  # pixmap() adapts the colour
 
 
 def app_icon() -> QIcon:

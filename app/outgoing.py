@@ -7,9 +7,13 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from app import theme
 from app.widgets import WithPlaceholder, make_tree, when
 
+# Colours of the light design; theme.color() gives them as the current scheme shows them (the
+# amber as it was, 3.0:1 on the dark window, was too dark to read there).
 REMOTE_COLOR = "#B54708"
+LOCAL_COLOR = "#067647"
 TEMPORARY_TEXT = (
     "Temporary chat: nothing from this conversation is saved, and MemoryOS won't learn "
     "from it. It can still use what it already remembers."
@@ -20,7 +24,8 @@ def remote_badge(host: str) -> str:
     """Rich text for the status bar: empty when the model is on this computer."""
     if not host:
         return ""
-    return f"<span style='color:{REMOTE_COLOR}'>▲ Remote model: {escape(host)}</span>"
+    shade = theme.color(REMOTE_COLOR)
+    return f"<span style='color:{shade}'>▲ Remote model: {escape(host)}</span>"
 
 
 def remote_tooltip(host: str) -> str:
@@ -48,11 +53,12 @@ def url_note(url: str) -> str:
     if not url.strip():
         return ""
     if is_loopback(url):
-        return "<span style='color:#067647'>● On this computer: nothing leaves it.</span>"
+        return (f"<span style='color:{theme.color(LOCAL_COLOR)}'>● On this computer: nothing "
+                "leaves it.</span>")
     return (
-        f"<span style='color:{REMOTE_COLOR}'>▲ Remote: {escape(destination(url))} is not this "
-        "computer. Questions and the memories used to answer them are sent there; background "
-        "memory work only if allowed in the Memory tab.</span>"
+        f"<span style='color:{theme.color(REMOTE_COLOR)}'>▲ Remote: {escape(destination(url))} "
+        "is not this computer. Questions and the memories used to answer them are sent there; "
+        "background memory work only if allowed in the Memory tab.</span>"
     )
 
 

@@ -7,7 +7,7 @@ import dataclasses
 from operator import attrgetter
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -121,9 +121,14 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.model_tab, "Model")
         self.tabs.addTab(self._models_page(), "Models")
         self.memory_scroll = MemoryTab(session, self.policy)
+        self.memory_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # as the Model page's
         self.tabs.addTab(self.memory_scroll, "Memory")
         self.conversation_page = ConversationPage()
         self.tabs.addTab(self.conversation_page, "Conversation")
+        # The selected tab is bold: its bar came out a pixel short, and its scroll arrows,
+        # shown for that pixel, took a Tab stop and then hid (the focus nowhere to be seen).
+        # The four tabs fit at the largest text on a 1024 px screen.
+        self.tabs.tabBar().setUsesScrollButtons(False)
         self.error = QLabel(objectName="error")
         self.error.setWordWrap(True)
         self.error.hide()

@@ -106,6 +106,9 @@ class ModelTab(QScrollArea):
         layout.addStretch(1)
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
+        # No Tab stop of its own: the page showed no focus mark there, a keyboard user was
+        # nowhere to be seen. Tab to a field inside scrolls the page to it.
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         # sideways only past the screen's width (the largest text on a 1024 px screen): cut
         # off at the right, what did not fit could not be reached
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)

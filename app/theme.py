@@ -17,6 +17,9 @@ CODE_TINT = "#F3F4F6"  # code blocks
 # Errors and "no: ..." verdicts: dark on the light scheme; color() makes it light enough to
 # read on the dark one (the design's #B42318 stayed too dark there, about 2.6:1).
 ERROR_RED = "#8B0000"
+# The lightest surface text sits on in the dark scheme (the window is #1D1F22, a hovered button
+# #212226): color() makes text light enough for 4.5:1 on it.
+DARK_SURFACE = "#2A2C30"
 
 
 # The look now: light or dark, and the text size (points); see apply_look.
@@ -67,11 +70,11 @@ def color(light: str) -> str:
     """A colour of the light design, as the current scheme shows it.
 
     Dark: lightness mirrored (white surfaces become near-black, dark text light grey), hue and
-    saturation kept; strong colours (accent, danger) stay bright enough to read on dark."""
+    saturation kept; strong colours (accent, danger) stay bright enough to read on dark. A
+    colour that reads on white (text, icons: 3:1 and more) keeps that contrast on the dark
+    surfaces, up to 4.5:1 (WCAG AA for text)."""
     if not dark:
         return light
-    from PySide6.QtGui import QColor
-
     value = QColor(light)
     hue, saturation, lightness, alpha = value.getHslF()
     if saturation > 0.4 and 0.3 < lightness < 0.7:
@@ -80,7 +83,34 @@ def color(light: str) -> str:
         if lightness > 0.85:  # pale tints become quiet dark surfaces, not deep saturated ones
             saturation *= 0.35
         lightness = 0.1 + 0.82 * (1.0 - lightness)
-    return QColor.fromHslF(max(hue, 0.0), saturation, lightness, alpha).name().upper()
+    hue = max(hue, 0.0)
+    wanted = min(4.5, contrast(light, "#FFFFFF"))
+    if wanted >= 3.0:  # text or an icon: lighter (same hue) until it reads on dark
+        while lightness < 0.97 and contrast(_hsl(hue, saturation, lightness),
+                                            DARK_SURFACE) < wanted:
+            lightness += 0.01
+    return _hsl(hue, saturation, lightness, alpha)
+
+
+def _hsl(hue: float, saturation: float, lightness: float, alpha: float = 1.0) -> str:
+    return QColor.fromHslF(hue, saturation, min(lightness, 1.0), alpha).name().upper()
+
+
+def luminance(value: str) -> float:
+    """WCAG's relative luminance of a colour (#RRGGBB): 0 black, 1 white."""
+    shade = QColor(value)
+
+    def channel(part: float) -> float:
+        return part / 12.92 if part <= 0.04045 else ((part + 0.055) / 1.055) ** 2.4
+
+    return (0.2126 * channel(shade.redF()) + 0.7152 * channel(shade.greenF())
+            + 0.0722 * channel(shade.blueF()))
+
+
+def contrast(one: str, other: str) -> float:
+    """WCAG's contrast ratio of two colours: 1 (the same) to 21 (black on white)."""
+    lighter, darker = sorted((luminance(one), luminance(other)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
 
 
 def in_red(text: str) -> str:
@@ -168,7 +198,8 @@ def _palette(app: QApplication) -> None:
         (QPalette.ColorRole.Highlight, "#C9D0FB"),
         (QPalette.ColorRole.HighlightedText, _LIGHT["TEXT"]),
         (QPalette.ColorRole.Link, _LIGHT["ACCENT"]),
-        (QPalette.ColorRole.PlaceholderText, "#9CA3AF"),
+        # muted, not a paler grey: "e.g. llama3.1:8b" is text to read (#9CA3AF was 2.5:1)
+        (QPalette.ColorRole.PlaceholderText, _LIGHT["MUTED"]),
     ):
         palette.setColor(role, QColor(color(light)))
     app.setPalette(palette)
