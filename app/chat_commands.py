@@ -177,23 +177,28 @@ class ChatActions(QObject):
     def find_and_ask(self, words: str) -> None:
         if self.session is None:
             return
+        from engine.answer import looked_up_by
+
         self.session.run(
             chat_commands.find_matches,
             self.session.mem,
-            words,
+            looked_up_by(words),  # a long paste: its start and end (seconds of search for all)
             on_result=lambda matches: self._ask(words, matches),
             on_error=self._failed,
         )
 
     def _ask(self, words: str, matches: list) -> None:
+        from app.forget_panel import quoted
+        from engine.answer import looked_up_by
+
         if not matches:
-            self.window.view.add_notice(f"Nothing matches “{words}”; nothing was forgotten.")
+            self.window.view.add_notice(f"Nothing matches “{quoted(words)}”; nothing was forgotten.")
             self.done.emit("nothing")
             return
         count = len([m for m in matches if not m.consequence])
         self.panel.ask(
-            f"Forget {count} item{'s' if count != 1 else ''} matching “{words}”?", matches,
-            chat_commands.search_words(words),
+            f"Forget {count} item{'s' if count != 1 else ''} matching “{quoted(words)}”?",
+            matches, chat_commands.search_words(looked_up_by(words)),
         )
         self.done.emit("asked")
 

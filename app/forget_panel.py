@@ -25,6 +25,16 @@ from engine.records import SUPERSEDED
 from engine.remembered import EXCHANGE
 
 ROLE = Qt.ItemDataRole.UserRole
+QUOTE_CHARS = 60  # a longer /forget text is quoted as its start … its end
+
+
+def quoted(words: str) -> str:
+    """`words` on one line, short enough for a title: a long one as its start … its end."""
+    line = " ".join(words[: 2 * QUOTE_CHARS].split())
+    if len(words) <= 2 * QUOTE_CHARS and len(line) <= QUOTE_CHARS:
+        return line
+    end = " ".join(words[-QUOTE_CHARS:].split())
+    return f"{line[: QUOTE_CHARS * 2 // 3].rstrip()} … {end[-(QUOTE_CHARS // 3) :].lstrip()}"
 
 
 class ForgetPanel(QFrame):

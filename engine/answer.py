@@ -118,11 +118,17 @@ LOOKUP_MAX_CHARS = 4000
 
 
 def looked_up_by(query: str) -> str:
-    """What memories are looked up by for `query`: all of it, or its start and end."""
+    """What memories are looked up by for `query` (a question, a /forget search): all of it,
+    or its start and end, each cut at a space (half a word matches nothing)."""
     if len(query) <= LOOKUP_MAX_CHARS:
         return query
     half = LOOKUP_MAX_CHARS // 2
-    return f"{query[:half]}\n{query[-half:]}"
+    head, tail = query[:half], query[-half:]
+    if not query[half].isspace() and len(head.split(None, 1)) > 1:
+        head = head.rsplit(None, 1)[0]
+    if not query[-half - 1].isspace() and len(tail.split(None, 1)) > 1:
+        tail = tail.split(None, 1)[1]
+    return f"{head}\n{tail}"
 
 
 def _let_go(memory: MemoryOS, record: str | None) -> None:
