@@ -334,11 +334,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if getattr(args, "url", None):  # chat --url BASE_URL: short for --model url:BASE_URL
+        # chat --url BASE_URL: short for --model url:BASE_URL ("--url ''" is refused, not
+        # taken for no --url at all, which chose the app's model)
+        if getattr(args, "url", None) is not None:
             if args.model is not None:
                 raise errors.InvalidInputError(
                     "give the server as --url BASE_URL or as --model url:BASE_URL, not both"
                 )
+            from engine.network import check_address
+
+            check_address(args.url, f"--url {args.url!r}")
             args.model = f"url:{args.url}"
         from engine import commands
 

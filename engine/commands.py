@@ -114,13 +114,21 @@ def make_chat(model: str | None, url_model: str = "", *, allow_plain_http: bool 
     `allow_plain_http` (--allow-plain-http), or for the app's saved server its own setting."""
     from engine.backends.build import make_chat as build
     from engine.model_config import GGUF, URL, ModelConfig
-    from engine.network import check_url
+    from engine.network import check_address, check_url, url_problem
 
     if model is None:
         config = saved_model_config()
         allow_plain_http = allow_plain_http or _app_settings().get("allow_plain_http") is True
+        problem = url_problem(config.url) if config.source == URL else ""
+        if problem:  # not how the command was typed: exits 1, pointing at where it was chosen
+            raise errors.ServerError(
+                f"the server address chosen in the app's Settings: {problem}. Change it there, "
+                "or give the model with --model"
+            )
     else:
         config = ModelConfig.parse(model, url_model)
+        if config.source == URL:  # a bad option: exits 2, with what an address looks like
+            check_address(config.url, f"--model {model!r}")
         if config.source == URL and config.url and not config.url_model:
             raise errors.InvalidInputError(
                 "give the name of the model on that server with --url-model NAME (`memoryos "

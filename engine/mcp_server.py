@@ -12,7 +12,7 @@ from typing import Any
 from engine import unlock
 from engine.backends.build import make_embedder
 from engine.errors import InvalidInputError, MemoryOSError
-from engine.network import PlainHttpRefusedError
+from engine.network import AddressError, PlainHttpRefusedError, check_address
 
 TOKEN_ENV = "MEMORYOS_MCP_TOKEN"
 DEFAULT_PORT = 8765
@@ -113,6 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the server until the client disconnects; 0 on a clean exit, 1 if the vault won't
     open, 2 for what was asked wrongly (a vault name that does not exist, bad options)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if (args.model or "").startswith("url:"):  # a mistyped address is a bad option
+        try:
+            check_address(args.model[4:], f"--model {args.model!r}")
+        except AddressError as exc:
+            print(f"memoryos mcp: {exc}", file=sys.stderr)
+            return 2
     try:
         token = unlock.secret_from_env(TOKEN_ENV) or ""
     except MemoryOSError as exc:

@@ -70,6 +70,20 @@ class PlainHttpRefusedError(InvalidInputError, ServerError):
     to a terminal command a refusal of how it was called, which exits 2 as a bad option does."""
 
 
+class AddressError(InvalidInputError, ServerError):
+    """Not a server address (`url_problem` says why). To the app a server that cannot be used;
+    to a terminal command a bad option, which exits 2 as argparse's own errors do."""
+
+
+def check_address(url: str, given_as: str) -> None:
+    """For a terminal command: AddressError when `url`, typed as `given_as` (the option and its
+    value, as "--url 'htp:/x'"), is not a server address, saying what one looks like."""
+    problem = url_problem(url)
+    if problem:
+        example = "" if EXAMPLE_URL in problem else f"; an address looks like {EXAMPLE_URL}"
+        raise AddressError(f"{given_as}: {problem}{example}")  # "Not a valid address:" kept
+
+
 # How a refused plain http:// address is allowed, in the app's words; the terminal passes its own.
 IN_SETTINGS = "allow plain http for remote servers in Settings"
 
@@ -85,7 +99,7 @@ def check_url(
 
     problem = url_problem(url)
     if problem:  # said first: a mistyped address is neither "remote" nor "plain http"
-        raise ServerError(problem)
+        raise AddressError(problem)
     rules = policy.current()
     if rules.remote_forbidden and not is_loopback(url):
         raise PolicyError(
@@ -227,7 +241,7 @@ def normalise_url(url: str) -> str:
     url = (url or "").strip()
     problem = url_problem(url)
     if problem:
-        raise ServerError(problem)
+        raise AddressError(problem)
     if "://" not in url:
         url = "http://" + url
     parts = urlsplit(url)

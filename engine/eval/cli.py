@@ -26,6 +26,13 @@ def _eval_parser() -> argparse.ArgumentParser:
     locomo.add_argument("--judge-url", default=None, help="OpenAI-compatible URL of an LLM judge")
     locomo.add_argument("--judge-model", default=None, help="model name for the judge")
     locomo.add_argument(
+        "--allow-plain-http",
+        action="store_true",
+        help="use a server on another computer at a plain http:// address (--llm url:, "
+        "--judge-url) (refused without it: the conversations and questions would cross the "
+        "network unencrypted)",
+    )
+    locomo.add_argument(
         "--limit-questions",
         type=positive_int,
         default=None,
@@ -79,6 +86,23 @@ def _embedder_name(name: str) -> str:
     return str(Path(name).expanduser().absolute())
 
 
+def _check_addresses(args: argparse.Namespace) -> None:
+    """--llm url:URL and --judge-url: a server address each (AddressError), and plain http://
+    to another computer only with --allow-plain-http (PlainHttpRefusedError), as `memoryos
+    chat` refuses them."""
+    from engine.commands import ALLOW_PLAIN_HTTP
+    from engine.network import check_address, check_url
+
+    given = []
+    if args.llm.startswith("url:"):
+        given.append((args.llm[4:], f"--llm {args.llm!r}"))
+    if args.judge_url is not None:
+        given.append((args.judge_url, f"--judge-url {args.judge_url!r}"))
+    for url, given_as in given:
+        check_address(url, given_as)
+        check_url(url, allow_plain_http=args.allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
+
+
 def eval_main(argv: list[str]) -> int:
     """`memoryos eval locomo`: run (or resume) the evaluation; prints the report.
     `memoryos eval personal`: the everyday-memory probe (engine/eval/personal.py)."""
@@ -96,6 +120,11 @@ def eval_main(argv: list[str]) -> int:
     from engine.errors import MemoryOSError
     from engine.eval.run import EvalConfig, run_eval
 
+    try:  # before the output folder is made: a bad option changes nothing
+        _check_addresses(args)
+    except MemoryOSError as exc:  # an administrator's policy too, as run_eval's errors below
+        print(f"memoryos eval: {exc}", file=sys.stderr)
+        return 2
     config = EvalConfig(
         data=args.data,
         out=args.out,
@@ -110,6 +139,7 @@ def eval_main(argv: list[str]) -> int:
         baseline_answers=args.baseline_answers,
         max_answer_tokens=args.max_answer_tokens,
         progress=not args.no_progress,
+        allow_plain_http=args.allow_plain_http,
     )
     try:
         run_eval(config, restart=args.restart)

@@ -47,6 +47,7 @@ class EvalConfig:
     baseline_answers: str = "fusion"  # none | fusion | all: which retrieval baselines answer
     max_answer_tokens: int = 64
     progress: bool = True
+    allow_plain_http: bool = False  # --llm url: / --judge-url at plain http:// elsewhere
 
     def identity(self, data_sha256: str) -> dict[str, Any]:
         """The settings a resumed run must share with the interrupted one."""
@@ -111,23 +112,23 @@ def make_embedder(name: str) -> Any:
     return build(name)
 
 
-def make_llm(spec: str, model: str | None = None) -> Any:
+def make_llm(spec: str, model: str | None = None, *, allow_plain_http: bool = False) -> Any:
     """--llm none|bundled|gguf:PATH|url:URL -> a ChatBackend (None for retrieval only)."""
     if spec in ("", "none"):
         return None
     from engine.backends.build import make_chat
     from engine.model_config import ModelConfig
 
-    return make_chat(ModelConfig.parse(spec, model or ""))
+    return make_chat(ModelConfig.parse(spec, model or ""), allow_plain_http=allow_plain_http)
 
 
-def make_judge(url: str | None, model: str | None) -> Any:
+def make_judge(url: str | None, model: str | None, *, allow_plain_http: bool = False) -> Any:
     """An OpenAI-compatible chat model used only to grade answers."""
     if not url:
         return None
     from engine.backends.openai_compat import OpenAIChat
 
-    return OpenAIChat(url, model or "")
+    return OpenAIChat(url, model or "", allow_plain_http=allow_plain_http)
 
 
 def usage_snapshot(chat: Any) -> dict[str, int]:
@@ -235,8 +236,11 @@ def run_eval(
     checkpoints = Checkpoints(out, identity, restart=restart)
     conversations = load_locomo(config.data, config.conversations)
     embedder = embedder if embedder is not None else make_embedder(config.embedder)
-    chat = chat if chat is not None else make_llm(config.llm, config.llm_model)
-    judge = judge if judge is not None else make_judge(config.judge_url, config.judge_model)
+    allowed = config.allow_plain_http
+    if chat is None:
+        chat = make_llm(config.llm, config.llm_model, allow_plain_http=allowed)
+    if judge is None:
+        judge = make_judge(config.judge_url, config.judge_model, allow_plain_http=allowed)
     infos: list[dict[str, Any]] = []
     records: list[dict[str, Any]] = []
     for conversation in conversations:
