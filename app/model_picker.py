@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,67 @@ class WrappingDelegate(QStyledItemDelegate):
         return super().sizeHint(option, index)
 
 
+def usable_row(item: QTreeWidgetItem | None) -> bool:
+    """A row that can be selected: a model, not a heading, a note or a file that cannot load."""
+    wanted = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
+    return item is not None and item.flags() & wanted == wanted
+
+
+class ModelTable(QTreeWidget):
+    """The model table, whose keys and clicks go from model row to model row. Moving the
+    current row back from inside the current-row signal (as before) left the keyboard's focus
+    on a row that was not selected ("Use this model" greyed, Enter doing nothing): the move is
+    corrected before Qt makes it, so the row with the focus is the row selected."""
+
+    Move = QTreeWidget.CursorAction
+    FORWARD = (Move.MoveDown, Move.MoveNext, Move.MovePageDown, Move.MoveHome)
+    BACKWARD = (Move.MoveUp, Move.MovePrevious, Move.MovePageUp, Move.MoveEnd)
+
+    def moveCursor(self, action: Any, modifiers: Any) -> Any:  # noqa: N802 - Qt override
+        index = super().moveCursor(action, modifiers)
+        item = self.itemFromIndex(index)
+        if not index.isValid() or usable_row(item):
+            return index
+        here = self.currentIndex()
+        if action in self.FORWARD or action in self.BACKWARD:
+            steps = [self.itemBelow, self.itemAbove]
+            if action in self.BACKWARD:
+                steps.reverse()
+            if action in (self.Move.MoveDown, self.Move.MoveUp, self.Move.MoveNext,
+                          self.Move.MovePrevious) and here.isValid():
+                steps = steps[:1]  # no model row that way: the focus stays where it is
+            for step in steps:
+                found = step(item)
+                while found is not None and not usable_row(found):
+                    found = step(found)
+                if found is not None:
+                    return self.indexFromItem(found, index.column())
+        return here  # Left to a heading, or no model row at all: stay
+
+    def mousePressEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        """A click on a heading or a note leaves the selected row as it was."""
+        item = self.itemAt(event.position().toPoint())
+        if item is not None and not usable_row(item):
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseDoubleClickEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        """A double-click on a heading uses nothing (the row selected is not the one clicked)."""
+        item = self.itemAt(event.position().toPoint())
+        if item is not None and not usable_row(item):
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def keyboardSearch(self, search: str) -> None:  # noqa: N802 - Qt override
+        """Typing a name goes to a model row, never to the heading whose title matches."""
+        before = self.currentItem()
+        super().keyboardSearch(search)
+        if not usable_row(self.currentItem()) and usable_row(before):
+            self.setCurrentItem(before)
+
+
 class ModelPicker(QWidget):
     """The table, an Add-folder button, download progress; `chosen(Choice)` on Use."""
 
@@ -162,7 +224,7 @@ class ModelPicker(QWidget):
         self.added: list[Any] = []
         self.machine = QLabel("Looking at this computer…", objectName="hint")
         self.machine.setWordWrap(True)
-        self.table = QTreeWidget()
+        self.table = ModelTable()
         self.table.setObjectName("modelTable")
         self.table.setColumnCount(4)
         self.table.setHeaderLabels(["Model", "Where", "Details", "Fits this computer"])
@@ -184,7 +246,6 @@ class ModelPicker(QWidget):
         self.table.setColumnWidth(1, 130)
         self.table.viewport().installEventFilter(self)  # resized: the columns fitted again
         self.table.itemSelectionChanged.connect(self._selected)
-        self.table.currentItemChanged.connect(self._past_headings)
         self.table.itemDoubleClicked.connect(lambda *_: self.use())
         self.why = QLabel(objectName="hint")
         self.why.setWordWrap(True)
@@ -477,24 +538,6 @@ class ModelPicker(QWidget):
         items = self.table.selectedItems()
         return items[0].data(0, Qt.ItemDataRole.UserRole) if items else None
 
-    def _past_headings(self, current: QTreeWidgetItem | None, previous: Any) -> None:
-        """Up and Down step over the section headings ("Servers (OpenAI-compatible)"): the
-        keyboard stopped on them, nothing selected and "Use this model" greyed."""
-        if current is None or current.flags() & Qt.ItemFlag.ItemIsSelectable:
-            return
-        table = self.table
-        down = previous is None or table.indexFromItem(previous).row() < 0 or (
-            table.visualItemRect(previous).top() < table.visualItemRect(current).top()
-        )
-        step = table.itemBelow if down else table.itemAbove
-        item = step(current)
-        while item is not None and not item.flags() & Qt.ItemFlag.ItemIsSelectable:
-            item = step(item)
-        if item is None and previous is not None:
-            item = previous  # no model row that way: stay where it was
-        if item is not None:
-            table.setCurrentItem(item)
-
     def _selected(self) -> None:
         self.fit = None
         self.plain_http.setChecked(False)  # asked again for each server it would be sent to
@@ -560,8 +603,10 @@ class ModelPicker(QWidget):
 
     def select_usable(self) -> None:
         """Select a row "Use this model" takes at once, where none is selected: the model in use
-        (unless it is the demo), else a server answering now, else a file on this computer that
-        fits, else the demo."""
+        (unless it is the demo: the step is there to offer a better one), else a server
+        answering now, else a file on this computer that fits and is not a copy of the demo (a
+        walkthrough's "smollm2-chat", the demo's file under another name, was offered as the
+        better model), else the demo."""
         if self.selected() is not None or self.overview is None:
             return
         files, servers, bundled, current = [], [], [], []
@@ -572,6 +617,8 @@ class ModelPicker(QWidget):
             kind, value = data
             fit = self.overview.file_fits.get(value.path) if kind == "file" else None
             if kind == "bundled":
+                bundled.insert(0, row)
+            elif kind == "file" and _copy_of_demo(value):
                 bundled.append(row)
             elif in_use(self.current, kind, value):
                 current.append(row)
@@ -847,3 +894,22 @@ def _duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def _copy_of_demo(found) -> bool:
+    """Whether the file `found` is the bundled demo model under another name or folder: the
+    same size and the same model name in its metadata."""
+    from engine.bundled import bundled_gguf_path
+    from engine.gguf import gguf_info
+
+    try:
+        demo = bundled_gguf_path()
+        if os.path.samefile(found.path, demo):
+            return True
+        return (
+            found.info is not None
+            and os.path.getsize(found.path) == demo.stat().st_size
+            and found.info.name == gguf_info(demo).name
+        )
+    except (OSError, ValueError):
+        return False

@@ -109,13 +109,43 @@ def probe_servers(
 CONNECT_TIMEOUT = 3.0  # seconds to reach a server named by URL (it may be across the internet)
 
 
-def server_models(
+KEY_REFUSED = (401, 403)  # what a server started with an API key answers without the right one
+# The endpoints people paste from a server's page or a client's settings: the base URL is what
+# comes before them (…/v1/chat/completions is asked as …/v1).
+ENDPOINTS = ("/chat/completions", "/completions", "/models", "/embeddings")
+
+
+@dataclass
+class Listing:
+    """What a server named by URL answered to GET <url>/models."""
+
+    models: list[str] | None  # None: it answered, but not with a model list
+    status: int = 0  # the HTTP status; 0 when no HTTP answer came back (TLS, a broken reply)
+
+    @property
+    def key_refused(self) -> bool:
+        """The server wants an API key, or another one: a model on it would not answer either."""
+        return self.status in KEY_REFUSED
+
+
+def base_url(typed: str) -> str:
+    """The base URL in an address pasted whole: "…/v1/chat/completions" gives "…/v1" (the query
+    and a trailing slash go too); any other address is returned as it was typed."""
+    text = (typed or "").strip()
+    address = text.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    for endpoint in ENDPOINTS:
+        if address.lower().endswith(endpoint) and len(address) > len(endpoint):
+            return address[: -len(endpoint)]
+    return text
+
+
+def ask_models(
     url: str, api_key: str = "", timeout: float = CONNECT_TIMEOUT,
     read_timeout: float = READ_TIMEOUT,
-) -> list[str] | None:
-    """The model ids the server at base URL `url` lists at GET <url>/models; None when
-    something answered but not with a model list (an error status, another kind of page).
-    Raises OSError when nothing answers there (refused, timed out, unknown host)."""
+) -> Listing:
+    """Ask the server at base URL `url` for GET <url>/models: its model ids, or None with the
+    HTTP status it answered (401 or 403: it needs an API key). Raises OSError when nothing
+    answers there (refused, timed out, unknown host)."""
     from engine.network import normalise_url
 
     parts = urlsplit(normalise_url(url))
@@ -128,18 +158,30 @@ def server_models(
         try:
             connection.connect()  # OSError here: nothing answers
         except ssl.SSLError:
-            return None  # something answered, in TLS it did not like: the load says what
+            return Listing(None)  # something answered, in TLS it did not like: the load says
+        status = 0
         try:
             connection.sock.settimeout(read_timeout)
             connection.request("GET", f"{parts.path}/models", headers=headers)
             response = connection.getresponse()
-            if response.status != 200:
-                return None
-            return _model_ids(json.loads(response.read(1 << 20)))
+            status = response.status
+            if status != 200:
+                return Listing(None, status)
+            return Listing(_model_ids(json.loads(response.read(1 << 20))), status)
         except (OSError, http.client.HTTPException, ValueError):
-            return None  # it answered the connection: a server is there, just not this API
+            return Listing(None, status)  # it answered the connection: just not this API
     finally:
         connection.close()
+
+
+def server_models(
+    url: str, api_key: str = "", timeout: float = CONNECT_TIMEOUT,
+    read_timeout: float = READ_TIMEOUT,
+) -> list[str] | None:
+    """The model ids the server at base URL `url` lists at GET <url>/models; None when
+    something answered but not with a model list (an error status, another kind of page:
+    ask_models tells a refused API key apart). Raises OSError when nothing answers there."""
+    return ask_models(url, api_key, timeout, read_timeout).models
 
 
 def _model_ids(data: object) -> list[str] | None:

@@ -129,3 +129,35 @@ def test_memoryos_models_lists_the_server_chosen_in_the_app_on_any_port(capsys):
         assert main(["--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["servers"]
     assert [s["url"] for s in listed if s["port"] == server.port] == [url]
+
+
+def test_a_server_that_wants_an_api_key_is_told_apart_from_one_that_lists_nothing():
+    """A llama.cpp server started with --api-key answers /v1/models with 401 without the key:
+    that is a refused key, not "not an OpenAI-compatible server"."""
+    from models.probe import ask_models, server_models
+
+    with ChatServer(models=["secret-model"], reply=["hi"], api_key="sk-right") as server:
+        refused = ask_models(server.url)
+        assert refused.models is None and refused.key_refused and refused.status == 401
+        assert ask_models(server.url, "sk-wrong").key_refused
+        listed = ask_models(server.url, "sk-right")
+        assert listed.models == ["secret-model"] and not listed.key_refused
+        assert server_models(server.url, "sk-right") == ["secret-model"]
+    other = ThreadingHTTPServer(("127.0.0.1", 0), WebPage)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:  # a web page: no model list, and no key asked for either
+        page = ask_models(f"http://127.0.0.1:{other.server_address[1]}/v1")
+        assert page.models is None and not page.key_refused
+    finally:
+        other.shutdown()
+        other.server_close()
+
+
+def test_a_pasted_endpoint_is_cut_back_to_its_base_url():
+    from models.probe import base_url
+
+    assert base_url("http://10.0.0.5:8080/v1/chat/completions") == "http://10.0.0.5:8080/v1"
+    assert base_url(" https://h.example/v1/models/ ") == "https://h.example/v1"
+    assert base_url("localhost:8080/v1/completions?x=1") == "localhost:8080/v1"
+    assert base_url("http://10.0.0.5:8080/v1") == "http://10.0.0.5:8080/v1"
+    assert base_url("/models") == "/models"  # nothing before it: left as typed
