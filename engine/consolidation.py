@@ -237,9 +237,13 @@ class Consolidator:
         now = time.time()
         touched_facts = False
         with ctx.vault.transaction():
+            # A forget may have come while they were embedded: a page gone teaches nothing
+            # (what it taught would outlive the forget, with no exchange to forget it with).
+            kept = set(ctx.vault.existing_page_ids([page.id for page in pages]))
             for learned in prepared:
-                touched_facts = self.persona.learn(learned, now) > 0 or touched_facts
-            added = vocabulary.store(ctx, words)
+                if learned.page_id in kept:
+                    touched_facts = self.persona.learn(learned, now) > 0 or touched_facts
+            added = vocabulary.store(ctx, words, pages)
             for job in jobs:
                 ctx.vault.finish_job(job.id)
             short_term.check_overflow(ctx, now)

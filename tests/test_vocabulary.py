@@ -65,9 +65,9 @@ def test_a_word_another_process_added_first_is_not_added_twice(mem):
     page = mem.add_memory("I tune harpsichords", "Lovely")
     prepared = vocabulary.prepare(mem.ctx, [page])
     with mem.vault.transaction():
-        first = vocabulary.store(mem.ctx, prepared)
+        first = vocabulary.store(mem.ctx, prepared, [page])
     with mem.vault.transaction():
-        second = vocabulary.store(mem.ctx, prepared)  # as if another process got there first
+        second = vocabulary.store(mem.ctx, prepared, [page])  # another process got there first
     assert len(first) == len(prepared) > 0 and second == []
 
 

@@ -34,6 +34,7 @@ from engine.records import (
     Page,
     ProfileSlot,
 )
+from engine.vault.jobs import ANALYSE_SEGMENT
 
 # The facts a move looks through for the places the person said they lived: those using the
 # location patterns' words, best matches first (a person says where they live a few times).
@@ -281,9 +282,12 @@ class Persona:
         page_ids = vault.unanalysed_page_ids(segment_id)
         pages = vault.pages(page_ids)
         result = None
+        known: list[Fact] = []
+        shown: list[ProfileSlot] = []
         if pages and model.available() is not None:
             known = vault.facts(USER_FACT, False)[:40]
-            messages = analysis_messages(pages, known, vault.slots(include_superseded=False))
+            shown = vault.slots(include_superseded=False)
+            messages = analysis_messages(pages, known, shown)
             result = model.structured(messages, ANALYSIS_SCHEMA)
         now = ctx.clock()
         # Embedded before the write lock is taken, in one batch: the transaction only writes
@@ -291,6 +295,15 @@ class Persona:
         # while another program's writes waited).
         embedder = _Embedded(self.embedder, _analysis_texts(result) if result else [])
         with vault.transaction():
+            if result and not self._all_still_there(pages, known, shown):
+                # A forget (or a delete) while the model read them: anything it wrote may
+                # quote what is gone. Nothing is written; the pages left are analysed again.
+                result = None
+                if vault.existing_page_ids(page_ids) and not vault.has_pending(
+                    ANALYSE_SEGMENT, {"segment_id": segment_id}
+                ):
+                    vault.enqueue(ANALYSE_SEGMENT, {"segment_id": segment_id}, now)
+                page_ids = []
             if result:
                 self._apply_analysis(result, pages, f"llm:{ctx.chat.model_id}", now, embedder)
             if page_ids:
@@ -298,6 +311,21 @@ class Persona:
             vault.reset_segment_counters(segment_id)
             vault.finish_job(job_id)
         return bool(result)
+
+    def _all_still_there(
+        self, pages: list[Page], facts: list[Fact], slots: list[ProfileSlot]
+    ) -> bool:
+        """Whether every page, fact and profile entry an analysis was shown is still stored
+        (inside the write's transaction)."""
+        vault = self.vault
+        page_ids = [p.id for p in pages]
+        if len(vault.existing_page_ids(page_ids)) < len(page_ids):
+            return False
+        fact_ids = {f.id for f in facts}
+        if fact_ids and {f.id for f in vault.facts(None, True, ids=list(fact_ids))} != fact_ids:
+            return False
+        slot_ids = {s.id for s in slots}
+        return slot_ids <= {s.id for s in vault.slots(include_superseded=True)}
 
     def _apply_analysis(
         self, result: dict, pages: list[Page], origin: str, now: float, embedder: Any = None

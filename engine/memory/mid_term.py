@@ -91,6 +91,10 @@ def place(ctx: MemoryContext, pages: list[Page], finish_job: int | None) -> dict
     touched: dict[int, int] = {}
     try:
         with vault.transaction():
+            # read before it: a page forgotten since joins no segment, and its words and
+            # vector go into no summary, keywords or centroid (nothing would take them out)
+            kept = set(vault.existing_page_ids([p.id for p in pages]))
+            pages = [p for p in pages if p.id in kept]
             # what all pages share, taken once per chunk: the segments' pages and this chunk
             background = index.background([vectors[p.id] for p in pages if p.id in vectors])
             threshold = settings.segment_threshold
@@ -198,6 +202,10 @@ def llm_refresh(
     if model.available() is None:
         return
     vault, settings = ctx.vault, ctx.settings
+    kept = set(vault.existing_page_ids([p.id for p in pages]))  # none forgotten is sent
+    pages = [p for p in pages if p.id in kept]
+    if not pages:
+        return
     now = ctx.clock()
     touched = [heat.segment(s, now, settings) for s in vault.segments(ids=segment_ids)]
     text = "\n".join(f"[page {p.id}] {p.text()}" for p in pages)
@@ -215,9 +223,15 @@ def llm_refresh(
     if not result:
         return
     with vault.transaction():
+        # A forget while the model wrote: it read a page, or a summary quoting one, that is
+        # gone now (the forget rewrote the summary). Its text would quote what was forgotten.
+        if len(vault.existing_page_ids(list(kept))) < len(kept):
+            return
+        shown = {s.id: s.summary for s in touched}
+        unchanged = {s.id for s in vault.segments(ids=segment_ids) if shown.get(s.id) == s.summary}
         for seg in result.get("segments", []):
             summary = str(seg.get("summary", "")).strip()
-            if seg.get("id") in segment_ids and summary:
+            if seg.get("id") in segment_ids and seg.get("id") in unchanged and summary:
                 words = [str(w) for w in seg.get("keywords", []) if str(w).strip()][
                     : settings.segment_keywords
                 ]

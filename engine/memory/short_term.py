@@ -143,8 +143,11 @@ def embed_turns(ctx: MemoryContext, job_id: int, upto: int) -> None:
         return [(page_id, side, v) for (page_id, side, _), v in zip(items, vectors, strict=True)]
 
     def write(prepared: list[tuple[int, int, np.ndarray]]) -> None:
+        # a page forgotten while its turns were embedded gets none: nothing would remove them
+        kept = set(ctx.vault.existing_page_ids(sorted({page_id for page_id, _, _ in prepared})))
         for page_id, side, vector in prepared:
-            ctx.vault.insert_turn_vectors(page_id, {side: vector})
+            if page_id in kept:
+                ctx.vault.insert_turn_vectors(page_id, {side: vector})
 
     backfill.run(
         ctx,

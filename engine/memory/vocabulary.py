@@ -63,18 +63,26 @@ def prepare(ctx: MemoryContext, pages: list[Page]) -> list[tuple[str, str, np.nd
 
 
 def store(
-    ctx: MemoryContext, prepared: list[tuple[str, str, np.ndarray]]
+    ctx: MemoryContext, prepared: list[tuple[str, str, np.ndarray]], pages: list[Page]
 ) -> list[tuple[int, np.ndarray]]:
-    """Write prepared rows (inside the caller's transaction); returns (id, vector) of those
-    added, for `ctx.word_mirror.add_many` once the transaction has committed."""
-    return ctx.vault.insert_words(prepared) if prepared else []
+    """Write prepared rows (inside the caller's transaction) of the words `pages` (those
+    `prepare` read) still say; returns (id, vector) of those added, for
+    `ctx.word_mirror.add_many` once the transaction has committed. A page forgotten since it
+    was read teaches no word: the forget already took out the words no other page says, and
+    one written now would stay with no page to take it out."""
+    if not prepared:
+        return []
+    kept = set(ctx.vault.existing_page_ids([page.id for page in pages]))
+    said = words_of([page for page in pages if page.id in kept])
+    rows = [row for row in prepared if row[0] in said]
+    return ctx.vault.insert_words(rows) if rows else []
 
 
 def learn(ctx: MemoryContext, pages: list[Page]) -> int:
     """Learn the new words of some pages in one transaction. Returns how many were new."""
     prepared = prepare(ctx, pages)
     with ctx.vault.transaction():
-        added = store(ctx, prepared)
+        added = store(ctx, prepared, pages)
     ctx.word_mirror.add_many(added)
     return len(added)
 
@@ -88,8 +96,8 @@ def learn_backlog(ctx: MemoryContext, job_id: int, upto: int) -> None:
         upto=upto,
         cursor=CURSOR,
         chunk=CHUNK,
-        prepare=lambda batch: prepare(ctx, batch),
-        write=lambda prepared: store(ctx, prepared),
+        prepare=lambda batch: (prepare(ctx, batch), batch),
+        write=lambda made: store(ctx, *made),
         committed=ctx.word_mirror.add_many,
     )
 
