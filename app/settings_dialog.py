@@ -23,7 +23,7 @@ from app.errors import describe
 from app.policy_lock import policy_note
 from app.settings_added_models import forget_models, remember_model
 from app.settings_appearance import ConversationPage
-from app.settings_lookups import ask_server, save_api_key
+from app.settings_lookups import KeyRefused, ask_server, save_api_key
 from app.settings_memory_tab import MemoryTab, retention_question, retention_tightened
 from app.settings_model_tab import ModelTab
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
@@ -112,7 +112,8 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Settings")
         fit_window(self, 960, 680, least=(800, 620))  # wider where it fits: the Models table
         self.policy = current_policy()  # the administrator's: its settings are shown locked
-        self.silent_box: QMessageBox | None = None  # "the server does not answer: use it?"
+        # "the server does not answer (or refused the key): use it?"
+        self.silent_box: QMessageBox | None = None
         self.retention_box: QMessageBox | None = None  # "N exchanges will be forgotten?"
         self.tabs = QTabWidget()
         self.model_tab = ModelTab(settings, self.pool, session, self.policy)
@@ -167,15 +168,18 @@ class SettingsDialog(QDialog):
         return self.models_page
 
     def use_choice(self, choice: Any) -> None:
-        """A model picked on the Models page fills the Model tab; Save applies it."""
+        """A model picked on the Models page is used at once, as in the first-run model step:
+        the Model tab takes it, then Save's checks and questions run. Where they stop it, the
+        Model tab keeps it and says why (Esc then drops it knowingly, not silently)."""
         self.set_values(dataclasses.replace(self.values(), **choice.values))
         lines = [f"<b>{name}</b> {choice.reasons[key]}" for key, name in (
             ("gpu_layers", "GPU layers"), ("context", "Context"), ("threads", "Threads"))
             if key in choice.reasons]
         self.fit_note.setText("Suggested for this computer:<br>" + "<br>".join(lines))
         self.fit_note.setVisible(bool(lines))
-        self.models_page.note.setText(f"Chosen: {choice.label}. Press Save to switch to it.")
+        self.models_page.note.setText(f"Chosen: {choice.label}.")
         self.tabs.setCurrentIndex(0)
+        self.save()
 
     def _refused(self, problem: str) -> None:
         self._show_error(problem)
@@ -291,24 +295,42 @@ class SettingsDialog(QDialog):
     def _server_checked(self, answer: tuple, settings: AppSettings, memory: Any) -> None:
         error = answer[2]
         self.setEnabled(True)
-        if not isinstance(error, OSError):
+        url = settings.server_url
+        if isinstance(error, KeyRefused):
+            # a model there would not answer either: the model in use goes only if asked to
+            self.model_tab.show_key_problem(str(error))
+            text = (f"{error}\n\nSaving replaces the model in use with one that cannot "
+                    "answer. Use it anyway?")
+            box = QMessageBox(QMessageBox.Icon.Warning, "The server refused the API key", text,
+                              QMessageBox.StandardButton.Cancel, self)
+            box.setObjectName("keyRefused")
+        elif isinstance(error, OSError):
+            box = QMessageBox(QMessageBox.Icon.Question, "The server does not answer",
+                              f"The server at {url} does not answer. Use it anyway?",
+                              QMessageBox.StandardButton.Cancel, self)
+            box.setObjectName("serverSilent")
+        else:
             self._proceed(settings, memory)  # the model load says what is wrong
             return
-        url = settings.server_url
-        box = QMessageBox(QMessageBox.Icon.Question, "The server does not answer",
-                          f"The server at {url} does not answer. Use it anyway?",
-                          QMessageBox.StandardButton.Cancel, self)
-        box.setObjectName("serverSilent")
         use = box.addButton("Use it anyway", QMessageBox.ButtonRole.AcceptRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.finished.connect(lambda *_: self._silent_answered(box.clickedButton() is use,
-                                                              settings, memory))
+                                                              settings, memory, error))
         self.silent_box = box
         box.open()
 
-    def _silent_answered(self, use: bool, settings: AppSettings, memory: Any) -> None:
+    def _silent_answered(self, use: bool, settings: AppSettings, memory: Any,
+                         error: Exception) -> None:
         if use:
             self._proceed(settings, memory)
+            return
+        self.tabs.setCurrentIndex(0)
+        if isinstance(error, KeyRefused):
+            self._show_error(f"Not saved: the server at {settings.server_url} refused the API "
+                             f"key (HTTP {error.status}), so the model in use is kept. The "
+                             "API key field says more.", choice=True)
+            self.model_tab.ensureWidgetVisible(self.api_key)
+            self.api_key.setFocus()
             return
         self._show_error(f"Not saved: the server at {settings.server_url} does not answer, so "
                          "the model in use is kept.", choice=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.errors import ServerError
+
 
 def gguf_summary(path: str) -> str:
     """The file's metadata as one HTML paragraph (runs in a worker)."""
@@ -25,17 +27,18 @@ def _summary(info: Any) -> str:
             f"{info.quantisation} · {size:.2f} GB<br>{context} · {template}")
 
 
-def read_gguf(path: str) -> tuple[str, str, str, Any]:
-    """(path, gguf_summary's HTML, "", context_limits), or (path, "", why the file cannot be
-    used, None) (a worker: the answer names its file, so a late one for a file no longer chosen
-    is told apart)."""
+def read_gguf(path: str) -> tuple[str, str, str, Any, int]:
+    """(path, gguf_summary's HTML, "", context_limits, parameters), or (path, "", why the file
+    cannot be used, None, 0) (a worker: the answer names its file, so a late one for a file no
+    longer chosen is told apart)."""
     from models.catalogue import gguf_info
 
     try:
-        html = _summary(gguf_info(path))
+        info = gguf_info(path)
+        html = _summary(info)
     except Exception as error:  # reported to the person, like the pool's errors
-        return path, "", gguf_refusal(path, error), None
-    return path, html, "", context_limits(path)
+        return path, "", gguf_refusal(path, error), None, 0
+    return path, html, "", context_limits(path), info.parameters or 0
 
 
 def gguf_refusal(path: str, error: BaseException) -> str:
@@ -102,15 +105,46 @@ def keyring_check() -> Any:
     return keyring_status()
 
 
+class KeyRefused(ServerError):
+    """The server answered 401 or 403 for its model list: the API key is missing or wrong, and
+    a model on it would not answer either."""
+
+    def __init__(self, url: str, status: int, key_given: bool) -> None:
+        self.url, self.status, self.key_given = url, status, key_given
+        if key_given:
+            text = (f"The server at {url} refused the API key (HTTP {status}): check the key "
+                    "it was started or issued with.")
+        else:
+            text = (f"The server at {url} needs an API key (HTTP {status}): type the key it "
+                    "was started or issued with.")
+        super().__init__(text)
+
+
 def ask_server(url: str, api_key: str = "") -> tuple[str, list[str] | None, Exception | None]:
     """(url, the model ids the server there lists, None); ids None when it answered without a
-    list; (url, None, OSError) when nothing answers there. Runs in a worker."""
-    from models.probe import server_models
+    list; (url, None, KeyRefused) when it refused the key (`api_key`, else the one a model load
+    would use: this session's, the keyring's, the environment's); (url, None, OSError) when
+    nothing answers there. Runs in a worker."""
+    from models.probe import ask_models
 
+    key = api_key or _stored_key(url)
     try:
-        return url, server_models(url, api_key), None
+        listing = ask_models(url, key)
     except Exception as error:
         return url, None, error
+    if listing.key_refused:
+        return url, None, KeyRefused(url, listing.status, bool(key))
+    return url, listing.models, None
+
+
+def _stored_key(url: str) -> str:
+    """The key a model load would use for `url` when none is typed ("" when there is none)."""
+    from engine.api_keys import ApiKeyError, get_api_key
+
+    try:
+        return get_api_key(url) or ""
+    except ApiKeyError:  # no keyring: the load goes without a key too
+        return ""
 
 
 def gpu_support() -> bool:

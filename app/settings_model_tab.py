@@ -31,6 +31,7 @@ from app.errors import describe
 from app.outgoing import url_note
 from app.settings_added_models import AddedModels, added_models, elided
 from app.settings_lookups import (
+    KeyRefused,
     ask_server,
     bundled_limits,
     gguf_refusal,
@@ -87,6 +88,7 @@ class ModelTab(QScrollArea):
         self._info_timer.timeout.connect(self._read_gguf)
         self._gguf_errors: dict[str, str] = {}  # path -> why reading its header failed
         self._context_limits: dict[str, tuple[int, int, int]] = {}  # path -> context_limits
+        self._parameters: dict[str, int] = {}  # path -> parameters, from its GGUF header
         self._bundled_path = ""
         self.keyring_usable: bool | None = None  # None until asked (in a worker)
         self._listed_url = ""  # the URL last asked for its models
@@ -180,6 +182,14 @@ class ModelTab(QScrollArea):
         server_form.addRow("Model name", self.server_model_box)
         server_form.addRow("", self.server_models_note)
         server_form.addRow("API key", self.api_key)
+        # a 401 or 403 from the server, said next to the key (the list asked, or Save)
+        self.key_problem = FormNote(objectName="error")
+        self.key_problem.setWordWrap(True)
+        server_form.addRow("", self.key_problem)
+        self.server_form = server_form
+        server_form.setRowVisible(self.key_problem, False)
+        for field in (self.server_url, self.api_key):
+            field.textChanged.connect(lambda *_: self.show_key_problem(""))
         self.server_url.editingFinished.connect(self.list_server_models)
         for field in (self.server_url, self.server_model):
             field.textChanged.connect(self.choice_changed)
@@ -332,8 +342,27 @@ class ModelTab(QScrollArea):
                                    and self.gpu_layers.property("gpu") is not False)
         self.context_size.setEnabled(not self.server.isChecked())
         self.threads.setEnabled(not self.server.isChecked())
-        self.demo_limit.setVisible(self.bundled.isChecked())
+        self._show_answer_limit()
         self._check_context()
+
+    def _show_answer_limit(self) -> None:
+        """Beside "Longest answer": a model under 1 B parameters stops at SMALL_MAX_TOKENS
+        whatever it says (engine/prompt.py), the bundled one and such a GGUF file alike. A
+        server's size is not known here."""
+        from engine.prompt import SMALL_MAX_TOKENS, SMALL_MODEL_PARAMETERS
+
+        if self.bundled.isChecked():
+            small = True
+            text = (f"The bundled demo model stops at {DEMO_MAX_TOKENS} tokens whatever this "
+                    "says: past that it rambles.")
+        else:
+            parameters = self._parameters.get(self._model_file(), 0)
+            small = 0 < parameters < SMALL_MODEL_PARAMETERS
+            text = (f"This model ({parameters / 1e6:,.0f} M parameters) stops at "
+                    f"{SMALL_MAX_TOKENS} tokens whatever this says: models under 1 B "
+                    "parameters ramble past that.")
+        self.demo_limit.setText(text)
+        self.demo_limit.setVisible(small)
 
     def _model_file(self) -> str:
         """The GGUF file the model tab's choice runs ("" for a server, or a file not read)."""
@@ -370,12 +399,14 @@ class ModelTab(QScrollArea):
         # Said before the key is typed. The field stays open: a key typed is used for this
         # session only (engine/api_keys.py holds it in memory); with the field disabled, a
         # server needing a key could not be used from the app on a headless Linux box. A hint,
-        # not an error: servers on this computer need no key.
+        # not an error: many servers need no key. Not "servers on this computer need none": a
+        # llama.cpp server on 127.0.0.1 started with an API key refuses requests without it.
         self.key_note.setObjectName("hint")
         self.key_note.setText("This computer has no usable system keyring, so a key typed here "
                               "is kept for this session only: never written to disk, and asked "
-                              "for again the next time MemoryOS starts. Servers on this computer "
-                              "need none.")
+                              "for again the next time MemoryOS starts. A server needs a key "
+                              "only when it was started or issued with one, on this computer "
+                              "or not.")
         self.key_note.style().unpolish(self.key_note)
         self.key_note.style().polish(self.key_note)
         self.api_key.setPlaceholderText("For this session only (no system keyring)")
@@ -406,6 +437,11 @@ class ModelTab(QScrollArea):
                                     "the box below.")
         self.url_note.setText(note)
 
+    def show_key_problem(self, problem: str) -> None:
+        """Why the server refused the key, under the key's field ("" hides it)."""
+        self.key_problem.setText(problem)
+        self.server_form.setRowVisible(self.key_problem, bool(problem))
+
     # --- a server's models -------------------------------------------------------------
     def list_server_models(self, again: bool = False) -> None:
         """Ask the server at the URL typed for its models (in a worker, a short timeout): the
@@ -431,6 +467,7 @@ class ModelTab(QScrollArea):
         if url != self.server_url.text().strip():
             return  # the URL changed while the server was asked
         typed = self.server_model.text().strip()
+        self.show_key_problem("")  # shown again below when the key was refused
         self.server_model_box.clear()
         if ids:
             self.server_model_box.addItems(ids)
@@ -449,6 +486,9 @@ class ModelTab(QScrollArea):
                     f"{len(ids)} models from the list.")
         elif isinstance(error, OSError):
             note = f"The server at {url} does not answer: is it running?"
+        elif isinstance(error, KeyRefused):
+            note = "The server lists its models only with the right API key: see below."
+            self.show_key_problem(str(error))
         elif error is not None:
             note = describe(error)
         elif ids is None:
@@ -479,6 +519,7 @@ class ModelTab(QScrollArea):
         # what was said of the file before is gone at once; the new one is read after a pause
         self.gguf_info.setText("")
         self._info_timer.start()
+        self._show_answer_limit()
         self.choice_changed.emit()
 
     def _read_gguf(self) -> None:
@@ -490,12 +531,14 @@ class ModelTab(QScrollArea):
         self.pool.run(read_gguf, path, on_result=self._gguf_read)
 
     def _gguf_read(self, answer: tuple) -> None:
-        path, html, problem, limits = answer
+        path, html, problem, limits, parameters = answer
         if problem:
             self._gguf_failed(path, problem)
             return
         self._gguf_errors.pop(path, None)
         self._context_limits[path] = limits
+        self._parameters[path] = parameters
+        self._show_answer_limit()
         if path == self.gguf_path.text().strip():
             self.gguf_info.setText(html)
         self._check_context()

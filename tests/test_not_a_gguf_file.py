@@ -7,8 +7,8 @@ from __future__ import annotations
 def _refusal(path) -> str:
     from app.settings_lookups import read_gguf
 
-    named, html, refusal, limits = read_gguf(str(path))
-    assert named == str(path) and html == "" and limits is None
+    named, html, refusal, limits, parameters = read_gguf(str(path))
+    assert named == str(path) and html == "" and limits is None and parameters == 0
     return refusal
 
 

@@ -304,7 +304,8 @@ def test_the_models_page_in_settings_adds_a_server_by_address_too(qtbot, servers
     with qtbot.waitSignal(page.address.answered, timeout=10_000):
         page.address.ask()
     assert names(page.picker.rows(SERVERS))[1:] == ["qwen2.5:7b", "llama3.1:8b"]
-    page.picker.use_button.click()
+    with qtbot.waitSignal(dialog.applied, timeout=10_000):  # used at once, the server asked
+        page.picker.use_button.click()
     assert dialog.server.isChecked() and dialog.server_url.text() == other.url
     assert dialog.server_model.text() == "qwen2.5:7b"
     dialog.close()

@@ -149,13 +149,12 @@ def test_the_models_page_fills_the_model_tab(qtbot, memory, chat, loads, person)
     qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
     with qtbot.waitSignal(picker.fitted, timeout=10_000):
         picker.table.setCurrentItem(row_named(picker.rows(FILES), "SmolLM2-135M-Instruct-Q4_1"))
-    picker.use_button.click()
+    with qtbot.waitSignal(dialog.applied) as applied:  # used at once, as in the model step
+        picker.use_button.click()
     assert dialog.tabs.currentIndex() == 0
     assert dialog.gguf.isChecked() and dialog.gguf_path.text() == person["gguf"]
     assert dialog.context_size.value() == 8192
     assert "Context</b> 8,192 tokens" in dialog.fit_note.text()
-    with qtbot.waitSignal(dialog.applied) as applied:
-        dialog.save()
     settings, changed = applied.args
     assert changed and settings.model_source == "gguf" and settings.gguf_path == person["gguf"]
 
