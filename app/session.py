@@ -378,6 +378,7 @@ class Session(QObject):
         # Connected first, so the model is free again before the window hears of the end.
         worker.signals.returned.connect(self._generation_finished)
         worker.signals.errored.connect(self._generation_finished)
+        worker.signals.yielded.connect(self._answering)
         if on_chunk is not None:
             worker.signals.yielded.connect(on_chunk)
         if on_done is not None:
@@ -399,6 +400,12 @@ class Session(QObject):
     def stop(self) -> None:
         if self.generation is not None:
             self.generation.cancel()
+
+    def _answering(self, chunk: object) -> None:
+        """The first words of an answer: a server shown as not answering answers again (the
+        status line stayed red until the answer's end, while its words streamed in)."""
+        if chunk and self.state == UNREACHABLE and not self._closed and self.mem.chat is not None:
+            self._set_state(READY, self.mem.chat.model_id)
 
     def _generation_finished(self, result: object = None) -> None:
         """The model is free again; a server that stopped answering, or answers again, shows."""

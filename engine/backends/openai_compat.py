@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import socket
 import ssl
 import time
@@ -30,9 +31,12 @@ _SERVER_MODES: dict[str, str] = {}
 
 
 class _HTTPError(Exception):
-    def __init__(self, status: int, message: str, retry_after: float | None) -> None:
+    def __init__(
+        self, status: int, message: str, retry_after: float | None, context: int | None = None
+    ) -> None:
         super().__init__(message)
         self.status, self.message, self.retry_after = status, message, retry_after
+        self.context = context  # the context size the server named in its refusal, if any
 
 
 class OpenAIChat(ChatBackend):
@@ -169,16 +173,15 @@ class OpenAIChat(ChatBackend):
         usage: dict = {}
         finished = False
         try:
-            for data in _sse_events(response):
+            for kind, data in _sse_events(response):
+                if kind == "error":  # llama.cpp's server, e.g. on a prompt over its context
+                    raise self._stream_error(data.encode("utf-8"))
                 if data == "[DONE]":
                     finished = True
                     break
                 event = json.loads(data)
                 if isinstance(event.get("error"), dict | str):
-                    raise ServerError(
-                        f"The server at {self.base_url} failed mid-answer: "
-                        f"{self._scrub(_error_text(event))}"
-                    )
+                    raise self._stream_error(event)
                 usage = event.get("usage") or usage
                 for choice in event.get("choices") or []:
                     text = (choice.get("delta") or {}).get("content")
@@ -188,13 +191,20 @@ class OpenAIChat(ChatBackend):
                     if choice.get("finish_reason"):  # "stop", or "length" when cut off
                         finished = True
                         self.last_finish_reason = str(choice["finish_reason"])
-            if not finished:
+            if not finished and (parts or not _framed(response)):
+                # Without Content-Length or chunks, the end of the body is the socket closing:
+                # a server stopped right after its headers reads so, as one that ended the
+                # stream on purpose would. Without the stream's own end, it broke.
                 raise ServerNotAnsweringError(self._broken_text(wrote=bool(parts)))
+            if not finished:  # the body ended as its framing says, with no word in it
+                raise ServerError(self._ended_text())
         except TimeoutError:
             raise ServerNotAnsweringError(self._timeout_text()) from None
         except (OSError, http.client.HTTPException, ValueError) as exc:
-            raise ServerNotAnsweringError(self._broken_text()) from exc
+            # reset, a chunked body without its last chunk, fewer bytes than Content-Length
+            raise ServerNotAnsweringError(self._broken_text(wrote=bool(parts))) from exc
         finally:
+            response.close()  # a response that ends the connection holds its socket
             connection.close()
             self._record(usage, len(parts))  # without usage: one chunk is about one token
 
@@ -333,7 +343,12 @@ class OpenAIChat(ChatBackend):
                 raw = b""
             finally:
                 connection.close()
-            raise _HTTPError(response.status, self._scrub(_error_text(raw)), _retry_after(response))
+            raise _HTTPError(
+                response.status,
+                self._scrub(_error_text(raw)),
+                _retry_after(response),
+                _server_context(raw),
+            )
         return connection, response
 
     # -- messages --------------------------------------------------------------------------
@@ -368,6 +383,12 @@ class OpenAIChat(ChatBackend):
                 f"The server at {url} is rate-limiting requests (HTTP 429), still after "
                 f"{self.retries} retries: wait a little and try again."
             )
+        if _context_exceeded(detail):
+            return ServerError(
+                f"The server at {url} refused the prompt as longer than its context "
+                f"(HTTP {status}): {detail.rstrip('.')}. "
+                f"{self._context_advice(exc.context, said=True)}"
+            )
         if status >= 500:
             return ServerError(f"The server at {url} failed (HTTP {status}): {detail}")
         return ServerError(f"The server at {url} refused the request (HTTP {status}): {detail}")
@@ -385,14 +406,51 @@ class OpenAIChat(ChatBackend):
         )
 
     def _broken_text(self, wrote: bool = True) -> str:
-        if not wrote:  # llama.cpp's server closes the stream so on a prompt over its context
+        if not wrote:  # a server stopped or killed after its reply's headers
             return (
-                f"The server at {self.base_url} ended the answer before writing anything. If "
-                f"its log says the prompt is longer than its context, set the context size to "
-                f"the server's (this prompt was about {self.usage.last_prompt_tokens:,} tokens, "
-                f"fitted to {self.context_window:,})."
+                f"The connection to {self.base_url} broke before the answer began: the server "
+                "may have stopped. Check that it is running, then send the message again."
             )
         return f"The connection to {self.base_url} broke in the middle of the answer."
+
+    def _ended_text(self) -> str:
+        """The server ended the stream properly, with no word and no reason in it."""
+        text = f"The server at {self.base_url} ended the answer without writing anything."
+        if self._may_overflow():  # some servers say so only in their log
+            return f"{text} {self._context_advice(None, said=False)}"
+        return f"{text} Its log may say why; send the message again to retry."
+
+    def _stream_error(self, body: bytes | dict) -> ServerError:
+        """An error the server sent inside the stream."""
+        detail = self._scrub(_error_text(body))
+        if _context_exceeded(detail):
+            advice = self._context_advice(_server_context(body), said=True)
+            return ServerError(
+                f"The server at {self.base_url} refused the prompt as longer than its "
+                f"context: {detail.rstrip('.')}. {advice}"
+            )
+        return ServerError(f"The server at {self.base_url} failed mid-answer: {detail}")
+
+    def _may_overflow(self) -> bool:
+        """The prompt could be over the server's context: it fills half the context size set
+        here or more (a server started with a smaller one than set here fails on such prompts;
+        a prompt of 226 tokens of 8,192 was not the cause, and the advice misled)."""
+        return self.usage.last_prompt_tokens * 2 >= self.context_window
+
+    def _context_advice(self, limit: int | None, said: bool) -> str:
+        if limit:  # our estimate of the prompt is left out: the server counted it itself
+            return (
+                f"The server's context is {limit:,} tokens: set the context size in the model "
+                f"settings to {limit:,}, or start the server with a larger context."
+            )
+        prompt = f"This prompt was about {self.usage.last_prompt_tokens:,} tokens"
+        lead = "" if said else "If the server's log says the prompt is longer than its context, "
+        what = "set" if lead else "Set"
+        return (
+            f"{prompt}, fitted to a context size of {self.context_window:,}. {lead}{what} the "
+            "context size in the model settings to the server's, or start the server with a "
+            "larger context."
+        )
 
     def _scrub(self, text: str) -> str:
         if self._api_key and self._api_key in text:
@@ -400,23 +458,51 @@ class OpenAIChat(ChatBackend):
         return text[:300]
 
 
-def _sse_events(response: http.client.HTTPResponse) -> Iterator[str]:
-    """The `data:` payloads of a server-sent event stream."""
+def _sse_events(response: http.client.HTTPResponse) -> Iterator[tuple[str, str]]:
+    """The events of a server-sent event stream: ("data", payload), or ("error", payload) for
+    an `error:` field (llama.cpp's server sends its failures so) or an `event: error`."""
     data: list[str] = []
-    while True:
-        raw = response.readline(_MAX_BODY)
-        if not raw:
-            if data:
-                yield "\n".join(data)
-            return
-        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    kind = "data"
+    for raw in _lines(response):
+        line = raw.decode("utf-8", errors="replace").rstrip("\r")
         if not line:
             if data:
-                yield "\n".join(data)
-                data = []
+                yield kind, "\n".join(data)
+            data, kind = [], "data"
         elif line.startswith("data:"):
             data.append(line[5:].lstrip(" "))
-        # other fields ("event:", "id:", ": ping" comments) carry nothing we use
+        elif line.startswith("error:"):
+            data.append(line[6:].lstrip(" "))
+            kind = "error"
+        elif line.startswith("event:") and line[6:].strip() == "error":
+            kind = "error"
+        # other fields ("id:", ": ping" comments) carry nothing we use
+    if data:
+        yield kind, "\n".join(data)
+
+
+def _lines(response: http.client.HTTPResponse) -> Iterator[bytes]:
+    """The body's lines. read1, not readline: readline takes a chunked body cut off without its
+    last chunk for a whole one, where read1 raises IncompleteRead (a broken connection)."""
+    pending = b""
+    while True:
+        block = response.read1(_MAX_BODY)
+        if not block:
+            if response.length:  # fewer bytes than its Content-Length promised
+                raise http.client.IncompleteRead(pending, response.length)
+            if pending:
+                yield pending
+            return
+        *lines, pending = (pending + block).split(b"\n")
+        yield from lines
+        if len(pending) > _MAX_BODY:  # no event of ours is this long: pass it on in parts
+            yield pending
+            pending = b""
+
+
+def _framed(response: http.client.HTTPResponse) -> bool:
+    """The body's end is marked (chunked, or Content-Length), not just the socket closing."""
+    return bool(response.chunked) or response.length is not None
 
 
 def _error_text(raw: bytes | dict) -> str:
@@ -440,8 +526,41 @@ def _error_text(raw: bytes | dict) -> str:
 
 
 def _rejects_format(exc: _HTTPError) -> bool:
-    """The server refused our response_format (some answer 500 to a request they cannot parse)."""
+    """The server refused our response_format (some answer 500 to a request they cannot parse);
+    a prompt over its context is refused whatever the format."""
+    if _context_exceeded(exc.message):
+        return False
     return exc.status in (400, 422) or "response_format" in exc.message
+
+
+def _context_exceeded(detail: str) -> bool:
+    """The server's error says the prompt is longer than its context (llama.cpp: "the request
+    exceeds the available context size"; OpenAI and vLLM: "maximum context length is N")."""
+    lowered = detail.lower()
+    if "context" not in lowered:
+        return False
+    words = ("exceed", "maximum context", "too long", "too large", "larger than", "longer than",
+             "overflow", "context length of only")  # fmt: skip
+    return any(word in lowered for word in words)
+
+
+def _server_context(raw: bytes | dict) -> int | None:
+    """The context size a server names in an error body (llama.cpp sends n_ctx), if any."""
+    value: Any = raw
+    if isinstance(raw, bytes):
+        try:
+            value = json.loads(raw.decode("utf-8", errors="replace"))
+        except ValueError:
+            value = raw.decode("utf-8", errors="replace")
+    if isinstance(value, dict):
+        inner = value.get("error")
+        for where in (inner if isinstance(inner, dict) else {}, value):
+            size = where.get("n_ctx")
+            if isinstance(size, int) and not isinstance(size, bool) and size > 0:
+                return size
+        value = json.dumps(value)
+    found = re.search(r"(?:maximum context length is|context length of only) (\d[\d,]*)", value)
+    return int(found.group(1).replace(",", "")) if found else None
 
 
 def _retry_after(response: http.client.HTTPResponse) -> float | None:
