@@ -776,14 +776,40 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         """Delete the vault file and its key after the person typed the confirmation word."""
         from app.export import confirm_erase, erase_vault_file
 
-        if self.session is None:
+        if self.session is None or self._erase_refused():
             return
         if not confirmed and not confirm_erase(self, self.settings.vault_name):
+            return
+        if self.session is None or self._erase_refused():  # started while the word was typed
             return
         path = self.session.mem.path
         self.detach()
         self._show_locked("Erasing…", "Removing the vault file and its key.")
-        self.pool.run(erase_vault_file, path, on_result=self._erased, on_error=self._show_error)
+        self.pool.run(erase_vault_file, path, on_result=self._erased, on_error=self._erase_failed)
+
+    def _erase_refused(self) -> bool:
+        """Another program (an MCP server) has the vault open: say so, erase nothing."""
+        from app.vault_dialogs import erase_refused_text
+        from engine.api import vault_open_elsewhere
+
+        assert self.session is not None
+        others = vault_open_elsewhere(self.session.mem.path)
+        if others:
+            show_message(self, "MemoryOS", erase_refused_text(self.settings.vault_name, others),
+                         warning=True)
+        return bool(others)
+
+    def _erase_failed(self, error: Exception) -> None:
+        """The vault is closed but still there (a program this system cannot list had it
+        open, say): say so, and have the key asked for again."""
+        from engine.errors import VaultLockedError
+
+        self._show_locked("Nothing was erased", "Unlock the memory to go on.")
+        self.locked.emit()
+        text = describe(error)
+        if isinstance(error, VaultLockedError):  # the engine's words name the program
+            text = f"{str(error)[:1].upper()}{str(error)[1:]}."
+        show_message(self, "MemoryOS", text, warning=True)
 
     def _erased(self, _result: object) -> None:
         name = self.settings.vault_name  # the launcher names another one only after this

@@ -35,6 +35,17 @@ def erased_text(name: str) -> str:
     return f"The memory “{name}” was erased: its file and key are gone."
 
 
+def erase_refused_text(name: str, programs: list[str]) -> str:
+    """Why Erase everything did nothing: `programs` (the MCP server...) have the memory open
+    and would go on answering from it and writing into a deleted file."""
+    return (
+        f"Nothing was erased: the memory “{name}” is open in another program "
+        f"({', '.join(programs)}), which would go on answering from it. Stop that program (an "
+        "MCP server stops when the agent that started it is closed or its server is turned "
+        "off), then erase again."
+    )
+
+
 def _header(icon_name: str, title: str, subtitle: str) -> QHBoxLayout:
     row = QHBoxLayout()
     row.setSpacing(14)

@@ -42,14 +42,44 @@ from engine.settings import MemorySettings
 from engine.unanswered import Unanswered
 from engine.vault import Vault, keyring_status, keys  # keyring_status: is a keyring usable?
 
-__all__ = ["MemoryOS", "ResponseStream", "erase_vault", "keyring_status"]
+__all__ = [
+    "MemoryOS", "ResponseStream", "erase_vault", "keyring_status", "vault_open_elsewhere"
+]
+
+
+def vault_open_elsewhere(path: str | Path) -> list[str]:
+    """The other programs (the MCP server, another window) that have the vault at `path` open,
+    described so a person can find and stop them; empty if none is known."""
+    from engine.vault.holders import open_elsewhere
+
+    return open_elsewhere(path)
 
 
 def erase_vault(path: str | Path) -> None:
-    """Delete a vault for good: the file, its WAL/SHM/backups, and its key in the keyring."""
+    """Delete a vault for good: the file, its WAL/SHM/backups, and its key in the keyring.
+    Call it once this process has closed the vault. Refused (VaultLockedError, nothing
+    deleted) while another program has it open: that program would go on answering from the
+    memories and writing into a deleted file, where what it wrote is lost."""
+    from engine.vault.holders import open_elsewhere
+
     path = Path(path)
+    others = open_elsewhere(path, closed_here=True)
+    if others:
+        raise errors.VaultLockedError(
+            f"nothing was erased: the vault {path.stem!r} is open in another program "
+            f"({', '.join(others)}). Stop it (an MCP server stops when the agent that started "
+            "it is closed or its server is turned off), then erase again"
+        )
+    try:
+        path.unlink(missing_ok=True)  # first: on Windows a file open elsewhere cannot go
+    except PermissionError:
+        if os.name != "nt":  # elsewhere an open file can be deleted: this is the folder's rights
+            raise
+        raise errors.VaultLockedError(
+            f"nothing was erased: the vault {path.stem!r} is open in another program (the app "
+            "or `memoryos mcp`). Stop it, then erase again"
+        ) from None
     for candidate in [
-        path,
         Path(f"{path}-wal"),
         Path(f"{path}-shm"),
         *path.parent.glob(f"{path.name}.backup-*"),

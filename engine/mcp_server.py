@@ -192,8 +192,6 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    # Load the embedding model while the client connects, not on its first tool call.
-    threading.Thread(target=_warm_up, args=(embedder,), name="embedder-load", daemon=True).start()
     # A client stopping us with SIGTERM still closes the vault cleanly (finally below).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
@@ -207,6 +205,14 @@ def main(argv: list[str] | None = None) -> int:
             from engine.mcp.tools import build_server
 
             server = build_server(memory, session_conversation=memory.new_conversation())
+        # The embedding model loads (torch, transformers: 10-30 s) on a thread of its own from
+        # here, while the client connects: initialize and list_tools never wait for it, and the
+        # first tool call waits only for what is left. Not sooner: importing is Python work, and
+        # two threads share one GIL, so loading while the vault unlocked and the MCP SDK was
+        # imported delayed initialize by 2-4 s without answering the first call any sooner.
+        threading.Thread(
+            target=_warm_up, args=(embedder,), name="embedder-load", daemon=True
+        ).start()
         if args.transport == "http":
             from engine.mcp.http import serve_http
 
