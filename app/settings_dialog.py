@@ -28,7 +28,7 @@ from app.settings_memory_tab import MemoryTab, retention_question, retention_tig
 from app.settings_model_tab import ModelTab
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.widgets import WheelGuard, fit_window, no_default_buttons
-from app.workers import WorkerPool
+from app.workers import WorkerPool, while_open
 from engine.policy import current as current_policy
 
 MODEL_KEYS = ("model_source", "gguf_path", "server_url", "server_model", "gpu_layers",
@@ -248,8 +248,8 @@ class SettingsDialog(QDialog):
             self.setEnabled(False)
             self.session.run(self.session.mem.preview_retention, memory.retention_days,
                              memory.retention_keeps_facts, on_error=self._failed,
-                             on_result=lambda found: self._retention_counted(
-                                 found, settings, memory, changed))
+                             on_result=while_open(self, lambda found: self._retention_counted(
+                                 found, settings, memory, changed)))
             return
         self._check_server(settings, memory, changed)
 
@@ -285,7 +285,8 @@ class SettingsDialog(QDialog):
             # does anything answer there? (a worker: a remote server can take seconds)
             self.setEnabled(False)
             self.pool.run(ask_server, settings.server_url, self.api_key.text().strip(),
-                          on_result=lambda answer: self._server_checked(answer, settings, memory))
+                          on_result=while_open(self, lambda answer: self._server_checked(
+                              answer, settings, memory)))
             return
         self._proceed(settings, memory)
 

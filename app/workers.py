@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from shiboken6 import isValid
 
 from app.priority import lower_background_threads, lower_this_thread
 
@@ -106,6 +107,23 @@ class Worker(QRunnable):
             except StopIteration as stop:
                 return stop.value
             self.signals.yielded.emit(chunk)
+
+
+def while_open(owner: QObject, receive: Callable[..., Any]) -> Callable[..., None]:
+    """`receive`, called only while `owner` (a panel or dialog) still exists.
+
+    Work started from a panel can finish after the panel closed and was deleted: its result
+    then has no widgets to write to, and writing raised "Internal C++ object already deleted".
+    The work itself is done; the rest of the window hears of it from the engine's change
+    events. A bound method of the panel needs no guard (Qt drops that connection with the
+    object); a lambda or a nested function does.
+    """
+
+    def call(*args: Any) -> None:
+        if isValid(owner):
+            receive(*args)
+
+    return call
 
 
 class WorkerPool(QObject):

@@ -19,6 +19,18 @@ def styled_app(qapp):
     return qapp
 
 
+@pytest.fixture(autouse=True)
+def widgets_deleted(qapp):
+    """The widgets a test closed are deleted before the next test starts. pytest-qt only
+    deleteLater()s them, so an event loop of the next test deleted them, and a dialog whose
+    workers were still busy (Settings' model look-ups) held that test's window still until
+    they finished: seconds, in which a streamed answer arrived all at once."""
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+
+
 @pytest.fixture
 def loads():
     """A chat factory for the settings and model tests: records what it was asked to load

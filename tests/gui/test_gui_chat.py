@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -10,21 +12,36 @@ pytestmark = pytest.mark.gui
 LONG_REPLY = " ".join(f"word{i}" for i in range(200))
 
 
-def test_sent_message_gets_a_streamed_answer_that_is_stored(qtbot, window, chat, memory, send):
+def test_sent_message_gets_a_streamed_answer_that_is_stored(
+    qtbot, window, chat, memory, monkeypatch
+):
     chat.queue("Nice to meet you, Tom. Data science in San Francisco sounds great.")
-    chat.chunk_delay = 0.01
-    drawn: list[str] = []
-    window.view.flushed.connect(lambda: drawn.append(window.view.answer_text()))
+    # The model stops after its first words until the test has seen them on screen: streamed
+    # means shown before the rest is written, however fast or slow the machine is.
+    release = threading.Event()
+    stream = chat._stream
 
-    answer = send(window, "I'm Tom, I work as a data scientist in San Francisco.")
+    def held(*args, **kwargs):
+        for index, chunk in enumerate(stream(*args, **kwargs)):
+            if index == 5:  # "Nice to meet you, Tom. " written, the rest waits
+                assert release.wait(10)
+            yield chunk
+
+    monkeypatch.setattr(chat, "_stream", held)
+    window.composer.input.setPlainText("I'm Tom, I work as a data scientist in San Francisco.")
+    with qtbot.waitSignal(window.answer_finished, timeout=10_000) as finished:
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: "Nice to meet you, Tom." in window.view.plain_text())
+        assert "sounds great" not in window.view.plain_text()
+        assert window.composer.stop_button.isVisible()
+        release.set()
+    answer = finished.args[0]
 
     assert answer.text.startswith("Nice to meet you, Tom.")
     assert not answer.stopped
     shown = window.view.plain_text()
     assert "I'm Tom, I work as a data scientist" in shown
     assert "Data science in San Francisco sounds great." in shown
-    # Streamed: the view showed part of the answer before the whole of it.
-    assert drawn and len(drawn[0]) < len(answer.text)
     pages = memory.pages()
     assert [p.user_input for p in pages] == ["I'm Tom, I work as a data scientist in San Francisco."]
     assert window.composer.send_button.isVisible()
