@@ -97,10 +97,15 @@ class EraseDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Erase everything")
         title = QLabel("Erase everything MemoryOS remembers?", objectName="title")
+        from engine.policy import current
+
+        # Export off by the administrator's policy: no advice to do what cannot be done.
+        copy = ("Export is turned off by your administrator: no copy can be made first."
+                if current().export_forbidden else "Export first if you want a copy.")
         text = QLabel(
             f"This deletes the vault <b>{vault_name}</b>: every conversation, topic, fact and "
-            "profile entry, and the encryption key. It cannot be undone. Export first if you "
-            f"want a copy.<br><br>Type <b>{ERASE_WORD}</b> to confirm."
+            f"profile entry, and the encryption key. It cannot be undone. {copy}"
+            f"<br><br>Type <b>{ERASE_WORD}</b> to confirm."
         )
         text.setWordWrap(True)
         # the width is the text's, not the dialog's: set on the dialog, it let the dialog be

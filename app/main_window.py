@@ -222,6 +222,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     def _make_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
+        file_menu.setToolTipsVisible(True)  # why an entry is greyed out (the policy's file)
         file_menu.addActions([self.new_action, self.temporary_action])
         file_menu.addSeparator()
         file_menu.addAction(self.import_action)

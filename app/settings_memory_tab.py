@@ -60,6 +60,12 @@ class MemoryTab(QScrollArea):
             self.memory_form.set_settings(self.memory_form.settings_class())
             self.setEnabled(False)
         self.locked = lock_memory_form(self.memory_form, policy)
+        keeps = self.memory_form.inputs.get("retention_keeps_facts")
+        if "retention_keeps_facts" in self.locked and keeps is not None:
+            # The policy decides it either way: "Allowed" read as if the person could choose.
+            keeps.setText("Required by your administrator" if policy.retention_keeps_facts
+                          else "Not allowed by your administrator")
+            keeps.setMinimumWidth(keeps.sizeHint().width())
 
     def reset_memory(self) -> None:
         """The paper's defaults, but for retention (a privacy choice): said beside the button."""

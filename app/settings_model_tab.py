@@ -42,7 +42,7 @@ from app.settings_lookups import (
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.theme import in_red, pixels
 from app.widgets import TallLabel
-from app.workers import WorkerPool
+from app.workers import WorkerPool, while_open
 from engine.api_keys import API_KEY_ENV
 
 # Read only at a model load, never shown: a key in the environment is the person's own setting.
@@ -293,8 +293,8 @@ class ModelTab(QScrollArea):
             self.embedder_box.setEnabled(False)
             self.embedder_box.vault_note.setText("Open your memory to change its embedding model.")
         else:
-            self.session.run(self.session.mem.info, on_result=lambda info: (
-                self.embedder_box.show_vault(info.embedder_id, info.embedder_dimension)))
+            self.session.run(self.session.mem.info, on_result=while_open(self, lambda info: (
+                self.embedder_box.show_vault(info.embedder_id, info.embedder_dimension))))
         return self.embedder_box
 
     def look_up(self) -> None:
@@ -423,12 +423,18 @@ class ModelTab(QScrollArea):
     def _show_url_note(self, *_args: Any) -> None:
         """Under the Base URL: a malformed address said plainly (not judged "remote"), else
         where it points, and for plain http:// to another computer, the box just below."""
-        from engine.network import plain_http_refused, url_problem
+        from engine.network import is_loopback, plain_http_refused, url_problem
 
         url = self.server_url.text()
         problem = url_problem(url) if url.strip() else ""
         if problem:
             self.url_note.setText(in_red(f"{escape(problem)}."))
+            return
+        if url.strip() and self.policy.remote_forbidden and not is_loopback(url):
+            # Said as it is typed, not only once Save refuses it.
+            self.url_note.setText(in_red(
+                "Not allowed: models that are not on this computer are turned off by your "
+                f"administrator ({escape(self.policy.source)}). Use an address on this computer."))
             return
         note = url_note(url)
         if url.strip() and plain_http_refused(url, allow_plain_http=self.allow_plain_http

@@ -224,13 +224,27 @@ class MemoryWindowMixin:
                 self.view.add_notice(notice)
             return
         ids = [*self.shown_conversations, self.session.mem.conversation_id]
+        self._reloads = getattr(self, "_reloads", 0) + 1
         self.session.run(
             load_conversation,
             self.session.mem,
             ids,
-            on_result=lambda data: self._show_conversation(data, notice),
-            on_error=self._show_error,
+            on_result=lambda data: self._reloaded(data, notice),
+            on_error=self._reload_failed,
         )
+
+    @property
+    def reloading(self) -> bool:
+        """Whether a reload_conversation is still reading (what it draws is read after now)."""
+        return getattr(self, "_reloads", 0) > 0
+
+    def _reloaded(self, data: dict, notice: str) -> None:
+        self._reloads -= 1
+        self._show_conversation(data, notice)
+
+    def _reload_failed(self, error: Exception) -> None:
+        self._reloads -= 1
+        self._show_error(error)
 
     def _show_conversation(self, data: dict, notice: str = "") -> None:
         from engine.remembered import saved_list

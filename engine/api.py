@@ -451,6 +451,10 @@ class MemoryOS:
             raise errors.NotFoundError(f"no page with id {page_id}")
         return found[0]
 
+    def stored_pages(self, page_ids: list[int]) -> set[int]:
+        """Which of `page_ids` are still stored (one read, however many)."""
+        return {page.id for page in self.vault.pages([int(i) for i in page_ids])}
+
     def pages(
         self, conversation_id: str | None = None, limit: int = 100, offset: int = 0
     ) -> list[Page]:

@@ -23,6 +23,7 @@ examples:
   memoryos facts list                what the assistant has learned about you
   memoryos facts delete f12 p3       forget fact 12 and profile entry 3
   memoryos conversations             your conversations, with the ids `forget` takes
+  memoryos conversations --pages ID  the exchanges of one, with the page ids `forget` takes
   memoryos export memory.json        everything, as JSON
   memoryos import memory.json --vault restored --create
                                      restore that export into a new vault
@@ -222,6 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _vault_options(conversations)
     conversations.add_argument("--json", action="store_true", help="as JSON, one object each")
+    conversations.add_argument(
+        "--pages",
+        metavar="ID",
+        help="list the exchanges of conversation ID instead, oldest first, each with its page "
+        "id (what `memoryos forget page ID` takes) and what was said",
+    )
 
     export = commands.add_parser("export", help="export everything to JSON")
     _vault_options(export)
@@ -241,9 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
         "id",
         nargs="?",
         default=None,
-        help="which one: a page is one exchange (its id is in `memoryos export`, the MCP tools "
-        "and the app's privacy panel), a segment a topic (the app's Memory inspector), a "
-        "conversation its id (`memoryos conversations` lists them); not needed for everything",
+        help="which one: a page is one exchange (`memoryos conversations --pages "
+        "CONVERSATION_ID` lists them with their ids), a segment a topic (the app's Memory "
+        "inspector), a conversation its id (`memoryos conversations` lists them); not needed "
+        "for everything",
     )
     forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
 

@@ -708,6 +708,8 @@ def run_facts(args) -> int:
 
 def run_conversations(args) -> int:
     """Each conversation with the id `memoryos forget conversation ID` takes, newest first."""
+    if getattr(args, "pages", None) is not None:
+        return _conversation_pages(args)
     memory = _open(args, background=False)
     try:
         conversations = memory.conversations()  # newest last exchange first
@@ -729,6 +731,37 @@ def run_conversations(args) -> int:
                     f"{c.id:<{width}}  {_when(c.first_ts)} – {_when(c.last_ts)}  "
                     f"{_count(c.pages, 'exchange'):>13}  {title}"
                 )
+    finally:
+        memory.close()
+    return 0
+
+
+def _conversation_pages(args) -> int:
+    """`conversations --pages ID`: the exchanges of one conversation, oldest first, with the
+    page ids `memoryos forget page ID` takes (export may be off by policy, and the app shows
+    no ids)."""
+    conversation_id = args.pages.strip()
+    memory = _open(args, background=False)
+    try:
+        pages = sorted(memory.pages(conversation_id=conversation_id, limit=1_000_000),
+                       key=lambda p: (p.timestamp, p.id))
+        if not pages:
+            raise errors.NotFoundError(
+                f"no conversation with id {conversation_id!r} in this vault: "
+                "`memoryos conversations` lists the ids")
+        if getattr(args, "json", False):
+            data = [
+                {"id": p.id, "timestamp": p.timestamp, "user": p.user_input,
+                 "assistant": p.agent_response}
+                for p in pages
+            ]  # fmt: skip
+            print(json.dumps(data, indent=1, ensure_ascii=False))
+        else:
+            width = max(len(str(p.id)) for p in pages)
+            for p in pages:
+                said = " ".join(p.user_input.split()) or "(nothing said)"
+                said = said if len(said) <= 70 else said[:69] + "…"
+                print(f"{p.id:>{width}}  {_when(p.timestamp)}  {said}")
     finally:
         memory.close()
     return 0
