@@ -195,6 +195,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._dark = theme.dark  # the scheme the document is drawn in (see changeEvent)
         self.empty = EmptyState()
         self.browser = QTextBrowser(objectName="conversation")
         self.browser.setAccessibleName("Conversation")
@@ -265,6 +266,14 @@ class ConversationView(MessagesMixin, QStackedWidget):
     @property
     def message_count(self) -> int:
         return self._messages
+
+    def changeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and theme.dark != self._dark:
+            from app.recolour import recolour
+
+            recolour(self.browser.document(), self._dark)  # a saved one is drawn anew, too
+            self._dark = theme.dark
 
     def clear(self) -> None:
         self._timer.stop()
@@ -511,7 +520,8 @@ class ConversationView(MessagesMixin, QStackedWidget):
         cursor.setBlockFormat(header)
         color = "#374151" if user else theme.ACCENT
         cursor.insertText(speaker, _format(color, bold=True))
-        cursor.insertText(f"   {when:%H:%M}", _format("#9CA3AF", size=8.5))
+        # muted, a shade darker: a question's time sits on its tint (#9CA3AF was 2.5:1)
+        cursor.insertText(f"   {when:%H:%M}", _format(theme.MUTED_ON_TINT, size=8.5))
         cursor.insertBlock(QTextBlockFormat(), _format(theme.TEXT))
         if text and user:
             self._write_user_text(self.messages[-1], cursor)  # folded when long (view_memory)
@@ -540,7 +550,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
             cursor.insertBlock(block)
         else:
             cursor.setBlockFormat(block)
-        cursor.insertText(day_label(when), _format("#9CA3AF", bold=True, size=8.5))
+        cursor.insertText(day_label(when), _format(theme.MUTED, bold=True, size=8.5))
         self._last_day = when.date()
 
     def _offset(self, position: int) -> int:

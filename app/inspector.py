@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.errors import describe
 from app.outgoing import SentTab
 from app.persona_items import status_words
@@ -75,7 +76,7 @@ def heat_html(segment: Any, settings: Any) -> str:
         f"<p><b>Heat {parts.heat:.2f}</b> = {settings.heat_alpha:g} × {parts.visits} visits "
         f"+ {settings.heat_beta:g} × {parts.length} pages since last analysis "
         f"+ {settings.heat_gamma:g} × {parts.recency:.3f} recency</p>"
-        f"<p style='color:#6B7280'>Persona analysis runs when heat passes "
+        f"<p style='color:{theme.color(theme.MUTED)}'>Persona analysis runs when heat passes "
         f"{settings.heat_threshold:g}. Last used {escape(when(segment.last_access))}.</p>"
     )
 
@@ -87,6 +88,7 @@ class MemoryInspector(QDialog):
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._dark = theme.dark  # the scheme its colours were drawn in (see changeEvent)
         self.session = session
         self.data: dict[str, Any] = {}
         self.selected_segment: int | None = None
@@ -121,6 +123,16 @@ class MemoryInspector(QDialog):
         session.memory_changed.connect(self._timer.start)
         self.refresh()
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and theme.dark != self._dark:
+            self._dark = theme.dark
+            # the topic's HTML in the new scheme's colours (it kept the old one's)
+            if self.selected_segment is None:
+                self.segment_detail.setHtml(_no_topic_html())
+            else:
+                self._show_segment(self.selected_segment)
+
     # --- tabs --------------------------------------------------------------------------
     def _short_tab(self) -> QWidget:
         self.short_tree = make_tree(["When", "You said", "MemoryOS answered"], stretch=1)
@@ -142,7 +154,7 @@ class MemoryInspector(QDialog):
         )
         self.segment_detail = QTextBrowser(objectName="detail")
         self.segment_detail.setOpenLinks(False)
-        self.segment_detail.setHtml("<p style='color:#6B7280'>Select a topic to see its pages.</p>")
+        self.segment_detail.setHtml(_no_topic_html())
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.segment_box)
         splitter.addWidget(self.segment_detail)
@@ -277,9 +289,9 @@ class MemoryInspector(QDialog):
         segment = next((s for s in self.data.get("segments", []) if s.id == segment_id), None)
         if segment is None:
             return
+        pill = f"background:{theme.color('#EEF0FD')}; color:{theme.color('#2F3BB5')}"
         keywords = " ".join(
-            f"<span style='background:#EEF0FD; color:#2F3BB5'>&nbsp;{escape(k)}&nbsp;</span>"
-            for k in segment.keywords
+            f"<span style='{pill}'>&nbsp;{escape(k)}&nbsp;</span>" for k in segment.keywords
         )
         html = [
             f"<h3 style='margin:0'>{escape(segment.summary or '(no summary yet)')}</h3>",
@@ -290,12 +302,16 @@ class MemoryInspector(QDialog):
         for page in sorted(pages, key=lambda p: p.timestamp):
             user, agent = speakers(page)
             html.append(
-                f"<p style='margin-bottom:8px'><span style='color:#6B7280'>"
+                f"<p style='margin-bottom:8px'><span style='color:{theme.color(theme.MUTED)}'>"
                 f"{escape(when(page.timestamp))}</span><br><b>{escape(user)}:</b> "
                 f"{escape(one_line(page.user_input, 400))}<br><b>{escape(agent)}:</b> "
                 f"{escape(one_line(page.agent_response, 400))}</p>"
             )
         self.segment_detail.setHtml("".join(html))
+
+
+def _no_topic_html() -> str:
+    return f"<p style='color:{theme.color(theme.MUTED)}'>Select a topic to see its pages.</p>"
 
 
 def _page(hint: QWidget, body: QWidget) -> QWidget:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.auto_lock import AutoLock, effective_minutes
 from app.chat_commands import ChatActions
 from app.composer import Composer
@@ -48,12 +49,26 @@ UNANSWERED_NOTICE = ("Your last message was not answered: the app stopped while 
                      "It is back in the box.")
 
 
+class _Mark(QLabel):
+    """A banner's icon, drawn again after a scheme change (it kept the old scheme's colour)."""
+
+    def __init__(self, name: str, color: str) -> None:
+        super().__init__()
+        self.icon_name, self.color, self._dark = name, color, theme.dark
+        self.setPixmap(pixmap(name, 16, color))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and theme.dark != self._dark:
+            self._dark = theme.dark
+            self.setPixmap(pixmap(self.icon_name, 16, self.color))
+
+
 def _banner(name: str, icon_name: str, color: str, text: str) -> tuple[QFrame, QLabel, QHBoxLayout]:
     frame = QFrame(objectName=name)
     row = QHBoxLayout(frame)
     row.setContentsMargins(20, 8, 20, 8)
-    mark = QLabel()
-    mark.setPixmap(pixmap(icon_name, 16, color))
+    mark = _Mark(icon_name, color)
     label = QLabel(text)
     label.setWordWrap(True)
     row.addWidget(mark)

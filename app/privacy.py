@@ -6,7 +6,7 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from app import theme
 from app.errors import describe, show_message
-from app.icons import icon
+from app.icons import icon, themed
 from app.persona_items import (
     CANDIDATE_TIP,
     KIND_LABELS,
@@ -63,12 +64,14 @@ from app.widgets import (
     speakers,
     when,
 )
+from app.workers import while_open
 from engine.errors import NotFoundError
 from engine.memory import when as when_said
 from engine.reference_import import ORIGIN as REFERENCE_ORIGIN
 
 ROLE = Qt.ItemDataRole.UserRole
 WHAT_IT_KNOWS = 1  # the list's only editable column
+DANGER = "#B42318"  # the Erase icons' red, of the light design (icons.pixmap adapts it)
 ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 # The row alone, selected: without explicit flags a held Ctrl or Shift toggles or extends
 SELECT_ROW = (QItemSelectionModel.SelectionFlag.ClearAndSelect
@@ -145,6 +148,7 @@ class PrivacyPanel(QDialog):
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._dark = theme.dark  # the scheme its colours were drawn in (see changeEvent)
         self.session = session
         self.items: list[PersonaItem] = []
         # After a delete: (the keys deleted, the key of the row to select once they are gone)
@@ -169,14 +173,14 @@ class PrivacyPanel(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(self._items_tab(), "Facts and profile")
         self.tabs.addTab(self._conversations_tab(), "Conversations")
-        export = QPushButton(icon("export"), " Export everything…")
+        export = QPushButton(themed("export"), " Export everything…")
         export.clicked.connect(self.export)
         self.export_button = export
         from app.policy_lock import disable_if_forbidden
         from engine.policy import current
 
         disable_if_forbidden([export], current().export_forbidden, current())
-        erase = QPushButton(icon("erase", "#B42318"), " Erase everything…", objectName="danger")
+        erase = QPushButton(icon("erase", DANGER), " Erase everything…", objectName="danger")
         erase.clicked.connect(self.erase_requested)
         close = QPushButton("Close")
         close.clicked.connect(self.close)
@@ -222,7 +226,26 @@ class PrivacyPanel(QDialog):
         self._search_at_change: tuple[Any, str] = (None, "")
         # Typing filters at once (it opened on the tab bar, where the letters went nowhere)
         self.search.setFocus()
+        self._erase_buttons = [erase, self.delete_button, self.forget_conversations_button]
+        self._icons_of = [(export, "export"), (self.edit_button, "edit")]
         self.refresh()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and theme.dark != self._dark:
+            self._follow_scheme()
+
+    def _follow_scheme(self) -> None:
+        """Icons, replaced rows and the source in the new scheme's colours: drawn once, they
+        kept the old one's (the red Erase icon, 2.6:1 on the dark button)."""
+        self._dark = theme.dark
+        for button in self._erase_buttons:
+            button.setIcon(icon("erase", DANGER))
+        for button, name in self._icons_of:
+            button.setIcon(themed(name))
+        self.search_icon.setIcon(themed("search"))
+        self.refresh()
+        self._selected()
 
     # --- size --------------------------------------------------------------------------
     def event(self, event: QEvent) -> bool:
@@ -325,7 +348,8 @@ class PrivacyPanel(QDialog):
     def _items_tab(self) -> QWidget:
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search what it knows")
-        self.search.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.search_icon = self.search.addAction(themed("search"),
+                                                 QLineEdit.ActionPosition.LeadingPosition)
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self.apply_filter)
         self.kind = QComboBox()
@@ -361,9 +385,9 @@ class PrivacyPanel(QDialog):
         splitter.addWidget(self.tree_box)
         splitter.addWidget(self.source)
         splitter.setSizes([380, 180])
-        self.edit_button = QPushButton(icon("edit"), " Edit")
+        self.edit_button = QPushButton(themed("edit"), " Edit")
         self.edit_button.clicked.connect(self.edit_selected)
-        self.delete_button = QPushButton(icon("erase", "#B42318"), " Delete", objectName="danger")
+        self.delete_button = QPushButton(icon("erase", DANGER), " Delete", objectName="danger")
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         # The Delete key in the list does what the button does (it asks first).
         delete_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.tree)
@@ -396,7 +420,7 @@ class PrivacyPanel(QDialog):
                                            stretch=0, multi=True)
         self.conversation_tree.itemSelectionChanged.connect(self._update_buttons)
         self.conversation_box = WithPlaceholder(self.conversation_tree, "No saved conversations.")
-        self.forget_conversations_button = QPushButton(icon("erase", "#B42318"),
+        self.forget_conversations_button = QPushButton(icon("erase", DANGER),
                                                        " Forget conversation", objectName="danger")
         self.forget_conversations_button.clicked.connect(lambda: self.forget_conversations())
         hint = QLabel("Forgetting a conversation removes its exchanges everywhere, and the facts "
@@ -440,8 +464,8 @@ class PrivacyPanel(QDialog):
             row.setFlags(row.flags() | Qt.ItemFlag.ItemIsEditable)
             if item.status == "superseded":
                 row.setText(0, f"{item.kind_label} (replaced)")
-                for column in range(4):
-                    row.setForeground(column, Qt.GlobalColor.gray)
+                for column in range(4):  # muted: Qt's grey was 2.6:1 on white
+                    row.setForeground(column, QColor(theme.color(theme.MUTED)))
             elif item.status == "candidate":
                 row.setToolTip(0, CANDIDATE_TIP)
             self.tree.addTopLevelItem(row)
@@ -583,26 +607,28 @@ class PrivacyPanel(QDialog):
     def _show_no_source(self, selected: int = 0) -> None:
         text = (f"{selected} items selected." if selected
                 else "Select an item to see the exchange it was learned from.")
-        self.source.setHtml(f"<p style='color:#6B7280'>{text}</p>")
+        self.source.setHtml(f"<p style='color:{theme.color(theme.MUTED)}'>{text}</p>")
 
     def _draw_source(self, pages: list) -> None:
         chosen = self.selected_items()
         if len(chosen) != 1:
             return
         item = chosen[0]
-        html = [f"<p><b>{escape(item.shown)}</b><br><span style='color:#6B7280'>"
+        muted = theme.color(theme.MUTED)  # as the scheme shows it (#6B7280 was 3.6:1 on dark)
+        html = [f"<p><b>{escape(item.shown)}</b><br><span style='color:{muted}'>"
                 f"{escape(item.kind_label)} · {escape(origin_text(item.origin))} · learned "
                 f"{escape(when(item.learned))}</span></p>"]
         if not pages and item.origin == REFERENCE_ORIGIN:
-            html.append("<p style='color:#6B7280'>Imported from the reference MemoryOS: it "
+            html.append(f"<p style='color:{muted}'>Imported from the reference MemoryOS: it "
                         "came with no exchange to show.</p>")
         elif not pages:
-            html.append("<p style='color:#6B7280'>No source exchange: it was added by hand, or "
+            html.append(f"<p style='color:{muted}'>No source exchange: it was added by hand, or "
                         "its conversation was forgotten.</p>")
         for page in pages:
             user, agent = speakers(page)
             html.append(
-                f"<p style='margin-top:8px'><span style='color:#6B7280'>{escape(when(page.timestamp))}"
+                f"<p style='margin-top:8px'><span style='color:{muted}'>"
+                f"{escape(when(page.timestamp))}"
                 f" · {escape(item.conversation_title or page.conversation_id)}</span><br>"
                 f"<b>{escape(user)}:</b> {escape(page.user_input)}<br>"
                 f"<b>{escape(agent)}:</b> {escape(one_line(page.agent_response, 600))}</p>"
@@ -624,7 +650,10 @@ class PrivacyPanel(QDialog):
         The Undo of an earlier delete or edit goes: only the last change is offered back."""
         self.done_note.clear()
         self._forget_undo()
-        self.session.run(fn, *args, on_result=lambda result: self._written(result, said),
+        # Closed before it is done (Close right after Delete): the change is made all the same,
+        # and the notices and Used lines follow the engine's "facts" event, not this panel.
+        self.session.run(fn, *args,
+                         on_result=while_open(self, lambda result: self._written(result, said)),
                          on_error=self._failed)
 
     def _written(self, result: object, said: Any = None) -> None:
@@ -663,8 +692,8 @@ class PrivacyPanel(QDialog):
         self.done_note.clear()
         undo = undo_edit if isinstance(change, Edited) else undo_delete
         self.session.run(undo, self.session.mem, change,
-                         on_result=lambda keys: self._undone(change, keys),
-                         on_error=lambda error: self._undo_failed(change, error))
+                         on_result=while_open(self, lambda keys: self._undone(change, keys)),
+                         on_error=while_open(self, lambda error: self._undo_failed(change, error)))
 
     def _undone(self, change: Deleted | Edited, keys: set) -> None:
         if isinstance(change, Edited):
@@ -777,7 +806,7 @@ class PrivacyPanel(QDialog):
                             said=lambda done: f"Forgot {_forgot_words(done)}.")
 
         self.session.run(forget_preview.preview, self.session.mem, method, ids,
-                         on_result=previewed, on_error=self._failed)
+                         on_result=while_open(self, previewed), on_error=self._failed)
 
     def export(self) -> None:
         from app.export import export_memory

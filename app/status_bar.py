@@ -8,17 +8,22 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
+from app import theme
 from app.icons import pixmap
 from app.session import FAILED, LOADING, NO_MODEL, READY, UNREACHABLE
 from app.theme import pixels
 
+# Colours of the light design (theme.color gives them in the current scheme): 3:1 at least on
+# the white line, as a graphic needs (the paler green, amber and grey were 2.4 to 2.6:1).
 DOTS = {
-    READY: "#12B76A",
-    LOADING: "#F79009",
+    READY: "#079455",
+    LOADING: "#DC6803",
     FAILED: "#D92D20",
     UNREACHABLE: "#D92D20",
-    NO_MODEL: "#98A2B3",
+    NO_MODEL: "#667085",
 }
+BUSY_DOT, IDLE_DOT = theme.ACCENT, DOTS[NO_MODEL]  # consolidation running, or not
+LOCK_COLOR = theme.MUTED
 # What to do when the chosen server stops answering, under its message in the tooltip.
 UNREACHABLE_TIP = (
     "Start the server again and send your message again, or choose another model "
@@ -173,14 +178,18 @@ class Dot(QLabel):
         super().__init__("●")
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setIndent(0)
-        self.color = ""
+        self.color = ""  # of the light design
+        self.shown = ""  # as the scheme shows it
         label.setStyleSheet("padding-left: 0px;")
         label.setIndent(1)  # with the line's spacing: as "●&nbsp; " read in one label
 
     def set_color(self, color: str) -> None:
-        if color != self.color:  # a style sheet is applied again only when it changes
-            self.color = color
-            self.setStyleSheet(f"color: {color}; font-size: 11pt; padding: 0 0 0 12px;")
+        """`color` of the light design; set_color(self.color) again after a scheme change."""
+        self.color = color
+        shown = theme.color(color)
+        if shown != self.shown:  # a style sheet is applied again only when it changes
+            self.shown = shown
+            self.setStyleSheet(f"color: {shown}; font-size: 11pt; padding: 0 0 0 12px;")
 
 
 class StatusLine(QStatusBar):
@@ -190,6 +199,7 @@ class StatusLine(QStatusBar):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._dark = theme.dark  # the scheme its colours were drawn in (see changeEvent)
         self.setSizeGripEnabled(False)
         self._model_least = 0
         self.model = ElidedLabel()
@@ -199,7 +209,8 @@ class StatusLine(QStatusBar):
         self.progress.setRange(0, 100)
         self.progress.hide()
         self.vault_icon = QLabel()
-        self.vault_icon.setPixmap(pixmap("lock", 14, "#6B7280"))
+        self._remote_host = ""
+        self.vault_icon.setPixmap(pixmap("lock", 14, LOCK_COLOR))
         self.vault = ElidedLabel()
         self.memory = ElidedLabel()
         self.memory_dot = Dot(self.memory)
@@ -218,6 +229,21 @@ class StatusLine(QStatusBar):
         self.vault.setText("Vault locked")
         self.set_memory(None)
         self.fit_text(560)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and theme.dark != self._dark:
+            self._follow_scheme()
+
+    def _follow_scheme(self) -> None:
+        """Dots, lock and Remote line in the new scheme's colours: they were drawn in the
+        old one's (a dark grey lock on the dark line)."""
+        self._dark = theme.dark
+        for dot in (self.model_dot, self.memory_dot):
+            if dot.color:  # the memory's has none until a vault is open
+                dot.set_color(dot.color)
+        self.vault_icon.setPixmap(pixmap("lock", 14, LOCK_COLOR))
+        self.set_remote(self._remote_host)
 
     def fit_text(self, width: int) -> None:
         """What each part keeps of its text when the window, `width` pixels wide at least,
@@ -251,6 +277,7 @@ class StatusLine(QStatusBar):
     def set_remote(self, host: str) -> None:
         from app.outgoing import remote_badge, remote_tooltip
 
+        self._remote_host = host
         self.remote.setText(remote_badge(host))
         self.remote.setToolTip(remote_tooltip(host) if host else "")
         self.remote.setVisible(bool(host))
@@ -273,7 +300,7 @@ class StatusLine(QStatusBar):
             self.memory.setToolTip("")
             return
         busy = status.running
-        self.memory_dot.set_color("#4F5FE8" if busy else "#98A2B3")
+        self.memory_dot.set_color(BUSY_DOT if busy else IDLE_DOT)
         self.memory_dot.show()
         self.memory.setText(memory_text(status))
         tip = memory_tip(status)

@@ -122,4 +122,4 @@ def _format(italic: bool = False) -> QTextCharFormat:
 def theme_color(name: str) -> Any:
     from PySide6.QtGui import QColor
 
-    return QColor(name)
+    return QColor(theme.color(name))  # as the scheme shows it: raw, 3.5:1 on dark

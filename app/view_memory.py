@@ -42,6 +42,8 @@ from engine.memory import keywords
 FOLD_LINES, FOLD_CHARS = 40, 3000
 SHOWN_LINES, SHOWN_CHARS = 12, 900  # what of a folded message is shown
 LONG_SCHEME = "longmessage"  # the link that unfolds (and folds back) a long message
+# A Learned notice whose item was deleted since (without its text: see _draw_learned).
+DELETED_NOTICE = "Deleted: what was learned here is no longer remembered."
 
 
 @dataclass
@@ -196,12 +198,12 @@ class MessagesMixin:
             block.setLeftMargin(14)
             block.setTopMargin(2)
             cursor.insertBlock(block)
-            label = _format("#9CA3AF", size=8.5)
+            label = _format(theme.MUTED, size=8.5)
             if item.forgotten:
                 label.setFontStrikeOut(True)
             cursor.insertText(shown.item_label(item) + "   ", label)
             if item.forgotten:
-                cursor.insertText(shown.item_text(item), _format("#9CA3AF", italic=True, size=9))
+                cursor.insertText(shown.item_text(item), _format(theme.MUTED, italic=True, size=9))
             else:
                 cursor.insertText(
                     shown.item_text(item), _link(f"memory:{index}:{position}", theme.TEXT)
@@ -267,26 +269,30 @@ class MessagesMixin:
     def _draw_learned(self, message: Message) -> None:
         cursor = self._emptied(message.notices_frame)
         index = self.messages.index(message)
+        quiet = theme.MUTED_ON_TINT  # on the notice's green tint (MUTED there is 4.4:1)
         for n, item in enumerate(message.learned):
             if n:
                 cursor.insertBlock(QTextBlockFormat())
             if (item.kind, item.id) in message.undone:
-                said = "Deleted" if (item.kind, item.id) in message.deleted else "Forgot"
-                cursor.insertText(f"{said}: {item.text}", _format(theme.MUTED, italic=True, size=9))
+                # Deleted elsewhere (Privacy, /forget, another program): its text is not shown
+                # again, the person chose to have it gone.
+                said = (DELETED_NOTICE if (item.kind, item.id) in message.deleted
+                        else f"Forgot: {item.text}")
+                cursor.insertText(said, _format(quiet, italic=True, size=9))
                 continue
             if item.key in message.changed:
                 now = message.changed[item.key]
-                cursor.insertText(f"Changed since: {now}", _format(theme.MUTED, italic=True, size=9))
-                cursor.insertText("  ·  ", _format(theme.MUTED, size=9))
+                cursor.insertText(f"Changed since: {now}", _format(quiet, italic=True, size=9))
+                cursor.insertText("  ·  ", _format(quiet, size=9))
                 cursor.insertText("Manage", _link(f"manage:{index}:{n}"))
                 continue
             knowledge = item.kind == "knowledge"
             label = "Noted what MemoryOS said: " if knowledge else "Learned: "
             cursor.insertText(label, _format(theme.LEARNED, bold=True, size=9))
             cursor.insertText(item.text, _format(theme.TEXT, size=9))
-            cursor.insertText("  ·  ", _format(theme.MUTED, size=9))
+            cursor.insertText("  ·  ", _format(quiet, size=9))
             cursor.insertText("Undo", _link(f"undo:{index}:{n}"))
-            cursor.insertText("  ·  ", _format(theme.MUTED, size=9))
+            cursor.insertText("  ·  ", _format(quiet, size=9))
             cursor.insertText("Manage", _link(f"manage:{index}:{n}"))
 
     def learned_items(self) -> list[Any]:

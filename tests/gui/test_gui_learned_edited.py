@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
+from app.view_memory import DELETED_NOTICE as DELETED
 from tests.helpers import click_text, privacy_row
 
 pytestmark = pytest.mark.gui
@@ -89,7 +90,42 @@ def test_an_edited_then_deleted_item_says_deleted(qtbot, window, chat, memory, s
     panel.tree.clearSelection()
     privacy_row(panel, VIOLA).setSelected(True)
     _change(qtbot, window, panel, lambda: panel.delete_selected(confirm=False))
-    qtbot.waitUntil(lambda: f"Deleted: {CELLO}" in window.view.plain_text())
+    qtbot.waitUntil(lambda: DELETED in window.view.plain_text())
     assert fact.id not in [f.id for f in memory.facts()]
     assert "Changed since" not in window.view.plain_text()
     panel.close()
+
+
+def test_closing_privacy_before_its_delete_is_done_loses_nothing(
+    qtbot, window, chat, memory, send, monkeypatch
+):
+    """Close right after Delete: the delete finishes in its worker after the panel is gone. Its
+    result must not write to the panel's deleted widgets, and the delete still shows."""
+    import threading
+
+    from shiboken6 import isValid
+
+    from app import privacy
+
+    fact, panel = _learned(qtbot, window, memory, send)
+    held, release = threading.Event(), threading.Event()
+    real_delete = privacy.delete_items
+
+    def delete_when_released(mem, items):  # the real delete, once the panel is closed
+        held.set()
+        assert release.wait(10)
+        return real_delete(mem, items)
+
+    monkeypatch.setattr(privacy, "delete_items", delete_when_released)
+    privacy_row(panel, CELLO).setSelected(True)
+    panel.delete_selected(confirm=False)
+    qtbot.waitUntil(held.is_set)
+    panel.close()
+    qtbot.waitUntil(lambda: not isValid(panel))
+
+    with qtbot.waitSignal(window.learned_notices.checked, timeout=10_000):
+        release.set()
+    qtbot.waitUntil(lambda: not window.session.pool.active)  # its result was delivered
+    qtbot.waitUntil(lambda: DELETED in window.view.plain_text())
+    assert fact.id not in [f.id for f in memory.facts()]
+    assert "privacy" not in window.panels

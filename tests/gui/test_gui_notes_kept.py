@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
+from app.view_memory import DELETED_NOTICE as DELETED
 from tests.helpers import pausing_chat
 from tests.local_servers import ChatServer
 
@@ -53,14 +54,15 @@ def test_a_learned_notice_says_deleted_once_its_item_is_deleted_in_privacy(
     _delete_in_privacy(qtbot, window)
 
     # The notice says so without Undo being clicked: no Undo offered on an item that is gone.
-    qtbot.waitUntil(lambda: f"Deleted: {FACT}" in window.view.plain_text(), timeout=5000)
-    line = _notice_line(window, FACT)
+    qtbot.waitUntil(lambda: DELETED in window.view.plain_text(), timeout=5000)
+    line = _notice_line(window, DELETED)
     assert "Learned:" not in line and "Undo" not in line and "Forgot" not in line
+    assert FACT not in line  # what was deleted is not shown again
     assert all(f.id != item.id for f in memory.facts())
     # Drawn again (a new text size, a forget): it still says deleted.
     with qtbot.waitSignal(window.conversation_shown):
         window.reload_conversation()
-    assert f"Deleted: {FACT}" in window.view.plain_text()
+    assert DELETED in window.view.plain_text()
     assert f"Learned: {FACT}" not in window.view.plain_text()
 
 
@@ -69,7 +71,7 @@ def test_a_notice_marked_deleted_is_offered_again_once_privacy_undoes_the_delete
 ):
     item = _learned(qtbot, window, memory, send)
     panel = _delete_in_privacy(qtbot, window)
-    qtbot.waitUntil(lambda: f"Deleted: {FACT}" in window.view.plain_text(), timeout=5000)
+    qtbot.waitUntil(lambda: DELETED in window.view.plain_text(), timeout=5000)
 
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         qtbot.mouseClick(panel.undo_button, Qt.MouseButton.LeftButton)
@@ -77,7 +79,7 @@ def test_a_notice_marked_deleted_is_offered_again_once_privacy_undoes_the_delete
     # The fact is back under its id: the notice says Learned again and offers its Undo.
     qtbot.waitUntil(lambda: f"Learned: {FACT}" in window.view.plain_text(), timeout=5000)
     assert "Undo" in _notice_line(window, FACT)
-    assert f"Deleted: {FACT}" not in window.view.plain_text()
+    assert DELETED not in window.view.plain_text()
     assert any(f.id == item.id for f in memory.facts())
 
 
@@ -99,8 +101,8 @@ def test_a_learned_notice_says_deleted_once_forget_removes_its_item(
     assert done.args == ["forgot"]
     assert memory.facts() == [] and len(memory.pages()) == 1
 
-    qtbot.waitUntil(lambda: f"Deleted: {FACT}" in window.view.plain_text(), timeout=5000)
-    assert "Undo" not in _notice_line(window, f"Deleted: {FACT}")
+    qtbot.waitUntil(lambda: DELETED in window.view.plain_text(), timeout=5000)
+    assert "Undo" not in _notice_line(window, DELETED)
 
 
 def test_a_notice_deleted_while_an_answer_streams_says_so_once_it_ends(qtbot, memory, send):
@@ -122,7 +124,7 @@ def test_a_notice_deleted_while_an_answer_streams_says_so_once_it_ends(qtbot, me
             memory.delete_fact(item.id)  # as another program (or the privacy panel) does
         assert f"Learned: {FACT}" in window.view.plain_text()  # not redrawn mid-answer
         chat.go_on.set()
-    assert f"Deleted: {FACT}" in window.view.plain_text()
+    assert DELETED in window.view.plain_text()
     assert "Here is a long answer about lunch." in window.view.plain_text()
     window.close()
 

@@ -9,6 +9,7 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
+from app.view_memory import DELETED_NOTICE as DELETED
 from tests.helpers import create_vault, open_fast, run_cli, shown_dialog
 
 pytestmark = pytest.mark.gui
@@ -155,7 +156,7 @@ def test_a_learned_notice_follows_a_delete_by_another_program(qtbot, home, chat,
                       "--embedder", "fake", home=home)
 
         assert out.returncode == 0, out.stderr.decode()
-        qtbot.waitUntil(lambda: f"Deleted: {slot.text}" in window.view.plain_text(),
+        qtbot.waitUntil(lambda: DELETED in window.view.plain_text(),
                         timeout=10_000)
         assert f"Learned: {slot.text}" not in window.view.plain_text()
     finally:
