@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -146,7 +146,7 @@ class ForgetPanel(QFrame):
         if getattr(match, "replaced", False):  # superseded: as the Privacy panel says it
             kind = f"{kind} (replaced)"
             row.setToolTip(f"{match.text}\n\n{status_words(SUPERSEDED, '')[1]}")
-            row.setForeground(Qt.GlobalColor.gray)
+            row.setForeground(QColor(theme.color(theme.MUTED)))  # Qt's grey was 2.6:1
         else:
             row.setToolTip(match.text)
         row.setText(f"{kind} · {shown.day(match.date)} — {text}")

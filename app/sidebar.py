@@ -9,6 +9,7 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -90,6 +91,7 @@ class Sidebar(QFrame):
         self.setObjectName("sidebar")
         self.setAccessibleName("Conversations")
         self.setMinimumWidth(theme.pixels(160))  # the window sets it for its text size: fit_text
+        self._dark = theme.dark  # the scheme its day headers were drawn in (see changeEvent)
         self.session: Any = None
         self.items: list[Any] = []
         self.current: str | None = None  # the conversation on screen: its row is selected
@@ -179,6 +181,13 @@ class Sidebar(QFrame):
                 self._search_timer.start()  # results shown stay true to what is stored
 
     # --- the list ------------------------------------------------------------------------
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """The day headers in the new scheme's muted grey after a switch of scheme."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and theme.dark != self._dark:
+            self._dark = theme.dark
+            self._draw(self.items)
+
     def refresh(self) -> None:
         if self.session is not None:
             self.session.run(
@@ -200,7 +209,7 @@ class Sidebar(QFrame):
                 font = group.font(0)
                 font.setBold(True)
                 group.setFont(0, font)
-                group.setForeground(0, Qt.GlobalColor.gray)
+                group.setForeground(0, QColor(theme.color(theme.MUTED)))  # Qt's grey: 2.6:1
                 self.tree.addTopLevelItem(group)
             row = QTreeWidgetItem([conversation.title or "(untitled)"])
             row.setData(0, ROLE, conversation)

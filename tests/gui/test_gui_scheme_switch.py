@@ -296,3 +296,20 @@ def test_a_temporary_chat_follows_a_scheme_change(qtbot, window, send, light_aga
         assert low == [], scheme
         times = [colour.upper() for text, colour, _ in texts if TIME.match(text)]
         assert times and set(times) == {theme.color(theme.MUTED_ON_TINT)}, scheme
+
+
+def test_the_sidebars_day_headers_read_in_both_schemes(qtbot, talked):
+    """The sidebar's day headers ("Today") were Qt's grey, 2.6:1 on white, and stayed in the
+    scheme they were drawn in: now the muted grey of the scheme on screen, after a switch too."""
+    from app import theme
+
+    window = talked
+    tree = window.sidebar.tree
+    qtbot.waitUntil(lambda: tree.topLevelItemCount() >= 1)
+    for scheme in ("light", "dark", "light"):
+        if theme.dark != (scheme == "dark"):
+            _choose_scheme(qtbot, window, scheme)
+        header = tree.topLevelItem(0).foreground(0).color().name()
+        ground = tree.palette().color(QPalette.ColorRole.Base).name()
+        assert header.upper() == theme.color(theme.MUTED), (scheme, header)
+        assert theme.contrast(header, ground) >= 4.5, (scheme, header, ground)
