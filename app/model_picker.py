@@ -36,6 +36,7 @@ from models.machine import size_text
 from models.recommended import suggested, suggestion_reason
 
 FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
+KEY_NEEDED = "key needed"  # a server's row when it refused the probe for want of an API key
 ITEM_PADDING = 8  # resources/style.qss: QTreeView::item { padding: 4px 4px; }
 WRAP = int(Qt.TextFlag.TextWordWrap)
 IN_USE = "in use"  # first in the verdict of the model being talked to now
@@ -207,6 +208,7 @@ class ModelPicker(QWidget):
     listed = Signal()  # the look-around finished and the table is filled
     fitted = Signal()  # the suggested settings for the selected row are shown
     download_finished = Signal(object)  # Downloaded, or the exception
+    key_wanted = Signal(object)  # Use on a server that needs an API key: the FoundServer
 
     def __init__(
         self, pool: WorkerPool, probe: bool = True, parent: QWidget | None = None,
@@ -356,10 +358,15 @@ class ModelPicker(QWidget):
                 row.setToolTip(3, details)
                 row.setDisabled(True)
             self._mark_in_use(row)
-        servers = list(overview.servers)
+        # a server that refused the probe for want of a key, but was given one here (kept for
+        # the session where no keyring is usable): listed as added, with its models
+        servers = [
+            found for found in overview.servers
+            if not (found.needs_key and any(_same_server(a.url, found.url) for a in self.added))
+        ]  # fmt: skip
         servers += [
             added for added in self.added
-            if not any(_same_server(added.url, found.url) for found in overview.servers)
+            if not any(_same_server(added.url, found.url) for found in servers)
         ]  # fmt: skip
         for server in servers:
             self._server_rows(groups[SERVERS], server)
@@ -406,6 +413,15 @@ class ModelPicker(QWidget):
         where = f"{server.kind.split(' /')[0]} · port {server.port}"
         if server in self.added:
             where = destination(server.url)
+        if getattr(server, "needs_key", False):  # no models until it has its key
+            row = QTreeWidgetItem(group, [
+                "(needs an API key)", where, server.url, server.key_text,
+            ])  # fmt: skip
+            tip = f"The server at {server.url} {server.key_text}. Choose it to type the key."
+            for column in range(4):
+                row.setToolTip(column, tip)
+            row.setData(0, Qt.ItemDataRole.UserRole, (KEY_NEEDED, (server, "")))
+            return [row]
         rows = []
         for name in server.models or ["(no models loaded)"]:
             # llama.cpp's server names its model by the GGUF's path: the file's name is shown,
@@ -432,6 +448,8 @@ class ModelPicker(QWidget):
             data = row.data(0, Qt.ItemDataRole.UserRole)
             if data is None or any(data[1][0] is added for added in before):
                 group.removeChild(row)  # the "none answering" note; an older list of it
+            elif data[0] == KEY_NEEDED and _same_server(data[1][0].url, server.url):
+                group.removeChild(row)  # it needed a key: its models replace the row
             elif _same_server(data[1][0].url, server.url):
                 rows.append(row)  # found by the probe already: its rows stay
         rows = rows or self._server_rows(group, server)
@@ -560,6 +578,12 @@ class ModelPicker(QWidget):
         elif kind == "server":
             self.why.setText(_server_why(data[0].url, self._needs_plain_http(kind, data)))
             self.fitted.emit()
+        elif kind == KEY_NEEDED:
+            self.why.setText(
+                f"The server at {data[0].url} {data[0].key_text}. Type the key it was started "
+                "with (llama.cpp's --api-key) and its models are listed here."
+            )
+            self.fitted.emit()
         else:
             self.why.setText(
                 "The bundled demo model: small enough to run anywhere, too small "
@@ -663,8 +687,10 @@ class ModelPicker(QWidget):
         paused = kind == "download" and "paused at" in self.table.selectedItems()[0].text(3)
         self.download_button.setText("Resume download" if paused else "Download")
         self.download_button.setEnabled(kind == "download" and not downloading)
+        # a server that needs a key: Use asks for the key (its models are listed with it)
+        self.use_button.setText("Type its API key…" if kind == KEY_NEEDED else "Use this model")
         self.use_button.setEnabled(
-            kind == "bundled"
+            kind in ("bundled", KEY_NEEDED)
             or (kind == "server" and (not plain_http or self.plain_http.isChecked()))
             or (kind == "file" and self.fit is not None)
         )
@@ -697,6 +723,10 @@ class ModelPicker(QWidget):
         }, dict(fit.reasons))  # fmt: skip
 
     def use(self) -> None:
+        picked = self.selected()
+        if picked and picked[0] == KEY_NEEDED:
+            self.key_wanted.emit(picked[1][0])
+            return
         choice = self.choice()
         if choice is not None:
             self.chosen.emit(choice)

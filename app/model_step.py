@@ -208,6 +208,7 @@ class ServerAddress(QWidget):
         layout.addWidget(self.message)
         self.hide()
         picker.add_control(self.open_button, self)
+        picker.key_wanted.connect(self.ask_key)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         """Enter in the address or the key lists the models, and goes no further: the dialog
@@ -223,6 +224,20 @@ class ServerAddress(QWidget):
         self.show()
         self.address.setFocus()
         self.address.selectAll()
+
+    def ask_key(self, server: Any) -> None:
+        """A server the look-around found wanting an API key was chosen: its address filled
+        in, the key field shown and given the focus; Enter lists its models with the key."""
+        self.show()
+        self.address.setText(server.url)
+        self._asked = ""  # an answer still coming for another address is dropped
+        self.ask_button.setEnabled(True)
+        self.busy.hide()
+        self._say(f"The server at {server.url} {server.key_text}. Type the key it was started "
+                  "or issued with, then press Enter.")
+        self._show_key(True)
+        self.key.setFocus()
+        self.key.selectAll()
 
     def ask(self) -> None:
         typed = self.address.text().strip()

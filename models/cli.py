@@ -86,6 +86,9 @@ def render(result: Overview) -> str:
             )
     lines += ["", f"Local servers ({len(result.servers)} answering /v1/models on 127.0.0.1)"]
     for server in result.servers:
+        if server.needs_key:  # its models are listed once its key is kept (the app asks for it)
+            lines.append(f"  {server.kind:<26} {server.url}  {server.key_text}")
+            continue
         lines.append(f"  {server.kind:<26} {server.url}  models: {', '.join(server.models) or '-'}")
     lines += [
         "",

@@ -26,12 +26,25 @@ READ_TIMEOUT = 1.5  # seconds for a connected server to answer (a busy one can b
 
 @dataclass
 class FoundServer:
-    """An OpenAI-compatible server that answered GET /v1/models with a model list."""
+    """An OpenAI-compatible server that answered GET /v1/models with a model list, or with
+    HTTP 401/403: it needs an API key (llama.cpp's server started with --api-key) and lists
+    no models until it is given one."""
 
     url: str  # base URL, e.g. http://127.0.0.1:11434/v1
     port: int
     kind: str  # the app that usually listens on this port (a guess: ports are shared)
     models: list[str] = field(default_factory=list)
+    needs_key: bool = False  # it refused the probe: not usable until a (right) key is given
+    key_refused: bool = False  # the key kept for it was sent, and refused
+
+    @property
+    def key_text(self) -> str:
+        """What the app's table and `memoryos models` say of a server that needs a key."""
+        if not self.needs_key:
+            return ""
+        if self.key_refused:
+            return "refused the API key kept for it: not usable until its key is given again"
+        return "needs an API key: not usable until its key is given"
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -40,25 +53,35 @@ class FoundServer:
 def probe_port(
     port: int, host: str = "127.0.0.1", timeout: float = TIMEOUT, read_timeout: float = READ_TIMEOUT
 ) -> FoundServer | None:
-    """The server on `port` when it answers /v1/models in OpenAI's shape; None otherwise."""
-    connection = http.client.HTTPConnection(host, port, timeout=timeout)
+    """The server on `port` when it answers /v1/models in OpenAI's shape, or refuses it for
+    want of an API key (asked again with the key kept for it, if any); None otherwise."""
+    url = f"http://{host}:{port}/v1"
+    key_sent = False
     try:
-        connection.connect()
-        connection.sock.settimeout(read_timeout)
-        connection.request("GET", "/v1/models", headers={"Accept": "application/json"})
-        response = connection.getresponse()
-        if response.status != 200:
-            return None
-        data = json.loads(response.read(1 << 20))
-    except (OSError, http.client.HTTPException, ValueError):
-        return None
-    finally:
-        connection.close()
-    models = _model_ids(data)
-    if models is None:
-        return None  # something else listens here (a web app, another API)
+        listing = ask_models(url, "", timeout, read_timeout)
+        # the keyring is read only for a server that wants a key: most servers want none, and
+        # a locked keyring would be asked to open at each look around
+        if listing.key_refused and (key := saved_key(url)):
+            listing, key_sent = ask_models(url, key, timeout, read_timeout), True
+    except OSError:
+        return None  # nothing listens there
     kind = DEFAULT_PORTS.get(port, "OpenAI-compatible server")
-    return FoundServer(url=f"http://{host}:{port}/v1", port=port, kind=kind, models=models)
+    if listing.key_refused:
+        return FoundServer(url=url, port=port, kind=kind, needs_key=True, key_refused=key_sent)
+    if listing.models is None:
+        return None  # something else listens here (a web app, another API)
+    return FoundServer(url=url, port=port, kind=kind, models=listing.models)
+
+
+def saved_key(url: str) -> str:
+    """The API key a model load would use for the server at `url`: typed in this session, in
+    the keyring, or $MEMORYOS_API_KEY; "" when there is none or no keyring can be read."""
+    from engine.api_keys import ApiKeyError, get_api_key
+
+    try:
+        return get_api_key(url) or ""
+    except ApiKeyError:
+        return ""
 
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")

@@ -247,11 +247,18 @@ def test_a_tiny_gguf_file_gets_the_tiny_model_banner(qtbot, memory, chat, tmp_pa
 
 def test_the_model_step_opens_with_a_usable_row_selected(qtbot, person):
     """The step opened with no row selected: "Use this model" stayed disabled until Down was
-    pressed. A model on this computer is selected at once, and Enter uses it."""
+    pressed. A model on this computer is selected at once, and Enter uses it. (The LM Studio
+    file is made to differ from the demo's: a copy of the demo is not offered as better.)"""
+    from pathlib import Path
+
     from app.model_picker import FILES
     from app.model_step import ModelStepDialog
     from app.workers import WorkerPool
 
+    lm_studio = Path(person["gguf"])  # a link to the demo's file: replaced by a changed copy
+    data = lm_studio.read_bytes()
+    lm_studio.unlink()
+    lm_studio.write_bytes(data + bytes(4096))
     pool = WorkerPool()
     dialog = ModelStepDialog(pool, probe=False)
     qtbot.addWidget(dialog)
