@@ -102,9 +102,11 @@ def make_reference_chat(
     """The chat backend the reference's arguments describe (see the module docstring)."""
     if openai_base_url or openai_api_key:
         from engine.backends.openai_compat import OpenAIChat
-        from engine.network import check_url
+        from engine.network import check_address, check_url
 
         url = openai_base_url or OPENAI_URL
+        if openai_base_url:  # the message names the key to correct, and shows an address
+            check_address(openai_base_url, f"openai_base_url {openai_base_url!r}")
         check_url(url, allow_plain_http=allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
         return OpenAIChat(
             url, llm_model, api_key=openai_api_key or None, allow_plain_http=allow_plain_http

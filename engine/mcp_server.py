@@ -12,7 +12,7 @@ from typing import Any
 from engine import unlock
 from engine.backends.build import make_embedder
 from engine.errors import InvalidInputError, MemoryOSError
-from engine.network import AddressError, PlainHttpRefusedError, check_address
+from engine.network import PlainHttpRefusedError
 
 TOKEN_ENV = "MEMORYOS_MCP_TOKEN"
 DEFAULT_PORT = 8765
@@ -113,12 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     """Run the server until the client disconnects; 0 on a clean exit, 1 if the vault won't
     open, 2 for what was asked wrongly (a vault name that does not exist, bad options)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    if (args.model or "").startswith("url:"):  # a mistyped address is a bad option
-        try:
-            check_address(args.model[4:], f"--model {args.model!r}")
-        except AddressError as exc:
-            print(f"memoryos mcp: {exc}", file=sys.stderr)
-            return 2
+    try:  # the options' own values first, before a vault is looked for or made
+        chat = _chat(args.model, args.url_model, args.allow_plain_http)
+        _check_embedder(args.embedder)
+    except InvalidInputError as exc:  # how it was called (as `memoryos chat` refuses it)
+        print(f"memoryos mcp: {exc}", file=sys.stderr)
+        return 2
+    except MemoryOSError as exc:  # the app's saved model, an administrator's policy
+        print(f"memoryos mcp: {exc}", file=sys.stderr)
+        return 1
     try:
         token = unlock.secret_from_env(TOKEN_ENV) or ""
     except MemoryOSError as exc:
@@ -164,7 +167,6 @@ def main(argv: list[str] | None = None) -> int:
         from engine.commands import embedder_name
 
         args.embedder = embedder_name(args)
-        chat = _chat(args.model, args.url_model, args.allow_plain_http)
         # Asks for a passphrase only when stdin is a terminal (a person started us): a client
         # launching us over stdio gets a clear error naming $MEMORYOS_PASSPHRASE instead.
         if args.config:
@@ -237,6 +239,20 @@ def _chat(model: str | None, url_model: str, allow_plain_http: bool = False):
 
     chosen = None if model == "saved" else model
     return make_chat(chosen, url_model, allow_plain_http=allow_plain_http)
+
+
+def _check_embedder(name: str | None) -> None:
+    """--embedder, when given: the bundled model, "fake" or a model folder (InvalidInputError
+    naming the option otherwise). Not loaded here; one chosen in the app's settings is checked
+    when the vault opens."""
+    from engine.backends.build import embedder_folder, is_default_embedder
+
+    if name is None or name == "fake" or is_default_embedder(name):
+        return
+    try:
+        embedder_folder(name)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"--embedder: {exc}") from None
 
 
 def _warm_up(embedder: Any) -> None:

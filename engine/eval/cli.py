@@ -103,6 +103,54 @@ def _check_addresses(args: argparse.Namespace) -> None:
         check_url(url, allow_plain_http=args.allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
 
 
+def _check_options(args: argparse.Namespace) -> None:
+    """Every option `run_eval` would refuse, refused before it makes the output folder: the
+    data file and its conversations, --llm (and --llm-model for url:), the addresses, and
+    --embedder: InvalidInputError, or the ValueError/OSError of a data file that cannot be read."""
+    from pathlib import Path
+
+    from engine.backends.build import embedder_folder, is_default_embedder
+    from engine.errors import InvalidInputError, ModelLoadError
+    from engine.eval.locomo import load_locomo
+    from engine.model_config import GGUF, URL, ModelConfig
+
+    if not Path(args.data).is_file():
+        raise InvalidInputError(
+            f"--data {args.data!r}: no such file; give the path of a locomo10.json-shaped file"
+        )
+    if args.conversations.strip():  # names that are not in the file, said now
+        load_locomo(args.data, [c.strip() for c in args.conversations.split(",") if c.strip()])
+    _check_addresses(args)
+    if args.llm not in ("", "none"):
+        try:
+            config = ModelConfig.parse(args.llm, args.llm_model or "")
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"--llm: {exc}, or none") from None
+        if config.source == URL and not config.url_model:
+            raise InvalidInputError(
+                f"--llm {args.llm!r}: give the name of the model on that server with "
+                "--llm-model NAME (`memoryos models` lists the models that local servers offer)"
+            )
+        if config.source == GGUF:
+            from engine.gguf import check_gguf_file
+
+            file = Path(config.gguf_path).expanduser()
+            if not file.is_file():
+                raise InvalidInputError(
+                    f"--llm {args.llm!r}: no model file there; give gguf:PATH with the path of a "
+                    ".gguf file (`memoryos models` lists those on this computer)"
+                )
+            try:
+                check_gguf_file(file)
+            except ModelLoadError as exc:
+                raise InvalidInputError(f"--llm {args.llm!r}: {exc}") from None
+    if args.embedder != "fake" and not is_default_embedder(args.embedder):
+        try:
+            embedder_folder(args.embedder)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"--embedder: {exc}") from None
+
+
 def eval_main(argv: list[str]) -> int:
     """`memoryos eval locomo`: run (or resume) the evaluation; prints the report.
     `memoryos eval personal`: the everyday-memory probe (engine/eval/personal.py)."""
@@ -121,8 +169,8 @@ def eval_main(argv: list[str]) -> int:
     from engine.eval.run import EvalConfig, run_eval
 
     try:  # before the output folder is made: a bad option changes nothing
-        _check_addresses(args)
-    except MemoryOSError as exc:  # an administrator's policy too, as run_eval's errors below
+        _check_options(args)
+    except (OSError, ValueError, MemoryOSError) as exc:  # a policy too, as run_eval's below
         print(f"memoryos eval: {exc}", file=sys.stderr)
         return 2
     config = EvalConfig(
