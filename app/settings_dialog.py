@@ -281,7 +281,9 @@ class SettingsDialog(QDialog):
         self.tabs.setCurrentWidget(self.memory_scroll)
 
     def _check_server(self, settings: AppSettings, memory: Any, changed: bool) -> None:
-        if changed and settings.model_source == SERVER:
+        # a key typed is checked as a new address is: the model in use (on this same server)
+        # is reloaded with it at Save, and a wrong one would stop it answering
+        if (changed or self.api_key.text().strip()) and settings.model_source == SERVER:
             # does anything answer there? (a worker: a remote server can take seconds)
             self.setEnabled(False)
             self.pool.run(ask_server, settings.server_url, self.api_key.text().strip(),

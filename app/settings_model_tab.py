@@ -31,11 +31,15 @@ from app.errors import describe
 from app.outgoing import url_note
 from app.settings_added_models import AddedModels, added_models, elided
 from app.settings_lookups import (
+    KEY_FOR_SESSION,
+    KEY_FROM_ENVIRONMENT,
+    KEY_FROM_KEYRING,
     KeyRefused,
     ask_server,
     bundled_limits,
     gguf_refusal,
     gpu_support,
+    key_source,
     keyring_check,
     read_gguf,
 )
@@ -162,7 +166,8 @@ class ModelTab(QScrollArea):
         self.server_models_note.hide()
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.api_key.setPlaceholderText("Leave empty for local servers without a key")
+        self._key_placeholder = "Leave empty for local servers without a key"
+        self.api_key.setPlaceholderText(self._key_placeholder)
         self.api_key.setToolTip(KEY_TIP)
         self.server_box = QWidget()
         server_form = QFormLayout(self.server_box)
@@ -197,6 +202,13 @@ class ModelTab(QScrollArea):
         self.allow_plain_http.toggled.connect(self._show_url_note)
         # a server that wants a key lists nothing without it: ask again once it is typed
         self.api_key.editingFinished.connect(lambda: self.list_server_models(again=True))
+        # a key already in use for the address, and where it comes from (never the key): the
+        # field stays empty, and empty keeps it
+        self.key_source = FormNote(objectName="hint")
+        self.key_source.setWordWrap(True)
+        server_form.addRow("", self.key_source)
+        server_form.setRowVisible(self.key_source, False)
+        self.server_url.textChanged.connect(lambda *_: self._show_key_source(None))
         self.key_note = FormNote("The key is stored in the system keyring, never in a "
                                  "settings file.", objectName="hint")
         self.key_note.setWordWrap(True)
@@ -321,6 +333,7 @@ class ModelTab(QScrollArea):
         self.auto_lock.setValue(settings.auto_lock_minutes)
         self.embedder_box.set_value(settings.embedder)
         self._source_changed()
+        self.ask_key_source()
 
     def values(self) -> dict[str, Any]:
         """The AppSettings fields this tab shows, as they are now."""
@@ -409,7 +422,9 @@ class ModelTab(QScrollArea):
                               "or not.")
         self.key_note.style().unpolish(self.key_note)
         self.key_note.style().polish(self.key_note)
-        self.api_key.setPlaceholderText("For this session only (no system keyring)")
+        self._key_placeholder = "For this session only (no system keyring)"
+        if not self.key_source.text():  # "keep the key in use" says more
+            self.api_key.setPlaceholderText(self._key_placeholder)
 
     def _recent_chosen(self, entry: Any) -> None:
         if entry.source == "gguf":
@@ -448,6 +463,35 @@ class ModelTab(QScrollArea):
         self.key_problem.setText(problem)
         self.server_form.setRowVisible(self.key_problem, bool(problem))
 
+    def ask_key_source(self) -> None:
+        """Ask (in a worker: the keyring can be slow) whether a key is in use for the address
+        typed, and from where: said under the key's field once known."""
+        from engine.network import url_problem
+
+        url = self.server_url.text().strip()
+        if url and not url_problem(url):
+            self.pool.run(key_source, url, on_result=while_open(self, self._key_source_known))
+
+    def _key_source_known(self, answer: tuple) -> None:
+        url, source = answer
+        if url == self.server_url.text().strip():  # else the address changed meanwhile
+            self._show_key_source(source)
+
+    def _show_key_source(self, source: str | None) -> None:
+        """Under the key's field: that a key is in use for this address, and where it comes
+        from (None or "": none known, the note hidden). The key itself is never shown."""
+        where = {
+            KEY_FROM_KEYRING: "the system keyring",
+            KEY_FOR_SESSION: "this session only (typed earlier, not stored)",
+            KEY_FROM_ENVIRONMENT: f"the {API_KEY_ENV} environment variable",
+        }.get(source or "")
+        self.key_source.setText(f"A key is in use for this address, from {where}. Leave the "
+                                "field empty to keep it; a key typed replaces it."
+                                if where else "")
+        self.server_form.setRowVisible(self.key_source, bool(where))
+        self.api_key.setPlaceholderText("Leave empty to keep the key in use" if where
+                                        else self._key_placeholder)
+
     # --- a server's models -------------------------------------------------------------
     def list_server_models(self, again: bool = False) -> None:
         """Ask the server at the URL typed for its models (in a worker, a short timeout): the
@@ -463,6 +507,7 @@ class ModelTab(QScrollArea):
         except MemoryOSError:
             return
         self._listed_url = url
+        self.ask_key_source()
         self.server_models_note.setText("Asking the server which models it has…")
         self.server_models_note.show()
         self.pool.run(ask_server, url, self.api_key.text().strip(),
