@@ -107,10 +107,13 @@ class Composer(QFrame):
         self.length_note.setTextFormat(Qt.TextFormat.RichText)
         self.length_note.hide()
         # Why the box holds a text the person did not just type ("Your last message was not
-        # answered…"): shown above it until that text is sent.
+        # answered…"): shown above it until that text is sent or gone from the box (an edit
+        # cancelled with Esc, the box cleared, something else typed over it).
         self.notice = QLabel(objectName="hint")
         self.notice.setWordWrap(True)
         self.notice.hide()
+        self._put_back_words: set[str] = set()
+        self.input.document().contentsChanged.connect(self._drop_stale_notice)
         self._measure_timer = QTimer(self, singleShot=True, interval=MEASURE_MS)
         self._measure_timer.timeout.connect(self._measure)
         self.input.document().contentsChanged.connect(self._measure_timer.start)
@@ -155,6 +158,16 @@ class Composer(QFrame):
         self.input.moveCursor(QTextCursor.MoveOperation.End)
         self.notice.setText(notice)
         self.notice.show()
+        self._put_back_words = set(text.split())
+
+    def _drop_stale_notice(self) -> None:
+        """The notice goes once most of the text it speaks of is gone from the box (a few
+        words changed keep it): it said "It is back in the box" over an empty box after an
+        edit was cancelled."""
+        kept = self._put_back_words & set(self.input.toPlainText().split())
+        if self._put_back_words and len(kept) * 2 < len(self._put_back_words):
+            self._put_back_words = set()
+            self.notice.hide()
 
     def set_placeholder(self, text: str) -> None:
         """The grey text of the empty box. Qt repaints only when the placeholder appears or

@@ -35,14 +35,41 @@ def erased_text(name: str) -> str:
     return f"The memory “{name}” was erased: its file and key are gone."
 
 
+# How each kind of program that holds a memory is stopped, by the command that started it.
+STOP_TERMINAL_CHAT = "a terminal chat ends when you type /quit or press Ctrl+D in it"
+STOP_MCP_SERVER = (
+    "an MCP server stops when the agent that started it is closed or its server is turned off"
+)
+
+
+def _command_word(program: str) -> str:
+    """"chat" for "`memoryos chat --vault work` (process 12)" (as engine.vault.holders
+    describes a process; "`engine.cli chat`" when started as python -m engine.cli), "mcp" for
+    the MCP server, "" for any other program."""
+    words = program.split("`")[1].split() if program.count("`") >= 2 else []
+    if not words or words[0] not in ("memoryos", "engine.cli"):
+        return ""
+    command = next((word for word in words[1:] if not word.startswith("-")), "")
+    return command if command in ("chat", "mcp") else ""
+
+
 def erase_refused_text(name: str, programs: list[str]) -> str:
     """Why Erase everything did nothing: `programs` (the MCP server...) have the memory open
-    and would go on answering from it and writing into a deleted file."""
+    and would go on answering from it and writing into a deleted file; how to stop each kind."""
+    kinds = [_command_word(program) for program in programs]
+    ways = [way for kind, way in (("chat", STOP_TERMINAL_CHAT), ("mcp", STOP_MCP_SERVER))
+            if kind in kinds]  # fmt: skip
+    if ways and "" in kinds:
+        ways.append("any other: close it")
+    one = len(programs) == 1
+    if ways:
+        stop = f"Stop {'that program' if one else 'those programs'} ({'; '.join(ways)})"
+    else:
+        stop = f"Close {'that program' if one else 'those programs'}"
     return (
         f"Nothing was erased: the memory “{name}” is open in another program "
-        f"({', '.join(programs)}), which would go on answering from it. Stop that program (an "
-        "MCP server stops when the agent that started it is closed or its server is turned "
-        "off), then erase again."
+        f"({', '.join(programs)}), which would go on answering from it. {stop}, then erase "
+        "again."
     )
 
 

@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except errors.MemoryOSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {exc.in_terminal()}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)

@@ -129,6 +129,8 @@ def make_chat(model: str | None, url_model: str = "", *, allow_plain_http: bool 
         config = ModelConfig.parse(model, url_model)
         if config.source == URL:  # a bad option: exits 2, with what an address looks like
             check_address(config.url, f"--model {model!r}")
+            # Where it points before the model name: one try shows what blocks the address.
+            check_url(config.url, allow_plain_http=allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
         if config.source == URL and config.url and not config.url_model:
             raise errors.InvalidInputError(
                 "give the name of the model on that server with --url-model NAME (`memoryos "
@@ -389,7 +391,7 @@ def run_chat(args) -> int:
                     pass
                 print(" [stopped]", end="")
             except errors.BackendError as exc:
-                print(f"\nerror: {exc} (nothing was stored)", file=sys.stderr)
+                print(f"\nerror: {exc.in_terminal()} (nothing was stored)", file=sys.stderr)
             print()
             if stream.cut_short:
                 note = _cut_short_note(memory.chat, args.max_tokens)

@@ -4,6 +4,11 @@
 class MemoryOSError(Exception):
     """Base of every error the engine raises on purpose."""
 
+    def in_terminal(self) -> str:
+        """This error as a terminal command says it (the same as the app, unless a subclass
+        has a fix the terminal makes another way)."""
+        return str(self)
+
 
 class VaultError(MemoryOSError):
     """The vault could not be opened or written (environment problem, shown to the person)."""
@@ -63,6 +68,17 @@ class ModelLoadError(BackendError):
 
 class ServerError(BackendError):
     """An OpenAI-compatible server failed: unreachable, 401, unknown model, 429, timeout..."""
+
+    def __init__(self, message: str, *, fix: str = "", terminal_fix: str = "") -> None:
+        """`message`, then `fix`: what the app's person does (in the model settings). A terminal
+        has no model settings: it says `terminal_fix` in its place where one is given."""
+        super().__init__(f"{message}: {fix}" if fix else message)
+        self.problem, self.terminal_fix = message, terminal_fix
+
+    def in_terminal(self) -> str:
+        if not self.terminal_fix:
+            return str(self)
+        return f"{self.problem}: {self.terminal_fix}"
 
 
 class ServerNotAnsweringError(ServerError):

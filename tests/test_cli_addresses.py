@@ -142,3 +142,35 @@ def test_eval_allow_plain_http_lets_it_use_the_server(home, tmp_path, server):
 def test_eval_help_names_the_flag(home):
     text = run_cli("eval", "locomo", "--help", home=home).stdout.decode()
     assert "--allow-plain-http" in text and "plain http://" in text
+
+
+# ---- the address before the model name -----------------------------------------------------
+
+ELSEWHERE = "http://192.168.1.5:8080/v1"  # refused before any connection: nothing is reached
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("chat", "--url", ELSEWHERE),
+        ("chat", "--model", f"url:{ELSEWHERE}"),
+        ("mcp", "--model", f"url:{ELSEWHERE}"),
+    ],
+)
+def test_plain_http_elsewhere_is_refused_before_the_model_name_is_asked(home, command):
+    """It asked for --url-model first, and only once given refused the plain http:// address:
+    two tries to learn what blocks it."""
+    out = run_cli(*command, "--create", *FAKE, home=home, stdin="", timeout=60)
+    said = out.stderr.decode()
+    assert out.returncode == 2, said
+    assert "refusing plain http:// to 192.168.1.5:8080" in said, said
+    assert "--allow-plain-http" in said and "--url-model" not in said, said
+    assert not list(home.rglob("*.memoryos"))
+
+
+def test_the_model_name_is_asked_once_plain_http_is_allowed(home):
+    out = run_cli("chat", "--url", ELSEWHERE, "--allow-plain-http", "--create", *FAKE,
+                  home=home, stdin="", timeout=60)  # fmt: skip
+    said = out.stderr.decode()
+    assert out.returncode == 2, said
+    assert "--url-model" in said and "refusing" not in said, said

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from engine.api_keys import API_KEY_ENV
 from engine.backends.base import ChatBackend, Message, Progress
 from engine.backends.fit import fit_to_budget
 from engine.errors import ModelLoadError, ServerError, ServerNotAnsweringError
@@ -355,15 +356,20 @@ class OpenAIChat(ChatBackend):
 
     def _error(self, exc: _HTTPError) -> ServerError:
         url, status, detail = self.base_url, exc.status, exc.message
+        # A terminal has no model settings: it takes the key the app saved in the keyring, else
+        # the one in $MEMORYOS_API_KEY.
+        saved = "the app's Settings (where this computer has a keyring)"
         if status in (401, 403) and not self._api_key:
             return ServerError(
-                f"The server at {url} needs an API key (HTTP {status}): set it in the model "
-                "settings."
+                f"The server at {url} needs an API key (HTTP {status})",
+                fix="set it in the model settings.",
+                terminal_fix=f"set {API_KEY_ENV} to the server's key, or save it in {saved}.",
             )
         if status in (401, 403):
             return ServerError(
-                f"The server at {url} refused the API key (HTTP {status}): check the key in "
-                "the model settings."
+                f"The server at {url} refused the API key (HTTP {status})",
+                fix="check the key in the model settings.",
+                terminal_fix=f"check the key saved in {saved}, else the one in {API_KEY_ENV}.",
             )
         lowered = detail.lower()
         unknown_model = "model" in lowered and (

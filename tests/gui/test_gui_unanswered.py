@@ -121,3 +121,52 @@ def test_a_message_quit_before_its_answer_began_is_back_in_its_box(qtbot, tmp_pa
     assert [p.user_input for p in mem.pages()] == [sent]  # an edit took the old one's place
     assert mem.unanswered() is None
     window.close()
+
+
+def _window_with_put_back(qtbot, tmp_path, edit: bool):
+    from app.main_window import MainWindow
+
+    path = tmp_path / "notice.memoryos"
+    quit_before_the_first_word(path, EDITED if edit else "")
+    mem = open_fast(path, False, PASSPHRASE)
+    window = MainWindow.for_memory(mem, mem.chat)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.composer.input.toPlainText() == (EDITED if edit else QUESTION))
+    assert window.composer.notice.isVisible()
+    return window
+
+
+def test_the_notice_goes_when_the_put_back_edit_is_cancelled(qtbot, tmp_path):
+    """Esc cancelled the edit and emptied the box, but "It is back in the box" stayed."""
+    window = _window_with_put_back(qtbot, tmp_path, edit=True)
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Escape)
+    assert window.composer.input.toPlainText() == ""
+    assert not window.composer.property("editing")
+    assert not window.composer.notice.isVisible()
+    window.close()
+
+
+def test_the_notice_stays_while_the_message_is_edited_and_goes_when_replaced(qtbot, tmp_path):
+    from PySide6.QtGui import QGuiApplication
+
+    window = _window_with_put_back(qtbot, tmp_path, edit=False)
+    box, notice = window.composer.input, window.composer.notice
+    qtbot.keyClicks(box, " Thanks")  # still that message, changed a little
+    assert notice.isVisible()
+    QGuiApplication.clipboard().setText("What is 2 plus 2?")  # shares "is" with it
+    qtbot.keyClick(box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(box, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)  # pasted over it
+    assert box.toPlainText() == "What is 2 plus 2?"
+    assert not notice.isVisible()
+    window.close()
+
+
+def test_the_notice_goes_when_the_box_is_cleared(qtbot, tmp_path):
+    window = _window_with_put_back(qtbot, tmp_path, edit=False)
+    box = window.composer.input
+    qtbot.keyClick(box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(box, Qt.Key.Key_Delete)
+    assert box.toPlainText() == ""
+    assert not window.composer.notice.isVisible()
+    window.close()
