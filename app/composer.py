@@ -164,8 +164,10 @@ class Composer(QFrame):
         """The notice goes once most of the text it speaks of is gone from the box (a few
         words changed keep it): it said "It is back in the box" over an empty box after an
         edit was cancelled."""
+        if not self._put_back_words:  # nothing put back: no split of the box at each key
+            return
         kept = self._put_back_words & set(self.input.toPlainText().split())
-        if self._put_back_words and len(kept) * 2 < len(self._put_back_words):
+        if len(kept) * 2 < len(self._put_back_words):
             self._put_back_words = set()
             self.notice.hide()
 
