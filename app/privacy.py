@@ -442,8 +442,18 @@ class PrivacyPanel(QDialog):
             self._timer.start()
 
     def refresh(self) -> None:
+        """Read the list again. Reads run in a pool, so an earlier one can finish after a later
+        one: only the latest asked is drawn (an older read, begun before an Undo was written,
+        put the undone text back on screen)."""
+        self._reads = getattr(self, "_reads", 0) + 1
+        asked = self._reads
         self.session.run(load_items, self.session.mem, self.superseded.isChecked(),
-                         on_result=self._draw, on_error=self._failed)
+                         on_result=while_open(self, lambda data: self._draw_latest(asked, data)),
+                         on_error=self._failed)
+
+    def _draw_latest(self, asked: int, data: dict[str, Any]) -> None:
+        if asked == self._reads:
+            self._draw(data)
 
     def _failed(self, error: Exception) -> None:
         self._after_delete = None

@@ -40,6 +40,13 @@ class HeldReply(list):
         self.release.wait(60)
 
 
+def _interruptible() -> None:
+    """In the child: Ctrl+C as a terminal delivers it. A test run started in the background
+    of a shell without job control (a CI script's `... &`) ignores SIGINT, and a child
+    inherits that: its Python would then never raise KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _chat_child(home, server: ChatServer) -> subprocess.Popen:
     env = dict(os.environ, MEMORYOS_HOME=str(home), MEMORYOS_PASSPHRASE=PASSPHRASE,
                PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
@@ -47,7 +54,7 @@ def _chat_child(home, server: ChatServer) -> subprocess.Popen:
         [sys.executable, "-m", "engine.cli", "chat", "--url", server.url, "--url-model", "m",
          "--create", "--embedder", "fake"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-        cwd=ROOT,
+        cwd=ROOT, preexec_fn=_interruptible if os.name == "posix" else None,
     )  # fmt: skip
 
 
