@@ -151,6 +151,7 @@ class PrivacyPanel(QDialog):
         self._dark = theme.dark  # the scheme its colours were drawn in (see changeEvent)
         self.session = session
         self.items: list[PersonaItem] = []
+        self._reads = 0  # list reads asked for: only the latest one is drawn (refresh)
         # After a delete: (the keys deleted, the key of the row to select once they are gone)
         self._after_delete: tuple[set, Any] | None = None
         # The last delete or edit, while its Undo is offered; then the keys to select once it
@@ -445,7 +446,7 @@ class PrivacyPanel(QDialog):
         """Read the list again. Reads run in a pool, so an earlier one can finish after a later
         one: only the latest asked is drawn (an older read, begun before an Undo was written,
         put the undone text back on screen)."""
-        self._reads = getattr(self, "_reads", 0) + 1
+        self._reads += 1
         asked = self._reads
         self.session.run(load_items, self.session.mem, self.superseded.isChecked(),
                          on_result=while_open(self, lambda data: self._draw_latest(asked, data)),

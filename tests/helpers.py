@@ -121,6 +121,17 @@ def shown_dialog(qtbot, opener, start):
     return shown.args[0]
 
 
+def shown_settings(qtbot, settings):
+    """The Settings dialog on `settings`, shown and exposed."""
+    from app.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
 def privacy_row(panel, needle: str):
     """The privacy panel's row whose "What it knows" holds `needle` (None when none does)."""
     for index in range(panel.tree.topLevelItemCount()):

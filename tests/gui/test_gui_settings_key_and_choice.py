@@ -8,19 +8,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from tests.helpers import shown_settings
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
-
-
-def _shown_dialog(qtbot, settings):
-    from app.settings_dialog import SettingsDialog
-
-    dialog = SettingsDialog(settings)
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
-    return dialog
 
 
 def _answer(qtbot, dialog, name: str, use: bool) -> None:
@@ -43,7 +34,7 @@ def test_a_server_that_refuses_the_key_is_not_saved_over_the_working_model(qtbot
     from models.catalogue import bundled_gguf_path
 
     working = AppSettings(model_source="gguf", gguf_path=str(bundled_gguf_path()))
-    dialog = _shown_dialog(qtbot, working)
+    dialog = shown_settings(qtbot, working)
     with ChatServer(models=["smollm2-135m"], reply=["Hi"], api_key="right-key") as server:
         dialog.server.setChecked(True)
         dialog.server_url.setText(server.url)
@@ -78,7 +69,7 @@ def test_a_server_that_refuses_the_key_is_not_saved_over_the_working_model(qtbot
 def test_a_refused_key_can_still_be_used_when_the_person_chooses_to(qtbot):
     from app.settings_store import AppSettings
 
-    dialog = _shown_dialog(qtbot, AppSettings())
+    dialog = shown_settings(qtbot, AppSettings())
     with ChatServer(models=["smollm2-135m"], reply=["Hi"], api_key="right-key") as server:
         dialog.server.setChecked(True)
         dialog.server_url.setText(server.url)
@@ -94,7 +85,7 @@ def test_use_this_model_in_settings_switches_as_the_model_step_does(qtbot, perso
     from app.model_picker import FILES
     from app.settings_store import AppSettings
 
-    dialog = _shown_dialog(qtbot, AppSettings())
+    dialog = shown_settings(qtbot, AppSettings())
     dialog.tabs.setCurrentWidget(dialog.models_page)
     picker = dialog.models_page.picker
     qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
@@ -118,7 +109,7 @@ def test_a_switch_stopped_by_a_question_keeps_the_choice_in_view(qtbot, tmp_path
     monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))
     server = ChatServer(models=["qwen2.5:7b"], reply=["Hi"]).__enter__()
     monkeypatch.setattr("models.probe.DEFAULT_PORTS", {server.port: "llama.cpp server"})
-    dialog = _shown_dialog(qtbot, AppSettings())
+    dialog = shown_settings(qtbot, AppSettings())
     dialog.tabs.setCurrentWidget(dialog.models_page)
     picker = dialog.models_page.picker
     qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
@@ -140,7 +131,7 @@ def test_the_short_answer_note_follows_a_small_gguf_file(qtbot):
     from engine.prompt import SMALL_MAX_TOKENS
     from models.catalogue import bundled_gguf_path
 
-    dialog = _shown_dialog(qtbot, AppSettings(model_source="gguf", max_tokens=512,
+    dialog = shown_settings(qtbot, AppSettings(model_source="gguf", max_tokens=512,
                                               gguf_path=str(bundled_gguf_path())))
     qtbot.waitUntil(dialog.demo_limit.isVisible, timeout=10_000)
     assert str(SMALL_MAX_TOKENS) in dialog.demo_limit.text()

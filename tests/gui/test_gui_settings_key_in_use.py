@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from tests.helpers import shown_settings
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
@@ -20,16 +21,6 @@ def no_key_variable(monkeypatch):
     from engine.api_keys import API_KEY_ENV
 
     monkeypatch.delenv(API_KEY_ENV, raising=False)
-
-
-def _shown_dialog(qtbot, settings):
-    from app.settings_dialog import SettingsDialog
-
-    dialog = SettingsDialog(settings)
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
-    return dialog
 
 
 def _in_use(server):
@@ -47,7 +38,7 @@ def test_a_wrong_key_typed_alone_is_asked_about_and_cancel_keeps_the_key_in_use(
 
     with ChatServer(models=["smollm2-135m"], reply=["Hi"], api_key=KEY) as server:
         set_api_key(server.url, KEY)
-        dialog = _shown_dialog(qtbot, _in_use(server))
+        dialog = shown_settings(qtbot, _in_use(server))
         dialog.api_key.setText("wrong-key")
         with qtbot.assertNotEmitted(dialog.applied, wait=200):
             dialog.save()
@@ -76,7 +67,7 @@ def test_an_empty_key_field_keeps_the_key_in_the_keyring_and_says_it_is_there(
 
     with ChatServer(models=["smollm2-135m"], reply=["Hi"], api_key=KEY) as server:
         set_api_key(server.url, KEY)
-        dialog = _shown_dialog(qtbot, _in_use(server))
+        dialog = shown_settings(qtbot, _in_use(server))
         note = dialog.model_tab.key_source
         qtbot.waitUntil(note.isVisible, timeout=5000)
         assert "keyring" in note.text() and KEY not in note.text()
@@ -93,7 +84,7 @@ def test_the_key_from_the_environment_is_said_by_the_variables_name(qtbot, monke
 
     monkeypatch.setenv(API_KEY_ENV, KEY)
     with ChatServer(models=["smollm2-135m"], reply=["Hi"], api_key=KEY) as server:
-        dialog = _shown_dialog(qtbot, _in_use(server))
+        dialog = shown_settings(qtbot, _in_use(server))
         note = dialog.model_tab.key_source
         qtbot.waitUntil(note.isVisible, timeout=5000)
         assert API_KEY_ENV in note.text() and KEY not in note.text()
@@ -106,7 +97,7 @@ def test_a_key_kept_for_this_session_is_said_so(qtbot, fail_keyring, no_key_vari
     with ChatServer(models=["smollm2-135m"], reply=["Hi"], api_key=KEY) as server:
         keep_for_session(server.url, KEY)  # typed earlier, no keyring to keep it
         try:
-            dialog = _shown_dialog(qtbot, _in_use(server))
+            dialog = shown_settings(qtbot, _in_use(server))
             note = dialog.model_tab.key_source
             qtbot.waitUntil(note.isVisible, timeout=5000)
             assert "this session only" in note.text() and KEY not in note.text()
