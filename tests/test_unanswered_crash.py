@@ -58,6 +58,17 @@ def _chat_child(home, server: ChatServer) -> subprocess.Popen:
     )  # fmt: skip
 
 
+def read_until(child: subprocess.Popen, marker: bytes, seconds: float = 60) -> bytes:
+    """What `child` wrote to its stdout until `marker` (or it ended, or `seconds` passed)."""
+    said = b""
+    deadline = time.monotonic() + seconds
+    while marker not in said and time.monotonic() < deadline:
+        said += os.read(child.stdout.fileno(), 4096) or b""
+        if child.poll() is not None:
+            break
+    return said
+
+
 def _open() -> MemoryOS:
     path = paths.vault_path("default")  # under the test's MEMORYOS_HOME, as the child's
     return MemoryOS.open(path, passphrase=PASSPHRASE, embedder=HashEmbedder(384),
@@ -71,12 +82,7 @@ def test_a_question_answered_when_the_program_is_killed_is_offered_back(home):
         try:
             child.stdin.write(f"{QUESTION}\n".encode())
             child.stdin.flush()
-            said = b""
-            deadline = time.monotonic() + 60
-            while b"Got it" not in said and time.monotonic() < deadline:  # it streams
-                said += os.read(child.stdout.fileno(), 4096) or b""
-                if child.poll() is not None:
-                    break
+            said = read_until(child, b"Got it")  # it streams
             assert b"Got it" in said and reply.sent.is_set(), said
             child.send_signal(signal.SIGKILL)
             child.wait(30)

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
@@ -22,7 +21,7 @@ from engine.backends.fake import HashEmbedder
 from engine.unanswered import META_KEY
 from tests.helpers import ROOT, raw_bytes, run_cli
 from tests.local_servers import ChatServer
-from tests.test_unanswered_crash import PASSPHRASE, _chat_child, _open
+from tests.test_unanswered_crash import PASSPHRASE, _chat_child, _open, read_until
 
 QUESTION = "Remember that my dentist appointment is on Thursday at 9."
 EDITED = "Remember that my dentist appointment is on Friday at 9."
@@ -194,12 +193,7 @@ def test_ctrl_c_in_the_terminal_stops_the_answer_and_keeps_what_was_written(home
         try:
             child.stdin.write(f"{EDITED}\n".encode())
             child.stdin.flush()
-            said = b""
-            deadline = time.monotonic() + 60
-            while b"Got it" not in said and time.monotonic() < deadline:  # it streams
-                said += os.read(child.stdout.fileno(), 4096) or b""
-                if child.poll() is not None:
-                    break
+            said = read_until(child, b"Got it")  # it streams
             assert b"Got it" in said, said
             child.send_signal(signal.SIGINT)
             # then the end of its input (communicate closes it): the chat ends as it always does
