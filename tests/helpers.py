@@ -133,10 +133,14 @@ def shown_settings(qtbot, settings):
 
 
 def privacy_row(panel, needle: str):
-    """The privacy panel's row whose "What it knows" holds `needle` (None when none does)."""
+    """The privacy panel's row whose "What it knows" holds `needle` (None when none does), as
+    read from the vault: a row whose text was typed over and not yet drawn again does not count
+    (its text and the item it holds disagree until the list is read back)."""
+    from app.privacy import ROLE
+
     for index in range(panel.tree.topLevelItemCount()):
         row = panel.tree.topLevelItem(index)
-        if needle in row.text(1):
+        if needle in row.text(1) and row.text(1) == row.data(0, ROLE).shown:
             return row
     return None
 

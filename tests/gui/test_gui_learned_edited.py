@@ -87,6 +87,7 @@ def test_an_edited_then_deleted_item_says_deleted(qtbot, window, chat, memory, s
     fact, panel = _learned(qtbot, window, memory, send)
     _change(qtbot, window, panel, lambda: privacy_row(panel, CELLO).setText(1, VIOLA))
     qtbot.waitUntil(lambda: f"Changed since: {VIOLA}" in window.view.plain_text())
+    qtbot.waitUntil(lambda: privacy_row(panel, VIOLA) is not None)  # the list read back
     panel.tree.clearSelection()
     privacy_row(panel, VIOLA).setSelected(True)
     _change(qtbot, window, panel, lambda: panel.delete_selected(confirm=False))
