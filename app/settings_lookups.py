@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.api_keys import (  # noqa: F401  (key_source's answers, for the Model tab)
+    KEY_FOR_SESSION,
+    KEY_FROM_ENVIRONMENT,
+    KEY_FROM_KEYRING,
+)
 from engine.errors import ServerError
 
 
@@ -147,38 +152,17 @@ def _stored_key(url: str) -> str:
         return ""
 
 
-KEY_FROM_KEYRING, KEY_FOR_SESSION, KEY_FROM_ENVIRONMENT = "keyring", "session", "environment"
-
-
 def key_source(url: str) -> tuple[str, str]:
     """(url, where the key a model load would use for `url` comes from: KEY_FROM_KEYRING,
     KEY_FOR_SESSION or KEY_FROM_ENVIRONMENT; "" when there is none). Never the key itself.
-    Runs in a worker (the keyring can take a while). Told apart as get_api_key chooses: a key
-    kept for this session first, then the keyring's, then $MEMORYOS_API_KEY."""
-    import os
-
-    import keyring
-    from keyring.errors import KeyringError
-
-    from engine.api_keys import API_KEY_ENV, KEYRING_SERVICE, get_api_key
+    Runs in a worker (the keyring can take a while)."""
+    from engine.api_keys import api_key_source
     from engine.errors import MemoryOSError
-    from engine.network import normalise_url
 
     try:
-        key = get_api_key(url)
+        return url, api_key_source(url)[1]
     except MemoryOSError:  # ApiKeyError (no keyring, no variable), or a malformed address
         return url, ""
-    if not key:
-        return url, ""
-    try:
-        in_keyring = keyring.get_password(KEYRING_SERVICE, normalise_url(url))
-    except KeyringError:
-        in_keyring = None
-    if in_keyring:  # a key kept for this session comes before the keyring's
-        return url, KEY_FROM_KEYRING if key == in_keyring else KEY_FOR_SESSION
-    if key == os.environ.get(API_KEY_ENV, "").strip():
-        return url, KEY_FROM_ENVIRONMENT  # (or the same key typed: either way, that one)
-    return url, KEY_FOR_SESSION
 
 
 def gpu_support() -> bool:

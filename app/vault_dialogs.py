@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
@@ -27,6 +27,9 @@ from app.widgets import fit_to_lines
 from app.workers import Worker, WorkerPool
 from engine.vault.cipher import MIN_PASSPHRASE  # one minimum everywhere
 
+if TYPE_CHECKING:
+    from engine.vault.holders import Holder
+
 OpenVault = Callable[[Path, bool, "str | None"], Any]  # (path, create, passphrase) -> MemoryOS
 
 
@@ -42,18 +45,17 @@ STOP_MCP_SERVER = (
 )
 
 
-def _command_word(program: str) -> str:
-    """"chat" for "`memoryos chat --vault work` (process 12)" (as engine.vault.holders
-    describes a process; "`engine.cli chat`" when started as python -m engine.cli), "mcp" for
-    the MCP server, "" for any other program."""
-    words = program.split("`")[1].split() if program.count("`") >= 2 else []
+def _command_word(program: Holder) -> str:
+    """"chat" for `memoryos chat --vault work` (or `engine.cli chat`, started as python -m
+    engine.cli), "mcp" for the MCP server, "" for any other program."""
+    words = program.command
     if not words or words[0] not in ("memoryos", "engine.cli"):
         return ""
     command = next((word for word in words[1:] if not word.startswith("-")), "")
     return command if command in ("chat", "mcp") else ""
 
 
-def erase_refused_text(name: str, programs: list[str]) -> str:
+def erase_refused_text(name: str, programs: list[Holder]) -> str:
     """Why Erase everything did nothing: `programs` (the MCP server...) have the memory open
     and would go on answering from it and writing into a deleted file; how to stop each kind."""
     kinds = [_command_word(program) for program in programs]
@@ -66,10 +68,10 @@ def erase_refused_text(name: str, programs: list[str]) -> str:
         stop = f"Stop {'that program' if one else 'those programs'} ({'; '.join(ways)})"
     else:
         stop = f"Close {'that program' if one else 'those programs'}"
+    named = ", ".join(program.text for program in programs)
     return (
         f"Nothing was erased: the memory “{name}” is open in another program "
-        f"({', '.join(programs)}), which would go on answering from it. {stop}, then erase "
-        "again."
+        f"({named}), which would go on answering from it. {stop}, then erase again."
     )
 
 

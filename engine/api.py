@@ -41,15 +41,17 @@ from engine.retrieval import retrieve as _retrieve
 from engine.settings import MemorySettings
 from engine.unanswered import Unanswered
 from engine.vault import Vault, keyring_status, keys  # keyring_status: is a keyring usable?
+from engine.vault.holders import Holder
 
 __all__ = [
     "MemoryOS", "ResponseStream", "erase_vault", "keyring_status", "vault_open_elsewhere"
 ]
 
 
-def vault_open_elsewhere(path: str | Path) -> list[str]:
+def vault_open_elsewhere(path: str | Path) -> list[Holder]:
     """The other programs (the MCP server, another window) that have the vault at `path` open,
-    described so a person can find and stop them; empty if none is known."""
+    each with its process and command so a person can find and stop it; empty if none is
+    known."""
     from engine.vault.holders import open_elsewhere
 
     return open_elsewhere(path)
@@ -67,8 +69,8 @@ def erase_vault(path: str | Path) -> None:
     if others:
         raise errors.VaultLockedError(
             f"nothing was erased: the vault {path.stem!r} is open in another program "
-            f"({', '.join(others)}). Stop it (an MCP server stops when the agent that started "
-            "it is closed or its server is turned off), then erase again"
+            f"({', '.join(map(str, others))}). Stop it (an MCP server stops when the agent that "
+            "started it is closed or its server is turned off), then erase again"
         )
     try:
         path.unlink(missing_ok=True)  # first: on Windows a file open elsewhere cannot go

@@ -54,24 +54,41 @@ def keep_for_session(url: str, key: str) -> None:
             _SESSION_KEYS[normalise_url(url)] = key
 
 
+# Where the key for a server comes from, in the order get_api_key looks: a key kept for this
+# session, then the keyring's, then $MEMORYOS_API_KEY.
+KEY_FOR_SESSION, KEY_FROM_KEYRING, KEY_FROM_ENVIRONMENT = "session", "keyring", "environment"
+
+
 def get_api_key(url: str) -> str | None:
     """The API key for the server at `url`: one typed in this session (no keyring), else the
     keyring's, else $MEMORYOS_API_KEY; None when there is none. ApiKeyError only when the
     keyring cannot be read and nothing else gives a key."""
+    return api_key_source(url)[0]
+
+
+def api_key_source(url: str) -> tuple[str | None, str]:
+    """(the key get_api_key gives for `url`, where it comes from: KEY_FOR_SESSION,
+    KEY_FROM_KEYRING or KEY_FROM_ENVIRONMENT); (None, "") when there is none. ApiKeyError only
+    when the keyring cannot be read and nothing else gives a key."""
     import keyring
     from keyring.errors import KeyringError
 
     user = normalise_url(url)
     with _SESSION_LOCK:
         if user in _SESSION_KEYS:
-            return _SESSION_KEYS[user]
+            return _SESSION_KEYS[user], KEY_FOR_SESSION
     from_env = os.environ.get(API_KEY_ENV, "").strip() or None
     try:
-        return keyring.get_password(KEYRING_SERVICE, user) or from_env
+        in_keyring = keyring.get_password(KEYRING_SERVICE, user)
     except KeyringError as exc:
-        if from_env:
-            return from_env
-        raise ApiKeyError(_keyring_text(exc)) from None
+        if not from_env:
+            raise ApiKeyError(_keyring_text(exc)) from None
+        in_keyring = None
+    if in_keyring:
+        return in_keyring, KEY_FROM_KEYRING
+    if from_env:
+        return from_env, KEY_FROM_ENVIRONMENT
+    return None, ""
 
 
 def _keyring_text(exc: Exception) -> str:

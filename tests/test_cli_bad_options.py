@@ -6,10 +6,12 @@ was typed (a wrong passphrase, the app's saved model, a --config file's contents
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from tests.helpers import run_cli
+from tests.local_servers import ChatServer
 from tests.test_cli_addresses import FAKE, _eval, needs_eval_extra
 from tests.test_mcp_server import make_vault
 
@@ -105,6 +107,27 @@ def test_eval_refuses_a_bad_option_before_making_its_out_folder(home, tmp_path, 
     assert out.returncode == 2, said
     assert advice in said and "Traceback" not in said
     assert not (tmp_path / "out").exists()
+
+
+@needs_eval_extra
+@pytest.mark.parametrize("given", ["--judge-url", "--judge-model"])
+def test_eval_refuses_half_a_judge_at_once(home, tmp_path, given):
+    """--judge-url without --judge-model sent every answer to the judge with no model name,
+    and --judge-model without --judge-url was ignored: either showed only after the whole run.
+    Now the missing option is named before anything is made or sent."""
+    with ChatServer(["m"], ["CORRECT"]) as server:
+        judge = {"--judge-url": server.url, "--judge-model": "m"}
+        started = time.monotonic()
+        out = _eval(home, tmp_path, "--llm", f"url:{server.url}", "--llm-model", "m",
+                    given, judge[given])  # fmt: skip
+        took = time.monotonic() - started
+        asked = list(server.requests)
+    said = out.stderr.decode()
+    missing = "--judge-model NAME" if given == "--judge-url" else "--judge-url URL"
+    assert out.returncode == 2, said
+    assert missing in said and "Traceback" not in said, said
+    assert took < 30, took  # at once, not after the conversations were read and answered
+    assert asked == [] and not (tmp_path / "out").exists()
 
 
 @needs_eval_extra

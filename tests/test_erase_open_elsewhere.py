@@ -104,8 +104,44 @@ def test_the_programs_holding_a_vault_are_named_and_this_one_is_left_out(home):
         try:
             started = time.monotonic()
             named = vault_open_elsewhere(vault)
-            assert len(named) == 1 and f"process {child.pid}" in named[0], named
+            assert len(named) == 1 and f"process {child.pid}" in named[0].text, named
             assert time.monotonic() - started < 1
         finally:
             child.communicate(timeout=60)
         assert vault_open_elsewhere(vault) == []
+
+
+def test_a_holder_is_named_as_a_person_finds_it():
+    """The program named in the refusal: its command in backquotes and its process, the
+    process alone when its command cannot be read, "another program" when only its lock is."""
+    from engine.vault.holders import Holder
+
+    assert Holder(1234, ("memoryos", "mcp", "--vault", "work")).text == (
+        "`memoryos mcp --vault work` (process 1234)"
+    )
+    assert str(Holder(77)) == "process 77"
+    assert Holder(None).text == "another program"
+    long = Holder(5, ("memoryos", "chat", "--vault-path", "/home/a/" + "x" * 100))
+    assert long.text == f"`{' '.join(long.command)[:79]}…` (process 5)"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/locks is Linux's")
+def test_the_holder_of_a_vault_carries_its_command(home):
+    """A program started as python -m engine.mcp_server is `memoryos mcp`, as a person runs it."""
+    from engine.api import vault_open_elsewhere
+
+    vault = _vault_with_a_memory(home)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "engine.mcp_server", "--vault-path", str(vault),
+         "--embedder", "fake"],
+        env=server_env(home), cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (named := vault_open_elsewhere(vault)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [(holder.pid, holder.command[:2]) for holder in named] == [
+            (server.pid, ("memoryos", "mcp"))
+        ], named
+    finally:
+        server.communicate(timeout=60)

@@ -24,7 +24,9 @@ def _eval_parser() -> argparse.ArgumentParser:
     locomo.add_argument("--llm", default="none", help="none | bundled | gguf:PATH | url:URL")
     locomo.add_argument("--llm-model", default=None, help="model name for --llm url:URL")
     locomo.add_argument("--judge-url", default=None, help="OpenAI-compatible URL of an LLM judge")
-    locomo.add_argument("--judge-model", default=None, help="model name for the judge")
+    locomo.add_argument(
+        "--judge-model", default=None, help="model name for the judge (with --judge-url)"
+    )
     locomo.add_argument(
         "--allow-plain-http",
         action="store_true",
@@ -103,10 +105,31 @@ def _check_addresses(args: argparse.Namespace) -> None:
         check_url(url, allow_plain_http=args.allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
 
 
+def _check_judge(args: argparse.Namespace) -> None:
+    """--judge-url and --judge-model together or not at all (InvalidInputError). Half a judge
+    showed only once the run was over: without the model each answer went to the judge with
+    no model name (a server that refuses it gives no verdict, and the report still named the
+    judge); without the address --judge-model was ignored and no answer was judged."""
+    from engine.errors import InvalidInputError
+
+    if args.judge_url is not None and not (args.judge_model or "").strip():
+        raise InvalidInputError(
+            f"--judge-url {args.judge_url!r}: give the name of the judge's model on that server "
+            "with --judge-model NAME (`memoryos models` lists the models that local servers "
+            "offer)"
+        )
+    if args.judge_model is not None and args.judge_url is None:
+        raise InvalidInputError(
+            f"--judge-model {args.judge_model!r}: give the address of the judge's server with "
+            "--judge-url URL, or leave out --judge-model (no answer is judged without it)"
+        )
+
+
 def _check_options(args: argparse.Namespace) -> None:
     """Every option `run_eval` would refuse, refused before it makes the output folder: the
-    data file and its conversations, --llm (and --llm-model for url:), the addresses, and
-    --embedder: InvalidInputError, or the ValueError/OSError of a data file that cannot be read."""
+    data file and its conversations, --llm (and --llm-model for url:), the addresses, the
+    judge's two options, and --embedder: InvalidInputError, or the ValueError/OSError of a data
+    file that cannot be read."""
     from pathlib import Path
 
     from engine.backends.build import embedder_folder, is_default_embedder
@@ -121,6 +144,7 @@ def _check_options(args: argparse.Namespace) -> None:
     if args.conversations.strip():  # names that are not in the file, said now
         load_locomo(args.data, [c.strip() for c in args.conversations.split(",") if c.strip()])
     _check_addresses(args)
+    _check_judge(args)
     if args.llm not in ("", "none"):
         try:
             config = ModelConfig.parse(args.llm, args.llm_model or "")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 PROC_LOCKS = Path("/proc/locks")
@@ -56,12 +57,35 @@ def holders(path: str | Path) -> list[int] | None:
     return found
 
 
-def describe(pid: int) -> str:
-    """A process as a person can find it: "`memoryos mcp --vault work` (process 1234)"."""
+@dataclass(frozen=True)
+class Holder:
+    """Another program that has the vault open: its process id (None where it was found by
+    its lock, unnamed) and the words of its command line as a person would type them
+    (("memoryos", "mcp", "--vault", "work")); empty where they cannot be read."""
+
+    pid: int | None
+    command: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """As a person can find it: "`memoryos mcp --vault work` (process 1234)"."""
+        if self.pid is None:
+            return "another program"
+        line = " ".join(self.command)
+        if len(line) > 80:
+            line = line[:79] + "…"
+        return f"`{line}` (process {self.pid})" if line else f"process {self.pid}"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def describe(pid: int) -> Holder:
+    """The process `pid`, with its command line as a person would type it."""
     try:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
     except OSError:
-        return f"process {pid}"
+        return Holder(pid)
     args = [arg for arg in args if arg]
     if args and Path(args[0]).name.startswith("python"):
         args = args[1:]  # "python -m engine.mcp_server ...": the interpreter says nothing
@@ -71,10 +95,7 @@ def describe(pid: int) -> str:
         args = args[1:]
     elif args and Path(args[0]).name == "memoryos":
         args[0] = "memoryos"
-    command = " ".join(args)
-    if len(command) > 80:
-        command = command[:79] + "…"
-    return f"`{command}` (process {pid})" if command else f"process {pid}"
+    return Holder(pid, tuple(args))
 
 
 def _locked_by_another(path: Path) -> bool:
@@ -100,14 +121,14 @@ def _locked_by_another(path: Path) -> bool:
     return False
 
 
-def open_elsewhere(path: str | Path, *, closed_here: bool = False) -> list[str]:
-    """The other programs that have the vault at `path` open, described; empty if none.
-    `closed_here`: this process has closed the vault, so where the kernel keeps no list the
-    lock may be tried (["another program"] when it is taken)."""
+def open_elsewhere(path: str | Path, *, closed_here: bool = False) -> list[Holder]:
+    """The other programs that have the vault at `path` open; empty if none. `closed_here`:
+    this process has closed the vault, so where the kernel keeps no list the lock may be tried
+    ([Holder(None)], "another program", when it is taken)."""
     path = Path(path)
     pids = holders(path)
     if pids is not None:
         return [describe(pid) for pid in pids]
     if closed_here and _locked_by_another(path):
-        return ["another program"]
+        return [Holder(None)]
     return []

@@ -38,32 +38,35 @@ def test_a_terminal_chat_is_told_to_end_with_quit_not_as_an_mcp_server(qtbot, ho
     named = _named_while_open(
         qtbot, [str(MEMORYOS), "chat", "--vault-path", str(vault), "--embedder", "fake",
          "--url", "http://127.0.0.1:9/v1", "--url-model", "m"], home, vault)  # fmt: skip
-    assert len(named) == 1 and "memoryos chat" in named[0], named
+    assert len(named) == 1 and "memoryos chat" in named[0].text, named
     said = erase_refused_text("alice", named)
     assert "/quit" in said and "Ctrl+D" in said and "MCP" not in said, said
-    assert named[0] in said and "Nothing was erased" in said
+    assert named[0].text in said and "Nothing was erased" in said
 
 
 def test_an_mcp_server_is_told_how_it_stops():
     from app.vault_dialogs import erase_refused_text
+    from engine.vault.holders import Holder
 
-    said = erase_refused_text("work", ["`memoryos mcp --vault work` (process 1234)"])
+    said = erase_refused_text("work", [Holder(1234, ("memoryos", "mcp", "--vault", "work"))])
     assert "agent that started it is closed" in said and "/quit" not in said, said
 
 
-@pytest.mark.parametrize("program", ["`python3 -c import sqlite3` (process 77)", "process 77",
-                                     "another program"])  # fmt: skip
-def test_any_other_program_is_told_to_close(program):
+@pytest.mark.parametrize("pid, command", [(77, ("python3", "-c", "import sqlite3")), (77, ()),
+                                          (None, ())])  # fmt: skip
+def test_any_other_program_is_told_to_close(pid, command):
     from app.vault_dialogs import erase_refused_text
+    from engine.vault.holders import Holder
 
-    said = erase_refused_text("work", [program])
+    said = erase_refused_text("work", [Holder(pid, command)])
     assert "Close that program" in said and "MCP" not in said and "/quit" not in said, said
 
 
 def test_several_programs_get_the_advice_for_each():
     from app.vault_dialogs import erase_refused_text
+    from engine.vault.holders import Holder
 
-    said = erase_refused_text("work", ["`memoryos chat --vault work` (process 1)",
-                                       "`memoryos mcp --vault work` (process 2)",
-                                       "process 3"])  # fmt: skip
+    said = erase_refused_text("work", [Holder(1, ("memoryos", "chat", "--vault", "work")),
+                                       Holder(2, ("memoryos", "mcp", "--vault", "work")),
+                                       Holder(3)])  # fmt: skip
     assert "/quit" in said and "agent that started it" in said and "close it" in said, said
