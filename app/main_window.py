@@ -45,7 +45,8 @@ from app.window_memory import WINDOW_LEAST, MemoryWindowMixin
 from app.workers import WorkerPool
 
 # Above the message box when a message the app was answering as it stopped is put back there.
-UNANSWERED_NOTICE = ("Your last message was not answered: the app stopped while answering. "
+# After a crash, a quit, Lock now or Switch memory before the answer's first word
+UNANSWERED_NOTICE = ("Your last message was not answered: the answer stopped before it began. "
                      "It is back in the box.")
 
 
@@ -409,15 +410,20 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             # chat pressed meanwhile must not be undone by a late continue.
             self.session.mem.continue_conversation(pages[-1].conversation_id, check=False)
             self.sidebar.set_current(pages[-1].conversation_id)
-        waiting = summary.get("unanswered")
-        if waiting is not None:  # in the box, for the person to send
-            self.composer.put_back(waiting.text, UNANSWERED_NOTICE)
-            last = self.view.last_exchange()
-            if waiting.replaces is not None and last and last[1].page_id == waiting.replaces:
-                # An edit of the last question: sent, it replaces that exchange, as it would
-                # have before the app stopped (the earlier answer stays until then).
-                self._editing = waiting.replaces
-                self._set_editing(True)
+        self._offer_unanswered(summary.get("unanswered"))
+
+    def _offer_unanswered(self, waiting: Any) -> None:
+        """A question whose answer was stopped before its first word by a quit, a crash, Lock
+        now or Switch memory: in the box, for the person to send."""
+        if waiting is None or self.session is None:
+            return
+        self.composer.put_back(waiting.text, UNANSWERED_NOTICE)
+        last = self.view.last_exchange()
+        if waiting.replaces is not None and last and last[1].page_id == waiting.replaces:
+            # An edit of the last question: sent, it replaces that exchange, as it would
+            # have before the app stopped (the earlier answer stays until then).
+            self._editing = waiting.replaces
+            self._set_editing(True)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
@@ -458,11 +464,14 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
 
     def lock_now(self) -> None:
         """Lock now (Ctrl+L, or a click on the padlock): what the idle lock does, at once. An
-        answer still streaming is stopped first (what it said is kept), then the vault locks."""
+        answer still streaming is stopped first (what it said is kept), then the vault locks.
+        A question with no word of answer yet is kept as quitting keeps it (not the person's
+        Stop): after the unlock it is back in the box."""
         if self.session is None:
             return
         if self.session.generating:
             self._lock_after_answer = True
+            self.session.mem.mark_quitting()
             self.stop()
             return
         self._close_and_ask("MemoryOS is locked", "You locked it.\nUnlock it to go on.")
@@ -485,6 +494,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         if self.session.generating:  # what it said so far is kept; then the switch goes on
             self.answer_finished.connect(lambda *_: self._switch_to(name),
                                          Qt.ConnectionType.SingleShotConnection)
+            # A question with no word of answer yet stays with this memory, as at a quit:
+            # back in the box when it is opened again (or at once if the switch is cancelled).
+            self.session.mem.mark_quitting()
             self.stop()
             return
         # This memory stays open, its conversation shown, until the other one is open: a
@@ -503,6 +515,11 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
                     action.setEnabled(True)
                 self._apply_policy()
                 self._on_model_state(self.session.state, self.session.state_text)
+                mem = self.session.mem
+                if mem.quitting:  # an answer the switch stopped: its question is back here
+                    mem.mark_quitting(False)
+                    self.session.run(_taken_back, mem, on_result=self._offer_unanswered,
+                                     on_error=self._show_error)
             return
         if self.session is not None:
             self.detach()
@@ -610,7 +627,10 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
     def _keep_replaced(self, page_id: int, edited: str | None) -> None:
         """A regeneration or an edit was stopped: the earlier exchange is still stored (the
         engine keeps a whole answer over a part), so it is drawn again, and an edited question
-        waits in the message box to be sent again."""
+        waits in the message box to be sent again (stopped by Lock now or Switch memory, the
+        engine keeps it, and it is offered when the vault is open here again)."""
+        if self.session is not None and self.session.mem.quitting:
+            edited = None
         self._router = None
         self.view.end_answer()
         self._answer_ended()
@@ -941,6 +961,13 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.detach()
         self.pool.wait(15000)
         event.accept()
+
+
+def _taken_back(mem: Any) -> Any:
+    """Read in a worker once a cancelled Switch memory leaves this vault open: the question of
+    the answer it stopped, handed back (MemoryOS.take_unanswered), or None."""
+    mem.release_unanswered()
+    return mem.take_unanswered()
 
 
 def _vault_summary(mem: Any, resume: str | None = None, fallback: bool = False) -> dict:

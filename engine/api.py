@@ -115,6 +115,7 @@ class MemoryOS:
         self._conversation_id = self._new_id()
         self._closed = False
         self._quitting = False
+        self._asked: set[str] = set()  # the unanswered records of this object's questions
         if background:
             self.consolidator.start()
 
@@ -184,16 +185,30 @@ class MemoryOS:
         try:
             self.flush_visits()
         finally:
+            try:  # a vault that cannot be written now keeps them for the next start
+                self.release_unanswered()
+            except Exception:
+                pass
             self.vault.close()
             self.ctx.forget_ram()  # decrypted copies held in RAM go with the vault (auto-lock)
 
-    def mark_quitting(self) -> None:
-        """The program is quitting (the window closes, Ctrl+Q): an answer stopped from now on
-        keeps its question for the next start (unanswered()) where nothing of it is stored,
-        an edited question included. A person's Stop lets such a question go, having seen it
-        stop; quitting is no choice to drop it. An answer with words stores them, as a Stop
-        does. No I/O: called on a window's thread before it stops the answer."""
-        self._quitting = True
+    def mark_quitting(self, quitting: bool = True) -> None:
+        """The program is quitting (the window closes, Ctrl+Q), or its window closes this vault
+        (Lock now, Switch memory): an answer stopped from now on keeps its question for the
+        next open (unanswered()) where nothing of it is stored, an edited question included.
+        A person's Stop lets such a question go, having seen it stop; quitting is no choice to
+        drop it. An answer with words stores them, as a Stop does. False: the vault stays open
+        after all (Switch memory cancelled), a Stop is the person's again. No I/O: called on a
+        window's thread before it stops the answer."""
+        self._quitting = quitting
+
+    def release_unanswered(self) -> None:
+        """The answers asked through this object have ended (the vault closes, or a Switch
+        memory that stopped one was cancelled): a question still kept (stopped while quitting)
+        is offered at the next open, in this program too, as a stopped program's is. Not while
+        an answer is under way: its question would be offered with it."""
+        asked, self._asked = self._asked, set()
+        unanswered.release(self.vault, asked)
 
     @property
     def quitting(self) -> bool:
@@ -398,14 +413,20 @@ class MemoryOS:
         what "last week" means for retrieval and the date the model is told. Unless
         `temporary`, the question is kept in the vault until its exchange is stored: a program
         killed meanwhile loses nothing (see unanswered())."""
-        return answer.ask(self, query, cancel, max_tokens, temporary, now)
+        return self._kept(answer.ask(self, query, cancel, max_tokens, temporary, now))
+
+    def _kept(self, stream: ResponseStream) -> ResponseStream:
+        if stream.unanswered is not None:  # released when the vault closes (close())
+            self._asked.add(stream.unanswered)
+        return stream
 
     def unanswered(self) -> Unanswered | None:
         """The last question asked in a program that stopped (killed, crashed, the computer
-        turned off) before its answer was stored: its text, conversation and when it was
-        asked; None if there is none. Meant to be offered back to the person, never sent by
-        itself. A question a running program is answering is not one. Reading it leaves it
-        there: take_unanswered() is the read of a program that puts it back before the person."""
+        turned off), or in a MemoryOS closed meanwhile (a window's Lock now), before its answer
+        was stored: its text, conversation and when it was asked; None if there is none. Meant
+        to be offered back to the person, never sent by itself. A question a running program is
+        answering is not one. Reading it leaves it there: take_unanswered() is the read of a
+        program that puts it back before the person."""
         return unanswered.last(self.vault)
 
     def take_unanswered(self) -> Unanswered | None:
@@ -431,7 +452,7 @@ class MemoryOS:
         stopped (the old answer was whole; the new one would be a part). An edited `query` is
         kept in the vault until then, as get_response keeps a question (unanswered(): its
         `replaces` is `page_id`)."""
-        return answer.ask_again(self, page_id, query, cancel, max_tokens)
+        return self._kept(answer.ask_again(self, page_id, query, cancel, max_tokens))
 
     def wait_for_foreground(self, timeout: float = 120.0) -> bool:
         """Background work yields to a running answer (one inference at a time per model).

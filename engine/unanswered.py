@@ -10,7 +10,9 @@ next program to open the vault offers back: never sent again by itself.
 An edited question (the last exchange's, engine/answer.py ask_again) is kept the same way with
 the exchange it replaces: that exchange stays until the new one is stored, and the new wording
 was nowhere else. A program that quits while answering keeps the question too (MemoryOS
-.mark_quitting): quitting is not the person's Stop."""
+.mark_quitting): quitting is not the person's Stop. Nor is a window's Lock now or Switch
+memory, whose program goes on: its vault's close marks the question ended (release), and the
+next open of that vault offers it back, in the same program too."""
 
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ def _running(record: dict) -> bool:
     time, so a new process that got the same id after a restart is not taken for it."""
     import psutil
 
+    if record.get("ended"):  # released: its program goes on, its answer does not
+        return False
     try:
         process = psutil.Process(int(record.get("pid", 0)))
         if process.status() == psutil.STATUS_ZOMBIE:
@@ -97,6 +101,22 @@ def drop(vault, record_id: str) -> None:
     """The question `record_id` needs keeping no more (its exchange is stored in the same
     transaction, or nothing is, and the person saw why)."""
     _drop(vault, lambda r: r.get("id") == record_id)
+
+
+def release(vault, record_ids) -> None:
+    """The answers to these questions ended with nothing stored, and the program that asked
+    goes on (its window locked, or switched to another memory): the questions still kept are
+    offered at the next open of the vault, this program's included, as a stopped program's are."""
+    ids = set(record_ids)
+    if not ids:
+        return
+    with vault.transaction():
+        records = _records(vault)
+        ended = [r for r in records if r.get("id") in ids and not r.get("ended")]
+        for record in ended:
+            record["ended"] = True
+        if ended:
+            vault.set_meta(META_KEY, json.dumps(records))
 
 
 def drop_where(vault, conversation_id: str | None = None) -> None:
