@@ -156,13 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     sock = None
     if args.transport == "http":
         # Before the vault is unlocked (and before "serving on"): a busy port is one clear line.
-        from engine.mcp.http import reserve_port
+        from engine.mcp.http import PortError, reserve_port
 
         try:
             sock = reserve_port(args.host, args.port)
-        except MemoryOSError as exc:
+        except PortError as exc:  # --host/--port: asked wrongly, exits 2 like a bad option
             print(f"memoryos mcp: {exc}", file=sys.stderr)
-            return 1
+            return 2
     try:
         from engine.commands import embedder_name
 
@@ -194,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    model_check: dict[str, str] = {}  # what _check_server_model found wrong, for memory_status
     # A client stopping us with SIGTERM still closes the vault cleanly (finally below).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
@@ -206,7 +207,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             from engine.mcp.tools import build_server
 
-            server = build_server(memory, session_conversation=memory.new_conversation())
+            server = build_server(
+                memory,
+                session_conversation=memory.new_conversation(),
+                model_problem=lambda: model_check.get("problem"),
+            )
         # The embedding model loads (torch, transformers: 10-30 s) on a thread of its own from
         # here, while the client connects: initialize and list_tools never wait for it, and the
         # first tool call waits only for what is left. Not sooner: importing is Python work, and
@@ -215,17 +220,25 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(
             target=_warm_up, args=(embedder,), name="embedder-load", daemon=True
         ).start()
+        if hasattr(memory.chat, "base_url"):  # a server's model: does it take our key?
+            threading.Thread(
+                target=_check_server_model,
+                args=(memory.chat, args.config, model_check),
+                name="model-check",
+                daemon=True,
+            ).start()
         if args.transport == "http":
-            from engine.mcp.http import serve_http
+            from engine.mcp.http import PortError, serve_http
 
-            serve_http(server, host=args.host, port=args.port, token=token, sock=sock)
+            try:
+                serve_http(server, host=args.host, port=args.port, token=token, sock=sock)
+            except PortError as exc:  # the port was taken between reserving and listening
+                print(f"memoryos mcp: {exc}", file=sys.stderr)
+                return 2
         else:
             server.run("stdio")
     except KeyboardInterrupt:
         pass
-    except MemoryOSError as exc:  # the port was taken between reserving and listening
-        print(f"memoryos mcp: {exc}", file=sys.stderr)
-        return 1
     finally:
         memory.close()
     return 0
@@ -253,6 +266,54 @@ def _check_embedder(name: str | None) -> None:
         embedder_folder(name)
     except InvalidInputError as exc:
         raise InvalidInputError(f"--embedder: {exc}") from None
+
+
+def _check_server_model(chat: Any, config: str | None, found: dict[str, str]) -> None:
+    """Ask the consolidation model's server for its models once (as its first use would): a
+    key it needs or refuses is said on stderr and by memory_status, with what to do here. The
+    backend's own message says what to do in the app ("the model settings") or a terminal."""
+    import copy
+
+    from engine.errors import ServerNotAnsweringError
+
+    try:
+        # On a copy: a check must not change how consolidation will use the model (a load
+        # also judges a served GGUF file, and consolidation's first call goes on before that).
+        copy.copy(chat).load()
+    except ServerNotAnsweringError:
+        return  # down for now: consolidation tries again when it needs the model
+    except MemoryOSError as exc:
+        # A fix for where there are no model settings is given only for the key (401, 403).
+        if getattr(exc, "terminal_fix", ""):
+            problem = f"{exc.problem}: {_key_advice(chat.base_url, config)}"
+        else:
+            problem = str(exc)
+        found["problem"] = f"{problem}; until then consolidation runs without the model"
+        print(f"memoryos mcp: {found['problem']}", file=sys.stderr, flush=True)
+
+
+def _key_advice(url: str, config: str | None) -> str:
+    """Where memoryos mcp takes the API key for `url` from: the --config file's
+    openai_api_key; else the keyring's (saved from the app), else $MEMORYOS_API_KEY."""
+    from engine.api_keys import API_KEY_ENV, KEY_FROM_KEYRING, ApiKeyError, api_key_source
+
+    if config:
+        return f"set openai_api_key in {config} to the server's key and restart memoryos mcp"
+    try:
+        source = api_key_source(url)[1]
+    except ApiKeyError:  # no usable keyring, and no key in the environment
+        source = ""
+    if source == KEY_FROM_KEYRING:
+        return (
+            "the key sent is the one saved in this computer's keyring from the desktop app's "
+            f"Settings (it comes before {API_KEY_ENV}): save the right one there and restart "
+            "memoryos mcp"
+        )
+    return (
+        f"give memoryos mcp the server's key in {API_KEY_ENV} (from an MCP client: in the "
+        '"env" of its entry in the client\'s configuration) and restart it, or save the key '
+        "in the desktop app's Settings on a computer with a keyring"
+    )
 
 
 def _warm_up(embedder: Any) -> None:

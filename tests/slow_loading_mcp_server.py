@@ -43,7 +43,8 @@ class SlowLoadingEmbedder(HashEmbedder):
 def main() -> int:
     vault, folder = Path(sys.argv[1]), Path(sys.argv[2])
     mcp_server.make_embedder = lambda name: SlowLoadingEmbedder(folder)
-    return mcp_server.main(["--vault-path", str(vault), "--embedder", "fake"])
+    more = sys.argv[3:]  # further options, e.g. --compat reference
+    return mcp_server.main(["--vault-path", str(vault), "--embedder", "fake", *more])
 
 
 if __name__ == "__main__":

@@ -59,18 +59,43 @@ def transport_security(port: int) -> TransportSecuritySettings:
     )
 
 
-def _port_error(host: str, port: int, exc: OSError) -> MemoryOSError:
+class PortError(MemoryOSError):
+    """--host/--port cannot be listened on: one line naming the address, why, and what to do
+    (`memoryos mcp` exits 2: how it was asked, not a fault of the vault)."""
+
+
+def _port_error(host: str, port: int, exc: OSError) -> PortError:
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     if exc.errno == errno.EADDRINUSE:
-        return MemoryOSError(
-            f"port {port} on {host} is in use (another memoryos mcp?): stop it or pick "
-            "another with --port N"
+        return PortError(
+            f"cannot listen on {where}: the port is in use (another memoryos mcp?): give "
+            "another with --port N, or stop what holds it"
         )
-    return MemoryOSError(f"cannot listen on {host} port {port}: {exc.strerror or exc}")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return PortError(
+            f"cannot listen on {where}: {host} is not an address of this computer: leave out "
+            f"--host (it listens on {HOST}), or give one of this computer's addresses"
+        )
+    if isinstance(exc, socket.gaierror):  # a name, not an address, and none it resolves to
+        return PortError(
+            f"cannot listen on {where}: {host!r} is not an address this computer knows: leave "
+            f"out --host (it listens on {HOST})"
+        )
+    if exc.errno == errno.EACCES:
+        return PortError(
+            f"cannot listen on {where}: not permitted (ports below 1024 need administrator "
+            "rights): give --port 1024 or higher"
+        )
+    why = exc.strerror or str(exc)
+    return PortError(
+        f"cannot listen on {where}: {why}: give another --port, or leave out --host (it "
+        f"listens on {HOST})"
+    )
 
 
 def reserve_port(host: str, port: int) -> socket.socket:
     """A socket bound to host:port, taken before the vault is unlocked and before anything
-    says "serving on"; a MemoryOSError saying what to do when the port is in use. It listens
+    says "serving on"; a PortError saying what to do when it cannot be had. It listens
     only once serve_http starts, so until then a client is refused, not left waiting."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

@@ -39,14 +39,19 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
     server = StrictServer("MemoryOS", log_level="WARNING", status_errors=True)
     lock = threading.Lock()
 
-    def guarded(prefix: str, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    def guarded(
+        prefix: str, fn: Callable[[], dict[str, Any]], *, embeds: bool = False
+    ) -> dict[str, Any]:
         """Any failure is reported as the reference words it, as a status (StrictServer); a
-        result too large for a client is shortened (fitted)."""
-        with lock:
-            try:
+        result too large for a client is shortened (fitted). A call that embeds waits for the
+        embedding model to load without the lock, so get_user_profile is answered meanwhile."""
+        try:
+            if embeds:
+                memo.memory.embedder.load()
+            with lock:
                 return fitted(fn())
-            except Exception as exc:
-                raise Refused(f"{prefix}: {exc}") from exc
+        except Exception as exc:
+            raise Refused(f"{prefix}: {exc}") from exc
 
     def profile_text() -> str:
         text = memo.get_user_profile_summary()
@@ -83,7 +88,7 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
                 },
             }
 
-        return guarded("Error adding memory", add)
+        return guarded("Error adding memory", add, embeds=True)
 
     def retrieve_memory(
         query: Annotated[str, Field(max_length=MAX_QUERY_CHARS)],
@@ -120,7 +125,7 @@ def build_reference_server(memo: Memoryos) -> StrictServer:
                 "total_assistant_knowledge_found": len(assistant),
             }
 
-        return guarded("Error retrieving memory", retrieve)
+        return guarded("Error retrieving memory", retrieve, embeds=True)
 
     def get_user_profile(
         include_knowledge: bool = True, include_assistant_knowledge: bool = False

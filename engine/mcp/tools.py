@@ -53,24 +53,34 @@ DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world
 T = TypeVar("T")
 
 
-def build_server(memory: Any, *, session_conversation: str | None = None) -> MCPServer:
-    """An MCPServer whose tools read and write `memory` (an open engine.api.MemoryOS)."""
+def build_server(
+    memory: Any,
+    *,
+    session_conversation: str | None = None,
+    model_problem: Callable[[], str | None] = lambda: None,
+) -> MCPServer:
+    """An MCPServer whose tools read and write `memory` (an open engine.api.MemoryOS);
+    memory_status says `model_problem()`: why the chat model cannot be used, and what to do."""
     server = StrictServer(
         "memoryos", instructions=INSTRUCTIONS, log_level="WARNING", strict_types=True
     )
     server.ref_prefixes["delete_fact"] = FACT_PREFIX
     lock = threading.Lock()  # one engine call at a time: tools run on worker threads
 
-    def engine_call(fn: Callable[[], T]) -> T:
+    def engine_call(fn: Callable[[], T], *, embeds: bool = False) -> T:
         """Run one facade call, turning the engine's typed errors into tool errors, each read
-        as "<tool>: <what was wrong>" (engine.mcp.strict.Refused)."""
-        with lock:
-            try:
+        as "<tool>: <what was wrong>" (engine.mcp.strict.Refused). A call that embeds text
+        first waits for the embedding model to load (10-30 s after start) without the lock:
+        holding it, a retrieve_memory sent first kept every other tool waiting as long."""
+        try:
+            if embeds:
+                memory.embedder.load()
+            with lock:
                 return fn()
-            except NotFoundError as exc:
-                raise Refused(f"not found: {exc}") from exc
-            except MemoryOSError as exc:  # InvalidInputError included: its text says it all
-                raise Refused(str(exc)) from exc
+        except NotFoundError as exc:
+            raise Refused(f"not found: {exc}") from exc
+        except MemoryOSError as exc:  # InvalidInputError included: its text says it all
+            raise Refused(str(exc)) from exc
 
     def shaped(build: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
         """build(limit) with long texts cut to `limit` characters, the largest that keeps the
@@ -140,7 +150,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
             keys = given_ids(metadata)
             return add_once(memory, keys, store) if keys else (store(), False)
 
-        page, already = engine_call(add)
+        page, already = engine_call(add, embeds=True)
         other_text = already and differs(page, user_input, agent_response)
 
         def build(limit: int) -> dict[str, Any]:
@@ -191,7 +201,9 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         from engine.remembered import memories_used
 
         most = max_results or memory.settings.top_pages
-        found = engine_call(lambda: memory.retrieve(query, max_pages=most)).first_pages(most)
+        found = engine_call(
+            lambda: memory.retrieve(query, max_pages=most), embeds=True
+        ).first_pages(most)
         used = memories_used(found)
 
         def build(limit: int) -> dict[str, Any]:
@@ -287,7 +299,8 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
         kind: Annotated[Kind, Field(description="Whose fact it is.")] = "user_fact",
     ) -> dict[str, Any]:
         """Record a fact the person stated or confirmed, e.g. 'Is allergic to peanuts'."""
-        return {"fact": fact_json(engine_call(lambda: memory.add_fact(text, kind=kind)))}
+        fact = engine_call(lambda: memory.add_fact(text, kind=kind), embeds=True)
+        return {"fact": fact_json(fact)}
 
     @_tool(server, DELETE)
     def delete_fact(id: Id) -> dict[str, Any]:
@@ -352,7 +365,8 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
 
     @_tool(server, READ)
     def memory_status() -> dict[str, Any]:
-        """Vault and consolidation state: page counts per tier, segments, facts, pending jobs."""
+        """Vault and consolidation state: page counts per tier, segments, facts, pending jobs,
+        and `model_problem`: why the consolidation model cannot be used (null when it can)."""
 
         def read() -> dict[str, Any]:
             info, status = memory.info(), memory.consolidation_status()
@@ -372,6 +386,7 @@ def build_server(memory: Any, *, session_conversation: str | None = None) -> MCP
                     "failed_jobs": status.failed_jobs,
                     "last_error": status.last_error,
                     "model": memory.chat.model_id if memory.chat is not None else None,
+                    "model_problem": model_problem(),
                 },
                 "short_term_pages": status.short_term_pages,
                 "mid_term_pages": status.mid_term_pages,
