@@ -76,6 +76,8 @@ ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 # The row alone, selected: without explicit flags a held Ctrl or Shift toggles or extends
 SELECT_ROW = (QItemSelectionModel.SelectionFlag.ClearAndSelect
               | QItemSelectionModel.SelectionFlag.Rows)
+# The current row moved to, the selection left as it is
+KEEP_SELECTION = QItemSelectionModel.SelectionFlag.NoUpdate
 # The ways the keyboard moves into the list (not a click, which selects a row itself)
 KEYBOARD_FOCUS = (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
                   Qt.FocusReason.ShortcutFocusReason)
@@ -84,6 +86,7 @@ KEYBOARD_FOCUS = (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReas
 def _ask(parent: QWidget, title: str, text: str, *actions: str) -> str:
     """Ask with Cancel and the destructive `actions`; the action chosen, "" for Cancel."""
     box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Cancel, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)  # it quotes items: "<b>" in one is not markup
     for action in actions:
         box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
@@ -168,8 +171,8 @@ class PrivacyPanel(QDialog):
         title = QLabel("What MemoryOS knows about you", objectName="title")
         subtitle = QLabel(
             "Everything below was learned from your conversations or imported. Select an item "
-            "to see where it came from; double-click to correct it. Deleted items are gone from "
-            "memory and from every future answer.", objectName="subtitle")
+            "to see where it came from; double-click it or press F2 to correct it. Deleted items "
+            "are gone from memory and from every future answer.", objectName="subtitle")
         subtitle.setWordWrap(True)
         self.tabs = QTabWidget()
         self.tabs.addTab(self._items_tab(), "Facts and profile")
@@ -349,6 +352,7 @@ class PrivacyPanel(QDialog):
     def _items_tab(self) -> QWidget:
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search what it knows")
+        self.search.setAccessibleName("Search what it knows")
         self.search_icon = self.search.addAction(themed("search"),
                                                  QLineEdit.ActionPosition.LeadingPosition)
         self.search.setClearButtonEnabled(True)
@@ -367,6 +371,7 @@ class PrivacyPanel(QDialog):
         # height was the row's, which squeezed the search field at a large text size
         filters.addWidget(self.superseded, 0, Qt.AlignmentFlag.AlignVCenter)
         self.tree = make_tree(["Kind", "What it knows", "Learned", "From conversation"], multi=True)
+        self.tree.setAccessibleName("Facts and profile")
         self.tree.header().setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
         self.tree.header().resizeSection(3, 230)
         self.tree.itemSelectionChanged.connect(self._selected)
@@ -381,6 +386,7 @@ class PrivacyPanel(QDialog):
         edit_key.activated.connect(self.edit_selected)
         self.tree_box = WithPlaceholder(self.tree, "")
         self.source = QTextBrowser(objectName="detail")
+        self.source.setAccessibleName("Where the selected item came from")
         self._show_no_source()
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tree_box)
@@ -419,6 +425,7 @@ class PrivacyPanel(QDialog):
     def _conversations_tab(self) -> QWidget:
         self.conversation_tree = make_tree(["Conversation", "Started", "Last message", "Exchanges"],
                                            stretch=0, multi=True)
+        self.conversation_tree.setAccessibleName("Saved conversations")
         self.conversation_tree.itemSelectionChanged.connect(self._update_buttons)
         self.conversation_box = WithPlaceholder(self.conversation_tree, "No saved conversations.")
         self.forget_conversations_button = QPushButton(icon("erase", DANGER),
@@ -462,6 +469,11 @@ class PrivacyPanel(QDialog):
 
     def _draw(self, data: dict[str, Any]) -> None:
         selected = {item.key for item in self.selected_items()}
+        # The row the arrow keys move from: clear() lets it go, and a keyboard then went on
+        # from the first row (Delete asked about a row the person never chose)
+        current = self.tree.currentItem()
+        current_key = current.data(0, ROLE).key if current is not None else None
+        column = max(self.tree.currentColumn(), 0)
         self.items = data["items"]
         self.tree.blockSignals(True)
         self.tree.clear()
@@ -481,6 +493,8 @@ class PrivacyPanel(QDialog):
                 row.setToolTip(0, CANDIDATE_TIP)
             self.tree.addTopLevelItem(row)
             row.setSelected(item.key in selected)
+            if item.key == current_key:
+                self.tree.setCurrentItem(row, column, KEEP_SELECTION)
         self.tree.blockSignals(False)
         self._draw_conversations(data["conversations"])
         self.apply_filter()
@@ -491,13 +505,24 @@ class PrivacyPanel(QDialog):
         self.refreshed.emit()
 
     def _draw_conversations(self, conversations: list) -> None:
-        self.conversation_tree.clear()
+        """The conversations, with the selection and the keyboard's current row kept (a read
+        after any change to memory let both go)."""
+        tree = self.conversation_tree
+        selected = {row.data(0, ROLE) for row in tree.selectedItems()}
+        current = tree.currentItem().data(0, ROLE) if tree.currentItem() is not None else None
+        tree.blockSignals(True)
+        tree.clear()
         for conversation in sorted(conversations, key=lambda c: c.last_ts or 0, reverse=True):
             row = QTreeWidgetItem([one_line(conversation.title, 80) or conversation.id,
                                    when(conversation.first_ts), when(conversation.last_ts),
                                    str(conversation.pages)])
             row.setData(0, ROLE, conversation.id)
-            self.conversation_tree.addTopLevelItem(row)
+            tree.addTopLevelItem(row)
+            row.setSelected(conversation.id in selected)
+            if conversation.id == current:
+                tree.setCurrentItem(row, 0, KEEP_SELECTION)
+        tree.blockSignals(False)
+        self._update_buttons()
         self.conversation_box.set_empty(not conversations)
 
     def apply_filter(self) -> None:
@@ -547,8 +572,7 @@ class PrivacyPanel(QDialog):
                 if row.data(0, ROLE) == conversation_id:
                     self._wanted = None
                     self.tabs.setCurrentIndex(1)
-                    self.conversation_tree.clearSelection()
-                    row.setSelected(True)
+                    self.conversation_tree.setCurrentItem(row, 0, SELECT_ROW)
                     self.conversation_tree.scrollToItem(row)
             return
         key = ({"fact": "user_fact", "knowledge": "assistant_knowledge"}.get(kind, kind), item_id)
@@ -559,8 +583,7 @@ class PrivacyPanel(QDialog):
                 self.tabs.setCurrentIndex(0)
                 self.search.clear()
                 self.kind.setCurrentIndex(0)
-                self.tree.clearSelection()
-                row.setSelected(True)
+                self.tree.setCurrentItem(row, 0, SELECT_ROW)  # the arrows go on from it
                 self.tree.scrollToItem(row)
 
     def _select_after_delete(self) -> None:
@@ -592,8 +615,8 @@ class PrivacyPanel(QDialog):
         shown = [row for row in back if not row.isHidden()]
         if not shown:
             return
-        self.tree.clearSelection()
-        for row in shown:
+        self.tree.setCurrentItem(shown[0], 0, SELECT_ROW)  # the arrows go on from it
+        for row in shown[1:]:
             row.setSelected(True)
         self.tree.scrollToItem(shown[0])
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
+from app.widgets import one_line
+
 NOTHING_STORED = ("No exchange of it is stored: it was added by hand, imported, or its exchange "
                   "was forgotten.")
 
@@ -28,12 +30,25 @@ def delete_and_forget_action(chosen: list) -> str:
     return f"Delete and forget {_the_exchanges(chosen)}…" if source_exchanges(chosen) else ""
 
 
+def _quoted(chosen: list) -> str:
+    """Which items a delete removes, each on one line: "“I work as a nurse.”", "“A”, “B” and
+    2 more." (the first two of several), so the question names what it deletes."""
+    if len(chosen) == 1:
+        return f"“{one_line(chosen[0].shown, 100)}”"
+    quotes = [f"“{one_line(item.shown, 60)}”" for item in chosen[:2]]
+    more = len(chosen) - len(quotes)
+    return (f"{quotes[0]}, {quotes[1]} and {more} more." if more
+            else f"{quotes[0]} and {quotes[1]}.")
+
+
 def delete_question(chosen: list) -> str:
     """What deleting learned items does, and what it leaves: the exchanges they came from,
-    which the dialog's other action forgets too (only those, not the whole conversation)."""
+    which the dialog's other action forgets too (only those, not the whole conversation).
+    It quotes the items (the first two of several): a person who chose them with the
+    keyboard, or hears the question read out, confirms the right ones."""
     from engine.forgetting import delete_question as question
 
-    text = question(len(chosen))
+    text = question(len(chosen), _quoted(chosen))
     action = delete_and_forget_action(chosen)
     if action:
         one = len(source_exchanges(chosen)) == 1

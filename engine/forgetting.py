@@ -24,14 +24,14 @@ from engine.records import turn_ids
 log = logging.getLogger(__name__)
 
 
-def delete_question(count: int) -> str:
+def delete_question(count: int, quoted: str = "") -> str:
     """What deleting learned items (facts, profile entries) does, asked the same way by the
-    app's privacy panel and `memoryos facts delete`."""
+    app's privacy panel and `memoryos facts delete`; `quoted`, the items named, on a line of
+    its own after the question."""
     one = count == 1
-    return (
-        f"Delete {'this item' if one else f'these {count} items'}? "
-        f"{'It' if one else 'They'} will no longer be recalled or given to the model."
-    )
+    asked = f"Delete {'this item' if one else f'these {count} items'}?"
+    effect = f"{'It' if one else 'They'} will no longer be recalled or given to the model."
+    return f"{asked}\n{quoted}\n\n{effect}" if quoted else f"{asked} {effect}"
 
 
 def sources_stay(count: int) -> str:
