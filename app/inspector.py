@@ -5,14 +5,16 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QSplitter,
     QTabWidget,
     QTextBrowser,
+    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -32,6 +34,10 @@ STATUS_LEGEND = (
     "“As you said it”: kept word for word from what you said, and recalled as it is. When a "
     "capable model analyses its topic, it writes a clean fact that replaces it."
 )
+# A row's whole text (its cells end in "…"; the tooltips that show it all need the mouse)
+FULL_TEXT = Qt.ItemDataRole.UserRole + 1
+OPEN_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+OPEN_HINT = "Enter or Space on a row shows it in full."
 
 
 def snapshot(mem: Any, sent: Any = None) -> dict[str, Any]:
@@ -111,6 +117,12 @@ class MemoryInspector(QDialog):
         self.tabs.addTab(self._long_tab(), "Long-term")
         self.sent_tab = SentTab()
         self.tabs.addTab(self.sent_tab, "Sent")
+        self.sent_tab.tree.setAccessibleName("Requests sent to a model")
+        for tree in (self.short_tree, self.profile_tree, self.fact_tree):
+            tree.installEventFilter(self)
+            tree.setAccessibleDescription(OPEN_HINT)
+            tree.itemDoubleClicked.connect(lambda item, _column: self.show_full(item))
+        self.full_text: QDialog | None = None  # the row shown in full, while open
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.setSpacing(12)
@@ -133,9 +145,48 @@ class MemoryInspector(QDialog):
             else:
                 self._show_segment(self.selected_segment)
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Enter or Space on a row of a list whose cells end in "…": its whole text."""
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and isinstance(watched, QTreeWidget)
+            and event.key() in OPEN_KEYS
+            and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            and watched.currentItem() is not None
+        ):
+            self.show_full(watched.currentItem())
+            return True
+        return super().eventFilter(watched, event)
+
+    def show_full(self, item: QTreeWidgetItem) -> QDialog | None:
+        """A row's whole text in a small window, to read and select from the keyboard."""
+        text = item.data(0, FULL_TEXT)
+        if not text:
+            return None
+        if self.full_text is not None:
+            self.full_text.close()
+        dialog = QDialog(self)
+        dialog.setWindowTitle("The whole entry")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        browser = QTextBrowser(objectName="detail")
+        browser.setAccessibleName("The whole entry")
+        browser.setHtml(text)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(dialog.reject)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(browser, 1)
+        layout.addWidget(buttons)
+        fit_window(dialog, 560, 420)
+        dialog.destroyed.connect(lambda: setattr(self, "full_text", None))
+        self.full_text = dialog
+        dialog.open()
+        browser.setFocus()
+        return dialog
+
     # --- tabs --------------------------------------------------------------------------
     def _short_tab(self) -> QWidget:
         self.short_tree = make_tree(["When", "You said", "MemoryOS answered"], stretch=1)
+        self.short_tree.setAccessibleName("Short-term memory: the latest exchanges")
         self.short_tree.header().setSectionResizeMode(2, self.short_tree.header().ResizeMode.Stretch)
         self.short_hint = QLabel(objectName="hint")
         self.short_hint.setWordWrap(True)
@@ -152,7 +203,9 @@ class MemoryInspector(QDialog):
             "No topics yet. When short-term memory fills up, the oldest exchanges are grouped "
             "into topics here, hottest first.",
         )
+        self.segment_tree.setAccessibleName("Mid-term memory: topics by heat")
         self.segment_detail = QTextBrowser(objectName="detail")
+        self.segment_detail.setAccessibleName("The selected topic and its pages")
         self.segment_detail.setOpenLinks(False)
         self.segment_detail.setHtml(_no_topic_html())
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -171,6 +224,8 @@ class MemoryInspector(QDialog):
         self.profile_tree = make_tree(["Category", "Name", "Value", "Updated"], stretch=2)
         self.fact_tree = make_tree(["Kind", "Fact", "Status", "Learned"], stretch=1)
         self.fact_tree.headerItem().setToolTip(2, STATUS_LEGEND)
+        self.profile_tree.setAccessibleName("Long-term memory: profile")
+        self.fact_tree.setAccessibleName("Long-term memory: facts and assistant knowledge")
         self.profile_box = WithPlaceholder(
             self.profile_tree, "No profile yet: it grows as hot topics are analysed."
         )
@@ -188,7 +243,7 @@ class MemoryInspector(QDialog):
         layout.addSpacing(6)
         layout.addWidget(QLabel("Facts and assistant knowledge", objectName="sectionTitle"))
         layout.addWidget(self.fact_box, 3)
-        self.status_legend = QLabel(STATUS_LEGEND, objectName="hint")
+        self.status_legend = QLabel(f"{STATUS_LEGEND} {OPEN_HINT}", objectName="hint")
         self.status_legend.setWordWrap(True)
         layout.addWidget(self.status_legend)
         return page
@@ -217,7 +272,8 @@ class MemoryInspector(QDialog):
     def _draw_short(self, pages: list, settings: Any) -> None:
         self.short_hint.setText(
             f"The {settings.stm_capacity} most recent exchanges, word for word. When the queue "
-            f"is full, the oldest {settings.stm_evict_batch} move to mid-term memory together."
+            f"is full, the oldest {settings.stm_evict_batch} move to mid-term memory together. "
+            f"{OPEN_HINT}"
         )
         self.short_tree.clear()
         for page in sorted(pages, key=lambda p: p.timestamp, reverse=True):
@@ -225,6 +281,9 @@ class MemoryInspector(QDialog):
                                     one_line(page.agent_response)])
             item.setToolTip(1, page.user_input[:2000])
             item.setToolTip(2, page.agent_response[:2000])
+            user, agent = speakers(page)
+            item.setData(0, FULL_TEXT, _full_html(
+                when(page.timestamp), [(user, page.user_input), (agent, page.agent_response)]))
             self.short_tree.addTopLevelItem(item)
         self.short_box.set_empty(not pages)
 
@@ -256,6 +315,8 @@ class MemoryInspector(QDialog):
         for slot in profile:
             item = QTreeWidgetItem([slot.category, slot.name, one_line(slot.value), when(slot.updated)])
             item.setToolTip(2, slot.value)
+            item.setData(0, FULL_TEXT, _full_html(
+                f"{slot.category} · updated {when(slot.updated)}", [(slot.name, slot.value)]))
             self.profile_tree.addTopLevelItem(item)
         self.profile_box.set_empty(not profile)
         self.fact_tree.clear()
@@ -266,6 +327,8 @@ class MemoryInspector(QDialog):
             item = QTreeWidgetItem([kind, one_line(text), status, when(fact.created)])
             item.setToolTip(1, text)
             item.setToolTip(2, meaning)
+            item.setData(0, FULL_TEXT, _full_html(
+                f"{kind} · learned {when(fact.created)}", [("", text), (status, meaning)]))
             self.fact_tree.addTopLevelItem(item)
         self.fact_box.set_empty(not facts)
 
@@ -308,6 +371,18 @@ class MemoryInspector(QDialog):
                 f"{escape(one_line(page.agent_response, 400))}</p>"
             )
         self.segment_detail.setHtml("".join(html))
+
+
+def _full_html(heading: str, parts: list[tuple[str, str]]) -> str:
+    """A row's whole text: a muted heading, then each part (its label in bold, if any), the
+    lines kept as they were."""
+    html = [f"<p style='color:{theme.color(theme.MUTED)}'>{escape(heading)}</p>"]
+    for label, text in parts:
+        if not text:
+            continue
+        body = escape(text).replace("\n", "<br>")
+        html.append(f"<p><b>{escape(label)}:</b> {body}</p>" if label else f"<p>{body}</p>")
+    return "".join(html)
 
 
 def _no_topic_html() -> str:

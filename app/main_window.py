@@ -862,7 +862,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         dialog = QDialog(self)
         dialog.setWindowTitle("Keyboard shortcuts and commands")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        text = QTextBrowser()
+        text = QTextBrowser(objectName="shortcuts")
+        text.setAccessibleName("Keyboard shortcuts and commands")
         text.setHtml(self.shortcuts_text())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok)
         buttons.accepted.connect(dialog.accept)
@@ -888,6 +889,17 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
                 keys.setdefault(name, key)
         keys.update({"Send the message": "Enter", "New line in the message": "Shift+Enter",
                      "Stop the answer": "Esc"})
+        # Keys of the lists and panels, not of a menu entry (each tried in tests/gui)
+        keys.update({
+            "Rename the selected conversation (in the list)": "F2",
+            "A conversation's menu: Open, Rename, Forget (in the list)": "Menu",
+            "Edit the selected item (Privacy)": "F2",
+            "Delete the selected items, after asking (Privacy)": "Delete",
+            "Undo the last delete or edit (Privacy)": "Ctrl+Z",
+            "Show a row in full (Memory inspector)": "Enter",
+            "Next tab (Privacy, Settings, Memory inspector)": "Ctrl+Tab",
+            "Previous tab": "Ctrl+Shift+Tab",
+        })
         rows = "".join(f"<tr><td>{escape(name)}</td><td><b>{escape(key)}</b></td></tr>"
                        for name, key in keys.items())
         commands = "".join(f"<tr><td><b>{escape(usage)}</b></td><td>{escape(what)}</td></tr>"

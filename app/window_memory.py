@@ -190,9 +190,17 @@ class MemoryWindowMixin:
             self.view.scroll_to(answers[-1])
 
     def copy_last_answer(self) -> None:
+        """The last answer to the clipboard; the status line says what happened, as for Copy
+        code block (from the keyboard nothing else shows it)."""
         answers = [m for m in self.view.messages if m.role == "assistant"]
-        if answers:
-            QGuiApplication.clipboard().setText(answers[-1].text)
+        text = answers[-1].text if answers else ""
+        if text:
+            QGuiApplication.clipboard().setText(text)
+            size = f"{len(text):,} character{'s' if len(text) != 1 else ''}"
+            said = f"Copied the last answer ({size})."
+        else:
+            said = "There is no answer yet to copy."
+        self.status.showMessage(said, 5000)
 
     def copy_code_block(self) -> None:
         """The code block of the last answer (or of the answer clicked in) to the clipboard,

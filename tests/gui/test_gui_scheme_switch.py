@@ -70,9 +70,11 @@ def _choose_scheme(qtbot, window, scheme: str, from_vault: bool = True) -> None:
 
 def _sheet_background(selector: str) -> str:
     sheet = QApplication.instance().styleSheet()
-    rule = re.search(re.escape(selector) + r"\s*\{[^}]*?background:\s*(#[0-9A-Fa-f]{6})", sheet)
+    # the selector alone or first in a list ("QTextBrowser#detail, QTextBrowser#shortcuts {")
+    rule = re.search(re.escape(selector) + r"(\s*,[^{}]*)?\s*\{[^}]*?background:\s*(#[0-9A-Fa-f]{6})",
+                     sheet)
     assert rule, selector
-    return rule.group(1)
+    return rule.group(2)
 
 
 def _texts(view) -> list[tuple[str, str, str]]:
