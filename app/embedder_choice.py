@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFileDialog,
@@ -199,11 +198,6 @@ class EmbedderSwitcher:
         box.setObjectName("reembedQuestion")
         self.reembed_button = box.addButton("Re-embed now", QMessageBox.ButtonRole.AcceptRole)
         box.addButton("Keep the current model", QMessageBox.ButtonRole.RejectRole)
-        # the style sheet makes the default button semi-bold after its width is measured: give it
-        # that font first, so "Re-embed now" is not clipped
-        font = self.reembed_button.font()
-        font.setWeight(QFont.Weight.DemiBold)
-        self.reembed_button.setFont(font)
         box.setDefaultButton(self.reembed_button)
         box.finished.connect(
             lambda *_: self._answered(box.clickedButton() is self.reembed_button, embedder)

@@ -165,8 +165,8 @@ class ForgetPanel(QFrame):
 
     @staticmethod
     def _fit_bold(button: QPushButton) -> None:
-        """The style sheet makes a focused button semi-bold (it is the default then) after its
-        width was measured: room for the semi-bold label, so it is not cut."""
+        """Room for the label in semi-bold (the style sheet once drew a focused default button
+        so, after its width was measured, and cut its label); kept as a margin."""
         bold = QFont(button.font())
         bold.setWeight(QFont.Weight.DemiBold)
         extra = QFontMetrics(bold).horizontalAdvance(button.text()) - QFontMetrics(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -143,6 +144,12 @@ class MemoryForm(QWidget):
             self._rows[item.name] = groups[spec.group]
         for widget in self.inputs.values():  # lined up, and as wide as the text is large
             widget.setFixedWidth(pixels(130))
+        # Tab reads the boxes as the eye does, each box whole, left to right and down: in the
+        # settings' own order it went through all of Heat before Mid-term's last fields
+        shown = [self.inputs[name] for group in groups for name in self.inputs
+                 if self.specs[name].group == group]
+        for first, second in pairwise(shown):
+            QWidget.setTabOrder(first, second)
         grid.setRowStretch(grid.rowCount(), 1)
 
     def set_settings(self, settings: Any) -> None:

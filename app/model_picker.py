@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +229,7 @@ class ModelPicker(QWidget):
         self.machine.setWordWrap(True)
         self.table = ModelTable()
         self.table.setObjectName("modelTable")
+        self.table.setAccessibleName("Models")
         self.table.setColumnCount(4)
         self.table.setHeaderLabels(["Model", "Where", "Details", "Fits this computer"])
         self.table.setRootIsDecorated(False)
@@ -545,6 +547,13 @@ class ModelPicker(QWidget):
         self.buttons.insertWidget(1, button)
         layout = self.layout()
         layout.insertWidget(layout.count() - 1, row)
+        # Tab as they are read: added last, they came last (after Use this model)
+        fields = [widget for widget in row.findChildren(QWidget)
+                  if widget.focusPolicy() & Qt.FocusPolicy.TabFocus and not widget.focusProxy()]
+        order = [self.cancel_button, *fields, self.add_folder_button, button,
+                 self.refresh_button, self.download_button, self.use_button]
+        for first, second in pairwise(order):
+            QWidget.setTabOrder(first, second)
 
     def add_folder(self, folder: str) -> None:
         self.pool.run(

@@ -7,12 +7,14 @@ import dataclasses
 from operator import attrgetter
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QLabel,
     QMessageBox,
+    QScrollArea,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -27,7 +29,7 @@ from app.settings_lookups import KeyRefused, ask_server, save_api_key
 from app.settings_memory_tab import MemoryTab, retention_question, retention_tightened
 from app.settings_model_tab import ModelTab
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
-from app.widgets import WheelGuard, fit_window, no_default_buttons
+from app.widgets import WheelGuard, enter_presses, fit_window, no_default_buttons
 from app.workers import WorkerPool, while_open
 from engine.policy import current as current_policy
 
@@ -47,6 +49,27 @@ class Forwarded:
 
     def __get__(self, dialog: Any, owner: type | None = None) -> Any:
         return self if dialog is None else self.get(dialog)
+
+
+class FocusShown(QObject):
+    """A field that gets the keyboard in one of the dialog's scrolled pages is scrolled into
+    view, wherever the focus came from. (A page scrolls by itself only for Tab from a field
+    already in it: Tab from the tab bar went to "Bundled" with the page left at its bottom.)"""
+
+    def __init__(self, dialog: QWidget) -> None:
+        super().__init__(dialog)
+        self.dialog = dialog
+        QApplication.instance().focusChanged.connect(self.show_focused)
+
+    def show_focused(self, _old: QWidget | None, new: QWidget | None) -> None:
+        if new is None or not self.dialog.isVisible():
+            return
+        if QApplication.mouseButtons() != Qt.MouseButton.NoButton:
+            return  # a click: the field is under the pointer, seen already
+        for area in self.dialog.findChildren(QScrollArea):
+            page = area.widget()
+            if page is not None and page.isAncestorOf(new):
+                area.ensureWidgetVisible(new)
 
 
 class SettingsDialog(QDialog):
@@ -126,8 +149,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.memory_scroll, "Memory")
         self.conversation_page = ConversationPage()
         self.tabs.addTab(self.conversation_page, "Conversation")
-        # The selected tab is bold: its bar came out a pixel short, and its scroll arrows,
-        # shown for that pixel, took a Tab stop and then hid (the focus nowhere to be seen).
+        # No scroll arrows: when the selected tab was bold its bar came out a pixel short, and
+        # the arrows, shown for that pixel, took a Tab stop and then hid (focus nowhere).
         # The four tabs fit at the largest text on a 1024 px screen.
         self.tabs.tabBar().setUsesScrollButtons(False)
         self.error = QLabel(objectName="error")
@@ -141,11 +164,6 @@ class SettingsDialog(QDialog):
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
-        # Enter saves, wherever the focus is in the pages: no button there becomes the default
-        # by being clicked (Reset did, and Enter then reset again)
-        buttons.button(QDialogButtonBox.StandardButton.Save).setDefault(True)
-        no_default_buttons(self.tabs)
-        self.tabs.currentChanged.connect(lambda *_: no_default_buttons(self.tabs))
         self.wheel_guard = WheelGuard(self)  # the wheel scrolls the page, not the field under it
         self.wheel_guard.guard(self.tabs)
         layout = QVBoxLayout(self)
@@ -157,6 +175,13 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
+        # Enter in a field saves, wherever the focus is and whichever button Tab passed over
+        # (Cancel, once passed, took Enter: the changes were thrown away); no button in the
+        # pages becomes the default by being clicked (Reset did, and Enter then reset again)
+        enter_presses(self, buttons.button(QDialogButtonBox.StandardButton.Save))
+        self.tabs.currentChanged.connect(lambda *_: no_default_buttons(self.tabs))
+        # Tab into a page from its tab, Cancel or Shift+Tab from Save: the field shown
+        self.focus_shown = FocusShown(self)
         self.set_values(settings)
         self.model_tab.look_up()
 

@@ -136,6 +136,7 @@ class ModelTab(QScrollArea):
         bundled_note.setWordWrap(True)
         self.gguf_path = QLineEdit()
         self.gguf_path.setPlaceholderText("/path/to/model.gguf")
+        self.gguf_path.setAccessibleName("GGUF model file")
         self.gguf_path.textChanged.connect(self._path_edited)
         self.gguf_path.textChanged.connect(self._check_context)
         browse = QPushButton("Browse…")

@@ -101,6 +101,54 @@ def no_default_buttons(widget: QWidget) -> None:
         button.setDefault(False)
 
 
+class EnterPresses(QObject):
+    """Enter in a dialog presses its `button` (Save, OK), or the one of its row that has the
+    focus (Cancel). A button in the page is pressed by Space: clicked, it keeps the focus, and
+    Enter pressed it again (Settings' Reset did)."""
+
+    KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+    def __init__(self, dialog: QWidget, button: QWidget) -> None:
+        super().__init__(dialog)
+        self.button = button
+        dialog.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        # A key a field leaves (a line, a spin box, a closed list) comes on to the dialog
+        if (event.type() != QEvent.Type.KeyPress
+                or event.key() not in self.KEYS  # type: ignore[attr-defined]
+                or event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier):  # type: ignore[attr-defined]
+            return False
+        from PySide6.QtWidgets import QPushButton
+
+        focused = watched.focusWidget()  # type: ignore[attr-defined]
+        if (isinstance(focused, QPushButton) and focused.isVisible()
+                and focused.parentWidget() is self.button.parentWidget()):
+            if focused.isEnabled():
+                focused.click()
+            return True
+        if self.button.isVisible():
+            if self.button.isEnabled():
+                self.button.click()  # type: ignore[attr-defined]
+            return True  # a disabled Save: nothing, as Qt's own default does
+        return False
+
+
+def enter_presses(dialog: QWidget, button: QWidget) -> None:
+    """Enter in any field of `dialog` presses `button`, whichever buttons Tab passed over;
+    Enter on a button beside it (Cancel) presses that one. Call it once the buttons are in
+    the dialog.
+
+    Qt makes a button the default while it has the focus (autoDefault), and where the default
+    had been set before its button was in the dialog, kept it after: Tab once past Cancel, and
+    Enter in a field clicked Cancel, the changes thrown away without a word. So no button is
+    autoDefault, `button` is the default (the dialog now holds it: Qt goes back to it), and
+    Enter is decided here rather than by whichever button had the focus last."""
+    no_default_buttons(dialog)
+    button.setDefault(True)  # type: ignore[attr-defined]
+    EnterPresses(dialog, button)
+
+
 def one_line(text: str, limit: int = 140) -> str:
     line = " ".join((text or "").split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
