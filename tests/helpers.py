@@ -227,3 +227,31 @@ def choose_in_menu(qtbot, button, entry: str, seen: dict | None = None) -> None:
 
     QTimer.singleShot(0, look)
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def press_key(qtbot, key, modifier=None) -> None:
+    """A key pressed on the keyboard: it goes to the widget that has the keyboard."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    target = QApplication.focusWidget() or QApplication.activeWindow()
+    assert target is not None, "no window has the keyboard"
+    qtbot.keyClick(target, key, Qt.KeyboardModifier.NoModifier if modifier is None else modifier)
+
+
+def switch_dialog(qtbot, window):
+    """File → Switch memory: its dialog, once it is the modal one."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.vault_switch import SwitchVaultDialog
+
+    window.switch_action.trigger()
+    qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), SwitchVaultDialog))
+    return QApplication.activeModalWidget()
+
+
+def switch_open_button(dialog):
+    """The Switch memory dialog's Open button."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    return dialog.buttons.button(QDialogButtonBox.StandardButton.Open)

@@ -7,20 +7,13 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from tests.helpers import answer_box, privacy_row
+from tests.helpers import answer_box, press_key, privacy_row
 
 pytestmark = pytest.mark.gui
 
 NURSE = "I work as a nurse in Krakow."
 THAI = "I really love spicy Thai food."
 CONTROL = Qt.KeyboardModifier.ControlModifier
-
-
-def _press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
-    """A key pressed on the keyboard: it goes to the widget that has the keyboard."""
-    target = QApplication.focusWidget() or QApplication.activeWindow()
-    assert target is not None, "no window has the keyboard"
-    qtbot.keyClick(target, key, modifier)
 
 
 def _facts(memory) -> list[str]:
@@ -49,13 +42,13 @@ def test_ctrl_z_undoes_the_typing_since_a_delete_before_the_delete(qtbot, window
     panel.search.setFocus()
     panel.search.end(False)
 
-    _press(qtbot, Qt.Key.Key_X)
+    press_key(qtbot, Qt.Key.Key_X)
     assert panel.search.text() == "workx"
-    _press(qtbot, Qt.Key.Key_Z, CONTROL)  # the typing goes first; the fact stays deleted
+    press_key(qtbot, Qt.Key.Key_Z, CONTROL)  # the typing goes first; the fact stays deleted
     assert panel.search.text() == "work"
     assert NURSE not in _facts(memory) and panel.undo_button.isVisible()
 
     with qtbot.waitSignal(panel.changed, timeout=10_000):  # nothing typed since: the delete
-        _press(qtbot, Qt.Key.Key_Z, CONTROL)
+        press_key(qtbot, Qt.Key.Key_Z, CONTROL)
     assert NURSE in _facts(memory)
     assert panel.search.text() == "work"

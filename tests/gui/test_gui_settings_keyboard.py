@@ -9,18 +9,11 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QPushButton, QWidget
 
-from tests.helpers import shown_settings
+from tests.helpers import press_key, shown_settings
 
 pytestmark = pytest.mark.gui
 
 SHIFT = Qt.KeyboardModifier.ShiftModifier
-
-
-def _press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
-    """A key pressed on the keyboard: it goes to the widget that has the keyboard."""
-    target = QApplication.focusWidget() or QApplication.activeWindow()
-    assert target is not None, "no window has the keyboard"
-    qtbot.keyClick(target, key, modifier)
 
 
 def _in_front(qtbot, dialog) -> None:
@@ -39,7 +32,7 @@ def _tab_to(qtbot, widget, key=Qt.Key.Key_Tab, modifier=Qt.KeyboardModifier.NoMo
     for _ in range(80):
         if _focused(widget):
             return
-        _press(qtbot, key, modifier)
+        press_key(qtbot, key, modifier)
     assert _focused(widget), f"Tab never reached {widget!r}"
 
 
@@ -66,10 +59,10 @@ def test_enter_in_a_field_saves_after_tab_passed_over_cancel(qtbot, window):
     _tab_to(qtbot, _cancel(dialog))
     _tab_to(qtbot, scheme)  # the tab bar, then the page's first field
     before = scheme.currentData()
-    _press(qtbot, Qt.Key.Key_Down)  # the next scheme, as a keyboard changes a closed list
+    press_key(qtbot, Qt.Key.Key_Down)  # the next scheme, as a keyboard changes a closed list
     chosen = scheme.currentData()
     assert chosen != before
-    _press(qtbot, Qt.Key.Key_Return)
+    press_key(qtbot, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=3000)
     assert window.settings.color_scheme == chosen
     assert load_settings().color_scheme == chosen  # in settings.json
@@ -82,9 +75,9 @@ def test_enter_in_the_idle_lock_saves_after_tab_passed_over_cancel(qtbot, window
     dialog.auto_lock.setFocus()
     _tab_to(qtbot, _cancel(dialog))
     _tab_to(qtbot, dialog.auto_lock)
-    _press(qtbot, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    press_key(qtbot, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClicks(QApplication.focusWidget(), "20")
-    _press(qtbot, Qt.Key.Key_Enter, Qt.KeyboardModifier.KeypadModifier)
+    press_key(qtbot, Qt.Key.Key_Enter, Qt.KeyboardModifier.KeypadModifier)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=3000)
     assert window.settings.auto_lock_minutes == 20
     assert load_settings().auto_lock_minutes == 20
@@ -98,9 +91,9 @@ def test_enter_on_cancel_itself_still_cancels(qtbot, window):
     scheme = dialog.conversation_page.scheme
     scheme.setFocus()
     before = scheme.currentData()
-    _press(qtbot, Qt.Key.Key_Down)
+    press_key(qtbot, Qt.Key.Key_Down)
     _tab_to(qtbot, _cancel(dialog))
-    _press(qtbot, Qt.Key.Key_Return)
+    press_key(qtbot, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=3000)
     assert window.settings.color_scheme == before
     assert load_settings().color_scheme == before
@@ -127,7 +120,7 @@ def test_tab_into_a_scrolled_page_shows_the_field(qtbot, window):
     bar.setValue(0)
     save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
     save.setFocus()
-    _press(qtbot, Qt.Key.Key_Tab, SHIFT)
+    press_key(qtbot, Qt.Key.Key_Tab, SHIFT)
     focus = QApplication.focusWidget()
     assert page.widget().isAncestorOf(focus)
     assert _in_view(page, focus)
@@ -162,11 +155,11 @@ def test_tab_goes_through_the_memory_settings_as_they_are_read(qtbot, window):
     read[0].setFocus()
     visited = [read[0]]
     for _ in range(len(inputs) - 1):
-        _press(qtbot, Qt.Key.Key_Tab)
+        press_key(qtbot, Qt.Key.Key_Tab)
         visited.append(next(w for w in inputs if _focused(w)))
     assert visited == read
     for _ in range(len(inputs) - 1):  # and back
-        _press(qtbot, Qt.Key.Key_Tab, SHIFT)
+        press_key(qtbot, Qt.Key.Key_Tab, SHIFT)
         visited.append(next(w for w in inputs if _focused(w)))
     assert visited[len(inputs) - 1:] == read[::-1]
 
@@ -175,7 +168,7 @@ def _button_order(qtbot, dialog, buttons, key, modifier=Qt.KeyboardModifier.NoMo
     """The buttons of `buttons` in the order Tab (or Shift+Tab) reaches them, once round."""
     seen: list = []
     for _ in range(80):
-        _press(qtbot, key, modifier)
+        press_key(qtbot, key, modifier)
         focus = QApplication.focusWidget()
         if focus in buttons and focus not in seen:
             seen.append(focus)

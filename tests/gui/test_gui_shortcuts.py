@@ -8,6 +8,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog
 
+from tests.helpers import press_key
+
 pytestmark = pytest.mark.gui
 
 NATIVE = QKeySequence.SequenceFormat.NativeText
@@ -43,13 +45,6 @@ class _ModelStep(QDialog):
         super().__init__(parent)
 
 
-def _press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier):
-    """A key pressed on the keyboard: it goes to the widget that has the keyboard."""
-    target = QApplication.focusWidget() or QApplication.activeWindow()
-    assert target is not None, "no window has the keyboard"
-    qtbot.keyClick(target, key, modifier)
-
-
 def _active(qtbot, window):
     window.activateWindow()  # as a click on it does
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
@@ -61,7 +56,7 @@ def test_ctrl_m_chooses_a_model(qtbot, window, monkeypatch, banner):
     window.demo_banner.setVisible(banner)
     _active(qtbot, window)
     window.composer.input.setFocus()
-    _press(qtbot, Qt.Key.Key_M, Qt.KeyboardModifier.ControlModifier)
+    press_key(qtbot, Qt.Key.Key_M, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: isinstance(window.panels.get("model_step"), _ModelStep))
     assert window.model_action in window.menuBar().actions()[-2].menu().actions()  # Tools
     window.panels["model_step"].reject()
@@ -76,23 +71,23 @@ def test_esc_closes_the_panel_however_it_was_brought_up(qtbot, window, name, key
     control = Qt.KeyboardModifier.ControlModifier
     _active(qtbot, window)
     window.composer.input.setFocus()
-    _press(qtbot, key, control)
+    press_key(qtbot, key, control)
     panel = window.panels[name]
     qtbot.waitUntil(lambda: QApplication.activeWindow() is panel)
-    _press(qtbot, Qt.Key.Key_Escape)
+    press_key(qtbot, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: name not in window.panels)
 
     # Open again, back to the chat, and Ctrl+I / Ctrl+P once more: it comes forward, and Esc,
     # pressed there, closes it (the keys used to go on to the window behind).
     _active(qtbot, window)
-    _press(qtbot, key, control)
+    press_key(qtbot, key, control)
     panel = window.panels[name]
     qtbot.waitUntil(lambda: QApplication.activeWindow() is panel)
     _active(qtbot, window)
     window.composer.input.setFocus()
-    _press(qtbot, key, control)
+    press_key(qtbot, key, control)
     assert window.panels[name] is panel
     qtbot.waitUntil(lambda: QApplication.activeWindow() is panel)  # it has the keyboard
-    _press(qtbot, Qt.Key.Key_Escape)
+    press_key(qtbot, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: name not in window.panels)
     assert window.isVisible() and window.session is not None  # only the panel closed

@@ -9,9 +9,8 @@ import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from tests.helpers import create_vault, open_fast, shown_dialog
+from tests.helpers import create_vault, open_fast, shown_dialog, switch_dialog, switch_open_button
 
 pytestmark = pytest.mark.gui
 
@@ -31,18 +30,6 @@ def app(qtbot):
     window.close()
 
 
-def _switch_dialog(qtbot, window):
-    from app.vault_switch import SwitchVaultDialog
-
-    window.switch_action.trigger()
-    qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), SwitchVaultDialog))
-    return QApplication.activeModalWidget()
-
-
-def _open_button(dialog):
-    return dialog.buttons.button(QDialogButtonBox.StandardButton.Open)
-
-
 def _names(dialog) -> list[str]:
     return [dialog._name_at(i) for i in range(dialog.list.count())]
 
@@ -60,14 +47,14 @@ def test_switching_to_a_new_memory_and_back_keeps_each_ones_conversations_apart(
     assert window.switch_action.shortcut() == QKeySequence("Ctrl+Shift+O")
     assert "Ctrl+Shift+O" in window.shortcuts_text()
 
-    dialog = _switch_dialog(qtbot, window)
+    dialog = switch_dialog(qtbot, window)
     assert _names(dialog) == ["default"]
     assert "open now" in dialog.list.item(0).text()
-    assert not _open_button(dialog).isEnabled()  # the open memory is not a choice
+    assert not switch_open_button(dialog).isEnabled()  # the open memory is not a choice
     qtbot.keyClicks(dialog.new_name, "work")
-    assert _open_button(dialog).isEnabled()
+    assert switch_open_button(dialog).isEnabled()
     with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
-        qtbot.mouseClick(_open_button(dialog), Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(switch_open_button(dialog), Qt.MouseButton.LeftButton)
     first = shown.args[0]
     assert isinstance(first, FirstRunDialog)
     assert "work" in first.windowTitle()
@@ -82,12 +69,12 @@ def test_switching_to_a_new_memory_and_back_keeps_each_ones_conversations_apart(
     assert mem.pages() == [] and not mem.retrieve("dog Rex beach").pages
     send(window, "Quarterly report is due on Friday.")
 
-    back = _switch_dialog(qtbot, window)
+    back = switch_dialog(qtbot, window)
     assert set(_names(back)) == {"default", "work"}
     row = _names(back).index("default")
     assert back.list.currentRow() == row  # the other memory is offered first
     with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.mouseClick(_open_button(back), Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(switch_open_button(back), Qt.MouseButton.LeftButton)
     assert window.session.mem.path.name == "default.memoryos"
     qtbot.waitUntil(lambda: "Rex" in window.view.browser.toPlainText())
     assert "Quarterly" not in window.view.browser.toPlainText()
@@ -102,9 +89,9 @@ def test_cancelling_a_new_memory_goes_back_to_the_one_open_before(
     create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
     send(window, "I live in Porto.")
     before = window.session.mem
-    dialog = _switch_dialog(qtbot, window)
+    dialog = switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, "family")
-    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(switch_open_button(dialog),
                                                           Qt.MouseButton.LeftButton))
     assert window.session.mem is before  # open until the other one is
 
@@ -139,9 +126,9 @@ def recorded(qtbot):
 
 def _pick(qtbot, window, opener, name: str):
     """Switch memory → the existing memory `name` → Open: the dialog that asks for its key."""
-    dialog = _switch_dialog(qtbot, window)
+    dialog = switch_dialog(qtbot, window)
     dialog.list.setCurrentRow(_names(dialog).index(name))
-    return shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+    return shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(switch_open_button(dialog),
                                                                 Qt.MouseButton.LeftButton))
 
 
@@ -248,10 +235,10 @@ def test_auto_lock_while_another_memorys_dialog_is_up_locks_the_one_open(
 def test_a_bad_name_is_explained_and_cannot_be_opened(qtbot, app, memory_keyring):
     window, opener = app
     create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
-    dialog = _switch_dialog(qtbot, window)
+    dialog = switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, "../etc")
     assert dialog.problem.isVisible() and "letters" in dialog.problem.text()
-    assert not _open_button(dialog).isEnabled()
+    assert not switch_open_button(dialog).isEnabled()
     qtbot.keyClick(dialog.new_name, Qt.Key.Key_Return)  # Enter on a bad name does nothing
     assert dialog.isVisible() and window.session is not None
     dialog.new_name.clear()
@@ -287,7 +274,7 @@ def test_the_unlock_dialog_offers_another_memory_when_this_key_is_not_yours(
     assert "(locked)" in picker.list.item(1).text()  # not "open now": it is being unlocked
     with qtbot.assertNotEmitted(opener.cancelled):
         unlock = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(
-            _open_button(picker), Qt.MouseButton.LeftButton))
+            switch_open_button(picker), Qt.MouseButton.LeftButton))
     assert isinstance(unlock, UnlockDialog) and unlock.path == vault_path("mine")
     assert not shiboken6.isValid(dialog) or not dialog.isVisible()  # closed, not "Quit"
     assert window.isVisible() and not window.closing
@@ -306,9 +293,9 @@ def test_the_window_title_names_the_memory_open(qtbot, app, memory_keyring):
     create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     assert window.windowTitle() == "MemoryOS"  # the only memory: nothing to tell apart
 
-    dialog = _switch_dialog(qtbot, window)
+    dialog = switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, "work")
-    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(switch_open_button(dialog),
                                                           Qt.MouseButton.LeftButton))
     assert window.windowTitle() == "MemoryOS"  # closed: no memory open while it is made
     create_vault(qtbot, window, first, None)
@@ -392,14 +379,14 @@ def _learn(qtbot, window):
 
 
 def _switch_to(qtbot, window, opener, name: str):
-    dialog = _switch_dialog(qtbot, window)
+    dialog = switch_dialog(qtbot, window)
     if name in _names(dialog):
         dialog.list.setCurrentRow(_names(dialog).index(name))
         with qtbot.waitSignal(window.session_attached, timeout=10_000):
-            qtbot.mouseClick(_open_button(dialog), Qt.MouseButton.LeftButton)
+            qtbot.mouseClick(switch_open_button(dialog), Qt.MouseButton.LeftButton)
         return
     qtbot.keyClicks(dialog.new_name, name)
-    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(switch_open_button(dialog),
                                                           Qt.MouseButton.LeftButton))
     create_vault(qtbot, window, first, None)
 

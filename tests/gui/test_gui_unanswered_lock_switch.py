@@ -7,9 +7,8 @@ import json
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from tests.helpers import create_vault, open_fast, shown_dialog
+from tests.helpers import create_vault, open_fast, shown_dialog, switch_dialog, switch_open_button
 
 pytestmark = pytest.mark.gui
 
@@ -183,23 +182,11 @@ def test_the_idle_lock_still_waits_for_the_answer(qtbot, app, fail_keyring):
 # --- Switch memory ------------------------------------------------------------------------
 
 
-def _switch_dialog(qtbot, window):
-    from app.vault_switch import SwitchVaultDialog
-
-    window.switch_action.trigger()
-    qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), SwitchVaultDialog))
-    return QApplication.activeModalWidget()
-
-
-def _open_button(dialog):
-    return dialog.buttons.button(QDialogButtonBox.StandardButton.Open)
-
-
 def _new_memory_dialog(qtbot, window, opener, name: str):
     """Switch memory → a new memory `name` → Open: its first-run dialog (not filled yet)."""
-    dialog = _switch_dialog(qtbot, window)
+    dialog = switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, name)
-    return shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(_open_button(dialog),
+    return shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(switch_open_button(dialog),
                                                                 Qt.MouseButton.LeftButton))
 
 
@@ -235,10 +222,10 @@ def test_switch_memory_before_the_first_word_keeps_the_message_with_its_memory(
     assert not window.composer.notice.isVisible()
     assert window.session.mem.unanswered() is None
 
-    back = _switch_dialog(qtbot, window)
+    back = switch_dialog(qtbot, window)
     back.list.setCurrentRow([back._name_at(i) for i in range(back.list.count())].index("default"))
     with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.mouseClick(_open_button(back), Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(switch_open_button(back), Qt.MouseButton.LeftButton)
     box = window.composer.input
     qtbot.waitUntil(lambda: box.toPlainText() == QUESTION)
     assert "not answered" in window.composer.notice.text()

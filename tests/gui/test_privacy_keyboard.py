@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 
-from tests.helpers import answer_box, privacy_row
+from tests.helpers import answer_box, press_key, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -28,18 +28,11 @@ def panel(qtbot, window, memory):
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     window.composer.input.setFocus()
-    _press(qtbot, Qt.Key.Key_P, CONTROL)
+    press_key(qtbot, Qt.Key.Key_P, CONTROL)
     privacy = window.panels["privacy"]
     qtbot.waitUntil(lambda: QApplication.activeWindow() is privacy)
     qtbot.waitUntil(lambda: privacy_row(privacy, NURSE) is not None)
     return privacy
-
-
-def _press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
-    """A key pressed on the keyboard: it goes to the widget that has the keyboard."""
-    target = QApplication.focusWidget() or QApplication.activeWindow()
-    assert target is not None, "no window has the keyboard"
-    qtbot.keyClick(target, key, modifier)
 
 
 def _back_to(qtbot, panel) -> None:
@@ -53,7 +46,7 @@ def _tab_to(qtbot, widget) -> None:
     for _ in range(12):
         if QApplication.focusWidget() is widget:
             return
-        _press(qtbot, Qt.Key.Key_Tab)
+        press_key(qtbot, Qt.Key.Key_Tab)
     assert QApplication.focusWidget() is widget, f"Tab never reached {widget!r}"
 
 
@@ -75,7 +68,7 @@ def test_it_opens_with_the_keyboard_in_the_search_box(qtbot, panel):
     """Ctrl+P put the keyboard on the tab bar, with no mark: "Thai" typed went nowhere."""
     assert QApplication.focusWidget() is panel.search
     for letter in "love":
-        _press(qtbot, getattr(Qt.Key, f"Key_{letter.upper()}"))
+        press_key(qtbot, getattr(Qt.Key, f"Key_{letter.upper()}"))
     assert panel.search.text().lower() == "love"
     assert [item.text for item in panel.visible_items()] == [THAI]
 
@@ -89,15 +82,15 @@ def test_tab_into_the_list_selects_a_row_so_its_keys_work_at_once(qtbot, panel):
     assert panel.edit_button.isEnabled() and panel.delete_button.isEnabled()
     qtbot.waitUntil(lambda: panel.source.toPlainText().startswith(THAI))  # its source shows
 
-    _press(qtbot, Qt.Key.Key_F2)
+    press_key(qtbot, Qt.Key.Key_F2)
     assert _editor(qtbot, panel).text() == THAI
-    _press(qtbot, Qt.Key.Key_Escape)  # leaves the editor, not the panel
+    press_key(qtbot, Qt.Key.Key_Escape)  # leaves the editor, not the panel
     qtbot.waitUntil(lambda: panel.tree.findChild(QLineEdit) is None)
     assert panel.isVisible()
 
     seen: dict = {}
     answer_box(panel, "Delete", "Cancel", seen)
-    _press(qtbot, Qt.Key.Key_Delete)
+    press_key(qtbot, Qt.Key.Key_Delete)
     qtbot.waitUntil(lambda: "texts" in seen)
     _back_to(qtbot, panel)
 
@@ -105,7 +98,7 @@ def test_tab_into_the_list_selects_a_row_so_its_keys_work_at_once(qtbot, panel):
     panel.tree.clearSelection()
     privacy_row(panel, THAI).setSelected(True)
     panel.edit_button.setFocus()
-    _press(qtbot, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    press_key(qtbot, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
     _tab_to(qtbot, panel.tree)
     assert [item.text for item in panel.selected_items()] == [THAI]
 
@@ -118,13 +111,13 @@ def test_f2_and_double_click_edit_what_it_knows_never_the_kind(qtbot, panel, mem
     _click_cell(qtbot, panel.tree, row, 0)  # the Kind cell is the current one now
     assert [item.text for item in panel.selected_items()] == [NURSE]
 
-    _press(qtbot, Qt.Key.Key_F2)
+    press_key(qtbot, Qt.Key.Key_F2)
     editor = _editor(qtbot, panel)
     assert editor.text() == NURSE  # what it knows, not "Fact"
     editor.selectAll()
     qtbot.keyClicks(editor, MIDWIFE)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        _press(qtbot, Qt.Key.Key_Return)
+        press_key(qtbot, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: privacy_row(panel, MIDWIFE) is not None)
     assert MIDWIFE in [fact.text for fact in memory.facts()]
     assert privacy_row(panel, MIDWIFE).text(0) == kind
@@ -134,7 +127,7 @@ def test_f2_and_double_click_edit_what_it_knows_never_the_kind(qtbot, panel, mem
         row = privacy_row(panel, THAI)
         _click_cell(qtbot, panel.tree, row, column, double=True)
         assert _editor(qtbot, panel).text() == THAI, f"column {column}"
-        _press(qtbot, Qt.Key.Key_Escape)
+        press_key(qtbot, Qt.Key.Key_Escape)
         qtbot.waitUntil(lambda: panel.tree.findChild(QLineEdit) is None)
 
 
@@ -142,7 +135,7 @@ def test_enter_on_a_row_edits_nothing_and_presses_no_button(qtbot, panel, memory
     before = memory.facts(include_superseded=True)
     _click_cell(qtbot, panel.tree, privacy_row(panel, NURSE), 1)
     with qtbot.assertNotEmitted(panel.changed, wait=300):  # no edit, delete or forget
-        _press(qtbot, Qt.Key.Key_Return)
+        press_key(qtbot, Qt.Key.Key_Return)
     assert panel.tree.state() != QAbstractItemView.State.EditingState
     assert panel.isVisible() and not panel.undo_button.isVisible()
     assert memory.facts(include_superseded=True) == before
@@ -155,14 +148,14 @@ def test_ctrl_z_in_the_search_box_takes_back_the_last_delete(qtbot, panel, memor
     seen: dict = {}
     answer_box(panel, "Delete", "Delete", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        _press(qtbot, Qt.Key.Key_Delete)
+        press_key(qtbot, Qt.Key.Key_Delete)
     qtbot.waitUntil(lambda: not any(NURSE == fact.text for fact in memory.facts()))
     assert panel.undo_button.isVisible()
     _back_to(qtbot, panel)
     panel.search.setFocus()
 
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        _press(qtbot, Qt.Key.Key_Z, CONTROL)
+        press_key(qtbot, Qt.Key.Key_Z, CONTROL)
 
     assert NURSE in [fact.text for fact in memory.facts()]
     assert panel.search.text() == "I work"  # the search stays as typed
@@ -172,7 +165,7 @@ def test_ctrl_z_in_the_search_box_takes_back_the_last_delete(qtbot, panel, memor
     # No Undo offered: Ctrl+Z is the search box's own again
     panel.search.clear()
     qtbot.keyClicks(panel.search, "Thai")
-    _press(qtbot, Qt.Key.Key_Z, CONTROL)
+    press_key(qtbot, Qt.Key.Key_Z, CONTROL)
     assert panel.search.text() != "Thai"
     assert NURSE in [fact.text for fact in memory.facts()]
 
@@ -191,7 +184,7 @@ def test_ctrl_z_anywhere_in_the_panel_takes_back_the_last_edit(qtbot, panel, mem
     assert QApplication.focusWidget() is focus
 
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        _press(qtbot, Qt.Key.Key_Z, CONTROL)
+        press_key(qtbot, Qt.Key.Key_Z, CONTROL)
 
     qtbot.waitUntil(lambda: privacy_row(panel, NURSE) is not None)
     assert NURSE in [fact.text for fact in memory.facts()]
@@ -202,19 +195,19 @@ def test_enter_presses_the_focused_button(qtbot, panel, window):
     panel.tree.clearSelection()
     privacy_row(panel, THAI).setSelected(True)
     _tab_to(qtbot, panel.edit_button)
-    _press(qtbot, Qt.Key.Key_Return)
+    press_key(qtbot, Qt.Key.Key_Return)
     assert _editor(qtbot, panel).text() == THAI
-    _press(qtbot, Qt.Key.Key_Escape)
+    press_key(qtbot, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: panel.tree.findChild(QLineEdit) is None)
 
     panel.search.setFocus()
     with qtbot.assertNotEmitted(panel.finished, wait=200):  # no button pressed: not Close
-        _press(qtbot, Qt.Key.Key_Return)  # in the search box
+        press_key(qtbot, Qt.Key.Key_Return)  # in the search box
     assert panel.isVisible() and panel.tree.findChild(QLineEdit) is None
 
     close = next(b for b in panel.findChildren(type(panel.edit_button)) if b.text() == "Close")
     close.setFocus()
-    _press(qtbot, Qt.Key.Key_Enter, Qt.KeyboardModifier.KeypadModifier)
+    press_key(qtbot, Qt.Key.Key_Enter, Qt.KeyboardModifier.KeypadModifier)
     qtbot.waitUntil(lambda: "privacy" not in window.panels)
 
 
@@ -231,10 +224,10 @@ def test_closed_the_keyboard_goes_back_to_the_message_box(qtbot, panel, window, 
         close = next(b for b in panel.findChildren(type(panel.edit_button)) if b.text() == "Close")
         qtbot.mouseClick(close, Qt.MouseButton.LeftButton)
     else:
-        _press(qtbot, Qt.Key.Key_Escape)
+        press_key(qtbot, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: "privacy" not in window.panels)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.input)
     for letter in "hi":
-        _press(qtbot, getattr(Qt.Key, f"Key_{letter.upper()}"))
+        press_key(qtbot, getattr(Qt.Key, f"Key_{letter.upper()}"))
     assert window.composer.input.toPlainText() == "hi"
     assert window.sidebar.search.text() == ""

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
 
-from tests.helpers import answer_box, privacy_row
+from tests.helpers import answer_box, press_key, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -32,18 +32,11 @@ def panel(qtbot, window, memory):
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     window.composer.input.setFocus()
-    _press(qtbot, Qt.Key.Key_P, CONTROL)
+    press_key(qtbot, Qt.Key.Key_P, CONTROL)
     privacy = window.panels["privacy"]
     qtbot.waitUntil(lambda: QApplication.activeWindow() is privacy)
     qtbot.waitUntil(lambda: privacy_row(privacy, NURSE) is not None)
     return privacy
-
-
-def _press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
-    """A key pressed on the keyboard: it goes to the widget that has the keyboard."""
-    target = QApplication.focusWidget() or QApplication.activeWindow()
-    assert target is not None, "no window has the keyboard"
-    qtbot.keyClick(target, key, modifier)
 
 
 def _shown(panel) -> list[str]:
@@ -68,27 +61,27 @@ def _down_to(qtbot, panel, text: str) -> None:
     for _ in range(12):
         if QApplication.focusWidget() is panel.tree:
             break
-        _press(qtbot, Qt.Key.Key_Tab)
+        press_key(qtbot, Qt.Key.Key_Tab)
     assert QApplication.focusWidget() is panel.tree
     shown = _shown(panel)
     assert 0 < shown.index(text) < len(shown) - 1, shown
     for _ in range(len(shown)):
         if _selected(panel) == [text]:
             return
-        _press(qtbot, Qt.Key.Key_Down)
+        press_key(qtbot, Qt.Key.Key_Down)
     assert _selected(panel) == [text]
 
 
 def _edit_with_f2(qtbot, panel, text: str) -> None:
     """F2 on the selected row, type `text` over what it knows, Enter; wait until it is read
     back from the vault."""
-    _press(qtbot, Qt.Key.Key_F2)
+    press_key(qtbot, Qt.Key.Key_F2)
     qtbot.waitUntil(lambda: panel.tree.findChild(QLineEdit) is not None)
     editor = panel.tree.findChild(QLineEdit)
     editor.selectAll()
     qtbot.keyClicks(editor, text)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        _press(qtbot, Qt.Key.Key_Return)
+        press_key(qtbot, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: privacy_row(panel, text) is not None
                     and _selected(panel) == [text])
     assert QApplication.focusWidget() is panel.tree
@@ -107,7 +100,7 @@ def test_down_after_an_edit_moves_from_the_edited_row(qtbot, panel, memory):
     _read_again(qtbot, panel)
     below = _after(panel, TYPO)
 
-    _press(qtbot, Qt.Key.Key_Down)
+    press_key(qtbot, Qt.Key.Key_Down)
 
     assert _selected(panel) == [below]
 
@@ -116,14 +109,14 @@ def test_down_after_ctrl_z_moves_from_the_row_put_back(qtbot, panel, memory):
     _down_to(qtbot, panel, NURSE)
     _edit_with_f2(qtbot, panel, TYPO)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        _press(qtbot, Qt.Key.Key_Z, CONTROL)
+        press_key(qtbot, Qt.Key.Key_Z, CONTROL)
     qtbot.waitUntil(lambda: privacy_row(panel, NURSE) is not None
                     and _selected(panel) == [NURSE])
     assert NURSE in [fact.text for fact in memory.facts()]
     _read_again(qtbot, panel)
     below = _after(panel, NURSE)
 
-    _press(qtbot, Qt.Key.Key_Down)
+    press_key(qtbot, Qt.Key.Key_Down)
 
     assert _selected(panel) == [below]
 
@@ -136,16 +129,16 @@ def test_down_after_undoing_a_delete_moves_from_the_row_put_back(qtbot, panel, m
     seen: dict = {}
     answer_box(panel, "Delete", "Delete", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        _press(qtbot, Qt.Key.Key_Delete)
+        press_key(qtbot, Qt.Key.Key_Delete)
     qtbot.waitUntil(lambda: _selected(panel) == [following])
     panel.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is panel)
     panel.tree.setFocus()
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        _press(qtbot, Qt.Key.Key_Z, CONTROL)
+        press_key(qtbot, Qt.Key.Key_Z, CONTROL)
     qtbot.waitUntil(lambda: _selected(panel) == [NURSE])
 
-    _press(qtbot, Qt.Key.Key_Down)
+    press_key(qtbot, Qt.Key.Key_Down)
 
     assert _selected(panel) == [following]
 
@@ -156,7 +149,7 @@ def test_after_a_delete_the_row_selected_is_the_current_one(qtbot, panel, memory
     seen: dict = {}
     answer_box(panel, "Delete", "Delete", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
-        _press(qtbot, Qt.Key.Key_Delete)
+        press_key(qtbot, Qt.Key.Key_Delete)
     qtbot.waitUntil(lambda: privacy_row(panel, NURSE) is None
                     and _selected(panel) == [following])
     assert NURSE not in [fact.text for fact in memory.facts()]
@@ -171,7 +164,7 @@ def test_after_a_delete_the_row_selected_is_the_current_one(qtbot, panel, memory
 
     # Delete now asks about that row, not another
     answer_box(panel, "Delete", "Cancel", seen)
-    _press(qtbot, Qt.Key.Key_Delete)
+    press_key(qtbot, Qt.Key.Key_Delete)
     qtbot.waitUntil(lambda: len(seen["texts"]) == 2)
     assert following in seen["texts"][1]
     assert following in [item.shown for item in panel.items]
@@ -181,7 +174,7 @@ def test_the_delete_question_quotes_the_item(qtbot, panel, memory):
     _down_to(qtbot, panel, NURSE)
     seen: dict = {}
     answer_box(panel, "Delete", "Cancel", seen)
-    _press(qtbot, Qt.Key.Key_Delete)
+    press_key(qtbot, Qt.Key.Key_Delete)
     qtbot.waitUntil(lambda: "texts" in seen)
 
     question = seen["texts"][0]
