@@ -172,6 +172,7 @@ class OpenAIChat(ChatBackend):
                 raise self._error(retry_exc) from None
         parts: list[str] = []
         usage: dict = {}
+        estimated = 0  # a whole answer's completion tokens, for a server that does not count
         finished = False
         try:
             for kind, data in _sse_events(response):
@@ -182,16 +183,23 @@ class OpenAIChat(ChatBackend):
                     break
                 event = json.loads(data)
                 if isinstance(event.get("error"), dict | str):
-                    raise self._stream_error(event)
+                    raise self._stream_error(event, whole=kind == "whole")
                 usage = event.get("usage") or usage
                 for choice in event.get("choices") or []:
-                    text = (choice.get("delta") or {}).get("content")
+                    # "message": the whole answer of a server that ignored "stream": true. Its
+                    # reasoning_content is left out as a streamed delta's is.
+                    text = (choice.get("delta") or choice.get("message") or {}).get("content")
                     if text:
                         parts.append(text)
                         yield text
                     if choice.get("finish_reason"):  # "stop", or "length" when cut off
                         finished = True
                         self.last_finish_reason = str(choice["finish_reason"])
+                if kind == "whole":  # the body was read to its end: nothing more will come
+                    if not parts:
+                        raise ServerError(self._ended_text())
+                    finished = True
+                    estimated = max(1, len("".join(parts)) // 4)  # as _complete_json does
             if not finished and (parts or not _framed(response)):
                 # Without Content-Length or chunks, the end of the body is the socket closing:
                 # a server stopped right after its headers reads so, as one that ended the
@@ -207,7 +215,7 @@ class OpenAIChat(ChatBackend):
         finally:
             response.close()  # a response that ends the connection holds its socket
             connection.close()
-            self._record(usage, len(parts))  # without usage: one chunk is about one token
+            self._record(usage, estimated or len(parts))  # streamed: a chunk is about a token
 
     def _complete_json(self, messages: list[Message], schema: dict, *, max_tokens: int) -> str:
         fitted, max_tokens = self._prepare(messages, max_tokens)
@@ -426,8 +434,8 @@ class OpenAIChat(ChatBackend):
             return f"{text} {self._context_advice(None, said=False)}"
         return f"{text} Its log may say why; send the message again to retry."
 
-    def _stream_error(self, body: bytes | dict) -> ServerError:
-        """An error the server sent inside the stream."""
+    def _stream_error(self, body: bytes | dict, whole: bool = False) -> ServerError:
+        """An error the server sent inside the stream, or as its whole answer (`whole`)."""
         detail = self._scrub(_error_text(body))
         if _context_exceeded(detail):
             advice = self._context_advice(_server_context(body), said=True)
@@ -435,7 +443,8 @@ class OpenAIChat(ChatBackend):
                 f"The server at {self.base_url} refused the prompt as longer than its "
                 f"context: {detail.rstrip('.')}. {advice}"
             )
-        return ServerError(f"The server at {self.base_url} failed mid-answer: {detail}")
+        when = "" if whole else " mid-answer"
+        return ServerError(f"The server at {self.base_url} failed{when}: {detail}")
 
     def _may_overflow(self) -> bool:
         """The prompt could be over the server's context: it fills half the context size set
@@ -466,11 +475,20 @@ class OpenAIChat(ChatBackend):
 
 def _sse_events(response: http.client.HTTPResponse) -> Iterator[tuple[str, str]]:
     """The events of a server-sent event stream: ("data", payload), or ("error", payload) for
-    an `error:` field (llama.cpp's server sends its failures so) or an `event: error`."""
+    an `error:` field (llama.cpp's server sends its failures so) or an `event: error`. A body
+    that is one JSON object is one ("whole", body): some servers ignore "stream": true and
+    answer as to a request without it (a line of an event stream never begins with "{")."""
     data: list[str] = []
     kind = "data"
-    for raw in _lines(response):
-        line = raw.decode("utf-8", errors="replace").rstrip("\r")
+    lines = _lines(response)
+    began = False
+    for raw in lines:
+        line = raw.decode("utf-8", errors="replace").removesuffix("\n").rstrip("\r")
+        if not began and line.strip():
+            began = True
+            if line.lstrip().startswith("{"):
+                yield "whole", b"".join([raw, *lines]).decode("utf-8", errors="replace")
+                return
         if not line:
             if data:
                 yield kind, "\n".join(data)
@@ -488,8 +506,9 @@ def _sse_events(response: http.client.HTTPResponse) -> Iterator[tuple[str, str]]
 
 
 def _lines(response: http.client.HTTPResponse) -> Iterator[bytes]:
-    """The body's lines. read1, not readline: readline takes a chunked body cut off without its
-    last chunk for a whole one, where read1 raises IncompleteRead (a broken connection)."""
+    """The body's lines, each with its newline (joined, they are the body as sent). read1, not
+    readline: readline takes a chunked body cut off without its last chunk for a whole one,
+    where read1 raises IncompleteRead (a broken connection)."""
     pending = b""
     while True:
         block = response.read1(_MAX_BODY)
@@ -500,7 +519,7 @@ def _lines(response: http.client.HTTPResponse) -> Iterator[bytes]:
                 yield pending
             return
         *lines, pending = (pending + block).split(b"\n")
-        yield from lines
+        yield from (line + b"\n" for line in lines)
         if len(pending) > _MAX_BODY:  # no event of ours is this long: pass it on in parts
             yield pending
             pending = b""
