@@ -156,17 +156,20 @@ def import_reference_steps(mem: Any, folder: str, user_id: str | None) -> Iterat
 
 
 def reference_report(added: Any) -> str:
-    """What a reference import added, in words: what the memory already held is not counted."""
-    from engine.reference_import import plural
+    """What a reference import added, in words: what the memory already held is not counted;
+    the reference's parts that were not in the folder are named after it."""
+    from engine.reference_import import not_found_note, plural
 
+    note = not_found_note(added.not_found)
     if added.nothing:
-        return ("Everything in this folder is already in this memory: nothing new was added "
-                "from the reference MemoryOS.")
-    text = f"Imported {added.summary()} from the reference MemoryOS."
-    if added.already_pages:
-        verb = "was" if added.already_pages == 1 else "were"
-        text += f" {plural(added.already_pages, 'page')} {verb} already in this memory."
-    return text
+        text = ("Everything in this folder is already in this memory: nothing new was added "
+                "from the reference MemoryOS.")  # fmt: skip
+    else:
+        text = f"Imported {added.summary()} from the reference MemoryOS."
+        if added.already_pages:
+            verb = "was" if added.already_pages == 1 else "were"
+            text += f" {plural(added.already_pages, 'page')} {verb} already in this memory."
+    return f"{text}\n\n{note}" if note else text
 
 
 FOLDER_TITLE = "Choose the reference MemoryOS folder"

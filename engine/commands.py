@@ -498,7 +498,9 @@ def _consolidate_with_progress(memory) -> None:
     # the bar is the share done, in percent, never less than it showed: a count of jobs had its
     # total raised part-way (0/60, 48/61, 62/62) and could move back.
     done = 0
-    with tqdm(total=100, desc="Organising memory", unit="%", file=sys.stderr) as bar:
+    # no rate: "314651.46%/s" says nothing (the default format's rate, with percent as unit)
+    shape = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
+    with tqdm(total=100, desc="Organising memory", bar_format=shape, file=sys.stderr) as bar:
         while True:
             ran = memory.run_consolidation(max_jobs=16)
             if not ran:

@@ -75,6 +75,7 @@ def _run(args: argparse.Namespace) -> int:
     from engine.reference_import import (
         find_users,
         import_steps,
+        not_found_note,
         plural,
         read_reference,
         vault_counts,
@@ -105,19 +106,25 @@ def _run(args: argparse.Namespace) -> int:
         )
     if data.assistants:
         print(f"  assistants: {', '.join(data.assistants)}")
+    note = not_found_note(data.not_found)
     if args.dry_run:
+        if note:
+            print(note)
         print("Dry run: nothing was written.")
         return 0
     from tqdm import tqdm
 
-    from engine.commands import _consolidate_with_progress, _open
+    from engine.commands import _consolidate_with_progress, _exists, _open, vault_to_open
 
     shared: dict = {}
     if args.data_folder:
-        memory, shared = _open_data_folder(args, data)
+        memory, shared, new = _open_data_folder(args, data)
     else:
+        new = not _exists(vault_to_open(args, create=True))
         memory = _open(args, create=True, background=False)
     try:
+        if new:  # made now, by this command: say so, and where
+            print(f"Created the new vault {memory.path.name} at {memory.path}.")
         before = vault_counts(memory)
         steps = import_steps(memory, data, shared)
         _, first_total = next(steps)  # what is left to import: the folder less what was before
@@ -146,6 +153,8 @@ def _run(args: argparse.Namespace) -> int:
             if added.already_pages:
                 already = plural(added.already_pages, "page")
                 print(f"Already in this vault, not added again: {already}.")
+        if note:
+            print(note)
         if not args.no_consolidate:
             _consolidate_with_progress(memory)
     finally:
@@ -157,7 +166,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _open_data_folder(args: argparse.Namespace, data) -> tuple:
     """The user's vault in a compat data folder and the shared vault of each assistant imported;
-    one key for all (the keyring, else one passphrase, as engine.compat.Memoryos does)."""
+    one key for all (the keyring, else one passphrase, as engine.compat.Memoryos does), and
+    whether the user's vault was made now."""
     from engine import unlock
     from engine.api import MemoryOS
     from engine.backends.build import make_embedder
@@ -169,8 +179,8 @@ def _open_data_folder(args: argparse.Namespace, data) -> tuple:
     path = vault_path(args.data_folder, data.user_id)
     embedder = make_embedder(embedder_name(args))
     passphrase = unlock.env_passphrase()
+    exists = path.exists() and path.stat().st_size > 0
     if passphrase is None and not keyring_status().usable:
-        exists = path.exists() and path.stat().st_size > 0
         passphrase = (
             unlock._ask(f"Passphrase for {path}: ") if exists else unlock.ask_new_passphrase()
         )
@@ -187,7 +197,7 @@ def _open_data_folder(args: argparse.Namespace, data) -> tuple:
         for store in shared.values():
             store.close()
         raise
-    return memory, shared
+    return memory, shared, not exists
 
 
 if __name__ == "__main__":

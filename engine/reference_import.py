@@ -40,6 +40,13 @@ ORIGIN = "imported from the reference"
 PROFILE_CATEGORY, PROFILE_NAME = "imported", "profile from the reference MemoryOS"
 EMBED_BATCH = 32
 USER_FILES = ("short_term.json", "mid_term.json", "long_term_user.json")
+# The reference's parts, as a note names those not in a folder.
+PARTS = {
+    "short_term.json": "recent exchanges",
+    "mid_term.json": "topics",
+    "long_term_user.json": "profile and knowledge",
+    "assistants/": "assistant knowledge",
+}
 
 
 @dataclass
@@ -89,6 +96,7 @@ class ReferenceData:
     assistants: list[str]
     skipped_empty: int = 0
     recovered: int = 0  # chromadb variant: pages only its index kept (engine/reference_chroma.py)
+    not_found: list[str] = field(default_factory=list)  # parts not in the folder (PARTS' keys)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -114,6 +122,7 @@ class Added:
     knowledge: int = 0  # assistant knowledge, in this vault or the assistant's shared vault
     profile: bool = False
     already_pages: int = 0  # pages of the folder the vault held before
+    not_found: list[str] = field(default_factory=list)  # the folder's ReferenceData.not_found
 
     @property
     def nothing(self) -> bool:
@@ -140,6 +149,18 @@ class Added:
         if not parts:
             return "nothing new"
         return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def not_found_note(parts: list[str]) -> str:
+    """'Not in this folder: mid_term.json (topics), …' with what to do, or "" when none."""
+    if not parts:
+        return ""
+    named = ", ".join(f"{part} ({PARTS[part]})" for part in parts)
+    return (
+        f"Not in this folder: {named}. If you copied the folder from elsewhere, copy "
+        f"{'it' if len(parts) == 1 else 'them'} too and import again: what is imported now is "
+        "not added twice."
+    )
 
 
 def plural(count: int, one: str, many: str = "") -> str:
@@ -262,8 +283,31 @@ def read_reference(
             content, "assistant_knowledge", ASSISTANT_KNOWLEDGE, f"assistant {assistant}", path
         )
         data.assistants.append(assistant)
+    data.not_found = parts_not_found(folder, user_dir, data)
     one_page_per_id(data)
     return data
+
+
+def parts_not_found(folder: Path, user_dir: Path, data: ReferenceData) -> list[str]:
+    """The reference's parts a folder lacks, for a note: a copy of half the folder imports
+    what is there and must say what was not. The reference writes each file only once it has
+    something for it (BAI-LAB/MemoryOS, memoryos-pypi): on start, the folders users/<user>/
+    and assistants/<assistant>/ and no file; short_term.json at the first exchange (kept
+    ever after, [] when emptied); mid_term.json once the short-term memory overflows;
+    long_term_user.json once a topic is analysed (its pages marked "analyzed");
+    long_term_assistant.json once there is assistant knowledge. So a file it had no reason to
+    write yet is not missing; a folder without short_term.json or without assistants/ was
+    copied in part, and every part not there is named."""
+    assistants = folder / "assistants"
+    copied_whole = (user_dir / "short_term.json").is_file() and assistants.is_dir()
+    analysed = any(page.analysed for session in data.sessions for page in session.pages)
+    expected = {
+        "short_term.json": True,
+        "mid_term.json": not copied_whole or (user_dir / "long_term_user.json").is_file(),
+        "long_term_user.json": not copied_whole or analysed,
+    }
+    found = [name for name, wanted in expected.items() if wanted and not (user_dir / name).is_file()]
+    return found + ([] if assistants.is_dir() else ["assistants/"])
 
 
 def one_page_per_id(data: ReferenceData) -> None:
@@ -360,15 +404,34 @@ def _load(path: Path, kind: type, default: Any) -> Any:
     except UnicodeDecodeError:
         raise InvalidInputError(f"{path} is not UTF-8 text; nothing was imported") from None
     except json.JSONDecodeError as exc:
-        raise InvalidInputError(
-            f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}); nothing was imported"
-        ) from None
+        raise InvalidInputError(_not_json(path, text, exc)) from None
     except OSError as exc:
         raise InvalidInputError(f"cannot read {path}: {exc.strerror}") from None
     if not isinstance(content, kind):
         expected = "a JSON list" if kind is list else "a JSON object"
         raise InvalidInputError(f"{path} should hold {expected}; nothing was imported")
     return content
+
+
+def _not_json(path: Path, text: str, exc: json.JSONDecodeError) -> str:
+    """Why a file is not JSON and what to do, with the line where it breaks for whoever wants
+    to look. Not "run the reference once more": it reads such a file as empty and its next save
+    replaces it, losing what the file still holds."""
+    if exc.pos >= len(text.rstrip()):  # cut off: a JSON document that stops part-way
+        why = (
+            f"it stops part-way, at line {exc.lineno} ({exc.msg}): the reference MemoryOS did "
+            "not finish writing it (it may have been stopped while saving)"
+        )
+    else:
+        why = (
+            f"it breaks at line {exc.lineno} ({exc.msg}): it was damaged or changed after the "
+            "reference MemoryOS wrote it"
+        )
+    return (
+        f"{path} is not valid JSON: {why}. Put back a copy from a backup, or, to import the "
+        "rest without it, move this file out of the folder (keep it: what it holds up to that "
+        "line can still be read); nothing was imported"
+    )
 
 
 def _text(value: Any, where: str) -> str:
@@ -514,6 +577,7 @@ def import_steps(
     pages = [p for _, ps in sessions for p in ps] + short
     every = data.short_term + [p for s in data.sessions for p in s.pages]
     report = Added(already_pages=len({_key(p) for p in every} & record.pages))
+    report.not_found = list(data.not_found)
     new_profile = record.takes_profile(memory, data)
     total = len(pages) + len(fresh) + 1
     yield 0, total
