@@ -239,6 +239,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self._held_width = 0  # the view's width when it was asked
         self._hold_timer = QTimer(self, singleShot=True, interval=HOLD_MS)
         self._hold_timer.timeout.connect(self._release_place)
+        self._follow = True  # False while an exchange is added that must not scroll the view
         # A new size (the window resized, the text relaid): the place is kept as for Ctrl+B.
         self.browser.viewport().installEventFilter(self)
         self.set_empty_text(*self.default_empty_text())
@@ -322,6 +323,18 @@ class ConversationView(MessagesMixin, QStackedWidget):
         note = "Stopped" if meta.get("stopped") else note
         self.add_assistant_message(getattr(page, "agent_response", ""), timestamp, note, agent,
                                    memories, page_id)
+
+    def append_exchange(
+        self, page: object, memories: list[Any] | None = None, note: str = ""
+    ) -> None:
+        """A stored exchange that came from elsewhere (another process), at the end: the view
+        follows it only when it showed the end, as for a streamed answer (someone reading
+        higher up stays where they are)."""
+        self._follow = self.currentWidget() is not self.browser or self._at_end()
+        try:
+            self.add_exchange(page, memories, note)
+        finally:
+            self._follow = True
 
     def add_learned(self, page_id: int, item: Any) -> bool:
         """A "Learned" notice after its answer; at the end of the conversation it is scrolled
@@ -694,11 +707,17 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self.browser.verticalScrollBar().rangeChanged.disconnect(self._keep_place)
         self._held = None
 
+    def reading_place(self) -> int | None:
+        """The scroll position when someone reads higher up; None at the end."""
+        return None if self._at_end() else self.browser.verticalScrollBar().value()
+
     def _at_end(self) -> bool:
         bar = self.browser.verticalScrollBar()
         return bar.value() >= bar.maximum() - 24
 
     def _scroll_to_end(self) -> None:
+        if not self._follow:
+            return
         self._scroll_now()
         QTimer.singleShot(0, self, self._scroll_now)  # again once the layout has caught up
 

@@ -308,6 +308,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         session.status_changed.connect(self.status.set_memory)
         self.learned_notices.watch(session)
         self.used_memories.watch(session)
+        session.outside_written.connect(self.show_outside_exchanges)  # another process wrote
         self.sidebar.attach(session)
         self.demo_banner.watch(session, self.settings)  # a served model's size: once loaded
         for action in self.vault_actions:
@@ -1000,6 +1001,8 @@ def _vault_summary(mem: Any, resume: str | None = None, fallback: bool = False) 
     if shown is None and conversations:
         shown = max(conversations, key=lambda c: c.last_ts or 0).id
     if shown:
-        pages = sorted(mem.pages(conversation_id=shown, limit=200), key=lambda p: p.timestamp)
+        # Its most recent exchanges (the first 200 of a longer one left out how it went on)
+        pages = sorted(mem.pages(conversation_id=shown, limit=200, newest=True),
+                       key=lambda p: p.timestamp)
     return {"info": info, "pages": pages, "memories": mem.memories_used([p.id for p in pages]),
             "unanswered": waiting}

@@ -170,6 +170,7 @@ class Session(QObject):
     model_state = Signal(str, str)  # NO_MODEL | LOADING | READY | FAILED | UNREACHABLE, text
     model_progress = Signal(float, str)
     memory_changed = Signal(str)  # engine events ("pages", "segments", "facts", "jobs", ...)
+    outside_written = Signal()  # another process committed to the vault (before its events)
     status_changed = Signal(object)  # ConsolidationStatus
 
     def __init__(
@@ -261,6 +262,7 @@ class Session(QObject):
         if self._closed or previous is None or version == previous:
             return
         log.debug("the vault changed outside this process: refreshing")
+        self.outside_written.emit()
         for event in OUTSIDE_EVENTS:  # as if this process had written: status, sidebar, panels
             self.memory_changed.emit(event)
 

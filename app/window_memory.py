@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QRect, Qt
+from PySide6.QtCore import QByteArray, QRect, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QSplitter, QWidget
 
@@ -20,6 +20,29 @@ from app.sidebar import Sidebar
 
 # The window's minimum size at the normal text size; it grows with the text (fit_to_text).
 WINDOW_LEAST = (560, 420)
+# As many exchanges as a conversation drawn from the vault shows (load_conversation's limit).
+PAGES_SHOWN = 500
+
+
+def outside_exchanges(mem: Any, conversation_ids: list[str], shown: list[int]) -> dict:
+    """Read in a worker after another process wrote to the vault: the pages of the
+    conversations on screen, oldest first (as load_conversation reads them), and what the
+    answers not among `shown` (the page ids drawn) remembered."""
+    pages = sorted(
+        (
+            p
+            for c in dict.fromkeys(conversation_ids)
+            for p in mem.pages(conversation_id=c, limit=PAGES_SHOWN, newest=True)
+        ),
+        key=lambda p: (p.timestamp, p.id),
+    )
+    drawn = set(shown)
+    fresh = [p.id for p in pages if p.id not in drawn]
+    return {
+        "ids": list(conversation_ids),
+        "pages": pages,
+        "memories": mem.memories_used(fresh) if fresh else {},
+    }
 
 
 class SidebarSplitter(QSplitter):
@@ -68,6 +91,11 @@ class MemoryWindowMixin:
         self.splitter.setSizes([240, 740])
         self._splitter_restored = False  # restored at the first show, once the window has a size
         self.sidebar.setVisible(self.settings.sidebar_visible)
+        # Exchanges written by another process wait for the answer streaming, the redraw or
+        # the edit under way, then are read again (show_outside_exchanges).
+        self._outside_due = False
+        self.answer_finished.connect(self._outside_retry)
+        self.conversation_shown.connect(self._outside_retry)
 
     def _make_memory_actions(self) -> None:
         self.composer.input.escaped.connect(self.cancel_editing)
@@ -223,21 +251,76 @@ class MemoryWindowMixin:
             if on
             else "Enter to send · Shift+Enter for a new line"
         )
+        if not on and self._outside_due:  # the edit is sent or cancelled: look again after
+            QTimer.singleShot(0, self, self._outside_retry)
 
-    def reload_conversation(self, notice: str = "") -> None:
+    def _conversation_ids(self) -> list[str]:
+        """The conversations drawn on screen, the one the next message continues last."""
+        return [*self.shown_conversations, self.session.mem.conversation_id]
+
+    def show_outside_exchanges(self) -> None:
+        """Another process (the MCP server, the CLI) wrote to the vault: the exchanges it added
+        to the conversation on screen are drawn in, in time order (one read, in the pool). Not
+        in a temporary chat; while an answer streams, the conversation is drawn again or the
+        last question is being edited, once that has ended."""
+        session = self.session
+        if session is None or self.temporary or self._history_due:
+            return
+        if self._outside_busy():
+            self._outside_due = True
+            return
+        self._outside_due = False
+        session.run(outside_exchanges, session.mem, self._conversation_ids(),
+                    self.view.page_ids(), on_result=self._outside_read,
+                    on_error=lambda _error: None)  # closing or locked: the next write reads again
+
+    def _outside_busy(self) -> bool:
+        return bool(self.session.generating or self.reloading or self.composer.property("editing"))
+
+    def _outside_retry(self, *_: object) -> None:
+        if self._outside_due:
+            self.show_outside_exchanges()
+
+    def _outside_read(self, data: dict) -> None:
+        from engine.remembered import saved_list
+
+        session = self.session
+        if session is None or self.temporary or data["ids"] != self._conversation_ids():
+            return  # locked, or another conversation is on screen now (drawn from the vault)
+        if self._outside_busy():  # began while it read: it reads again once that has ended
+            self._outside_due = True
+            return
+        drawn = set(self.view.page_ids())  # the window's own exchanges are among them
+        pages = data["pages"]
+        # Older exchanges of a long conversation than the first drawn are not new: left out
+        first = next((i for i, page in enumerate(pages) if page.id in drawn), 0)
+        fresh = [page for page in pages[first:] if page.id not in drawn]
+        if not fresh:
+            return
+        if any(page.id in drawn for page in pages[pages.index(fresh[0]):]):
+            # One dated before an exchange on screen: the conversation is drawn again, in order.
+            self.reload_conversation(keep_place=True)
+            return
+        for page in fresh:
+            self.view.append_exchange(page, saved_list(page, data["memories"]),
+                                      self.stored_note(page))
+        self.learned_notices.check()  # what was learned from them since the window opened
+
+    def reload_conversation(self, notice: str = "", keep_place: bool = False) -> None:
         """Draw the current conversation again from the vault (after something was forgotten),
-        then `notice` under it."""
+        then `notice` under it. `keep_place`: someone reading higher up stays where they are."""
         if self.session is None or self.temporary or self.session.generating:
             if notice:
                 self.view.add_notice(notice)
             return
-        ids = [*self.shown_conversations, self.session.mem.conversation_id]
+        ids = self._conversation_ids()
         self._reloads = getattr(self, "_reloads", 0) + 1
+        place = self.view.reading_place() if keep_place else None
         self.session.run(
             load_conversation,
             self.session.mem,
             ids,
-            on_result=lambda data: self._reloaded(data, notice),
+            on_result=lambda data: self._reloaded(data, notice, place),
             on_error=self._reload_failed,
         )
 
@@ -246,9 +329,12 @@ class MemoryWindowMixin:
         """Whether a reload_conversation is still reading (what it draws is read after now)."""
         return getattr(self, "_reloads", 0) > 0
 
-    def _reloaded(self, data: dict, notice: str) -> None:
+    def _reloaded(self, data: dict, notice: str, place: int | None = None) -> None:
         self._reloads -= 1
         self._show_conversation(data, notice)
+        if place is not None:  # after the view's own scrolls to the end (queued as this is)
+            bar = self.view.browser.verticalScrollBar()
+            QTimer.singleShot(0, self.view, lambda: bar.setValue(place))
 
     def _reload_failed(self, error: Exception) -> None:
         self._reloads -= 1
