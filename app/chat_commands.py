@@ -19,13 +19,13 @@ from engine import chat_commands, errors, remembered
 
 
 def load_conversation(mem: Any, conversation_ids: list[str], limit: int = 500) -> dict:
-    """Read in a worker: the pages of conversations, oldest first, with what each answer
-    remembered."""
+    """Read in a worker: the pages of conversations (the most recent `limit` of each), oldest
+    first, with what each answer remembered."""
     pages = sorted(
         (
             p
             for c in dict.fromkeys(conversation_ids)
-            for p in mem.pages(conversation_id=c, limit=limit)
+            for p in mem.pages(conversation_id=c, limit=limit, newest=True)
         ),
         key=lambda p: (p.timestamp, p.id),
     )

@@ -479,9 +479,15 @@ class MemoryOS:
         return {page.id for page in self.vault.pages([int(i) for i in page_ids])}
 
     def pages(
-        self, conversation_id: str | None = None, limit: int = 100, offset: int = 0
+        self,
+        conversation_id: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        newest: bool = False,
     ) -> list[Page]:
-        return self.vault.list_pages(conversation_id, limit, offset)
+        """Stored exchanges, oldest first: the first `limit`, or with `newest` the most recent
+        `limit` (what a conversation shown on screen ends with)."""
+        return self.vault.list_pages(conversation_id, limit, offset, newest)
 
     def memories_used(self, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
         """What each stored answer remembered, as it reads now (deleted items: forgotten)."""

@@ -115,19 +115,25 @@ class PagesMixin:
         ]
 
     @_locked
-    def list_pages(self, conversation_id: str | None, limit: int, offset: int) -> list[Page]:
+    def list_pages(
+        self, conversation_id: str | None, limit: int, offset: int, newest: bool = False
+    ) -> list[Page]:
+        """Pages in time order: the first `limit` after `offset`, or with `newest` the last
+        `limit` (`offset` then counts back from the most recent), still oldest first."""
+        order = "ORDER BY ts DESC, id DESC" if newest else "ORDER BY ts, id"
         if conversation_id is None:
             rows = self.conn.execute(
-                f"SELECT {PAGE_COLUMNS} FROM pages ORDER BY ts, id LIMIT ? OFFSET ?",
+                f"SELECT {PAGE_COLUMNS} FROM pages {order} LIMIT ? OFFSET ?",
                 (limit, offset),
             ).fetchall()
         else:
             rows = self.conn.execute(
-                f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? ORDER BY ts, id "
+                f"SELECT {PAGE_COLUMNS} FROM pages WHERE conversation_id=? {order} "
                 "LIMIT ? OFFSET ?",
                 (conversation_id, limit, offset),
             ).fetchall()
-        return [page_from_row(row) for row in rows]
+        pages = [page_from_row(row) for row in rows]
+        return pages[::-1] if newest else pages
 
     @_locked
     def external_id_page(self, external_id: str) -> Page | None:
