@@ -211,6 +211,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
                                           "Save everything MemoryOS remembers to a JSON file")
         self.lock_action = self._action("&Lock now", self.lock_now, "Ctrl+L", "lock",
                                         "Close the vault now; its key is asked for again")
+        # from Privacy and the inspector too: they show everything remembered
+        self.lock_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         self.switch_action = self._action("S&witch memory…", self.switch_vault, "Ctrl+Shift+O",
                                           "", "Open another person's or purpose's memory, or "
                                           "start a new one")

@@ -226,6 +226,10 @@ class PrivacyPanel(QDialog):
         session.memory_changed.connect(self._on_event)
         self.search.installEventFilter(self)
         self.tree.installEventFilter(self)
+        self.conversation_tree.installEventFilter(self)
+        # Ctrl+Tab to a tab whose list had the keyboard: the list keeps it, and gets a row
+        self.tabs.currentChanged.connect(
+            lambda: self._select_on_focus(QApplication.focusWidget()))
         # (change, search text) when a key was first pressed in the search box after a change
         self._search_at_change: tuple[Any, str] = (None, "")
         # Typing filters at once (it opened on the tab bar, where the letters went nowhere)
@@ -283,9 +287,9 @@ class PrivacyPanel(QDialog):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if watched is self.search and self._search_undo_key(event):
             return True
-        if (watched is self.tree and event.type() == QEvent.Type.FocusIn
-                and event.reason() in KEYBOARD_FOCUS):
-            self._select_on_focus()
+        if (watched in (self.tree, self.conversation_tree)
+                and event.type() == QEvent.Type.FocusIn and event.reason() in KEYBOARD_FOCUS):
+            self._select_on_focus(watched)
         return super().eventFilter(watched, event)
 
     def _search_undo_key(self, event: QEvent) -> bool:
@@ -314,17 +318,18 @@ class PrivacyPanel(QDialog):
             event.ignore()
         return True
 
-    def _select_on_focus(self) -> None:
-        """Tabbed into with nothing selected, the list selects its current row (else the
-        first shown), so Up, Down, Delete and F2 act at once: with one row, Down did nothing."""
-        if self.selected_items():
+    def _select_on_focus(self, tree: Any) -> None:
+        """Tabbed into with nothing selected, a list selects its current row (else the first
+        shown), so Up, Down, Delete and F2 act at once: with one row, Down did nothing (and on
+        the conversations, a focused row not selected left Forget conversation greyed out)."""
+        if tree not in (self.tree, self.conversation_tree) or tree.selectedItems():
             return
-        row = self.tree.currentItem()
+        row = tree.currentItem()
         if row is None or row.isHidden():
-            rows = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+            rows = (tree.topLevelItem(i) for i in range(tree.topLevelItemCount()))
             row = next((row for row in rows if not row.isHidden()), None)
         if row is not None:
-            self.tree.setCurrentItem(row, 0, SELECT_ROW)
+            tree.setCurrentItem(row, 0, SELECT_ROW)
 
     def done(self, result: int) -> None:
         """Esc, Close or the window's close button: closed while it has the keyboard, the
@@ -431,6 +436,11 @@ class PrivacyPanel(QDialog):
         self.forget_conversations_button = QPushButton(icon("erase", DANGER),
                                                        " Forget conversation", objectName="danger")
         self.forget_conversations_button.clicked.connect(lambda: self.forget_conversations())
+        # The Delete key in the list does what the button does (it asks first), as F1 says.
+        forget_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete),
+                               self.conversation_tree)
+        forget_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        forget_key.activated.connect(lambda: self.forget_conversations())
         hint = QLabel("Forgetting a conversation removes its exchanges everywhere, and the facts "
                       "and profile entries learned only from it.", objectName="hint")
         hint.setWordWrap(True)

@@ -8,8 +8,8 @@ import datetime as dt
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QColor, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -32,6 +32,10 @@ from engine import conversations
 from engine.conversations import MARK_END, MARK_START
 
 ROLE = Qt.ItemDataRole.UserRole
+# The ways the keyboard moves into a pane (not a click, which picks a place itself)
+KEYBOARD_FOCUS = (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
+                  Qt.FocusReason.ShortcutFocusReason)
+NO_SELECTION_CHANGE = QItemSelectionModel.SelectionFlag.NoUpdate
 HIGHLIGHT = "#FFE58F"
 
 
@@ -104,7 +108,8 @@ class Sidebar(QFrame):
         self.search.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda: self._search_timer.start())
-        self.search.installEventFilter(self)  # Esc clears the search
+        self.search.installEventFilter(self)  # Esc clears the search; Down, Enter: results
+        self._open_first = False  # Enter pressed before the results were drawn: open the first
         self.tree = QTreeWidget()
         self.tree.setAccessibleName("Conversation list")
         self.tree.setHeaderHidden(True)
@@ -115,11 +120,13 @@ class Sidebar(QFrame):
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemClicked.connect(self._activated)
         self.tree.itemChanged.connect(self._renamed)
+        self.tree.installEventFilter(self)  # a current row on focus; Up, Down skip day headers
         self.results = QTextBrowser(objectName="searchResults")
         self.results.setAccessibleName("Search results")
         self.results.setOpenLinks(False)
         self.results.setTabChangesFocus(True)
         self.results.anchorClicked.connect(self._result_clicked)
+        self.results.installEventFilter(self)  # Tab into it reaches its first result
         self.stack = QStackedWidget()
         self.stack.addWidget(self.tree)
         self.stack.addWidget(self.results)
@@ -155,7 +162,102 @@ class Sidebar(QFrame):
             if event.type() == QEvent.Type.KeyPress:
                 self.search.clear()
             return True
+        if watched is self.search and event.type() == QEvent.Type.KeyPress:
+            if self._search_key(event.key()):
+                return True
+        if watched is self.tree and self._tree_key(event):
+            return True
+        if (watched is self.results and event.type() == QEvent.Type.FocusIn
+                and event.reason() in KEYBOARD_FOCUS):
+            self._focus_result(last=event.reason() == Qt.FocusReason.BacktabFocusReason)
         return super().eventFilter(watched, event)
+
+    def _search_key(self, key: int) -> bool:
+        """Down in the search box goes to the first result (the first conversation when there
+        is no search); Enter opens the first result. True when the key was used here."""
+        searching = bool(self.search.text().strip())
+        if key == Qt.Key.Key_Down:
+            if searching and self.stack.currentWidget() is self.results:
+                self.results.setFocus(Qt.FocusReason.TabFocusReason)
+            elif not searching and self.rows():
+                self.tree.setFocus(Qt.FocusReason.TabFocusReason)
+            return True
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and searching:
+            if self._search_timer.isActive() or self.stack.currentWidget() is not self.results:
+                self._open_first = True  # typed just now: opened once the results are drawn
+                self._search_timer.stop()
+                self.run_search()
+            else:
+                self._open_first_result()
+            return True
+        return False
+
+    def _result_links(self) -> list[QTextCursor]:
+        """The results' links, each selected, in order (a result has two: title, snippet)."""
+        links: list[QTextCursor] = []
+        block = self.results.document().begin()
+        while block.isValid():
+            part = block.begin()
+            while not part.atEnd():
+                fragment = part.fragment()
+                href = fragment.charFormat().anchorHref()
+                if href:
+                    cursor = QTextCursor(self.results.document())
+                    cursor.setPosition(fragment.position())
+                    cursor.setPosition(fragment.position() + fragment.length(),
+                                       QTextCursor.MoveMode.KeepAnchor)
+                    same = links and links[-1].selectionEnd() == fragment.position()
+                    if same and links[-1].charFormat().anchorHref() == href:
+                        links[-1].setPosition(cursor.selectionEnd(),
+                                              QTextCursor.MoveMode.KeepAnchor)
+                    else:
+                        links.append(cursor)
+                part += 1
+            block = block.next()
+        return links
+
+    def _focus_result(self, last: bool = False) -> None:
+        """The first result's link (`last`: the last one's) takes the keyboard: Enter opens
+        it at once (the pane itself had the focus, and Down and Enter did nothing there)."""
+        links = self._result_links()
+        if links and not self.results.textCursor().hasSelection():
+            self.results.setTextCursor(links[-1] if last else links[0])
+
+    def _open_first_result(self) -> None:
+        links = self._result_links()
+        if links:
+            self._result_clicked(QUrl(links[0].charFormat().anchorHref()))
+
+    def _tree_key(self, event: QEvent) -> bool:
+        """With the keyboard in the list: a conversation is current (after a temporary chat
+        none was, and Enter did nothing); Up and Down go from conversation to conversation,
+        over the day headers. True when the event was used here."""
+        current = self.tree.currentItem()
+        rows = self.rows()
+        if event.type() == QEvent.Type.FocusIn:
+            # not a click, which makes its own row current (Qt made the first row current: a
+            # day header)
+            clicked = event.reason() == Qt.FocusReason.MouseFocusReason
+            if rows and not clicked and (current is None or current.data(0, ROLE) is None):
+                index = self.tree.indexFromItem(rows[0])
+                self.tree.selectionModel().setCurrentIndex(index, NO_SELECTION_CHANGE)
+            return False
+        if event.type() != QEvent.Type.KeyPress or event.modifiers() not in (
+            Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier
+        ):
+            return False
+        step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1}.get(event.key())
+        if step is None or not rows:
+            return False
+        if current in rows:
+            at = rows.index(current) + step
+        elif step == 1 or current is None:
+            at = 0
+        else:
+            at = len(rows) - 1
+        if 0 <= at < len(rows):
+            self.tree.setCurrentItem(rows[at])
+        return True
 
     def attach(self, session: Any) -> None:
         self.session = session
@@ -275,6 +377,7 @@ class Sidebar(QFrame):
             )
 
     def _draw_results(self, hits: list) -> None:
+        open_first, self._open_first = self._open_first, False
         if self.session is None or not self.search.text().strip():  # locked or cleared since
             return
         if not hits:
@@ -297,6 +400,8 @@ class Sidebar(QFrame):
         self.results.setHtml(html)
         self.stack.setCurrentWidget(self.results)
         self.searched.emit()
+        if open_first:
+            self._open_first_result()
 
     def _result_clicked(self, url: QUrl) -> None:
         scheme, _, rest = url.toString().partition(":")

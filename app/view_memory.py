@@ -9,11 +9,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QPoint, QTimer, QUrl
+from PySide6.QtCore import QEvent, QPoint, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QBrush,
     QColor,
+    QContextMenuEvent,
     QGuiApplication,
     QTextBlockFormat,
     QTextCursor,
@@ -157,11 +158,22 @@ class MessagesMixin:
             frame_format.setTopMargin(6)
             frame_format.setBorder(0)
             message.remembered_frame = cursor.insertFrame(frame_format)
+            # its links have a menu of their own, for the Menu key too (see eventFilter)
+            self.browser.installEventFilter(self)
         self._draw_remembered(message)
 
     def toggle_remembered(self, message: Message) -> None:
+        """Open or close the list under an answer; a line reached with Tab keeps the focus
+        (redrawn, it lost it: the next Tab went to the conversation's first link)."""
+        focused = self._focused_link() == f"remembered:{self.messages.index(message)}"
         message.expanded = not message.expanded
         self._draw_remembered(message)
+        if focused:
+            line = QTextCursor(self.browser.document())
+            line.setPosition(message.remembered_frame.firstPosition())
+            line.movePosition(QTextCursor.MoveOperation.EndOfBlock,
+                              QTextCursor.MoveMode.KeepAnchor)
+            self.browser.setTextCursor(line)
         if message.expanded:  # the list opens below the line: bring it into view
             self._show_remembered(message)
             QTimer.singleShot(0, self, lambda: self._show_remembered(message))  # laid out since
@@ -435,6 +447,31 @@ class MessagesMixin:
                 self.links.clicked(url)
         except (IndexError, ValueError, TypeError):
             pass  # a link from a message redrawn since: nothing to do
+
+    def _focused_link(self) -> str:
+        """The address of the link reached with Tab (the text cursor selects it), or ""."""
+        return self._focused_link_start().charFormat().anchorHref()
+
+    def _focused_link_start(self) -> QTextCursor:
+        """A cursor just inside the selected text: on the focused link's first character."""
+        selected = self.browser.textCursor()
+        cursor = QTextCursor(self.browser.document())
+        if selected.hasSelection():
+            cursor.setPosition(selected.selectionStart() + 1)
+        return cursor
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """The Menu key on a remembered item reached with Tab: that item's menu. Qt puts the
+        keyboard's menu at the text cursor, just past the link, where the message's menu is."""
+        if (
+            watched is self.browser
+            and event.type() == QEvent.Type.ContextMenu
+            and event.reason() == QContextMenuEvent.Reason.Keyboard
+            and self._focused_link().startswith("memory:")
+        ):
+            self._show_menu(self.browser.cursorRect(self._focused_link_start()).center())
+            return True
+        return super().eventFilter(watched, event)
 
     def message_at(self, point: QPoint) -> Message | None:
         """The message under a point of the browser's viewport."""

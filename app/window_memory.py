@@ -224,8 +224,9 @@ class MemoryWindowMixin:
         text = answers[-1].text if answers else ""
         if text:
             QGuiApplication.clipboard().setText(text)
-            size = f"{len(text):,} character{'s' if len(text) != 1 else ''}"
-            said = f"Copied the last answer ({size})."
+            # short: at a larger text size the counts leave the message little room, and
+            # "(389 characters)" was cut to "(389 ch"
+            said = "Copied the last answer."
         else:
             said = "There is no answer yet to copy."
         self.status.showMessage(said, 5000)
