@@ -213,7 +213,7 @@ async def main() -> None:
         await session.call_tool("add_memory", {"user_input": "I moved to Lisbon in May",
                                                "agent_response": "Noted!"})
         found = await session.call_tool("retrieve_memory", {"query": "where do I live?"})
-        print(found.structured_content["pages"][:1], found.structured_content["facts"])
+        print(found.structured_content["recent"][:1], found.structured_content["facts"])
 
 anyio.run(main)
 '''

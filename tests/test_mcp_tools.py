@@ -94,11 +94,9 @@ def test_every_error_reads_tool_colon_what_was_wrong(home):
             message = await error(session, tool, arguments)
             assert message.startswith(f"{tool}: "), message
             assert "Error executing" not in message and "invalid input" not in message
+        # delete_fact takes a ref too (f999, p3): an unknown one is not found
         message = await error(session, "delete_fact", {"id": "f999"})
-        assert message == (
-            "delete_fact: id must be a whole number of at least 1 "
-            "(use the number: 999, not the ref f999)."
-        )
+        assert message == "delete_fact: not found: no fact with id 999."
         assert "use the number" not in await error(session, "delete_fact", {"id": "abc"})
         assert "use the number" not in await error(session, "get_page", {"id": "f3"})
         assert (await call(session, "memory_status"))["vault"]["pages"] == 0
@@ -295,7 +293,7 @@ def test_facts_and_profile_entries_carry_the_ids_the_cli_takes(home):
         added = (await call(session, "add_fact", text="Is allergic to peanuts"))["fact"]
         assert added["ref"] == f"f{added['id']}"
         profile = await call(session, "get_user_profile")
-        assert profile["profile"] and all(s["ref"] == f"p{s['id']}" for s in profile["profile"])
+        assert profile["profile"] and all(s["ref"] == s["id"] for s in profile["profile"])
         facts = (await call(session, "list_facts"))["facts"]
         assert all(f["ref"] == f"f{f['id']}" for f in facts)
         found = await call(session, "retrieve_memory", query="peanuts nurse hiking")

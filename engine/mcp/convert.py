@@ -53,6 +53,16 @@ def scored_page_json(item: ScoredPage, limit: int | None = None) -> dict[str, An
     return {**out, "score": round(item.score, 4), "found_by": list(item.sources)}
 
 
+def retrieved_page_json(
+    page: Page, changed: frozenset[int], limit: int, scored: ScoredPage | None = None
+) -> dict[str, Any]:
+    """A page of retrieve_memory's result: `out_of_date` true when every fact learned from it
+    was replaced since (Retrieval.changed: the app's prompt marks it "out of date"); with
+    `scored`, the score and how the query found it."""
+    out = page_json(page, limit) if scored is None else scored_page_json(scored, limit)
+    return {**out, "out_of_date": page.id in changed}
+
+
 def fact_ref(fact_id: int) -> str:
     """A fact's id as `memoryos facts list` shows it and `memoryos facts delete` takes it: f12."""
     return f"{FACT_PREFIX}{fact_id}"
@@ -84,8 +94,10 @@ def scored_fact_json(item: ScoredFact, limit: int | None = None) -> dict[str, An
 
 
 def slot_json(slot: ProfileSlot, limit: int | None = None) -> dict[str, Any]:
+    """A profile entry; its `id` is its ref (p3), never a bare number: delete_fact takes a
+    bare number as a fact's, and deleted fact 2 when given profile entry 2's."""
     out = {
-        "id": slot.id,
+        "id": slot_ref(slot.id),
         "ref": slot_ref(slot.id),
         "category": slot.category,
         "name": slot.name,
@@ -105,4 +117,7 @@ def memory_used_json(item: MemoryUsed, limit: int = PREVIEW_CHARS) -> dict[str, 
     (or shortened there too) under pages/recent/facts/knowledge/profile, by kind and id."""
     refs = {FACT: fact_ref, KNOWLEDGE: fact_ref, PROFILE: slot_ref}
     ref = refs[item.kind](item.id) if item.kind in refs else None
-    return cut({**item.__dict__, "date": iso(item.date), "ref": ref}, ("text",), limit)
+    out = {**item.__dict__, "date": iso(item.date), "ref": ref}
+    if item.kind == PROFILE:
+        out["id"] = ref  # as in `profile` (slot_json): a bare number would read as a fact's
+    return cut(out, ("text",), limit)

@@ -35,11 +35,15 @@ class StrictServer(MCPServer):
     def __init__(
         self, *args: Any, status_errors: bool = False, strict_types: bool = False, **kwargs: Any
     ) -> None:
+        from engine.cli import version
+
+        # serverInfo.version: the SDK's default is "", which told a client nothing
+        kwargs.setdefault("version", version())
         super().__init__(*args, **kwargs)
         self.status_errors = status_errors
         self.strict_types = strict_types
-        # tool name -> the prefix of the `ref` its id argument has elsewhere (delete_fact: "f"),
-        # so "f12" given for the id is answered with "use the number: 12"
+        # tool name -> the prefix of the `ref` its whole-number id argument has elsewhere, so
+        # "f12" given for the id is answered with "use the number: 12"
         self.ref_prefixes: dict[str, str] = {}
 
     def add_tool(self, fn: Any, name: str | None = None, *args: Any, **kwargs: Any) -> None:

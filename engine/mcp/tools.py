@@ -4,21 +4,22 @@ import inspect
 import json
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from engine.commands import FACT_PREFIX
-from engine.errors import MemoryOSError, NotFoundError
+from engine.commands import FACT_PREFIX, PROFILE_PREFIX, parse_item_ids
+from engine.errors import InvalidInputError, MemoryOSError, NotFoundError
 from engine.mcp.convert import (
     fact_json,
     fact_ref,
     memory_used_json,
     page_json,
+    retrieved_page_json,
     scored_fact_json,
-    scored_page_json,
     slot_json,
     slot_ref,
 )
@@ -36,6 +37,8 @@ PAGE_PART_CHARS = 100_000  # get_page: characters of each text per call unless t
 
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
 Id = Annotated[int, Field(ge=1, description="An id returned by another tool.")]
+# delete_fact: a fact's number, or a ref as `memoryos facts delete` takes it (f12, p3)
+ItemId = Annotated[int, Field(ge=1)] | Annotated[str, Field(min_length=1, max_length=30)]
 Kind = Literal["user_fact", "assistant_knowledge"]
 TOO_LARGE = "the result would be too large to send: ask for fewer"
 
@@ -64,7 +67,6 @@ def build_server(
     server = StrictServer(
         "memoryos", instructions=INSTRUCTIONS, log_level="WARNING", strict_types=True
     )
-    server.ref_prefixes["delete_fact"] = FACT_PREFIX
     lock = threading.Lock()  # one engine call at a time: tools run on worker threads
 
     def engine_call(fn: Callable[[], T], *, embeds: bool = False) -> T:
@@ -180,37 +182,87 @@ def build_server(
             Field(
                 ge=1,
                 le=MAX_RESULTS,
-                description="Most older pages to return (default set "
-                "by the person's settings, 10).",
+                description="Most older pages to return in `pages` (default set by the "
+                "person's settings, 10); recent pages, profile, facts and knowledge are not "
+                "limited by it.",
             ),
         ] = None,
+        max_recent: Annotated[
+            int | None,
+            Field(
+                ge=0,
+                le=MAX_RESULTS,
+                description="Most recent pages to return in `recent`, newest first "
+                "(default: the whole short-term queue).",
+            ),
+        ] = None,
+        max_facts: Annotated[
+            int | None,
+            Field(
+                ge=0,
+                le=1000,
+                description="Most user facts, and most assistant knowledge, to return, best "
+                "first (default: all that were found).",
+            ),
+        ] = None,
+        include_memories_used: Annotated[
+            bool,
+            Field(description="Return `memories_used` (previews of the items above)."),
+        ] = True,
     ) -> dict[str, Any]:
         """Find what the person's memory holds about `query`, from all three tiers.
 
         Returns `pages` (older exchanges, best first, with score and how they were found),
-        `recent` (the short-term queue, newest first), `profile` slots, user `facts` and
-        assistant `knowledge` (each with ids, dates, status and the page ids they came from),
-        and `chain_summaries`. Dates are ISO 8601 UTC; `external_ids` are the ids given at
-        add time. `memories_used` lists, in rank order, each item an answer's prompt would
-        hold (kind, id, tier, text, date, score): what to show a person as "remembered"; its
-        `text` is a preview of at most 300 characters, the item being in full in the lists above.
-        Long texts are shortened to a few thousand characters (fewer when the result would be
-        too large to send): an item with a `shortened` object names the fields cut and their
-        full length in characters; get_page(id) returns a page whole.
+        `recent` (the short-term queue, newest first; a recent page the query also found has
+        its score and found_by there, and is not repeated in `pages`), `profile` slots, user
+        `facts` and assistant `knowledge` (each with ids, dates, status and the page ids they
+        came from), and `chain_summaries`. Every page in `pages` and `recent` has
+        `out_of_date`: true when every fact learned from it was replaced since ("I live in
+        Chorlton" after "I moved to Lisbon"): what it says no longer holds, and the profile and
+        facts give what does; false otherwise. Dates are ISO 8601 UTC; `external_ids` are the
+        ids given at add time. `memories_used` lists, in rank order, each item returned above
+        that an answer's prompt would hold (kind, id, tier, text, date, score): what to show a
+        person as "remembered"; its `text` is a preview of at most 300 characters, the item
+        being in full in the lists above. For a smaller result, give max_recent, max_facts or
+        include_memories_used false. Long texts are shortened to a few thousand characters
+        (fewer when the result would be too large to send): an item with a `shortened` object
+        names the fields cut and their full length in characters; get_page(id) returns a page
+        whole.
         """
         from engine.remembered import memories_used
 
+        if not query.strip():  # "" is refused by the schema; spaces alone would match anything
+            raise Refused("query must be non-empty text, not only spaces")
         most = max_results or memory.settings.top_pages
-        found = engine_call(
-            lambda: memory.retrieve(query, max_pages=most), embeds=True
+        # room for `most` older pages once those in the recent queue are left out of `pages`
+        wider = most + memory.settings.stm_capacity
+        found = engine_call(lambda: memory.retrieve(query, max_pages=wider), embeds=True)
+        short = found.short_term
+        if max_recent is not None:
+            short = short[max(len(short) - max_recent, 0) :]
+        # A page in the recent queue is listed once, as recent (as the app's prompt and its
+        # Remembered list show it), with the score the query gave it.
+        recent_ids = {p.id for p in short}
+        matched = {item.page.id: item for item in found.pages if item.page.id in recent_ids}
+        older = tuple(item for item in found.pages if item.page.id not in recent_ids)
+        found = replace(
+            found,
+            pages=older,
+            short_term=short,
+            facts=found.facts[:max_facts],
+            knowledge=found.knowledge[:max_facts],
         ).first_pages(most)
-        used = memories_used(found)
+        used = memories_used(found) if include_memories_used else []
+        changed = found.changed
 
         def build(limit: int) -> dict[str, Any]:
-            return {
+            result = {
                 "query": found.query,
-                "pages": [scored_page_json(p, limit) for p in found.pages],
-                "recent": [page_json(p, limit) for p in reversed(found.short_term)],
+                "pages": [retrieved_page_json(p.page, changed, limit, p) for p in found.pages],
+                "recent": [
+                    retrieved_page_json(p, changed, limit, matched.get(p.id))
+                    for p in reversed(found.short_term)
+                ],
                 "profile": [slot_json(s, limit) for s in found.profile],
                 "facts": [scored_fact_json(f, limit) for f in found.facts],
                 "knowledge": [scored_fact_json(f, limit) for f in found.knowledge],
@@ -218,6 +270,9 @@ def build_server(
                 "memories_used": [memory_used_json(m, min(PREVIEW_CHARS, limit)) for m in used],
                 "elapsed_ms": round(found.elapsed_ms, 2),
             }
+            if not include_memories_used:
+                del result["memories_used"]
+            return result
 
         return shaped(build)
 
@@ -236,7 +291,8 @@ def build_server(
         """The person's profile (traits, preferences, values) and their user facts, newest first.
 
         `facts_total` counts them all; page through them with list_facts. Assistant knowledge
-        (`knowledge`) only with include_assistant_knowledge.
+        (`knowledge`) only with include_assistant_knowledge. A profile entry's `id` is its ref
+        (p3), the id delete_fact takes for it; a fact's `id` is a number (its ref: f12).
         """
 
         def read() -> tuple[list, list | None, list | None]:
@@ -299,14 +355,31 @@ def build_server(
         kind: Annotated[Kind, Field(description="Whose fact it is.")] = "user_fact",
     ) -> dict[str, Any]:
         """Record a fact the person stated or confirmed, e.g. 'Is allergic to peanuts'."""
+        if not text.strip():
+            raise Refused("text must be non-empty text, not only spaces")
         fact = engine_call(lambda: memory.add_fact(text, kind=kind), embeds=True)
         return {"fact": fact_json(fact)}
 
     @_tool(server, DELETE)
-    def delete_fact(id: Id) -> dict[str, Any]:
-        """Delete one fact (user fact or assistant knowledge) by id, everywhere in the vault."""
-        engine_call(lambda: memory.delete_fact(id))
-        return {"deleted_fact_id": id, "ref": fact_ref(id)}
+    def delete_fact(
+        id: Annotated[
+            ItemId,
+            Field(
+                description="A fact's id (12) or ref (f12), or a profile entry's id (p3): the "
+                "refs `memoryos facts delete` takes. A bare number is always a fact."
+            ),
+        ],
+    ) -> dict[str, Any]:
+        """Delete one fact (user fact or assistant knowledge) or one profile entry, everywhere
+        in the vault: a fact by its number or ref (12 or f12), a profile entry by its id, which
+        is its ref (p3). Returns `deleted_fact_id` (a number) for a fact,
+        `deleted_profile_entry_id` (p3) for a profile entry, and the `ref` deleted."""
+        kind, number = item_id(id)
+        if kind == "profile":
+            engine_call(lambda: memory.delete_profile_slot(number))
+            return {"deleted_profile_entry_id": slot_ref(number), "ref": slot_ref(number)}
+        engine_call(lambda: memory.delete_fact(number))
+        return {"deleted_fact_id": number, "ref": fact_ref(number)}
 
     @_tool(server, READ)
     def get_page(
@@ -351,15 +424,17 @@ def build_server(
     def forget_page(id: Id) -> dict[str, Any]:
         """Forget one exchange by id, with the facts and profile entries derived only from it.
 
-        Returns what went with it, to tell the person: `deleted_facts` and
-        `deleted_profile_entries` (each id with its `ref`, the id `memoryos facts list` shows)
-        and `summary`, one line per kind of thing removed or rewritten.
+        Returns what went with it, to tell the person: `deleted_facts` (each id with its `ref`,
+        the id `memoryos facts list` shows) and `deleted_profile_entries` (each id, which is its
+        ref: p3), and `summary`, one line per kind of thing removed or rewritten.
         """
         done = engine_call(lambda: memory.forget_page(id))
         return {
             "forgotten_page_id": id,
             "deleted_facts": [{"id": i, "ref": fact_ref(i)} for i in done.facts],
-            "deleted_profile_entries": [{"id": i, "ref": slot_ref(i)} for i in done.slots],
+            "deleted_profile_entries": [
+                {"id": slot_ref(i), "ref": slot_ref(i)} for i in done.slots
+            ],
             "summary": done.lines(),
         }
 
@@ -397,6 +472,24 @@ def build_server(
         return engine_call(read)
 
     return server
+
+
+def item_id(given: int | str) -> tuple[str, int]:
+    """delete_fact's id as ("fact" | "profile", number): a number is a fact's; text is a ref
+    as `memoryos facts delete` takes it (f12 or 12 a fact, p3 a profile entry)."""
+    if isinstance(given, int):
+        return "fact", given
+    try:
+        chosen = parse_item_ids([given])
+    except InvalidInputError:
+        chosen = []
+    if len(chosen) != 1 or chosen[0][1] < 1:
+        raise Refused(
+            f"id must be a whole number of at least 1 (a fact) or a ref: {FACT_PREFIX}12 for a "
+            f"fact, {PROFILE_PREFIX}3 for a profile entry, as list_facts and get_user_profile "
+            f"give them (not {given!r})"
+        )
+    return chosen[0]
 
 
 def check_add(user_input: str, agent_response: str, metadata: dict[str, Any] | None) -> None:
