@@ -6,6 +6,7 @@ commands are handed back to engine.cli.
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Nothing heavy at module level: `memoryos <command>` must start fast, so Qt and torch are
@@ -16,6 +17,14 @@ def main(argv: list[str] | None = None) -> int:
     """Start the desktop app (no arguments), the self-test, or hand the arguments to the CLI."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
+        if not has_display():
+            print(
+                "memoryos: no display here (neither DISPLAY nor WAYLAND_DISPLAY is set): the "
+                "window needs a desktop session. The terminal commands work without one: "
+                "memoryos chat, memoryos mcp (see memoryos --help).",
+                file=sys.stderr,
+            )
+            return 2
         from app.desktop import run
 
         return run()
@@ -35,6 +44,15 @@ def main(argv: list[str] | None = None) -> int:
     from engine.cli import main as cli_main
 
     return int(cli_main(args) or 0)
+
+
+def has_display() -> bool:
+    """Can Qt open a window? On Linux without DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM
+    (a server, an SSH session) Qt aborts the process (exit 134), which the next start would
+    report as a crash."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
 
 
 if __name__ == "__main__":

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
+import time
 from typing import Any
 
 from engine import unlock
@@ -16,6 +18,9 @@ from engine.network import PlainHttpRefusedError
 
 TOKEN_ENV = "MEMORYOS_MCP_TOKEN"
 DEFAULT_PORT = 8765
+# Seconds between asking a consolidation model's server that does not answer again, until it
+# does: soon at first (a server started just after us), then once a minute.
+RECHECK_SECONDS = (5, 10, 20, 40, 60)
 
 
 def port_number(text: str) -> int:
@@ -196,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     model_check: dict[str, str] = {}  # what _check_server_model found wrong, for memory_status
     # A client stopping us with SIGTERM still closes the vault cleanly (finally below).
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGTERM, _interrupt)
+    interrupted = False
     try:
         if args.compat == "reference":
             from engine.compat import Memoryos
@@ -236,12 +242,51 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"memoryos mcp: {exc}", file=sys.stderr)
                 return 2
         else:
-            server.run("stdio")
+            _serve_stdio(server)
     except KeyboardInterrupt:
-        pass
+        interrupted = True
     finally:
         memory.close()
+    if interrupted and args.transport == "stdio":
+        _leave(0)
     return 0
+
+
+def _serve_stdio(server: Any) -> None:
+    """Serve over stdin/stdout until the client closes stdin; Ctrl+C stops it too. Started
+    by hand in a terminal, it says first what it is for (it would sit there silent)."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        print(
+            "memoryos mcp: this speaks MCP over stdin/stdout and is meant to be started by an "
+            "MCP client (Claude Desktop, Cline, Cursor, Claude Code: see README, \"Use your "
+            "memory from other agents\"), or use --transport http. Ctrl+C stops it.",
+            file=sys.stderr,
+            flush=True,
+        )
+    # Our own SIGINT handler: with Python's default one, asyncio's runner turns Ctrl+C into
+    # cancelling the server, which then waits for the line the stdin reader thread is blocked
+    # on: it stopped only at Ctrl+D. Raised here, KeyboardInterrupt ends the event loop at once
+    # (as SIGTERM does).
+    signal.signal(signal.SIGINT, _interrupt)
+    server.run("stdio")
+
+
+def _interrupt(*_: object) -> None:
+    """Ctrl+C or SIGTERM: stop serving; main closes the vault."""
+    raise KeyboardInterrupt
+
+
+def _leave(code: int) -> None:
+    """End the process now, the vault closed: the SDK's stdin reader may be a thread blocked
+    reading stdin (a terminal, a client that keeps it open), which the interpreter's exit
+    would wait for (until Ctrl+D)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass  # stdout closed by the client, or gone
+    logging.shutdown()
+    os._exit(code)
 
 
 def _chat(model: str | None, url_model: str, allow_plain_http: bool = False):
@@ -269,27 +314,48 @@ def _check_embedder(name: str | None) -> None:
 
 
 def _check_server_model(chat: Any, config: str | None, found: dict[str, str]) -> None:
-    """Ask the consolidation model's server for its models once (as its first use would): a
-    key it needs or refuses is said on stderr and by memory_status, with what to do here. The
-    backend's own message says what to do in the app ("the model settings") or a terminal."""
+    """Ask the consolidation model's server for its models (as its first use would): a key it
+    needs or refuses is said on stderr and by memory_status, with what to do here. The
+    backend's own message says what to do in the app ("the model settings") or a terminal.
+    A server that does not answer is said the same way and asked again (RECHECK_SECONDS)
+    until it answers, which clears what memory_status said."""
     import copy
 
     from engine.errors import ServerNotAnsweringError
 
-    try:
-        # On a copy: a check must not change how consolidation will use the model (a load
-        # also judges a served GGUF file, and consolidation's first call goes on before that).
-        copy.copy(chat).load()
-    except ServerNotAnsweringError:
-        return  # down for now: consolidation tries again when it needs the model
-    except MemoryOSError as exc:
-        # A fix for where there are no model settings is given only for the key (401, 403).
-        if getattr(exc, "terminal_fix", ""):
-            problem = f"{exc.problem}: {_key_advice(chat.base_url, config)}"
-        else:
-            problem = str(exc)
-        found["problem"] = f"{problem}; until then consolidation runs without the model"
-        print(f"memoryos mcp: {found['problem']}", file=sys.stderr, flush=True)
+    waits = iter(RECHECK_SECONDS)
+    while True:
+        try:
+            # On a copy: a check must not change how consolidation will use the model (a load
+            # also judges a served GGUF file, and consolidation's first call goes on before
+            # that).
+            copy.copy(chat).load()
+        except ServerNotAnsweringError as exc:  # down or not started yet: say so, ask again
+            if "problem" not in found:
+                found["problem"] = (
+                    f"{exc.problem}; consolidation runs without the model until the server "
+                    "answers (it is asked again, at least once a minute)"
+                )
+                print(f"memoryos mcp: {found['problem']}", file=sys.stderr, flush=True)
+            time.sleep(next(waits, RECHECK_SECONDS[-1]))
+            continue
+        except MemoryOSError as exc:
+            # A fix for where there are no model settings is given only for the key (401, 403).
+            if getattr(exc, "terminal_fix", ""):
+                problem = f"{exc.problem}: {_key_advice(chat.base_url, config)}"
+            else:
+                problem = str(exc)
+            found["problem"] = f"{problem}; until then consolidation runs without the model"
+            print(f"memoryos mcp: {found['problem']}", file=sys.stderr, flush=True)
+            return
+        if found.pop("problem", None):
+            print(
+                f"memoryos mcp: the server at {chat.base_url} answers now: consolidation uses "
+                "its model",
+                file=sys.stderr,
+                flush=True,
+            )
+        return
 
 
 def _key_advice(url: str, config: str | None) -> str:

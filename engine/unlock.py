@@ -16,13 +16,46 @@ DEFAULT_VAULT = "default"
 
 
 def choose_vault(name: str | None = None, path: str | None = None) -> Path:
-    """The vault file from a path, a name, $MEMORYOS_VAULT, or the default vault."""
+    """The vault file from a path (--vault-path), a name (--vault), $MEMORYOS_VAULT (a name or
+    a path), or the default vault. InvalidInputError for a --vault name that is a path and
+    for a folder where a vault file was meant."""
     if path:
-        return Path(path).expanduser()
-    name = name or os.environ.get(VAULT_ENV) or DEFAULT_VAULT
+        return _not_a_folder(Path(path).expanduser(), "--vault-path")
+    if name:  # always a name in the data folder: "x.memoryos" is the app's vault of that name
+        check_vault_name(name)
+        return _not_a_folder(paths.vault_path(name), "--vault")
+    name = os.environ.get(VAULT_ENV) or DEFAULT_VAULT
     if os.sep in name or name.endswith(".memoryos"):
-        return Path(name).expanduser()
-    return paths.vault_path(name)
+        return _not_a_folder(Path(name).expanduser(), f"${VAULT_ENV}")
+    return _not_a_folder(paths.vault_path(name), f"${VAULT_ENV}")
+
+
+def check_vault_name(name: str) -> None:
+    """--vault takes the name of a vault in the data folder (as the app's Switch memory makes
+    them): a path separator or "."/".." would put the file elsewhere, unlisted."""
+    if name in (".", "..") or any(sep in name for sep in ("/", "\\", os.sep)):
+        raise errors.InvalidInputError(
+            f"--vault {name!r}: --vault takes a vault's name (letters, digits, spaces, '-', "
+            "'_', '.'), not a path; for a vault file elsewhere give --vault-path PATH"
+        )
+    # Other characters were dropped quietly ("a*b" opened "ab"; "***" ended in a traceback)
+    odd = sorted({ch for ch in name if not (ch.isalnum() or ch in "-_ .")})
+    if odd or not name.strip(" ."):
+        shown = f" ({' '.join(odd)})" if odd else ""
+        raise errors.InvalidInputError(
+            f"--vault {name!r}: a vault's name has letters, digits, spaces, '-', '_' and '.' "
+            f"only{shown}, e.g. --vault work"
+        )
+
+
+def _not_a_folder(path: Path, given: str) -> Path:
+    if path.is_dir():
+        example = path / "work.memoryos"
+        raise errors.InvalidInputError(
+            f"{given}: {path} is a folder, not a vault file: give a file name, e.g. "
+            f"--vault-path {example}"
+        )
+    return path
 
 
 def secret_from_env(name: str) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import hmac
+import ipaddress
 import socket
 import sys
 from typing import Any
@@ -64,8 +65,34 @@ class PortError(MemoryOSError):
     (`memoryos mcp` exits 2: how it was asked, not a fault of the vault)."""
 
 
+def address(host: str, port: int) -> str:
+    """host:port as a URL writes it: an IPv6 address in brackets ([::1]:8765)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def is_loopback(host: str) -> bool:
+    """Is `host` reachable from this computer only (127.0.0.0/8, ::1, localhost)?"""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name: it may resolve to any interface
+        return False
+
+
+def exposed_warning(host: str, port: int) -> str:
+    """What listening on a --host other computers can reach means, and what to do instead."""
+    return (
+        f"memoryos mcp: warning: {host} is not a loopback address: other computers on the "
+        "network can connect, and this is plain HTTP, so the memory and the bearer token "
+        "cross the network unencrypted. Leave out --host (it listens on 127.0.0.1), or reach "
+        "it through an SSH tunnel (ssh -L) or a TLS proxy; 0.0.0.0 is meant only inside a "
+        f"container whose port {port} is published on the host's 127.0.0.1"
+    )
+
+
 def _port_error(host: str, port: int, exc: OSError) -> PortError:
-    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    where = address(host, port)
     if exc.errno == errno.EADDRINUSE:
         return PortError(
             f"cannot listen on {where}: the port is in use (another memoryos mcp?): give "
@@ -135,10 +162,12 @@ def serve_http(
         token,
     )
     print(
-        f"memoryos mcp: serving on http://{host}:{port}/mcp (send the header "
+        f"memoryos mcp: serving on http://{address(host, port)}/mcp (send the header "
         "'Authorization: Bearer <token>')",
         file=sys.stderr,
     )
+    if not is_loopback(host):
+        print(exposed_warning(host, port), file=sys.stderr, flush=True)
     try:
         config = uvicorn.Config(app, host=host, port=port, log_level="warning")
         uvicorn.Server(config).run(sockets=[sock])
