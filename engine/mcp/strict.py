@@ -5,7 +5,6 @@ which argument is wrong and what it accepts."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -42,9 +41,6 @@ class StrictServer(MCPServer):
         super().__init__(*args, **kwargs)
         self.status_errors = status_errors
         self.strict_types = strict_types
-        # tool name -> the prefix of the `ref` its whole-number id argument has elsewhere, so
-        # "f12" given for the id is answered with "use the number: 12"
-        self.ref_prefixes: dict[str, str] = {}
 
     def add_tool(self, fn: Any, name: str | None = None, *args: Any, **kwargs: Any) -> None:
         super().add_tool(fn, name, *args, **kwargs)
@@ -81,7 +77,7 @@ class StrictServer(MCPServer):
             if isinstance(exc, UnexpectedToolError):
                 raise
             if isinstance(cause, ValidationError):
-                problems = argument_problems(cause, tool.parameters, self.ref_prefixes.get(name))
+                problems = argument_problems(cause, tool.parameters)
                 return self._refuse(f"{name}: {problems}", cause)
             if isinstance(cause, Refused):
                 if self.status_errors:  # the reference's own words, as they are
@@ -105,12 +101,9 @@ class StrictServer(MCPServer):
         )
 
 
-def argument_problems(
-    error: ValidationError, schema: dict[str, Any], ref_prefix: str | None = None
-) -> str:
+def argument_problems(error: ValidationError, schema: dict[str, Any]) -> str:
     """One sentence per bad argument, e.g. "max_results must be a whole number from 1 to 100."
-    What is allowed comes from the tool's input schema, the one clients were given. With
-    `ref_prefix`, a whole number given as its ref ("f12") gets a hint to give 12."""
+    What is allowed comes from the tool's input schema, the one clients were given."""
     properties = schema.get("properties", {})
     sentences: list[str] = []
     seen: set[str] = set()
@@ -125,19 +118,8 @@ def argument_problems(
         elif item["type"] == "missing":
             sentences.append(f"{name} is required" + (f" ({allowed})." if allowed else "."))
         else:
-            hint = _ref_hint(item, ref_prefix) if ref_prefix else ""
-            sentences.append(f"{name} must be {allowed or 'valid'}{hint}.")
+            sentences.append(f"{name} must be {allowed or 'valid'}.")
     return " ".join(sentences)
-
-
-def _ref_hint(item: Any, prefix: str) -> str:
-    """" (use the number: 12, not the ref f12)" when a number was asked for and the `ref` that
-    list_facts and the CLI show (f12) was given."""
-    given = item.get("input")
-    if not isinstance(given, str) or item["type"] != "int_type":
-        return ""
-    match = re.fullmatch(rf"\s*{re.escape(prefix)}(\d+)\s*", given, re.IGNORECASE)
-    return f" (use the number: {match[1]}, not the ref {given.strip()})" if match else ""
 
 
 def describe(prop: dict[str, Any], defs: dict[str, Any]) -> str:
