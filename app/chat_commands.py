@@ -7,6 +7,7 @@ this module only runs them in workers and shows the results.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,9 +19,12 @@ from app.learned import undo_same
 from engine import chat_commands, errors, remembered
 
 
-def load_conversation(mem: Any, conversation_ids: list[str], limit: int = 500) -> dict:
+def load_conversation(
+    mem: Any, conversation_ids: list[str], limit: int = 500, drawn: Iterable[int] = ()
+) -> dict:
     """Read in a worker: the pages of conversations (the most recent `limit` of each), oldest
-    first, with what each answer remembered."""
+    first, with what each answer remembered, but for the pages `drawn` already (after another
+    process wrote: only the exchanges it added are drawn in)."""
     pages = sorted(
         (
             p
@@ -29,10 +33,12 @@ def load_conversation(mem: Any, conversation_ids: list[str], limit: int = 500) -
         ),
         key=lambda p: (p.timestamp, p.id),
     )
+    known = set(drawn)
+    fresh = [p.id for p in pages if p.id not in known]
     return {
         "ids": list(conversation_ids),
         "pages": pages,
-        "memories": mem.memories_used([p.id for p in pages]),
+        "memories": mem.memories_used(fresh) if fresh else {},
     }
 
 

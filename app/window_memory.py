@@ -20,29 +20,6 @@ from app.sidebar import Sidebar
 
 # The window's minimum size at the normal text size; it grows with the text (fit_to_text).
 WINDOW_LEAST = (560, 420)
-# As many exchanges as a conversation drawn from the vault shows (load_conversation's limit).
-PAGES_SHOWN = 500
-
-
-def outside_exchanges(mem: Any, conversation_ids: list[str], shown: list[int]) -> dict:
-    """Read in a worker after another process wrote to the vault: the pages of the
-    conversations on screen, oldest first (as load_conversation reads them), and what the
-    answers not among `shown` (the page ids drawn) remembered."""
-    pages = sorted(
-        (
-            p
-            for c in dict.fromkeys(conversation_ids)
-            for p in mem.pages(conversation_id=c, limit=PAGES_SHOWN, newest=True)
-        ),
-        key=lambda p: (p.timestamp, p.id),
-    )
-    drawn = set(shown)
-    fresh = [p.id for p in pages if p.id not in drawn]
-    return {
-        "ids": list(conversation_ids),
-        "pages": pages,
-        "memories": mem.memories_used(fresh) if fresh else {},
-    }
 
 
 class SidebarSplitter(QSplitter):
@@ -271,8 +248,8 @@ class MemoryWindowMixin:
             self._outside_due = True
             return
         self._outside_due = False
-        session.run(outside_exchanges, session.mem, self._conversation_ids(),
-                    self.view.page_ids(), on_result=self._outside_read,
+        session.run(load_conversation, session.mem, self._conversation_ids(),
+                    drawn=self.view.page_ids(), on_result=self._outside_read,
                     on_error=lambda _error: None)  # closing or locked: the next write reads again
 
     def _outside_busy(self) -> bool:
