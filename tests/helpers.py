@@ -255,3 +255,14 @@ def switch_open_button(dialog):
     from PySide6.QtWidgets import QDialogButtonBox
 
     return dialog.buttons.button(QDialogButtonBox.StandardButton.Open)
+
+
+def focus_by_tab(qtbot, widget) -> None:
+    """`widget` gets the keyboard as Tab gives it, its window in front (as on a desktop)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    widget.window().activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget.window())
+    widget.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(widget.hasFocus)

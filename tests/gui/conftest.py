@@ -151,3 +151,12 @@ def person(tmp_path, monkeypatch):
     with ChatServer(models=["smollm2-135m"], reply=["Hello", " there"]) as server:
         monkeypatch.setattr("models.probe.DEFAULT_PORTS", {server.port: "llama.cpp server"})
         yield {"gguf": str(target), "server": server, "home": home}
+
+
+@pytest.fixture
+def look_back(qapp):
+    """Whatever a test chose, the next one starts light and at the normal size."""
+    yield
+    from app import theme
+
+    theme.apply_look(qapp, "light", theme.BASE_SIZE)

@@ -21,28 +21,13 @@ from PySide6.QtWidgets import (
 )
 
 from tests.gui.test_gui_contrast import _contrast, _luminances
+from tests.helpers import focus_by_tab
 
 pytestmark = pytest.mark.gui
 
 CONTROL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 LONG_ANSWER = "Start of the answer. " + "A sentence in the middle of it. " * 20 + "THE LAST WORDS."
 LARGE = 12  # Ctrl+= twice
-
-
-@pytest.fixture
-def look_back(qapp):
-    """Whatever a test chose, the next one starts light and at the normal size."""
-    yield
-    from app import theme
-
-    theme.apply_look(qapp, "light", theme.BASE_SIZE)
-
-
-def _focus(qtbot, widget: QWidget) -> None:
-    widget.window().activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget.window())
-    widget.setFocus(Qt.FocusReason.TabFocusReason)
-    qtbot.waitUntil(widget.hasFocus)
 
 
 def _border_pixel(widget: QWidget) -> QColor:
@@ -73,7 +58,7 @@ def test_the_text_panes_show_a_focus_border(qtbot, qapp, window, chat, send, sch
 
     def privacy_detail() -> tuple[QWidget, QWidget]:
         opened.pop().accept()  # F1's list is modal: Privacy opens once it is closed
-        _focus(qtbot, window.composer.input)
+        focus_by_tab(qtbot, window.composer.input)
         panel = window.open_privacy()
         qtbot.waitExposed(panel)
         opened.append(panel)
@@ -86,9 +71,9 @@ def test_the_text_panes_show_a_focus_border(qtbot, qapp, window, chat, send, sch
     }
     for name, find in panes.items():
         pane, elsewhere = find()
-        _focus(qtbot, pane)
+        focus_by_tab(qtbot, pane)
         focused = _border_pixel(pane)
-        _focus(qtbot, elsewhere)
+        focus_by_tab(qtbot, elsewhere)
         unfocused = _border_pixel(pane)
         assert _contrast(focused, unfocused) >= 3, (scheme, name, focused.name(), unfocused.name())
         assert _contrast(focused, base) >= 3, (scheme, name, focused.name(), base.name())
@@ -131,9 +116,9 @@ def test_focus_does_not_widen_a_button_label_or_a_tab(qtbot, qapp, look_back):
     qtbot.waitExposed(dialog)
     hint = button.sizeHint().width()
     button.setMinimumWidth(2 * hint)  # room to draw a wider label whole, to measure it
-    _focus(qtbot, other)
+    focus_by_tab(qtbot, other)
     plain = _label_width(button)
-    _focus(qtbot, button)
+    focus_by_tab(qtbot, button)
     assert button.isDefault()  # the dialog's default while it has the focus
     assert button.sizeHint().width() == hint
     assert _label_width(button) <= plain + 1
@@ -151,14 +136,14 @@ def test_copy_last_answer_says_what_it_copied(qtbot, window, chat, send):
     nothing to copy (and the clipboard keeps what it had)."""
     clipboard = QGuiApplication.clipboard()
     clipboard.setText("before")
-    _focus(qtbot, window.composer.input)
+    focus_by_tab(qtbot, window.composer.input)
     qtbot.keyClick(window.composer.input, Qt.Key.Key_C, CONTROL_SHIFT)
     assert clipboard.text() == "before"
     assert "no answer" in window.status.currentMessage()
 
     chat.queue("Porto is in the north of Portugal.")
     send(window, "Where is Porto?")
-    _focus(qtbot, window.composer.input)
+    focus_by_tab(qtbot, window.composer.input)
     qtbot.keyClick(window.composer.input, Qt.Key.Key_C, CONTROL_SHIFT)
     assert clipboard.text() == "Porto is in the north of Portugal."
     said = window.status.currentMessage()
@@ -175,7 +160,7 @@ def test_the_inspector_shows_a_cut_row_whole_from_the_keyboard(qtbot, window, me
     tree = inspector.short_tree
     row = tree.topLevelItem(0)
     assert "THE LAST WORDS" not in row.text(2)  # cut in the list
-    _focus(qtbot, tree)
+    focus_by_tab(qtbot, tree)
     tree.setCurrentItem(row)
     qtbot.keyClick(tree, Qt.Key.Key_Return)
     shown = inspector.full_text
@@ -186,7 +171,7 @@ def test_the_inspector_shows_a_cut_row_whole_from_the_keyboard(qtbot, window, me
     qtbot.waitUntil(pane.hasFocus)
     qtbot.keyClick(pane, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: inspector.full_text is None)
-    _focus(qtbot, tree)
+    focus_by_tab(qtbot, tree)
     qtbot.keyClick(tree, Qt.Key.Key_Space)  # Space too
     assert inspector.full_text is not None
     inspector.full_text.close()
@@ -213,12 +198,12 @@ def test_f1_lists_the_keys_of_the_lists_and_panels(qtbot, window, memory):
     window.sidebar.refresh()
     qtbot.waitUntil(lambda: len(window.sidebar.rows()) == 1)
     tree = window.sidebar.tree
-    _focus(qtbot, tree)
+    focus_by_tab(qtbot, tree)
     tree.setCurrentItem(window.sidebar.rows()[0])
     qtbot.keyClick(tree, Qt.Key.Key_F2)
     assert tree.state() == QAbstractItemView.State.EditingState
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Escape)
-    _focus(qtbot, tree)
+    focus_by_tab(qtbot, tree)
     # The Menu key: Qt sends the focused list this event, at its current row
     seen: list[str] = []
 
@@ -237,7 +222,7 @@ def test_f1_lists_the_keys_of_the_lists_and_panels(qtbot, window, memory):
 
     dialog = window.open_settings()
     qtbot.waitExposed(dialog)
-    _focus(qtbot, dialog.tabs.tabBar())
+    focus_by_tab(qtbot, dialog.tabs.tabBar())
     start = dialog.tabs.currentIndex()
     qtbot.keyClick(dialog.tabs.tabBar(), Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
     assert dialog.tabs.currentIndex() == (start + 1) % dialog.tabs.count()

@@ -10,27 +10,11 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from shiboken6 import isValid
 
-from tests.helpers import answer_box, press_key
+from tests.helpers import answer_box, focus_by_tab, press_key
 
 pytestmark = pytest.mark.gui
 
 LARGE = 12  # Ctrl+= twice
-
-
-@pytest.fixture
-def look_back(qapp):
-    """Whatever a test chose, the next one starts light and at the normal size."""
-    yield
-    from app import theme
-
-    theme.apply_look(qapp, "light", theme.BASE_SIZE)
-
-
-def _focus(qtbot, widget: QWidget) -> None:
-    widget.window().activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget.window())
-    widget.setFocus(Qt.FocusReason.TabFocusReason)
-    qtbot.waitUntil(widget.hasFocus)
 
 
 def _focused_link_text(browser) -> str:
@@ -88,7 +72,7 @@ def test_the_menu_key_on_a_remembered_item_gives_that_items_menu(
     message = _answer_with_memories(qtbot, window, memory, chat, send)
     window.view.toggle_remembered(message)
     browser = window.view.browser
-    _focus(qtbot, browser)
+    focus_by_tab(qtbot, browser)
     _tab_to(qtbot, browser, "I am allergic to peanuts")
 
     seen = _keyboard_menu(browser)
@@ -102,7 +86,7 @@ def test_enter_on_used_memories_keeps_the_focus_and_tab_goes_into_the_list(
 ):
     message = _answer_with_memories(qtbot, window, memory, chat, send)
     browser = window.view.browser
-    _focus(qtbot, browser)
+    focus_by_tab(qtbot, browser)
     _tab_to(qtbot, browser, "\u25b8 Used 2 memories")
 
     qtbot.keyClick(browser, Qt.Key.Key_Return)
@@ -138,7 +122,7 @@ def test_ctrl_tab_to_conversations_selects_a_row_and_delete_asks_to_forget_it(
     qtbot, privacy, memory
 ):
     tree = privacy.conversation_tree
-    _focus(qtbot, privacy.search)  # the facts tab has the keyboard
+    focus_by_tab(qtbot, privacy.search)  # the facts tab has the keyboard
     press_key(qtbot, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
     assert privacy.tabs.currentWidget().isAncestorOf(tree)
     qtbot.waitUntil(tree.hasFocus)
@@ -155,7 +139,7 @@ def test_ctrl_tab_to_conversations_selects_a_row_and_delete_asks_to_forget_it(
 
     privacy.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is privacy)
-    _focus(qtbot, tree)
+    focus_by_tab(qtbot, tree)
     with qtbot.waitSignal(privacy.refreshed, timeout=10_000):
         answer_box(privacy, "forgetPreview", "Forget", seen)
         press_key(qtbot, Qt.Key.Key_Delete)
@@ -168,7 +152,7 @@ def test_tab_into_the_conversations_list_selects_its_current_row(qtbot, privacy)
     tree = privacy.conversation_tree
     privacy.tabs.setCurrentIndex(1)
     tree.clearSelection()
-    _focus(qtbot, privacy.tabs.tabBar())
+    focus_by_tab(qtbot, privacy.tabs.tabBar())
     press_key(qtbot, Qt.Key.Key_Tab)
     qtbot.waitUntil(tree.hasFocus)
     assert tree.selectedItems() and privacy.forget_conversations_button.isEnabled()
@@ -191,7 +175,7 @@ def _changed_pixels(qtbot, widget: QWidget, rect=None) -> int:
             image = image.copy(rect)
         return _luminances(image)
 
-    _focus(qtbot, widget)
+    focus_by_tab(qtbot, widget)
     focused = grab()
     widget.clearFocus()
     qtbot.waitUntil(lambda: not widget.hasFocus())
@@ -249,7 +233,7 @@ def history(qtbot, window, memory):
 
 def _search(qtbot, window, sidebar, text: str) -> None:
     """Ctrl+Shift+F and `text` typed, as a person does; returns once its results are drawn."""
-    _focus(qtbot, window.composer.input)
+    focus_by_tab(qtbot, window.composer.input)
     press_key(qtbot, Qt.Key.Key_F, CONTROL_SHIFT)
     assert sidebar.search.hasFocus()
     with qtbot.waitSignal(sidebar.searched):
@@ -301,7 +285,7 @@ def test_the_list_gets_a_current_conversation_from_the_keyboard(qtbot, window, h
     tree = sidebar.tree
     sidebar.set_current(None)  # as a temporary chat leaves it
     assert tree.currentItem() is None
-    _focus(qtbot, sidebar.search)
+    focus_by_tab(qtbot, sidebar.search)
     press_key(qtbot, Qt.Key.Key_Tab)
     assert tree.hasFocus()
     assert tree.currentItem() is sidebar.rows()[0]
@@ -354,7 +338,7 @@ def test_copy_last_answer_says_so_in_full_at_a_larger_text_size(
     send(window, "Where is Porto?")
     theme.apply_look(qapp, "light", LARGE)
     window.resize(1000, window.height())  # as wide as the person's: the counts take half
-    _focus(qtbot, window.composer.input)
+    focus_by_tab(qtbot, window.composer.input)
     press_key(qtbot, Qt.Key.Key_C, CONTROL_SHIFT)
     assert QGuiApplication.clipboard().text() == window.view.messages[-1].text
 
