@@ -55,6 +55,8 @@ from app.privacy_forget import (
     source_exchanges,
 )
 from app.widgets import (
+    KEEP_SELECTION,
+    KEYBOARD_FOCUS,
     WithPlaceholder,
     fit_window,
     make_tree,
@@ -76,11 +78,6 @@ ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 # The row alone, selected: without explicit flags a held Ctrl or Shift toggles or extends
 SELECT_ROW = (QItemSelectionModel.SelectionFlag.ClearAndSelect
               | QItemSelectionModel.SelectionFlag.Rows)
-# The current row moved to, the selection left as it is
-KEEP_SELECTION = QItemSelectionModel.SelectionFlag.NoUpdate
-# The ways the keyboard moves into the list (not a click, which selects a row itself)
-KEYBOARD_FOCUS = (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
-                  Qt.FocusReason.ShortcutFocusReason)
 
 
 def _ask(parent: QWidget, title: str, text: str, *actions: str) -> str:

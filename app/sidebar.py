@@ -8,7 +8,7 @@ import datetime as dt
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QColor, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
@@ -28,14 +28,11 @@ from app import theme
 from app.conversation_view import day_label
 from app.errors import describe
 from app.icons import icon
+from app.widgets import KEEP_SELECTION, KEYBOARD_FOCUS
 from engine import conversations
 from engine.conversations import MARK_END, MARK_START
 
 ROLE = Qt.ItemDataRole.UserRole
-# The ways the keyboard moves into a pane (not a click, which picks a place itself)
-KEYBOARD_FOCUS = (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
-                  Qt.FocusReason.ShortcutFocusReason)
-NO_SELECTION_CHANGE = QItemSelectionModel.SelectionFlag.NoUpdate
 HIGHLIGHT = "#FFE58F"
 
 
@@ -240,7 +237,7 @@ class Sidebar(QFrame):
             clicked = event.reason() == Qt.FocusReason.MouseFocusReason
             if rows and not clicked and (current is None or current.data(0, ROLE) is None):
                 index = self.tree.indexFromItem(rows[0])
-                self.tree.selectionModel().setCurrentIndex(index, NO_SELECTION_CHANGE)
+                self.tree.selectionModel().setCurrentIndex(index, KEEP_SELECTION)
             return False
         if event.type() != QEvent.Type.KeyPress or event.modifiers() not in (
             Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier

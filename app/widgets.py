@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
@@ -16,6 +16,12 @@ from PySide6.QtWidgets import (
     QTreeWidget,
     QWidget,
 )
+
+# The ways the keyboard moves into a list or pane (not a click, which picks a place itself)
+KEYBOARD_FOCUS = (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
+                  Qt.FocusReason.ShortcutFocusReason)
+# A list's current row moved to, its selection left as it is
+KEEP_SELECTION = QItemSelectionModel.SelectionFlag.NoUpdate
 
 
 def when(timestamp: float | None, *, seconds: bool = False) -> str:
