@@ -55,13 +55,13 @@ from app.privacy_forget import (
     source_exchanges,
 )
 from app.widgets import (
-    KEEP_SELECTION,
     KEYBOARD_FOCUS,
     WithPlaceholder,
     fit_window,
     make_tree,
     no_default_buttons,
     one_line,
+    redrawn_keeping,
     screen_room,
     speakers,
     when,
@@ -475,34 +475,23 @@ class PrivacyPanel(QDialog):
         show_message(self, "Privacy", describe(error), warning=True)
 
     def _draw(self, data: dict[str, Any]) -> None:
-        selected = {item.key for item in self.selected_items()}
-        # The row the arrow keys move from: clear() lets it go, and a keyboard then went on
-        # from the first row (Delete asked about a row the person never chose)
-        current = self.tree.currentItem()
-        current_key = current.data(0, ROLE).key if current is not None else None
-        column = max(self.tree.currentColumn(), 0)
         self.items = data["items"]
-        self.tree.blockSignals(True)
-        self.tree.clear()
-        for item in self.items:
-            # "Next Friday [27 November 2026] I fly to Lisbon": the day it meant, as the model
-            # reads it (dated in load_items, from when it was said)
-            row = QTreeWidgetItem([item.kind_label, item.shown, when(item.learned),
-                                   one_line(item.conversation_title, 48) or "—"])
-            row.setData(0, ROLE, item)
-            row.setToolTip(1, item.shown)
-            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsEditable)
-            if item.status == "superseded":
-                row.setText(0, f"{item.kind_label} (replaced)")
-                for column in range(4):  # muted: Qt's grey was 2.6:1 on white
-                    row.setForeground(column, QColor(theme.color(theme.MUTED)))
-            elif item.status == "candidate":
-                row.setToolTip(0, CANDIDATE_TIP)
-            self.tree.addTopLevelItem(row)
-            row.setSelected(item.key in selected)
-            if item.key == current_key:
-                self.tree.setCurrentItem(row, column, KEEP_SELECTION)
-        self.tree.blockSignals(False)
+        with redrawn_keeping(self.tree, lambda row: row.data(0, ROLE).key):
+            for item in self.items:
+                # "Next Friday [27 November 2026] I fly to Lisbon": the day it meant, as the
+                # model reads it (dated in load_items, from when it was said)
+                row = QTreeWidgetItem([item.kind_label, item.shown, when(item.learned),
+                                       one_line(item.conversation_title, 48) or "—"])
+                row.setData(0, ROLE, item)
+                row.setToolTip(1, item.shown)
+                row.setFlags(row.flags() | Qt.ItemFlag.ItemIsEditable)
+                if item.status == "superseded":
+                    row.setText(0, f"{item.kind_label} (replaced)")
+                    for column in range(4):  # muted: Qt's grey was 2.6:1 on white
+                        row.setForeground(column, QColor(theme.color(theme.MUTED)))
+                elif item.status == "candidate":
+                    row.setToolTip(0, CANDIDATE_TIP)
+                self.tree.addTopLevelItem(row)
         self._draw_conversations(data["conversations"])
         self.apply_filter()
         self._selected()
@@ -512,23 +501,16 @@ class PrivacyPanel(QDialog):
         self.refreshed.emit()
 
     def _draw_conversations(self, conversations: list) -> None:
-        """The conversations, with the selection and the keyboard's current row kept (a read
-        after any change to memory let both go)."""
+        """The conversations, with the selection and the keyboard's current row kept."""
         tree = self.conversation_tree
-        selected = {row.data(0, ROLE) for row in tree.selectedItems()}
-        current = tree.currentItem().data(0, ROLE) if tree.currentItem() is not None else None
-        tree.blockSignals(True)
-        tree.clear()
-        for conversation in sorted(conversations, key=lambda c: c.last_ts or 0, reverse=True):
-            row = QTreeWidgetItem([one_line(conversation.title, 80) or conversation.id,
-                                   when(conversation.first_ts), when(conversation.last_ts),
-                                   str(conversation.pages)])
-            row.setData(0, ROLE, conversation.id)
-            tree.addTopLevelItem(row)
-            row.setSelected(conversation.id in selected)
-            if conversation.id == current:
-                tree.setCurrentItem(row, 0, KEEP_SELECTION)
-        tree.blockSignals(False)
+        with redrawn_keeping(tree, lambda row: row.data(0, ROLE)):
+            for conversation in sorted(conversations, key=lambda c: c.last_ts or 0,
+                                       reverse=True):
+                row = QTreeWidgetItem([one_line(conversation.title, 80) or conversation.id,
+                                       when(conversation.first_ts), when(conversation.last_ts),
+                                       str(conversation.pages)])
+                row.setData(0, ROLE, conversation.id)
+                tree.addTopLevelItem(row)
         self._update_buttons()
         self.conversation_box.set_empty(not conversations)
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt
 from PySide6.QtWidgets import (
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QStackedWidget,
     QTreeWidget,
+    QTreeWidgetItem,
     QWidget,
 )
 
@@ -158,6 +160,31 @@ def enter_presses(dialog: QWidget, button: QWidget) -> None:
 def one_line(text: str, limit: int = 140) -> str:
     line = " ".join((text or "").split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+@contextmanager
+def redrawn_keeping(
+    tree: QTreeWidget, key: Callable[[QTreeWidgetItem], Hashable]
+) -> Iterator[None]:
+    """Clear `tree` for the block to fill it again, its signals held, then select the rows
+    whose `key` was selected and make the row whose key was current (and its column) current
+    again: a read after any change to memory let both go, and the arrow keys went on from the
+    first row (Delete asked about a row the person never chose)."""
+    selected = {key(row) for row in tree.selectedItems()}
+    current = tree.currentItem()
+    current_key = key(current) if current is not None else None
+    column = max(tree.currentColumn(), 0)
+    tree.blockSignals(True)
+    try:
+        tree.clear()
+        yield
+        for index in range(tree.topLevelItemCount()):
+            row = tree.topLevelItem(index)
+            row.setSelected(key(row) in selected)
+            if current_key is not None and key(row) == current_key:
+                tree.setCurrentItem(row, column, KEEP_SELECTION)
+    finally:
+        tree.blockSignals(False)
 
 
 def make_tree(headers: Sequence[str], *, multi: bool = False, stretch: int = 1) -> QTreeWidget:

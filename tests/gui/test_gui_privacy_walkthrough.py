@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
+from app.privacy import ROLE, WHAT_IT_KNOWS
 from tests.helpers import answer_box, choose_in_menu, privacy_row
 
 pytestmark = pytest.mark.gui
@@ -162,3 +163,22 @@ def test_forgetting_a_one_exchange_conversation_says_so_in_good_english(qtbot, w
     assert "Its only exchange is removed everywhere." in box.text()
     assert "because they were learned only from this conversation" in box.informativeText()
     box.button(QMessageBox.StandardButton.Cancel).click()
+
+
+def test_a_redraw_keeps_the_current_row_and_its_column_with_replaced_rows_shown(qtbot, panel):
+    """With "Show replaced items" on, a replaced row drawn above the keyboard's current cell
+    moved that cell to the last column on every read (the loop that greys a replaced row
+    reused the name of the column to restore)."""
+    panel.superseded.setChecked(True)
+    qtbot.waitUntil(lambda: privacy_row(panel, LOVED) is not None)
+    rows = [panel.tree.topLevelItem(i) for i in range(panel.tree.topLevelItemCount())]
+    replaced = [i for i, row in enumerate(rows) if row.data(0, ROLE).status == "superseded"]
+    below = next(i for i in range(len(rows)) if replaced and i > replaced[0])
+    target = rows[below].data(0, ROLE).key
+    panel.tree.setCurrentItem(rows[below], WHAT_IT_KNOWS)
+    with qtbot.waitSignal(panel.refreshed, timeout=10_000):
+        panel.refresh()
+    current = panel.tree.currentItem()
+    assert current is not None and current.data(0, ROLE).key == target
+    assert panel.tree.currentColumn() == WHAT_IT_KNOWS
+    assert [row.data(0, ROLE).key for row in panel.tree.selectedItems()] == [target]
