@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Made by tests/data/make_reference_data.py: the reference package (MemoryOS-BaiJia 0.1.1) run
+# against a llama.cpp server with the bundled SmolLM2, on invented exchanges.
+REFERENCE_MEMORY = ROOT / "tests" / "data" / "reference_memory"
 
 
 def raw_bytes(vault_path: Path) -> bytes:
@@ -60,6 +63,29 @@ def decrypted_bytes(path: Path, *, hexkey: str | None = None, passphrase: str | 
     data = copy.read_bytes()
     assert data.startswith(b"SQLite format 3\x00"), "the copy was not decrypted"
     return data
+
+
+def reference_copy(tmp_path: Path, name: str = "reference") -> Path:
+    """A copy of the reference MemoryOS's data folder (REFERENCE_MEMORY) at tmp_path/`name`,
+    for a test to change or damage."""
+    import shutil
+
+    target = tmp_path / name
+    shutil.copytree(REFERENCE_MEMORY, target)
+    return target
+
+
+def steps_to_end(steps, progress: list | None = None):
+    """Run an import's steps (a generator of (done, total) reports, as import_steps and the
+    app's import_reference_steps are) to the end and return what they added; every report
+    goes in `progress` when one is given."""
+    while True:
+        try:
+            report = next(steps)
+        except StopIteration as finished:
+            return finished.value
+        if progress is not None:
+            progress.append(report)
 
 
 def prompt_ids(retrieval) -> list[tuple[str, int]]:
@@ -119,6 +145,17 @@ def shown_dialog(qtbot, opener, start):
     with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
         start()
     return shown.args[0]
+
+
+def unlock(qtbot, window, dialog, passphrase: str) -> None:
+    """Type `passphrase` into an unlock dialog and press Enter; wait for the vault to open in
+    `window` (deriving the key takes seconds on a busy machine: pytest-qt's 5 s was missed)."""
+    from PySide6.QtCore import Qt
+
+    dialog.passphrase.clear()
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
+        qtbot.keyClicks(dialog.passphrase, passphrase)
+        qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
 
 
 def shown_settings(qtbot, settings):

@@ -17,11 +17,9 @@ from engine.reference_import import (
     vault_counts,
 )
 from engine.timestamps import parse_timestamp
-from tests.helpers import ROOT, run_cli
+from tests.helpers import REFERENCE_MEMORY as FIXTURE
+from tests.helpers import reference_copy, run_cli, steps_to_end
 
-# Made by tests/data/make_reference_data.py: the reference package (MemoryOS-BaiJia 0.1.1) run
-# against a llama.cpp server with the bundled SmolLM2, on invented exchanges.
-FIXTURE = ROOT / "tests" / "data" / "reference_memory"
 USER = FIXTURE / "users" / "alex"
 EMPTY = {
     "pages": 0, "short_term_pages": 0, "mid_term_pages": 0, "segments": 0,
@@ -131,12 +129,6 @@ def test_import_fills_the_tiers_with_provenance_and_heat(memory):
     assert import_reference(memory, read_reference(FIXTURE)) == after
 
 
-def copy_fixture(tmp_path):
-    target = tmp_path / "reference"
-    shutil.copytree(FIXTURE, target)
-    return target
-
-
 def _set(path: str, value):
     """Damage: replace the value at a path of keys in the JSON."""
 
@@ -165,7 +157,7 @@ def _set(path: str, value):
     ],
 )  # fmt: skip
 def test_a_damaged_file_is_named_and_nothing_is_imported(memory, tmp_path, name, damage, expected):
-    folder = copy_fixture(tmp_path)
+    folder = reference_copy(tmp_path)
     path = folder / "users" / "alex" / name
     path.write_text(damage(path.read_text(encoding="utf-8")), encoding="utf-8")
     with pytest.raises(errors.InvalidInputError) as caught:
@@ -190,7 +182,7 @@ def test_a_failure_while_writing_leaves_the_vault_as_it_was(memory, monkeypatch)
 
 
 def test_several_users_must_be_chosen(tmp_path, home):
-    folder = copy_fixture(tmp_path)
+    folder = reference_copy(tmp_path)
     shutil.copytree(folder / "users" / "alex", folder / "users" / "sam")
     with pytest.raises(errors.InvalidInputError, match=r"holds 2 users \(alex, sam\): choose one"):
         read_reference(folder)
@@ -207,7 +199,7 @@ def test_several_users_must_be_chosen(tmp_path, home):
 def test_choosing_a_user_folder_names_the_data_folder_to_choose(tmp_path):
     """A person choosing users/alex (or users/) is told which folder holds users/, in words
     that fit the app as well as the terminal."""
-    folder = copy_fixture(tmp_path)
+    folder = reference_copy(tmp_path)
     with pytest.raises(errors.InvalidInputError) as caught:
         read_reference(folder / "users" / "alex")
     said = str(caught.value)
@@ -226,7 +218,7 @@ def test_an_empty_file_is_refused_as_unfinished_and_nothing_is_imported(
 ):
     """The reference writes each file as a whole JSON document: a 0-byte (or blank) one is a
     file it never finished writing. It is refused, named, with what to do; the dry run too."""
-    folder = copy_fixture(tmp_path)
+    folder = reference_copy(tmp_path)
     (folder / name).write_bytes(content)
     with pytest.raises(errors.InvalidInputError) as caught:
         import_reference(memory, read_reference(folder))
@@ -242,21 +234,13 @@ def test_an_empty_file_is_refused_as_unfinished_and_nothing_is_imported(
 def test_a_second_import_reports_that_nothing_new_was_added(memory):
     from engine.reference_import import import_steps
 
-    def run(data):
-        steps = import_steps(memory, data)
-        while True:
-            try:
-                next(steps)
-            except StopIteration as finished:
-                return finished.value
-
-    first = run(read_reference(FIXTURE))
+    first = steps_to_end(import_steps(memory, read_reference(FIXTURE)))
     found = read_reference(FIXTURE).counts()
     assert first.pages == found["short_term_pages"] + found["mid_term_pages"]
     assert first.summary() == (
         f"{first.pages} pages in 2 topics, 2 facts, 1 piece of assistant knowledge and the profile"
     )
-    again = run(read_reference(FIXTURE))
+    again = steps_to_end(import_steps(memory, read_reference(FIXTURE)))
     assert again.nothing and again.summary() == "nothing new"
     assert again.already_pages == first.pages
 
@@ -384,7 +368,7 @@ def test_relative_dates_in_imported_exchanges_are_searchable_by_their_day(memory
     meant when it was said, so a question naming that day finds it."""
     from engine.memory import when
 
-    folder = copy_fixture(tmp_path)
+    folder = reference_copy(tmp_path)
     path = folder / "users" / "alex" / "short_term.json"
     items = json.loads(path.read_text(encoding="utf-8"))
     items[0]["user_input"] = "Yesterday I adopted a grey cat called Miso."
@@ -401,12 +385,8 @@ def run_import(memory, folder):
     """import_steps to the end: (what it added, every (done, total) it reported)."""
     from engine.reference_import import import_steps
 
-    steps, progress = import_steps(memory, read_reference(folder)), []
-    while True:
-        try:
-            progress.append(next(steps))
-        except StopIteration as finished:
-            return finished.value, progress
+    progress: list = []
+    return steps_to_end(import_steps(memory, read_reference(folder)), progress), progress
 
 
 def test_importing_again_brings_back_nothing_deleted_since(memory):
@@ -441,9 +421,7 @@ def _change_profile(folder, text: str, when: str) -> None:
 
 def _older_and_newer_copies(tmp_path):
     """Two copies of the reference's folder whose profiles were written in January and June."""
-    old, new = tmp_path / "old", tmp_path / "new"
-    shutil.copytree(FIXTURE, old)
-    shutil.copytree(FIXTURE, new)
+    old, new = reference_copy(tmp_path, "old"), reference_copy(tmp_path, "new")
     _change_profile(old, "Alex is a nurse who hikes.", "2026-01-01 10:00:00")
     _change_profile(new, "Alex is a nurse who hikes and learns Spanish.", "2026-06-01 10:00:00")
     return old, new
@@ -473,7 +451,7 @@ def test_a_newer_copy_updates_the_profile(memory, tmp_path):
 def test_a_page_filed_under_two_sessions_is_one_page(memory, tmp_path):
     """The reference can list one page (one page_id) in two sessions of mid_term.json: it is
     one page in the dry run's counts and in the vault."""
-    folder = copy_fixture(tmp_path)
+    folder = reference_copy(tmp_path)
     path = folder / "users" / "alex" / "mid_term.json"
     content = json.loads(path.read_text(encoding="utf-8"))
     first, second = content["sessions"].values()

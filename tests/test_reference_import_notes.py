@@ -12,25 +12,10 @@ import pytest
 
 from engine import errors
 from engine.reference_import import import_steps, read_reference, vault_counts
-from tests.helpers import ROOT, run_cli
+from tests.helpers import REFERENCE_MEMORY as FIXTURE
+from tests.helpers import reference_copy, run_cli, steps_to_end
 
-FIXTURE = ROOT / "tests" / "data" / "reference_memory"
 FAKE = ("--embedder", "fake")
-
-
-def copy_fixture(tmp_path):
-    target = tmp_path / "reference"
-    shutil.copytree(FIXTURE, target)
-    return target
-
-
-def run_steps(memory, data):
-    steps = import_steps(memory, data)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as finished:
-            return finished.value
 
 
 # ---- a file cut off part-way ---------------------------------------------------------------
@@ -46,11 +31,11 @@ def _cut_off(path) -> int:
 
 
 def test_a_file_cut_off_while_saving_says_where_and_what_to_do(memory, tmp_path, home):
-    folder = copy_fixture(tmp_path)
+    folder = reference_copy(tmp_path)
     path = folder / "users" / "alex" / "mid_term.json"
     line = _cut_off(path)
     with pytest.raises(errors.InvalidInputError) as caught:
-        run_steps(memory, read_reference(folder))
+        steps_to_end(import_steps(memory, read_reference(folder)))
     said = str(caught.value)
     assert str(path) in said and f"line {line}" in said
     assert "did not finish writing it" in said and "backup" in said
@@ -68,16 +53,16 @@ def test_a_file_cut_off_while_saving_says_where_and_what_to_do(memory, tmp_path,
 def test_moving_the_cut_off_file_out_imports_the_rest_and_names_it(memory, tmp_path):
     """The advice works: with the broken file moved out, the rest comes in, and the note says
     which part was not there."""
-    folder = copy_fixture(tmp_path)
+    folder = reference_copy(tmp_path)
     path = folder / "users" / "alex" / "mid_term.json"
     _cut_off(path)
     path.rename(tmp_path / "mid_term.json")
-    added = run_steps(memory, read_reference(folder))
+    added = steps_to_end(import_steps(memory, read_reference(folder)))
     assert added.pages and added.not_found == ["mid_term.json"]
 
 
 def test_a_file_damaged_in_the_middle_is_told_apart_from_one_cut_off(memory, tmp_path):
-    folder = copy_fixture(tmp_path)
+    folder = reference_copy(tmp_path)
     path = folder / "users" / "alex" / "long_term_user.json"
     text = json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=2).splitlines()
     text[3] = text[3] + " oops"
@@ -162,18 +147,12 @@ def test_the_apps_report_names_the_parts_not_in_the_folder(memory, tmp_path):
     from app.importer import import_reference_steps, reference_report
 
     folder = _folder(tmp_path, ["short_term.json"], None)
-    steps = import_reference_steps(memory, str(folder), None)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as finished:
-            added = finished.value
-            break
+    added = steps_to_end(import_reference_steps(memory, str(folder), None))
     text = reference_report(added)
     assert text.startswith("Imported") and "Not in this folder:" in text
     note = text.split("Not in this folder:")[1]
     assert "mid_term.json" in note and "long_term_user.json" in note and "assistants/" in note
-    whole = run_steps(memory, read_reference(FIXTURE))
+    whole = steps_to_end(import_steps(memory, read_reference(FIXTURE)))
     assert "Not in this folder" not in reference_report(whole)
 
 

@@ -12,9 +12,9 @@ import pytest
 
 from engine import errors
 from engine.reference_import import import_reference, import_steps, read_reference, vault_counts
-from tests.helpers import ROOT, run_cli
+from tests.helpers import REFERENCE_MEMORY as FIXTURE
+from tests.helpers import ROOT, reference_copy, run_cli, steps_to_end
 
-FIXTURE = ROOT / "tests" / "data" / "reference_memory"
 CHROMA = ROOT / "tests" / "data" / "reference_chroma"
 FAKE = ("--embedder", "fake")
 # What the reference's knowledge analysis stores: one text, a list, several times over
@@ -24,18 +24,7 @@ LINES = ["Alex moved to Lisbon in May 2025", "Alex has a cat named Miso", "Alex 
 
 def run(memory, data):
     """import_steps to the end: what it added."""
-    steps = import_steps(memory, data)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as finished:
-            return finished.value
-
-
-def json_copy(tmp_path):
-    folder = tmp_path / "reference"
-    shutil.copytree(FIXTURE, folder)
-    return folder
+    return steps_to_end(import_steps(memory, data))
 
 
 def _edit(path, change) -> None:
@@ -45,7 +34,7 @@ def _edit(path, change) -> None:
 
 
 def json_with_blobs(tmp_path):
-    folder = json_copy(tmp_path)
+    folder = reference_copy(tmp_path)
 
     def blobs(content):
         content["knowledge_base"] = [
@@ -98,7 +87,7 @@ def test_a_knowledge_list_becomes_one_fact_per_line_once(memory, tmp_path, home,
 
 
 def test_list_markers_are_dropped_from_imported_facts(memory, tmp_path):
-    folder = json_copy(tmp_path)
+    folder = reference_copy(tmp_path)
 
     def marked(content):
         content["knowledge_base"] = [
@@ -154,7 +143,7 @@ def test_an_empty_user_folder_is_refused_and_nothing_is_made(tmp_path, home):
     with pytest.raises(errors.InvalidInputError, match="holds no user's memory"):
         read_reference(tmp_path / "e3")
     # beside a user with memory, an empty folder is no user to choose
-    folder = json_copy(tmp_path)
+    folder = reference_copy(tmp_path)
     (folder / "users" / "zed").mkdir()
     assert read_reference(folder).user_id == "alex"
 
@@ -162,7 +151,7 @@ def test_an_empty_user_folder_is_refused_and_nothing_is_made(tmp_path, home):
 def shared_sessions(tmp_path):
     """mid_term.json where two sessions list the same two pages (as the reference wrote them):
     one about a cat, one about a move."""
-    folder = json_copy(tmp_path)
+    folder = reference_copy(tmp_path)
     path = folder / "users" / "alex" / "mid_term.json"
     pages = [
         {"page_id": "page_move", "user_input": "I just moved to Lisbon last month.",
@@ -210,7 +199,7 @@ def test_sessions_listing_the_same_pages_each_stay_a_topic(memory, tmp_path):
 def test_a_session_whose_only_page_is_another_sessions_keeps_its_summary(memory, tmp_path):
     """Two sessions listing one single page cannot both hold it: the second's summary and
     keywords join the topic that does, so neither is lost."""
-    folder = json_copy(tmp_path)
+    folder = reference_copy(tmp_path)
     page = {"page_id": "page_one", "user_input": "My cat Miso moved to Lisbon with me.",
             "agent_response": "Lovely.", "timestamp": "2025-05-01 10:00:00"}  # fmt: skip
 
@@ -245,7 +234,7 @@ def test_the_command_prints_aligned_columns_whatever_the_vault_name(home):
 
 def test_data_folder_with_vault_is_refused_before_reading_anything(tmp_path, home):
     """The arguments are checked first: a damaged folder is not even read."""
-    folder = json_copy(tmp_path)
+    folder = reference_copy(tmp_path)
     (folder / "users" / "alex" / "mid_term.json").write_text("{broken", encoding="utf-8")
     done = run_cli("import-reference", str(folder), "--vault", "v", "--data-folder",
                    str(tmp_path / "data"), *FAKE, home=home)  # fmt: skip

@@ -60,6 +60,55 @@ def window(qtbot, memory, chat):
     win.close()
 
 
+@pytest.fixture
+def desktop(qtbot):
+    """desktop(path=None, settings=None): the desktop app as it starts (app.desktop.build: the
+    window and its vault opener) with the fast fake models of open_fast, on default settings
+    unless `settings` are given, shown; its opener opens the vault file at `path` when one is
+    given (the default memory's otherwise). Returns (window, opener); every window it made is
+    closed after the test."""
+    from app.desktop import build
+    from app.settings_store import AppSettings
+    from tests.helpers import open_fast
+
+    made = []
+
+    def _desktop(path: Path | None = None, settings=None):
+        window, opener = build(open_fast, settings=AppSettings() if settings is None else settings)
+        qtbot.addWidget(window)
+        made.append(window)
+        if path is not None:
+            opener.path = path
+        window.show()
+        qtbot.waitExposed(window)
+        return window, opener
+
+    yield _desktop
+    for window in made:
+        window.close()
+
+
+@pytest.fixture
+def elsewhere(memory, embedder):
+    """elsewhere(): another program's handle on the `memory` vault's file, as the MCP server
+    or `memoryos import` holds it: its own connection and its own commits, which a window on
+    `memory` sees only as writes from outside. Open it in a `with` block, which closes it."""
+    from engine.api import MemoryOS
+
+    def _open():
+        return MemoryOS.open(memory.path, embedder=embedder, background=False)
+
+    return _open
+
+
+@pytest.fixture
+def quick_outside_checks(monkeypatch):
+    """Look for outside writes every 50 ms instead of every few seconds."""
+    from app import session
+
+    monkeypatch.setattr(session, "OUTSIDE_CHECK_MS", 50)
+
+
 def _vault_bytes(path: Path) -> dict[str, str]:
     out = {}
     for file in (Path(path), Path(f"{path}-wal")):

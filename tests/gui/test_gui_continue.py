@@ -8,8 +8,6 @@ import time
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import open_fast
-
 pytestmark = pytest.mark.gui
 
 HOUR = 3600
@@ -32,23 +30,16 @@ def earlier(memory):
 
 
 @pytest.fixture
-def started(qtbot, earlier, memory):
+def started(qtbot, earlier, memory, desktop):
     """The app started as desktop.run does it: the window, the silent keyring unlock, attach;
     returns the window once the earlier conversation is on screen and in the sidebar."""
-    from app.desktop import build
-    from app.settings_store import AppSettings
-
-    window, opener = build(open_fast, settings=AppSettings())
-    qtbot.addWidget(window)
-    opener.path = memory.path
-    window.show()
+    window, opener = desktop(memory.path)
     with qtbot.waitSignal(window.session_attached):
         opener.start()
     qtbot.waitUntil(lambda: "Start with Kiyomizu-dera." in window.view.plain_text())
     qtbot.waitUntil(lambda: _titles(window) == ["I am planning a trip to Kyoto"])
     window.opener = opener
-    yield window
-    window.close()
+    return window
 
 
 def _send_and_list(qtbot, window, send, text):
@@ -174,11 +165,10 @@ def test_unlock_after_new_chat_stays_in_a_new_chat(qtbot, started, earlier, send
 
 
 def test_the_next_start_opens_the_conversation_on_screen_at_the_last_quit(
-    qtbot, memory, tmp_path
+    qtbot, memory, tmp_path, desktop
 ):
     """After a restart the most recently updated conversation opened, not the one the person
     was reading, and the sidebar marked none."""
-    from app.desktop import build
     from app.settings_store import load_settings
 
     older = memory.new_conversation()
@@ -188,10 +178,7 @@ def test_the_next_start_opens_the_conversation_on_screen_at_the_last_quit(
     memory.close()
 
     def start():
-        window, opener = build(open_fast, settings=load_settings())
-        qtbot.addWidget(window)
-        opener.path = memory.path
-        window.show()
+        window, opener = desktop(memory.path, load_settings())  # what the last quit saved
         with qtbot.waitSignal(window.session_attached):
             opener.start()
         return window

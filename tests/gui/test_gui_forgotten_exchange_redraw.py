@@ -6,18 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("quick_outside_checks")]
 
 KEPT = "My bike is a green Brompton"
 GONE = "I am seeing Dr Quillfeather for my anxiety medication"
-
-
-@pytest.fixture(autouse=True)
-def quick_checks(monkeypatch):
-    """Look for outside writes every 50 ms instead of every few seconds."""
-    from app import session
-
-    monkeypatch.setattr(session, "OUTSIDE_CHECK_MS", 50)
 
 
 def _two_exchanges(window, send):
@@ -40,15 +32,13 @@ def test_an_exchange_forgotten_in_privacy_leaves_the_open_conversation(
 
 
 def test_an_exchange_forgotten_by_another_program_leaves_the_screen(
-    qtbot, window, memory, embedder, send
+    qtbot, window, elsewhere, send
 ):
-    from engine.api import MemoryOS
-
     page = _two_exchanges(window, send)
     qtbot.waitUntil(lambda: window.session._outside_version is not None)
 
     # What the MCP server's forget_page does: its own connection to the vault.
-    with MemoryOS.open(memory.path, embedder=embedder, background=False) as server:
+    with elsewhere() as server:
         server.forget_page(page.id)
 
     qtbot.waitUntil(lambda: GONE not in window.view.plain_text(), timeout=5000)

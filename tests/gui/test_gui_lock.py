@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
-from tests.helpers import open_fast, shown_dialog
+from tests.helpers import open_fast, shown_dialog, unlock
 
 pytestmark = pytest.mark.gui
 
@@ -15,24 +15,13 @@ PASSPHRASE = "correct horse battery"
 
 
 @pytest.fixture
-def app(qtbot, tmp_path):
+def app(desktop, tmp_path):
     """The desktop app as it starts (window and vault opener) on a passphrase vault."""
-    from app.desktop import build
-
-    window, opener = build(open_fast)
-    qtbot.addWidget(window)
-    opener.path = tmp_path / "v.memoryos"
-    window.show()
-    qtbot.waitExposed(window)
-    yield window, opener
-    window.close()
+    return desktop(tmp_path / "v.memoryos")
 
 
-def _unlock(qtbot, window, dialog):
-    dialog.passphrase.clear()
-    with qtbot.waitSignal(window.session_attached):
-        qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
-        qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
+def _unlock(qtbot, window, dialog) -> None:
+    unlock(qtbot, window, dialog, PASSPHRASE)
 
 
 def _press_escape(qtbot, dialog):

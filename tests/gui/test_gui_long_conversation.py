@@ -8,8 +8,6 @@ import time
 
 import pytest
 
-from tests.helpers import open_fast
-
 pytestmark = pytest.mark.gui
 
 EXCHANGES = 205
@@ -26,14 +24,10 @@ def long_one(memory):
     return conversation
 
 
-def test_a_long_conversation_opens_at_its_most_recent_exchanges(qtbot, long_one, memory):
-    from app.desktop import build
-    from app.settings_store import AppSettings
-
-    window, opener = build(open_fast, settings=AppSettings())
-    qtbot.addWidget(window)
-    opener.path = memory.path
-    window.show()
+def test_a_long_conversation_opens_at_its_most_recent_exchanges(
+    qtbot, long_one, memory, desktop
+):
+    window, opener = desktop(memory.path)
     with qtbot.waitSignal(window.session_attached):
         opener.start()
     last = f"Answer number {EXCHANGES - 1}"
@@ -45,7 +39,6 @@ def test_a_long_conversation_opens_at_its_most_recent_exchanges(qtbot, long_one,
     window.reload_conversation()  # as after something was forgotten: the same end is drawn
     qtbot.waitUntil(lambda: not window.reloading)
     assert last in window.view.plain_text()
-    window.close()
 
 
 def test_pages_newest_gives_the_last_ones_oldest_first(memory):

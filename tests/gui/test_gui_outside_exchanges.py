@@ -8,18 +8,10 @@ import time
 
 import pytest
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("quick_outside_checks")]
 
 OUTSIDE = "Agent note: the spare key is under the blue pot"
 ELSEWHERE = "Agent note: the bike lock code is 4417"
-
-
-@pytest.fixture(autouse=True)
-def quick_checks(monkeypatch):
-    """Look for outside writes every 50 ms instead of every few seconds."""
-    from app import session
-
-    monkeypatch.setattr(session, "OUTSIDE_CHECK_MS", 50)
 
 
 def _open(qtbot, window, conversation_id: str) -> None:
@@ -29,11 +21,9 @@ def _open(qtbot, window, conversation_id: str) -> None:
     qtbot.waitUntil(lambda: window.session._outside_version is not None)
 
 
-def _write_elsewhere(memory, embedder, *exchanges: tuple) -> list:
+def _write_elsewhere(elsewhere, *exchanges: tuple) -> list:
     """What `memoryos mcp` does: its own connection to the vault file, its own commits."""
-    from engine.api import MemoryOS
-
-    with MemoryOS.open(memory.path, embedder=embedder, background=False) as server:
+    with elsewhere() as server:
         return [server.add_memory(q, a, ts, conversation_id=c) for q, a, ts, c in exchanges]
 
 
@@ -42,7 +32,7 @@ def _clock(timestamp: float) -> str:
 
 
 def test_an_exchange_added_elsewhere_shows_once_in_the_open_conversation(
-    qtbot, window, memory, embedder, send
+    qtbot, window, memory, elsewhere, send
 ):
     now = time.time()
     first = memory.add_memory("My cat is called Miso", "Noted.", now - 7200)
@@ -52,7 +42,7 @@ def test_an_exchange_added_elsewhere_shows_once_in_the_open_conversation(
     _open(qtbot, window, cid)
 
     later = now - 47 * 60
-    _write_elsewhere(memory, embedder, (OUTSIDE, "Saved.", later, cid),
+    _write_elsewhere(elsewhere, (OUTSIDE, "Saved.", later, cid),
                      (ELSEWHERE, "Saved.", later, other.conversation_id))
     window.session.check_outside()
 
@@ -68,7 +58,7 @@ def test_an_exchange_added_elsewhere_shows_once_in_the_open_conversation(
     # The window's own exchange, then another one from elsewhere: each shows once.
     answer = send(window, "What is my cat called?")
     assert answer.page is not None and answer.page.conversation_id == cid
-    _write_elsewhere(memory, embedder, ("Agent note: Miso is due at the vet", "Saved.", None, cid))
+    _write_elsewhere(elsewhere, ("Agent note: Miso is due at the vet", "Saved.", None, cid))
     window.session.check_outside()
     qtbot.waitUntil(lambda: "due at the vet" in view.plain_text(), timeout=5000)
     text = view.plain_text()
@@ -84,7 +74,7 @@ def test_an_exchange_added_elsewhere_shows_once_in_the_open_conversation(
 
 
 def test_an_exchange_written_while_an_answer_streams_waits_for_its_end(
-    qtbot, window, memory, embedder, chat
+    qtbot, window, memory, elsewhere, chat
 ):
     from PySide6.QtCore import Qt
 
@@ -98,7 +88,7 @@ def test_an_exchange_written_while_an_answer_streams_waits_for_its_end(
         qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
         qtbot.waitUntil(lambda: len(window.view.answer_text()) > 0)
         with qtbot.waitSignal(window.session.outside_written, timeout=5000):
-            _write_elsewhere(memory, embedder, (OUTSIDE, "Saved.", None, first.conversation_id))
+            _write_elsewhere(elsewhere, (OUTSIDE, "Saved.", None, first.conversation_id))
         qtbot.wait(200)
         assert window.session.generating  # seen while the answer streams...
         assert OUTSIDE not in window.view.plain_text()  # ...and not drawn into it
@@ -112,7 +102,7 @@ def test_an_exchange_written_while_an_answer_streams_waits_for_its_end(
 
 
 def test_reading_higher_up_stays_in_place_and_at_the_end_it_follows(
-    qtbot, window, memory, embedder
+    qtbot, window, memory, elsewhere
 ):
     now = time.time() - 3600
     pages = [memory.add_memory(f"Question number {n} " + "word " * 60, "Answer. " * 40, now + n)
@@ -126,31 +116,31 @@ def test_reading_higher_up_stays_in_place_and_at_the_end_it_follows(
     qtbot.wait(100)
     assert bar.value() == 0
 
-    _write_elsewhere(memory, embedder, (OUTSIDE, "Saved.", None, cid))
+    _write_elsewhere(elsewhere, (OUTSIDE, "Saved.", None, cid))
     qtbot.waitUntil(lambda: OUTSIDE in window.view.plain_text(), timeout=5000)
     qtbot.wait(100)  # the view's queued scrolls, if any, have run
     assert bar.value() == 0
 
     bar.setValue(bar.maximum())  # at the end: the next one is scrolled into view
-    _write_elsewhere(memory, embedder, (ELSEWHERE, "Saved.", None, cid))
+    _write_elsewhere(elsewhere, (ELSEWHERE, "Saved.", None, cid))
     qtbot.waitUntil(lambda: ELSEWHERE in window.view.plain_text(), timeout=5000)
     qtbot.waitUntil(lambda: bar.value() == bar.maximum() > 0)
 
 
-def test_an_exchange_dated_earlier_goes_in_its_place(qtbot, window, memory, embedder):
+def test_an_exchange_dated_earlier_goes_in_its_place(qtbot, window, memory, elsewhere):
     now = time.time()
     first = memory.add_memory("My cat is called Miso", "Noted.", now - 600)
     memory.add_memory("My dog is called Pip", "Noted.", now - 300, conversation_id=first.conversation_id)
     _open(qtbot, window, first.conversation_id)
 
-    _write_elsewhere(memory, embedder, (OUTSIDE, "Saved.", now - 450, first.conversation_id))
+    _write_elsewhere(elsewhere, (OUTSIDE, "Saved.", now - 450, first.conversation_id))
     qtbot.waitUntil(lambda: OUTSIDE in window.view.plain_text(), timeout=5000)
     text = window.view.plain_text()
     assert text.index("Miso") < text.index(OUTSIDE) < text.index("Pip")
     assert text.count(OUTSIDE) == 1 and text.count("Pip") == 1
 
 
-def test_a_temporary_chat_is_left_as_it_is(qtbot, window, memory, embedder, send):
+def test_a_temporary_chat_is_left_as_it_is(qtbot, window, memory, elsewhere, send):
     import re
 
     first = memory.add_memory("My cat is called Miso", "Noted.")
@@ -159,7 +149,7 @@ def test_a_temporary_chat_is_left_as_it_is(qtbot, window, memory, embedder, send
     send(window, "A question nobody keeps")
     shown = window.view.plain_text()
 
-    _write_elsewhere(memory, embedder, (OUTSIDE, "Saved.", None, first.conversation_id),
+    _write_elsewhere(elsewhere, (OUTSIDE, "Saved.", None, first.conversation_id),
                      (ELSEWHERE, "Saved.", None, window.session.mem.conversation_id))
     # The status line counts the write: the window has seen it.
     qtbot.waitUntil(lambda: re.search(r"\b3 recent", window.status.memory.text()), timeout=5000)

@@ -9,17 +9,9 @@ import pytest
 
 from tests.helpers import run_cli
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("quick_outside_checks")]
 
 PASSPHRASE = "correct horse battery"  # run_cli's passphrase
-
-
-@pytest.fixture(autouse=True)
-def quick_checks(monkeypatch):
-    """Look for outside writes every 50 ms instead of every few seconds."""
-    from app import session
-
-    monkeypatch.setattr(session, "OUTSIDE_CHECK_MS", 50)
 
 
 def _titles(window) -> list[str]:
@@ -40,10 +32,8 @@ def _settled(qtbot, window, recent: int) -> None:
 
 
 def test_a_write_from_a_second_connection_shows_without_an_app_write(
-    qtbot, window, memory, embedder
+    qtbot, window, memory, elsewhere
 ):
-    from engine.api import MemoryOS
-
     before = memory.data_version()
     memory.add_memory("I keep a sourdough starter", "Feed it daily.")  # the app's own writes
     memory.add_memory("My bike is a green Brompton", "Noted.")
@@ -56,7 +46,7 @@ def test_a_write_from_a_second_connection_shows_without_an_app_write(
             pass
 
     # What the MCP server's add_memory does: its own connection, a new conversation.
-    with MemoryOS.open(memory.path, embedder=embedder, background=False) as server:
+    with elsewhere() as server:
         page = server.add_memory("Agent note: the user's locker is number 42", "Saved.")
     assert memory.data_version() != before
 
@@ -65,9 +55,7 @@ def test_a_write_from_a_second_connection_shows_without_an_app_write(
     assert _titles(window)[0] == "Agent note: the user's locker is number 42"
 
 
-def test_search_results_on_screen_follow_a_write_from_outside(qtbot, window, memory, embedder):
-    from engine.api import MemoryOS
-
+def test_search_results_on_screen_follow_a_write_from_outside(qtbot, window, memory, elsewhere):
     memory.add_memory("My locker at the gym is number 7", "Noted.")
     _settled(qtbot, window, 1)
     sidebar = window.sidebar
@@ -76,7 +64,7 @@ def test_search_results_on_screen_follow_a_write_from_outside(qtbot, window, mem
     assert "number 7" in sidebar.results.toPlainText()
     assert "number 42" not in sidebar.results.toPlainText()
 
-    with MemoryOS.open(memory.path, embedder=embedder, background=False) as server:
+    with elsewhere() as server:
         server.add_memory("Agent note: the user's locker is number 42", "Saved.")
 
     qtbot.waitUntil(lambda: "number 42" in sidebar.results.toPlainText(), timeout=5000)
@@ -130,9 +118,7 @@ def test_an_import_by_the_cli_process_shows_in_status_and_sidebar(qtbot, home, c
         window.close()
 
 
-def test_locking_clears_the_counts_and_stops_the_checks(qtbot, window, memory, embedder):
-    from engine.api import MemoryOS
-
+def test_locking_clears_the_counts_and_stops_the_checks(qtbot, window, memory, elsewhere):
     memory.add_memory("I keep a sourdough starter", "Feed it daily.")
     window.session.refresh_status()
     _settled(qtbot, window, 1)
@@ -144,7 +130,7 @@ def test_locking_clears_the_counts_and_stops_the_checks(qtbot, window, memory, e
     assert window.status.memory.text() == ""
     assert not session._outside_timer.isActive()
     # ...and a write from outside while locked brings no counts or titles back.
-    with MemoryOS.open(memory.path, embedder=embedder, background=False) as server:
+    with elsewhere() as server:
         server.add_memory("Agent note: the user's locker is number 42", "Saved.")
     qtbot.wait(400)
     assert window.status.memory.text() == "" and window.sidebar.rows() == []

@@ -8,7 +8,14 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import create_vault, open_fast, shown_dialog, switch_dialog, switch_open_button
+from tests.helpers import (
+    create_vault,
+    open_fast,
+    shown_dialog,
+    switch_dialog,
+    switch_open_button,
+    unlock,
+)
 
 pytestmark = pytest.mark.gui
 
@@ -17,25 +24,13 @@ QUESTION = "Remember that my dentist appointment is on Friday at 9."
 
 
 @pytest.fixture
-def app(qtbot, tmp_path):
+def app(desktop, tmp_path):
     """The desktop app as it starts (window and vault opener) on a fresh passphrase vault."""
-    from app.desktop import build
-    from app.settings_store import AppSettings
-
-    window, opener = build(open_fast, settings=AppSettings())
-    qtbot.addWidget(window)
-    opener.path = tmp_path / "v.memoryos"
-    window.show()
-    qtbot.waitExposed(window)
-    yield window, opener
-    window.close()
+    return desktop(tmp_path / "v.memoryos")
 
 
 def _unlock(qtbot, window, dialog) -> None:
-    dialog.passphrase.clear()
-    with qtbot.waitSignal(window.session_attached):
-        qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
-        qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
+    unlock(qtbot, window, dialog, PASSPHRASE)
 
 
 def _ask_slowly(qtbot, window, text: str = QUESTION) -> None:
@@ -191,17 +186,11 @@ def _new_memory_dialog(qtbot, window, opener, name: str):
 
 
 @pytest.fixture
-def switching(qtbot, memory_keyring, send):
+def switching(qtbot, memory_keyring, send, desktop):
     """The app on a new memory "default" with one exchange, asked QUESTION whose answer has not
     begun, then switched to a new memory "work"; returns (window, default's path, its
     conversation)."""
-    from app.desktop import build
-    from app.settings_store import AppSettings
-
-    window, opener = build(open_fast, settings=AppSettings())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    window, opener = desktop()
     create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     send(window, "My dog is called Rex and he loves the beach.")
     default = window.session.mem
@@ -209,8 +198,7 @@ def switching(qtbot, memory_keyring, send):
     _ask_slowly(qtbot, window)
     create_vault(qtbot, window, _new_memory_dialog(qtbot, window, opener, "work"), None)
     assert window.session.mem.path.name == "work.memoryos" and default.vault.conn is None
-    yield window, default.path, conversation
-    window.close()
+    return window, default.path, conversation
 
 
 def test_switch_memory_before_the_first_word_keeps_the_message_with_its_memory(
@@ -251,15 +239,9 @@ def test_a_message_switch_memory_stopped_is_back_at_the_next_start(qtbot, switch
 
 
 def test_a_cancelled_switch_gives_the_stopped_message_back_at_once(
-    qtbot, memory_keyring, send
+    qtbot, memory_keyring, send, desktop
 ):
-    from app.desktop import build
-    from app.settings_store import AppSettings
-
-    window, opener = build(open_fast, settings=AppSettings())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    window, opener = desktop()
     create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     mem = window.session.mem
     _ask_slowly(qtbot, window)
