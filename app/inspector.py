@@ -128,6 +128,12 @@ class MemoryInspector(QDialog):
         layout.setSpacing(12)
         layout.addLayout(header)
         layout.addWidget(self.tabs, 1)
+        # Tab needs a second stop: on an empty vault each list is a placeholder that takes no
+        # focus, and Tab and Shift+Tab went from the tab bar back to the tab bar.
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)  # closed, not hidden: the window forgets it
+        self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
+        layout.addWidget(buttons)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
