@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from app import theme
 from app.auto_lock import AutoLock, effective_minutes
-from app.chat_commands import ChatActions
+from app.chat_commands import ChatActions, load_conversation
 from app.composer import Composer
 from app.conversation_view import READING_CHARS, ConversationView
 from app.demo_banner import DemoBanner
@@ -415,6 +415,17 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             self.sidebar.set_current(pages[-1].conversation_id)
         self._offer_unanswered(summary.get("unanswered"))
 
+    def _given_back(self, taken: tuple[Any, dict | None]) -> None:
+        """A cancelled Switch memory: the conversation drawn again as the vault holds it, then
+        the stopped question in the box. It was drawn with "Stopped" under it as well, an
+        exchange never stored, above the same question waiting to be sent."""
+        waiting, drawn = taken
+        if drawn is not None:
+            self._reloaded(drawn, "")
+        else:
+            self._reloads -= 1
+        self._offer_unanswered(waiting)
+
     def _offer_unanswered(self, waiting: Any) -> None:
         """A question whose answer was stopped before its first word by a quit, a crash, Lock
         now or Switch memory: in the box, for the person to send."""
@@ -521,8 +532,10 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
                 mem = self.session.mem
                 if mem.quitting:  # an answer the switch stopped: its question is back here
                     mem.mark_quitting(False)
-                    self.session.run(_taken_back, mem, on_result=self._offer_unanswered,
-                                     on_error=self._show_error)
+                    ids = None if self.temporary else self._conversation_ids()
+                    self._reloads = getattr(self, "_reloads", 0) + 1
+                    self.session.run(_taken_back, mem, ids, on_result=self._given_back,
+                                     on_error=self._reload_failed)
             return
         if self.session is not None:
             self.detach()
@@ -978,11 +991,14 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         event.accept()
 
 
-def _taken_back(mem: Any) -> Any:
+def _taken_back(mem: Any, ids: list[str] | None) -> tuple[Any, dict | None]:
     """Read in a worker once a cancelled Switch memory leaves this vault open: the question of
-    the answer it stopped, handed back (MemoryOS.take_unanswered), or None."""
+    the answer it stopped, handed back (MemoryOS.take_unanswered), or None; with it the
+    conversations `ids` as the vault holds them, without that question (None: not read)."""
     mem.release_unanswered()
-    return mem.take_unanswered()
+    waiting = mem.take_unanswered()
+    drawn = load_conversation(mem, ids) if waiting is not None and ids is not None else None
+    return waiting, drawn
 
 
 def _vault_summary(mem: Any, resume: str | None = None, fallback: bool = False) -> dict:
