@@ -5,8 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
+from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QSizePolicy,
+    QStatusBar,
+    QStyle,
+    QStyleOption,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app import theme
 from app.icons import pixmap
@@ -60,23 +70,29 @@ def memory_text(status: Any) -> str:
     shows as plain "consolidating": it read "consolidating (0 jobs left)" for as long as it
     took. Facts and profile entries are counted apart, as the Privacy panel lists them and
     `memoryos status` and /status say them: it said "12 facts" where those said "7 facts"."""
+    return " · ".join(memory_parts(status))
+
+
+def memory_parts(status: Any) -> tuple[str, str]:
+    """memory_text in two: the counts, and what consolidation is doing ("consolidating (2
+    jobs) · 1 failed"), which a short line keeps whole while the counts end in "…"."""
     from engine.chat_commands import known_text
 
-    parts = [
+    counts = " · ".join([
         f"{status.short_term_pages} recent",
         f"{status.segments} topic{'s' if status.segments != 1 else ''}",
         known_text(status),
-    ]
+    ])
     jobs = f"{status.pending_jobs} job{'s' if status.pending_jobs != 1 else ''}"
     if status.running:
-        parts.append(f"consolidating ({jobs})" if status.pending_jobs else "consolidating")
+        doing = [f"consolidating ({jobs})" if status.pending_jobs else "consolidating"]
     elif status.pending_jobs:
-        parts.append(f"{jobs} queued")
+        doing = [f"{jobs} queued"]
     else:
-        parts.append("up to date")
+        doing = ["up to date"]
     if status.failed_jobs:
-        parts.append(f"{status.failed_jobs} failed")
-    return " · ".join(parts)
+        doing.append(f"{status.failed_jobs} failed")
+    return counts, " · ".join(doing)
 
 
 class ElidedLabel(QLabel):
@@ -193,15 +209,20 @@ class Dot(QLabel):
 
 
 class StatusLine(QStatusBar):
-    """Model (with load progress), vault and memory activity, left to right. Short of room
-    (large text, a small window) the model's name and the counts end in "…" first; the
-    vault's name keeps half the window (see fit_text)."""
+    """Model (with load progress), remote model, memory activity and vault, left to right.
+    Short of room (large text, a small window) the model's name and the counts end in "…"
+    first; the vault's name keeps half the window (see fit_text). What still does not fit
+    goes on a second line, so that what the model and consolidation are doing stays whole: at
+    the text size +2 and 760 pixels the counts were cut to "12 rec…", "consolidating" gone.
+    A message (showMessage) is shown in its own label, wrapped when it is longer than the
+    line: QStatusBar drew it in one line left of the counts and cut it."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._dark = theme.dark  # the scheme its colours were drawn in (see changeEvent)
         self.setSizeGripEnabled(False)
         self._model_least = 0
+        self._model_state = NO_MODEL
         self.model = ElidedLabel()
         self.model_dot = Dot(self.model)
         self.progress = QProgressBar()
@@ -214,26 +235,146 @@ class StatusLine(QStatusBar):
         self.vault = ElidedLabel()
         self.memory = ElidedLabel()
         self.memory_dot = Dot(self.memory)
-        self.addWidget(self.model_dot)
-        self.addWidget(self.model)
-        self.addWidget(self.progress)
-        self.remote = QLabel()  # shown only while the model is not on this computer
+        self.line = QWidget()  # holds the parts, in rows (_arrange)
+        self.remote = QLabel(self.line)  # shown only while the model is not on this computer
         self.remote.setTextFormat(Qt.TextFormat.RichText)
         self.remote.hide()
-        self.addPermanentWidget(self.remote)
-        self.addPermanentWidget(self.memory_dot)
-        self.addPermanentWidget(self.memory)
-        self.addPermanentWidget(self.vault_icon)
-        self.addPermanentWidget(self.vault)
+        self.message = QLabel(self.line)  # what showMessage says, for its few seconds
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.hide()
+        # The line asks for no width: the status line never makes the window wider.
+        self.line.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.rows = QVBoxLayout(self.line)
+        self.rows.setContentsMargins(0, 0, 0, 0)
+        self.rows.setSpacing(2)
+        self.parts = [
+            self._group(self.model_dot, self.model, self.progress),
+            self.remote,
+            self._group(self.memory_dot, self.memory),
+            self._group(self.vault_icon, self.vault),
+        ]
+        self._arranged: list[list[QWidget]] = []
+        self.line.installEventFilter(self)  # the remote's and the message's requests
+        self.addPermanentWidget(self.line, 1)
+        self.messageChanged.connect(self._show_message)
         self.set_model(NO_MODEL, "")
         self.vault.setText("Vault locked")
         self.set_memory(None)
         self.fit_text(560)
+        self._arrange()
+
+    def _group(self, *widgets: QWidget) -> QWidget:
+        """Widgets that stay together on one row (a dot and its label)."""
+        group = QWidget(self.line)
+        row = QHBoxLayout(group)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        for widget in widgets:
+            row.addWidget(widget)
+        group.installEventFilter(self)  # a part shown, hidden or with a new text
+        return group
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._arrange()  # its room asked for changed: the rows may change
+        return super().eventFilter(watched, event)
+
+    def _show_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+        self._arrange()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        """The panel only: the message is in self.message (QStatusBar drew it again, cut)."""
+        painter = QPainter(self)
+        option = QStyleOption()
+        option.initFrom(self)
+        self.style().drawPrimitive(QStyle.PrimitiveElement.PE_PanelStatusBar, option, painter,
+                                   self)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._arrange()
+
+    def _lay_out_now(self) -> None:
+        """Rows and widths for the new texts now, not at the next layout pass (a state read
+        "S…", shortened against the room the old text had, until then): the parts' own
+        layouts, the line's, the rows', and the parts' again in the room they get."""
+        if not self.isVisible():
+            return
+        groups = [part.layout() for part in self.parts if part.layout() is not None]
+        for layout in groups:
+            layout.activate()
+        self._arrange()
+        for layout in (self.layout(), self.rows, *groups):
+            layout.activate()
+
+    def _shown_parts(self) -> list[QWidget]:
+        """The parts with something to show, a message first."""
+        parts = [self.message] if self.message.text() else []
+        return parts + [part for part in self.parts if part.isVisibleTo(self)]
+
+    def _arrange(self) -> None:
+        """The parts in as few rows as keep each at its least width (ElidedLabel.least):
+        all in one row when their whole texts fit, the model's left and the memory's right."""
+        room = self.line.width() if self.line.width() > 0 else self.width()
+        spacing = pixels(12)
+        parts = self._shown_parts()
+        # the message whole on its row, in more lines only when longer than the line
+        self.message.ensurePolished()  # in the text size now: hidden, it had the old one
+        self.message.setWordWrap(False)  # wrapped, it broke before the end of a line's width
+        said = self.message.sizeHint().width()  # in one line, the style's padding included
+        self.message.setWordWrap(said > room)
+        self.message.setMinimumWidth(min(said, room))
+        self.message.setMaximumWidth(max(room, 1))
+        whole = sum(part.sizeHint().width() for part in parts) + spacing * (len(parts) - 1)
+        if whole <= room:
+            rows = [parts]
+        else:
+            rows, used = [], 0
+            for part in parts:
+                least = min(part.minimumSizeHint().width(), room)
+                if rows and used + spacing + least <= room:
+                    rows[-1].append(part)
+                    used += spacing + least
+                else:
+                    rows.append([part])
+                    used = least
+        if self.message.wordWrap():
+            self.message.setMinimumHeight(self.message.heightForWidth(room))
+        else:
+            self.message.setMinimumHeight(0)
+        if rows == self._arranged:
+            return
+        self._arranged = rows
+        while self.rows.count():
+            item = self.rows.takeAt(0)
+            layout = item.layout()
+            while layout is not None and layout.count():
+                layout.takeAt(0)
+        right = set(self.parts[2:])  # the memory's and the vault's parts keep to the right
+        for parts_of_row in rows:
+            row = QHBoxLayout()
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(spacing)
+            stretched = False
+            for part in parts_of_row:
+                if part in right and not stretched:
+                    row.addStretch(1)
+                    stretched = True
+                row.addWidget(part, 0 if part is not self.message else 1)
+            if not stretched:
+                row.addStretch(1)
+            self.rows.addLayout(row)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and theme.dark != self._dark:
             self._follow_scheme()
+        built = getattr(self, "parts", None) is not None  # not while __init__ sets its font
+        if built and event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_least()  # the least widths in the new text size
+            self._arrange()
 
     def _follow_scheme(self) -> None:
         """Dots, lock and Remote line in the new scheme's colours: they were drawn in the
@@ -250,7 +391,24 @@ class StatusLine(QStatusBar):
         is short of room: the vault's name half of it, the model's name a sixth."""
         self.vault.set_least(width // 2)  # which memory is open: it matters most
         self._model_least = width // 6
-        self.model.set_least(self._model_least)
+        self._fit_least()
+        self._lay_out_now()
+
+    def _fit_least(self) -> None:
+        """The model's and the memory's least widths, for their texts in the text size now.
+        A model's name may end in "…" (it is whole in the tooltip), what the model is doing
+        may not: "Server not answering" read "Server not answ…" once the counts grew longer.
+        "Loading" stays, the name after it gives way as a ready model's does. The counts may
+        end in "…", what consolidation is doing may not."""
+        label = self.model.full_text()
+        least = self.model._width(label)
+        if self._model_state == READY:
+            least = self._model_least
+        elif self._model_state == LOADING:
+            least = min(least, self.model._width("Loading …") + self._model_least)
+        self.model.set_least(least)
+        doing = self.memory._keep
+        self.memory.set_least(self.memory._width(f"…{doing}") if doing else 0)
 
     def set_model(self, state: str, text: str) -> None:
         from app.model_choice import short_model_name
@@ -264,15 +422,15 @@ class StatusLine(QStatusBar):
         }[state]
         self.model_dot.set_color(DOTS[state])
         self.model.setText(label)
-        # A model's name may end in "…" (it is whole in the tooltip), what the model is doing
-        # may not: "Server not answering" read "Server not answ…" once the counts grew longer.
-        whole = state != READY
-        self.model.set_least(self.model._width(label) if whole else self._model_least)
-        tips = {READY: text, FAILED: text, UNREACHABLE: f"{text}\n{UNREACHABLE_TIP}"}
+        self._model_state = state
+        self._fit_least()
+        tips = {READY: text, LOADING: text, FAILED: text,
+                UNREACHABLE: f"{text}\n{UNREACHABLE_TIP}"}
         self.model.setToolTip(tips.get(state, ""))
         self.progress.setVisible(state == LOADING)
         if state == LOADING:
             self.progress.setRange(0, 0)  # busy until the backend reports a fraction
+        self._lay_out_now()
 
     def set_remote(self, host: str) -> None:
         from app.outgoing import remote_badge, remote_tooltip
@@ -281,6 +439,7 @@ class StatusLine(QStatusBar):
         self.remote.setText(remote_badge(host))
         self.remote.setToolTip(remote_tooltip(host) if host else "")
         self.remote.setVisible(bool(host))
+        self._lay_out_now()
 
     def set_progress(self, fraction: float, label: str) -> None:
         self.progress.setRange(0, 100)
@@ -291,18 +450,24 @@ class StatusLine(QStatusBar):
         where = "passphrase" if "passphrase" in key_location else "keyring"
         self.vault.set_text(name, f" · {where}")  # a long name ends in "…", not the key's place
         self.vault.setToolTip(f"Encrypted vault; key: {key_location}")
+        self._lay_out_now()
 
     def set_memory(self, status: Any) -> None:
         """Show a ConsolidationStatus; None (the vault was locked or closed) clears the counts."""
         if status is None:
             self.memory_dot.hide()
             self.memory.setText("")
+            self.memory.set_least(0)
             self.memory.setToolTip("")
+            self._lay_out_now()
             return
         busy = status.running
         self.memory_dot.set_color(BUSY_DOT if busy else IDLE_DOT)
         self.memory_dot.show()
-        self.memory.setText(memory_text(status))
+        counts, doing = memory_parts(status)
+        self.memory.set_text(counts, f" · {doing}")  # the counts end in "…", never the work
+        self._fit_least()
         tip = memory_tip(status)
         tip += f"\n\nLast error: {status.last_error}" if status.last_error else ""
         self.memory.setToolTip(tip)
+        self._lay_out_now()

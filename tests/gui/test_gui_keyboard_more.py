@@ -346,7 +346,13 @@ def test_copy_last_answer_says_so_in_full_at_a_larger_text_size(
     said = status.currentMessage()
     assert said.startswith("Copied the last answer")
     QApplication.processEvents()
-    permanent = [w for w in (status.remote, status.memory_dot, status.memory,
-                             status.vault_icon, status.vault) if w.isVisible()]
-    room = min(w.geometry().left() for w in permanent) - 8  # the message's margin
-    assert status.fontMetrics().horizontalAdvance(said) <= room, (said, room)
+    shown = status.message  # the status line shows it in a label of its own
+    assert shown.isVisible() and shown.text() == said
+    room = shown.contentsRect().width()
+    assert shown.fontMetrics().horizontalAdvance(said) <= room, (said, room)
+
+    def place(widget):
+        return widget.rect().translated(widget.mapTo(status, widget.rect().topLeft()))
+
+    for part in (status.remote, status.memory, status.vault):  # beside it, never over it
+        assert not (part.isVisible() and place(shown).intersects(place(part))), part
