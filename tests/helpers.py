@@ -11,6 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Made by tests/data/make_reference_data.py: the reference package (MemoryOS-BaiJia 0.1.1) run
 # against a llama.cpp server with the bundled SmolLM2, on invented exchanges.
 REFERENCE_MEMORY = ROOT / "tests" / "data" / "reference_memory"
+# Made by tests/data/make_chroma_reference_data.py: the memoryos-chromadb variant's folder.
+REFERENCE_CHROMA = ROOT / "tests" / "data" / "reference_chroma"
 
 
 def raw_bytes(vault_path: Path) -> bytes:
@@ -65,13 +67,14 @@ def decrypted_bytes(path: Path, *, hexkey: str | None = None, passphrase: str | 
     return data
 
 
-def reference_copy(tmp_path: Path, name: str = "reference") -> Path:
-    """A copy of the reference MemoryOS's data folder (REFERENCE_MEMORY) at tmp_path/`name`,
-    for a test to change or damage."""
+def reference_copy(tmp_path: Path, name: str = "reference",
+                   source: Path = REFERENCE_MEMORY) -> Path:
+    """A copy of the reference MemoryOS's data folder (`source`: REFERENCE_MEMORY, or
+    REFERENCE_CHROMA) at tmp_path/`name`, for a test to change or damage."""
     import shutil
 
     target = tmp_path / name
-    shutil.copytree(REFERENCE_MEMORY, target)
+    shutil.copytree(source, target)
     return target
 
 
@@ -237,7 +240,7 @@ def create_vault(qtbot, window, dialog, passphrase: str | None) -> None:
     if passphrase:
         qtbot.keyClicks(dialog.passphrase, passphrase)
         qtbot.keyClicks(dialog.confirm, passphrase)
-    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
         qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
 
 

@@ -5,7 +5,6 @@ that user's memory there, and reports the profile as the reference does."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
@@ -13,16 +12,13 @@ from engine import errors
 from engine.backends.fake import HashEmbedder
 from engine.compat import Memoryos, vault_path
 from engine.shared_knowledge import assistant_vault_path
-from tests.helpers import ROOT
+from tests.helpers import REFERENCE_CHROMA, reference_copy
 
-FIXTURE = ROOT / "tests" / "data" / "reference_memory"
 PASSPHRASE = "correct horse battery"
 
 
 def reference_folder(tmp_path):
-    folder = tmp_path / "memoryos_data"
-    shutil.copytree(FIXTURE, folder)
-    return folder
+    return reference_copy(tmp_path, "memoryos_data")
 
 
 def open_alex(folder) -> Memoryos:
@@ -155,13 +151,8 @@ def test_the_compatible_mcp_server_returns_the_reference_profile(home, tmp_path)
     serve_and_run(home, ["--compat", "reference", "--config", str(tmp_path / "config.json")], body)
 
 
-CHROMA_FIXTURE = ROOT / "tests" / "data" / "reference_chroma"  # written by memoryos-chromadb
-
-
 def chroma_folder(tmp_path):
-    folder = tmp_path / "chroma_data"
-    shutil.copytree(CHROMA_FIXTURE, folder)
-    return folder
+    return reference_copy(tmp_path, "chroma_data", REFERENCE_CHROMA)
 
 
 def open_user(folder, user_id: str) -> Memoryos:

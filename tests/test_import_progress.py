@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
 
-from tests.helpers import ROOT, run_cli
+from tests.helpers import reference_copy, run_cli
 
 FAKE = ("--embedder", "fake")
-REFERENCE = ROOT / "tests" / "data" / "reference_memory"
+
 BAR = re.compile(r"^(Importing|Organising memory): +\d+%\|.*?\| *(\d+)/(\d+) \[", re.MULTILINE)
 
 
@@ -42,18 +41,13 @@ def _never_back_and_end_at_the_total(drawn: list[tuple[int, int]]) -> None:
     assert values[-1] == drawn[-1][1], drawn
 
 
-def _reference_copy(tmp_path):
-    folder = tmp_path / "reference"
-    shutil.copytree(REFERENCE, folder)
-    return folder
-
 
 @pytest.mark.parametrize("what", ["transcript", "reference"])
 def test_the_terminal_bars_never_move_back_and_end_at_their_total(home, tmp_path, what):
     if what == "transcript":
         args = ("import", str(_transcript(tmp_path)), "--vault", "bob", "--create")
     else:
-        args = ("import-reference", str(_reference_copy(tmp_path)), "--vault", "alex")
+        args = ("import-reference", str(reference_copy(tmp_path)), "--vault", "alex")
     done = run_cli(*args, *FAKE, home=home)
     assert done.returncode == 0, done.stderr.decode()
     drawn = _bars(done.stderr)
@@ -66,7 +60,7 @@ def test_the_apps_import_steps_never_move_back_and_end_at_their_total(memory, tm
     from app.importer import import_exchanges, import_reference_steps
 
     for steps in (import_exchanges(memory, str(_transcript(tmp_path))),
-                  import_reference_steps(memory, str(_reference_copy(tmp_path)), None)):  # fmt: skip
+                  import_reference_steps(memory, str(reference_copy(tmp_path)), None)):  # fmt: skip
         drawn = list(steps)
         assert drawn, "no progress was reported"
         values = [done for done, _ in drawn]

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 
 import pytest
 
 from engine import errors
 from engine.reference_import import ORIGIN, import_reference, read_reference, vault_counts
-from tests.helpers import ROOT, run_cli
+from tests.helpers import REFERENCE_CHROMA as FIXTURE
+from tests.helpers import reference_copy, run_cli
 
-# Made by tests/data/make_chroma_reference_data.py (the reference's memoryos-chromadb + chromadb 0.4.24).
-FIXTURE = ROOT / "tests" / "data" / "reference_chroma"
 STORE = FIXTURE / "chroma_storage"
 METADATA = STORE / "metadata_maya_helper.json"
 EMPTY = {
@@ -90,9 +88,7 @@ def test_import_fills_the_tiers_with_provenance(memory):
 
 
 def copy_store(tmp_path):
-    target = tmp_path / "chroma_data"
-    shutil.copytree(FIXTURE, target)
-    return target / "chroma_storage"
+    return reference_copy(tmp_path, "chroma_data", FIXTURE) / "chroma_storage"
 
 
 @pytest.mark.parametrize(

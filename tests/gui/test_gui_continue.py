@@ -34,7 +34,7 @@ def started(qtbot, earlier, memory, desktop):
     """The app started as desktop.run does it: the window, the silent keyring unlock, attach;
     returns the window once the earlier conversation is on screen and in the sidebar."""
     window, opener = desktop(memory.path)
-    with qtbot.waitSignal(window.session_attached):
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
         opener.start()
     qtbot.waitUntil(lambda: "Start with Kiyomizu-dera." in window.view.plain_text())
     qtbot.waitUntil(lambda: _titles(window) == ["I am planning a trip to Kyoto"])
@@ -123,7 +123,7 @@ def _lock_and_unlock(qtbot, window, while_locked=None):
     assert window.session is None and window.view.message_count == 0
     if while_locked is not None:
         while_locked(path)
-    with qtbot.waitSignal(window.session_attached):
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
         next(b for b in shown.args[0].buttons() if b.text() == "Unlock").click()
 
 
@@ -179,7 +179,7 @@ def test_the_next_start_opens_the_conversation_on_screen_at_the_last_quit(
 
     def start():
         window, opener = desktop(memory.path, load_settings())  # what the last quit saved
-        with qtbot.waitSignal(window.session_attached):
+        with qtbot.waitSignal(window.session_attached, timeout=30_000):
             opener.start()
         return window
 

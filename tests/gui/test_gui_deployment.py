@@ -7,9 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
 
-from tests.helpers import open_fast
+from tests.helpers import open_fast, shown_dialog, unlock
 
 pytestmark = pytest.mark.gui
 
@@ -17,21 +16,15 @@ PASSPHRASE = "correct horse battery"
 SHOTS = os.environ.get("MEMORYOS_SCREENSHOTS")
 
 
-def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(qtbot, fail_keyring, tmp_path):
-    from app.desktop import build
+def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(
+    qtbot, fail_keyring, tmp_path, desktop
+):
     from app.settings_store import AppSettings
     from app.vault_dialogs import UnlockDialog
 
-    window, opener = build(open_fast, settings=AppSettings(auto_lock_minutes=15))
-    qtbot.addWidget(window)
-    opener.path = tmp_path / "v.memoryos"
+    window, opener = desktop(tmp_path / "v.memoryos", AppSettings(auto_lock_minutes=15))
     open_fast(opener.path, True, PASSPHRASE).close()
-    window.show()
-    with qtbot.waitSignal(opener.dialog_shown) as shown:
-        opener.start()
-    with qtbot.waitSignal(window.session_attached):
-        qtbot.keyClicks(shown.args[0].passphrase, PASSPHRASE)
-        qtbot.keyClick(shown.args[0].passphrase, Qt.Key.Key_Return)
+    unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
     mem = window.session.mem
     mem.add_memory("I keep my spare key under the blue pot", "Noted")
     assert mem.retrieve("spare key").page_ids()  # the vector mirror now holds decrypted rows
@@ -47,25 +40,20 @@ def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(qtbot, fail_keyr
     assert mem.page_mirror.held_bytes() == 0  # decrypted vectors dropped
     assert window.view.message_count == 0  # nothing decrypted left on screen
     assert not window.composer.send_button.isEnabled()
-    with qtbot.waitSignal(window.session_attached):
-        qtbot.keyClicks(asked.args[0].passphrase, PASSPHRASE)
-        qtbot.keyClick(asked.args[0].passphrase, Qt.Key.Key_Return)
+    unlock(qtbot, window, asked.args[0], PASSPHRASE)
     assert window.session.mem.pages()[0].user_input == "I keep my spare key under the blue pot"
-    window.close()
 
 
-def test_a_keyring_vault_stays_locked_until_the_person_unlocks_it(qtbot, memory_keyring, tmp_path):
+def test_a_keyring_vault_stays_locked_until_the_person_unlocks_it(
+    qtbot, memory_keyring, tmp_path, desktop
+):
     from PySide6.QtWidgets import QMessageBox
 
-    from app.desktop import build
     from app.settings_store import AppSettings
 
-    window, opener = build(open_fast, settings=AppSettings(auto_lock_minutes=15))
-    qtbot.addWidget(window)
-    opener.path = tmp_path / "k.memoryos"
+    window, opener = desktop(tmp_path / "k.memoryos", AppSettings(auto_lock_minutes=15))
     open_fast(opener.path, True, None).close()  # the key goes to the (in-memory) keyring
-    window.show()
-    with qtbot.waitSignal(window.session_attached):
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
         opener.start()  # opens silently through the keyring
     window.session.mem.add_memory("My locker code is 4471", "Noted")
     window.auto_lock.timer.setInterval(20)
@@ -77,10 +65,9 @@ def test_a_keyring_vault_stays_locked_until_the_person_unlocks_it(qtbot, memory_
     with qtbot.assertNotEmitted(window.session_attached, wait=300):
         pass  # the keyring could reopen it at once: it must not
     assert window.session is None and window.view.message_count == 0
-    with qtbot.waitSignal(window.session_attached):
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
         next(b for b in box.buttons() if b.text() == "Unlock").click()
     assert window.session.mem.pages()[0].user_input == "My locker code is 4471"
-    window.close()
 
 
 def test_the_policy_caps_the_idle_minutes():

@@ -7,9 +7,9 @@ import json
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from tests.helpers import create_vault, open_fast, shown_dialog
+from tests.helpers import create_vault, open_fast, shown_dialog, switch_dialog, switch_open_button
+from tests.helpers import unlock as unlock_with
 
 pytestmark = pytest.mark.gui
 
@@ -17,16 +17,11 @@ PASSPHRASE = "correct horse battery"
 
 
 @pytest.fixture
-def app(qtbot):
+def app(desktop):
     """The app as it starts: settings from the (empty) settings file, real encrypted vaults."""
-    from app.desktop import build
+    from app.settings_store import load_settings
 
-    window, opener = build(open_fast)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window, opener
-    window.close()
+    return desktop(settings=load_settings())
 
 
 def _first_vault(qtbot, window, opener, passphrase: bool):
@@ -40,14 +35,9 @@ def _first_vault(qtbot, window, opener, passphrase: bool):
 
 def _new_memory(qtbot, window, opener, name: str, passphrase: bool):
     """File → Switch memory → a new memory `name`, created."""
-    from app.vault_switch import SwitchVaultDialog
-
-    window.switch_action.trigger()
-    qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), SwitchVaultDialog))
-    dialog = QApplication.activeModalWidget()
+    dialog = switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, name)
-    open_button = dialog.buttons.button(QDialogButtonBox.StandardButton.Open)
-    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(open_button,
+    first = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(switch_open_button(dialog),
                                                                  Qt.MouseButton.LeftButton))
     create_vault(qtbot, window, first, PASSPHRASE if passphrase else None)
 
@@ -85,9 +75,7 @@ def test_erasing_a_second_memory_goes_back_to_the_one_used_before(
         assert unlock.quit_button.text() == "Quit"
         assert window.view.empty.title.text() == "Everything was erased"
         assert _saved()["vault_name"] == "default"  # a quit here comes back to it
-        with qtbot.waitSignal(window.session_attached, timeout=10_000):
-            qtbot.keyClicks(unlock.passphrase, PASSPHRASE)
-            qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Return)
+        unlock_with(qtbot, window, unlock, PASSPHRASE)
     else:  # its key is in the keyring: it opens by itself
         with qtbot.waitSignal(window.session_attached, timeout=10_000):
             window.erase_everything(confirmed=True)
@@ -102,17 +90,13 @@ def test_erasing_a_second_memory_goes_back_to_the_one_used_before(
     assert "model_step" not in window.panels
 
 
-def test_without_a_memory_used_before_the_first_by_name_opens(qtbot, memory_keyring):
-    from app.desktop import build
+def test_without_a_memory_used_before_the_first_by_name_opens(qtbot, memory_keyring, desktop):
     from app.settings_store import AppSettings
     from engine.paths import vault_path
 
     for name in ("beta", "alpha"):
         open_fast(vault_path(name), True, None).close()
-    window, opener = build(open_fast, settings=AppSettings(vault_name="zeta",
-                                                           model_step_done=True))
-    qtbot.addWidget(window)
-    window.show()
+    window, opener = desktop(settings=AppSettings(vault_name="zeta", model_step_done=True))
     create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     assert window.session.mem.path == vault_path("zeta")
 
@@ -120,13 +104,11 @@ def test_without_a_memory_used_before_the_first_by_name_opens(qtbot, memory_keyr
         window.erase_everything(confirmed=True)
     assert window.session.mem.path == vault_path("alpha")
     assert not vault_path("zeta").exists() and _saved()["vault_name"] == "alpha"
-    window.close()
 
 
-def test_the_welcome_screen_offers_the_other_memories(qtbot, fail_keyring):
+def test_the_welcome_screen_offers_the_other_memories(qtbot, fail_keyring, desktop):
     """Settings left naming an erased memory: the welcome screen to create it again had only
     Quit and Create my vault, at every start; the memory that exists was out of reach."""
-    from app.desktop import build
     from app.settings_store import AppSettings, load_settings, save_settings
     from app.vault_dialogs import FirstRunDialog, UnlockDialog
     from app.vault_switch import SwitchVaultDialog
@@ -136,28 +118,22 @@ def test_the_welcome_screen_offers_the_other_memories(qtbot, fail_keyring):
     mine.add_memory("My sister is called Ana.", "Noted.")
     mine.close()
     save_settings(AppSettings(vault_name="work"))  # as the settings file said after the erase
-    window, opener = build(open_fast, load_settings())
-    qtbot.addWidget(window)
-    window.show()
+    window, opener = desktop(settings=load_settings())
 
     welcome = shown_dialog(qtbot, opener, opener.start)
     assert isinstance(welcome, FirstRunDialog) and welcome.path == vault_path("work")
     assert welcome.other_button.isVisible()
     picker = shown_dialog(qtbot, opener, welcome.other_button.click)
     assert isinstance(picker, SwitchVaultDialog)
-    open_button = picker.buttons.button(QDialogButtonBox.StandardButton.Open)
-    unlock = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(open_button,
+    unlock = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(switch_open_button(picker),
                                                                   Qt.MouseButton.LeftButton))
     assert isinstance(unlock, UnlockDialog) and unlock.path == vault_path("default")
     assert window.isVisible() and not window.closing
-    with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.keyClicks(unlock.passphrase, PASSPHRASE)
-        qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Return)
+    unlock_with(qtbot, window, unlock, PASSPHRASE)
     qtbot.waitUntil(lambda: "Ana" in window.view.browser.toPlainText())
     assert _saved()["vault_name"] == "default" and not _saved()["model_step_due"]
     assert "model_step" not in window.panels
     assert not vault_path("work").exists()
-    window.close()
 
 
 def test_erasing_the_only_memory_gives_the_welcome_screen_without_the_model_step(
@@ -183,12 +159,11 @@ def test_erasing_the_only_memory_gives_the_welcome_screen_without_the_model_step
 
 
 def test_a_settings_file_left_by_the_erase_does_not_offer_the_model_step_again(
-    qtbot, memory_keyring
+    qtbot, memory_keyring, desktop
 ):
     """settings.json from before the fix: "model_step_due": true after an erase, a model
     chosen long before; the next start offered the step (once in the middle of a Switch
     memory, where it took the keys meant for the passphrase)."""
-    from app.desktop import build
     from app.settings_store import load_settings
     from engine.paths import settings_file, vault_path
 
@@ -198,14 +173,11 @@ def test_a_settings_file_left_by_the_erase_does_not_offer_the_model_step_again(
         "vault_name": "default", "model_source": "openai", "model_step_due": True,
         "server_url": "http://127.0.0.1:9/v1", "server_model": "chosen-model",
     }), encoding="utf-8")
-    window, opener = build(open_fast, load_settings())
-    qtbot.addWidget(window)
-    window.show()
+    window, opener = desktop(settings=load_settings())
     with qtbot.waitSignal(window.session_attached, timeout=10_000):
         opener.start()
     assert "model_step" not in window.panels  # it opens as the vault is attached
     assert not load_settings().model_step_due
-    window.close()
 
 
 def test_the_welcome_dialog_stays_put_while_its_messages_come_and_go(qtbot, app, fail_keyring):

@@ -4,26 +4,21 @@ once over "Everything was erased" (seen only for an instant) did not, nor which 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel
 
 from tests.helpers import create_vault, open_fast, shown_dialog
+from tests.helpers import unlock as unlock_with
 
 pytestmark = pytest.mark.gui
 
 PASSPHRASE = "correct horse battery"
 
 
-def _app(qtbot, vault_name: str, previous: str = ""):
-    from app.desktop import build
+def _app(desktop, vault_name: str, previous: str = ""):
     from app.settings_store import AppSettings
 
-    settings = AppSettings(vault_name=vault_name, previous_vault=previous, model_step_done=True)
-    window, opener = build(open_fast, settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    return window, opener
+    return desktop(settings=AppSettings(vault_name=vault_name, previous_vault=previous,
+                                        model_step_done=True))
 
 
 def _top_line(dialog) -> str:
@@ -37,19 +32,19 @@ def _shown_text(dialog) -> str:
     return "\n".join(label.text() for label in dialog.findChildren(QLabel) if label.isVisible())
 
 
-def test_the_unlock_dialog_after_an_erase_says_which_memory_was_erased(qtbot, fail_keyring):
+def test_the_unlock_dialog_after_an_erase_says_which_memory_was_erased(
+    qtbot, fail_keyring, desktop
+):
     from app.vault_dialogs import UnlockDialog
     from engine.paths import vault_path
 
     for name in ("default", "work"):
         open_fast(vault_path(name), True, PASSPHRASE).close()
-    window, opener = _app(qtbot, "work", previous="default")
+    window, opener = _app(desktop, "work", previous="default")
     unlock = shown_dialog(qtbot, opener, opener.start)
     qtbot.waitExposed(unlock)
     assert "erased" not in _shown_text(unlock)  # an ordinary start says nothing of it
-    with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.keyClicks(unlock.passphrase, PASSPHRASE)
-        qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Return)
+    unlock_with(qtbot, window, unlock, PASSPHRASE)
 
     after = shown_dialog(qtbot, opener, lambda: window.erase_everything(confirmed=True))
     qtbot.waitExposed(after)
@@ -60,25 +55,19 @@ def test_the_unlock_dialog_after_an_erase_says_which_memory_was_erased(qtbot, fa
     assert "Everything was erased" == window.view.empty.title.text()
     assert "“work”" in window.view.empty.hint.text()
 
-    with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.keyClicks(after.passphrase, PASSPHRASE)
-        qtbot.keyClick(after.passphrase, Qt.Key.Key_Return)
+    unlock_with(qtbot, window, after, PASSPHRASE)
     assert window.session.mem.path == vault_path("default") and not vault_path("work").exists()
-    window.close()
 
 
 def test_the_welcome_dialog_after_erasing_the_only_memory_says_it_was_erased(
-    qtbot, fail_keyring
+    qtbot, fail_keyring, desktop
 ):
     from app.vault_dialogs import FirstRunDialog
     from engine.paths import vault_path
 
     open_fast(vault_path("diary"), True, PASSPHRASE).close()
-    window, opener = _app(qtbot, "diary")
-    unlock = shown_dialog(qtbot, opener, opener.start)
-    with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.keyClicks(unlock.passphrase, PASSPHRASE)
-        qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Return)
+    window, opener = _app(desktop, "diary")
+    unlock_with(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
 
     welcome = shown_dialog(qtbot, opener, lambda: window.erase_everything(confirmed=True))
     qtbot.waitExposed(welcome)
@@ -88,11 +77,10 @@ def test_the_welcome_dialog_after_erasing_the_only_memory_says_it_was_erased(
     assert welcome.create_button.isVisible() and not vault_path("diary").exists()
     create_vault(qtbot, window, welcome, PASSPHRASE)  # a new one, as offered
     assert window.session.mem.path == vault_path("diary")
-    window.close()
 
 
 def test_a_memory_that_opens_by_itself_after_an_erase_is_named_in_the_status_line(
-    qtbot, memory_keyring
+    qtbot, memory_keyring, desktop
 ):
     """Its key is in the keyring: no dialog comes up, the other memory's conversations simply
     replaced "Everything was erased"."""
@@ -100,7 +88,7 @@ def test_a_memory_that_opens_by_itself_after_an_erase_is_named_in_the_status_lin
 
     for name in ("default", "work"):
         open_fast(vault_path(name), True, None).close()
-    window, opener = _app(qtbot, "work", previous="default")
+    window, opener = _app(desktop, "work", previous="default")
     with qtbot.waitSignal(window.session_attached, timeout=10_000):
         opener.start()
     assert "erased" not in window.status.currentMessage()
@@ -110,4 +98,3 @@ def test_a_memory_that_opens_by_itself_after_an_erase_is_named_in_the_status_lin
     said = window.status.currentMessage()
     assert "“work”" in said and "erased" in said and "“default”" in said
     assert window.session.mem.path == vault_path("default")
-    window.close()

@@ -11,10 +11,11 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMessageBox, QPushButton
 
-from tests.helpers import ROOT
+from tests.helpers import REFERENCE_MEMORY as FIXTURE
+from tests.helpers import ROOT, reference_copy
 
 pytestmark = pytest.mark.gui
-FIXTURE = ROOT / "tests" / "data" / "reference_memory"
+
 SHORT = 40  # a title this long is not cut in the middle by the window manager
 
 
@@ -68,8 +69,7 @@ def test_the_folder_chooser_has_a_short_title_and_says_what_to_choose(qtbot, win
 def test_the_user_picker_has_a_short_title_and_asks_in_its_body(qtbot, window, memory, tmp_path):
     from app.importer import import_reference_folder
 
-    folder = tmp_path / "reference"
-    shutil.copytree(FIXTURE, folder)
+    folder = reference_copy(tmp_path)
     shutil.copytree(folder / "users" / "alex", folder / "users" / "sam")
 
     def pick(dialog: QInputDialog) -> None:

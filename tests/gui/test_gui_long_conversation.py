@@ -28,7 +28,7 @@ def test_a_long_conversation_opens_at_its_most_recent_exchanges(
     qtbot, long_one, memory, desktop
 ):
     window, opener = desktop(memory.path)
-    with qtbot.waitSignal(window.session_attached):
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
         opener.start()
     last = f"Answer number {EXCHANGES - 1}"
     qtbot.waitUntil(lambda: last in window.view.plain_text(), timeout=20_000)

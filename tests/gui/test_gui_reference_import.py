@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from PySide6.QtWidgets import QLabel
 
-from tests.helpers import ROOT
+from tests.helpers import REFERENCE_CHROMA, reference_copy
+from tests.helpers import REFERENCE_MEMORY as FIXTURE
 
 pytestmark = pytest.mark.gui
-FIXTURE = ROOT / "tests" / "data" / "reference_memory"
 
 
 def _message(parent, title: str):
@@ -59,8 +57,7 @@ def test_importing_the_same_folder_again_says_nothing_new_was_added(qtbot, windo
 def test_choosing_the_users_folder_says_which_folder_to_choose(qtbot, window, memory, tmp_path):
     from app.importer import import_reference_folder
 
-    folder = tmp_path / "reference"
-    shutil.copytree(FIXTURE, folder)
+    folder = reference_copy(tmp_path)
     import_reference_folder(window, window.session, str(folder / "users" / "alex"))
     qtbot.waitUntil(lambda: _message(window, "Import failed") is not None, timeout=30_000)
     text = _message(window, "Import failed").text()
@@ -97,8 +94,7 @@ def test_a_broken_reference_folder_is_reported_and_nothing_is_written(
 ):
     from app.importer import import_reference_folder
 
-    folder = tmp_path / "reference"
-    shutil.copytree(FIXTURE, folder)
+    folder = reference_copy(tmp_path)
     (folder / "users" / "alex" / "mid_term.json").write_text("{broken", encoding="utf-8")
     import_reference_folder(window, window.session, str(folder))
     qtbot.waitUntil(lambda: _message(window, "Import failed") is not None, timeout=30_000)
@@ -111,9 +107,7 @@ def test_a_broken_reference_folder_is_reported_and_nothing_is_written(
 def test_the_menu_detects_and_imports_the_chromadb_variant(qtbot, window, memory):
     from app.importer import import_reference_folder
 
-    import_reference_folder(
-        window, window.session, str(ROOT / "tests" / "data" / "reference_chroma")
-    )
+    import_reference_folder(window, window.session, str(REFERENCE_CHROMA))
     qtbot.waitUntil(lambda: _message(window, "Import") is not None, timeout=30_000)
     assert (
         "Imported 8 pages in 1 topic, 2 facts, 1 piece of assistant knowledge and the profile"

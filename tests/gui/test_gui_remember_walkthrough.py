@@ -10,20 +10,20 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
 from app.view_memory import DELETED_NOTICE as DELETED
-from tests.helpers import create_vault, open_fast, run_cli, shown_dialog
+from tests.helpers import (
+    create_vault,
+    open_fast,
+    run_cli,
+    shown_dialog,
+    switch_dialog,
+    switch_open_button,
+)
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("quick_outside_checks")]
 
 PASSPHRASE = "correct horse battery"  # run_cli's passphrase
 REPLY = "Lisbon is lovely in December.\n\nPack a light coat.\n\nThe trams are worth a ride."
 
-
-@pytest.fixture(autouse=True)
-def quick_checks(monkeypatch):
-    """Look for outside writes every 50 ms instead of every few seconds."""
-    from app import session
-
-    monkeypatch.setattr(session, "OUTSIDE_CHECK_MS", 50)
 
 
 def _actions(window, message) -> dict:
@@ -163,36 +163,23 @@ def test_a_learned_notice_follows_a_delete_by_another_program(qtbot, home, chat,
         window.close()
 
 
-def test_esc_cancels_switch_memorys_unlock_dialog(qtbot, fail_keyring, send):
-    from PySide6.QtWidgets import QApplication, QDialogButtonBox
-
-    from app.desktop import build
-    from app.settings_store import AppSettings
+def test_esc_cancels_switch_memorys_unlock_dialog(qtbot, fail_keyring, send, desktop):
     from app.vault_dialogs import UnlockDialog
-    from app.vault_switch import SwitchVaultDialog
     from engine.paths import vault_path
 
-    window, opener = build(open_fast, settings=AppSettings())
-    qtbot.addWidget(window)
-    window.show()
-    try:
-        create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
-        open_fast(vault_path("work"), True, "work passphrase 42").close()
-        before = window.session.mem
-        window.switch_action.trigger()
-        qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), SwitchVaultDialog))
-        picker = QApplication.activeModalWidget()
-        picker.list.setCurrentRow(
-            [picker._name_at(i) for i in range(picker.list.count())].index("work"))
-        unlock = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(
-            picker.buttons.button(QDialogButtonBox.StandardButton.Open),
-            Qt.MouseButton.LeftButton))
-        assert isinstance(unlock, UnlockDialog) and unlock.quit_button.text() == "Cancel"
-        qtbot.keyClicks(unlock.passphrase, "half typed")
+    window, opener = desktop()
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
+    open_fast(vault_path("work"), True, "work passphrase 42").close()
+    before = window.session.mem
+    picker = switch_dialog(qtbot, window)
+    picker.list.setCurrentRow(
+        [picker._name_at(i) for i in range(picker.list.count())].index("work"))
+    unlock = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(
+        switch_open_button(picker), Qt.MouseButton.LeftButton))
+    assert isinstance(unlock, UnlockDialog) and unlock.quit_button.text() == "Cancel"
+    qtbot.keyClicks(unlock.passphrase, "half typed")
 
-        qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Escape)
+    qtbot.keyClick(unlock.passphrase, Qt.Key.Key_Escape)
 
-        qtbot.waitUntil(lambda: not shiboken6.isValid(unlock) or not unlock.isVisible())
-        assert window.session.mem is before and not before._closed
-    finally:
-        window.close()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(unlock) or not unlock.isVisible())
+    assert window.session.mem is before and not before._closed

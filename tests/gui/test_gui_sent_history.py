@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from tests.helpers import open_fast, shown_dialog
+from tests.helpers import (
+    create_vault,
+    open_fast,
+    shown_dialog,
+    switch_dialog,
+    switch_open_button,
+    unlock,
+)
 
 pytestmark = pytest.mark.gui
 
@@ -15,16 +21,8 @@ PASSPHRASE = "correct horse battery"
 
 
 @pytest.fixture
-def app(qtbot, tmp_path):
-    from app.desktop import build
-    from app.settings_store import AppSettings
-
-    window, opener = build(open_fast, settings=AppSettings())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window, opener
-    window.close()
+def app(desktop):
+    return desktop()
 
 
 def _sent_rows(qtbot, window, count: int) -> list[tuple[str, str]]:
@@ -44,16 +42,11 @@ def test_the_sent_tab_keeps_the_requests_made_before_a_lock(qtbot, app, fail_key
     opener.path = opener.path.with_name("locked.memoryos")
     open_fast(opener.path, True, PASSPHRASE).close()
 
-    def unlock(dialog):
-        with qtbot.waitSignal(window.session_attached):
-            qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
-            qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
-
-    unlock(shown_dialog(qtbot, opener, opener.start))
+    unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
     send(window, "My dog is called Biscuit")
     assert _sent_rows(qtbot, window, 1) == [("answer", "this computer")]
 
-    unlock(shown_dialog(qtbot, opener, window.lock_action.trigger))
+    unlock(qtbot, window, shown_dialog(qtbot, opener, window.lock_action.trigger), PASSPHRASE)
     assert window.session.mem.sent_log() == []  # the memory opened again logs afresh
     assert _sent_rows(qtbot, window, 1) == [("answer", "this computer")]  # still listed
     send(window, "What is my dog called?")
@@ -64,21 +57,15 @@ def test_the_sent_tab_keeps_another_memorys_requests_and_names_it(
     qtbot, app, memory_keyring, send
 ):
     window, opener = app
-    first = shown_dialog(qtbot, opener, opener.start)
-    with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.mouseClick(first.create_button, Qt.MouseButton.LeftButton)
+    create_vault(qtbot, window, shown_dialog(qtbot, opener, opener.start), None)
     send(window, "My dog is called Biscuit")
     assert _sent_rows(qtbot, window, 1) == [("answer", "this computer")]  # one memory: unnamed
 
-    window.switch_action.trigger()
-    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is not None)
-    dialog = QApplication.activeModalWidget()
+    dialog = switch_dialog(qtbot, window)
     qtbot.keyClicks(dialog.new_name, "work")
-    open_button = dialog.buttons.button(QDialogButtonBox.StandardButton.Open)
-    created = shown_dialog(qtbot, opener,
-                           lambda: qtbot.mouseClick(open_button, Qt.MouseButton.LeftButton))
-    with qtbot.waitSignal(window.session_attached, timeout=10_000):
-        qtbot.mouseClick(created.create_button, Qt.MouseButton.LeftButton)
+    created = shown_dialog(qtbot, opener, lambda: qtbot.mouseClick(switch_open_button(dialog),
+                                                                   Qt.MouseButton.LeftButton))
+    create_vault(qtbot, window, created, None)
     assert window.session.mem.path.name == "work.memoryos"
     send(window, "The report is due on Friday.")
 

@@ -52,7 +52,7 @@ def test_first_run_with_a_keyring_keeps_the_key_there(qtbot, opener, memory_keyr
     assert not dialog.passphrase.isVisible()
     assert dialog.create_button.isEnabled()
 
-    with qtbot.waitSignal(opener.opened):
+    with qtbot.waitSignal(opener.opened, timeout=30_000):
         qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
 
     (mem,) = opened
@@ -78,7 +78,7 @@ def test_first_run_without_a_keyring_asks_for_a_passphrase_twice(qtbot, opener, 
     qtbot.keyClick(dialog.confirm, Qt.Key.Key_Backspace)
     assert dialog.create_button.isEnabled()
 
-    with qtbot.waitSignal(opener.opened):
+    with qtbot.waitSignal(opener.opened, timeout=30_000):
         qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
     (mem,) = opened
     assert mem.info().key_location == "passphrase"
@@ -89,7 +89,7 @@ def test_later_starts_unlock_silently_with_the_keyring(qtbot, opener, memory_key
     _open_fast(opener.path, True, None).close()
     shown: list = []
     opener.dialog_shown.connect(shown.append)
-    with qtbot.waitSignal(opener.opened):
+    with qtbot.waitSignal(opener.opened, timeout=30_000):
         opener.start()
     assert shown == [] and len(opened) == 1
 
@@ -107,14 +107,14 @@ def test_wrong_passphrase_shows_a_message_retries_and_changes_nothing(
 
     qtbot.keyClicks(dialog.passphrase, "not the passphrase")
     qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: dialog.error.isVisible())
+    qtbot.waitUntil(lambda: dialog.error.isVisible(), timeout=30_000)  # the key is derived
     assert "does not unlock" in dialog.error.text()
     assert dialog.isVisible() and opened == []
     assert vault_bytes(opener.path) == before
 
     dialog.passphrase.clear()
     qtbot.keyClicks(dialog.passphrase, PASSPHRASE)
-    with qtbot.waitSignal(opener.opened):
+    with qtbot.waitSignal(opener.opened, timeout=30_000):
         qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
     assert dialog.attempts == 2
     assert opened[0].info().key_location == "passphrase"
@@ -145,7 +145,7 @@ def test_after_erasing_everything_the_app_is_back_at_the_first_run(qtbot, memory
     window.show()
     first = _start(qtbot, opener)
     assert isinstance(first, FirstRunDialog)
-    with qtbot.waitSignal(window.session_attached):
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
         qtbot.mouseClick(first.create_button, Qt.MouseButton.LeftButton)
     assert window.session.state == "ready" and window.composer.send_button.isEnabled()
     path = window.session.mem.path
@@ -176,7 +176,7 @@ def test_a_first_run_cut_short_after_the_vault_was_made_offers_the_model_step_ne
     assert load_settings().model_step_due  # saved before anything can go wrong
     path = opener.path
     window.closing = True  # the run ends as the vault is made: nothing is attached
-    with qtbot.waitSignal(opener.opened):
+    with qtbot.waitSignal(opener.opened, timeout=30_000):
         qtbot.mouseClick(first.create_button, Qt.MouseButton.LeftButton)
     assert "model_step" not in window.panels
     window.close()
@@ -232,7 +232,7 @@ def test_the_dialogs_sit_centred_over_the_conversation_and_cover_its_message(
         qtbot.keyClicks(first.confirm, PASSPHRASE + "x")  # the error line grows the dialog
         assert first.error.isVisible() and _centred_over_the_conversation(first, window)
         qtbot.keyClick(first.confirm, Qt.Key.Key_Backspace)
-    with qtbot.waitSignal(window.session_attached):
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
         qtbot.mouseClick(first.create_button, Qt.MouseButton.LeftButton)
 
     with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
