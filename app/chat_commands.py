@@ -18,28 +18,55 @@ from app.errors import describe
 from app.learned import undo_same
 from engine import chat_commands, errors, remembered
 
+# The exchanges of a conversation drawn when it is shown, its most recent ones; "Show earlier"
+# above them adds as many again. Drawing a few thousand took seconds of a frozen window.
+SHOWN_EXCHANGES = 200
+
 
 def load_conversation(
-    mem: Any, conversation_ids: list[str], limit: int = 500, drawn: Iterable[int] = ()
+    mem: Any,
+    conversation_ids: list[str],
+    limit: int = SHOWN_EXCHANGES,
+    drawn: Iterable[int] = (),
+    around: int | None = None,
 ) -> dict:
     """Read in a worker: the pages of conversations (the most recent `limit` of each), oldest
     first, with what each answer remembered, but for the pages `drawn` already (after another
-    process wrote: only the exchanges it added are drawn in)."""
-    pages = sorted(
-        (
-            p
-            for c in dict.fromkeys(conversation_ids)
-            for p in mem.pages(conversation_id=c, limit=limit, newest=True)
-        ),
-        key=lambda p: (p.timestamp, p.id),
-    )
+    process wrote: only the exchanges it added are drawn in). `around`: an exchange that must
+    be among them (a search result further back than `limit`): its conversation is read from a
+    few exchanges before it. "earlier" counts the exchanges left out, "limit" is how many of
+    each conversation were read (for the next read to keep them)."""
+    ids = list(dict.fromkeys(conversation_ids))
+    pages = []
+    for conversation in ids:
+        part = mem.pages(conversation_id=conversation, limit=limit, newest=True)
+        if around is not None and len(part) == limit and all(p.id != around for p in part):
+            whole = mem.pages(conversation_id=conversation, limit=-1, newest=True)
+            at = next((i for i, p in enumerate(whole) if p.id == around), None)
+            if at is not None:  # a few exchanges above it, for what led to it
+                limit = len(whole) - max(at - AROUND_BEFORE, 0)
+                part = whole[-limit:]
+        pages.extend(part)
+    pages.sort(key=lambda p: (p.timestamp, p.id))
     known = set(drawn)
     fresh = [p.id for p in pages if p.id not in known]
     return {
         "ids": list(conversation_ids),
         "pages": pages,
         "memories": mem.memories_used(fresh) if fresh else {},
+        "earlier": earlier_than(mem, ids, len(pages)),
+        "limit": limit,
     }
+
+
+AROUND_BEFORE = 10  # exchanges drawn above a search result opened far back
+
+
+def earlier_than(mem: Any, conversation_ids: list[str], drawn: int) -> int:
+    """How many exchanges of the conversations are not among the `drawn` most recent."""
+    wanted = set(conversation_ids)
+    total = sum(c.pages for c in mem.conversations() if c.id in wanted)
+    return max(total - drawn, 0)
 
 
 NOTE_CHARS = 90  # a "Remembered: …" line longer than this is cut short (the fact is whole)

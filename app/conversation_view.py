@@ -190,6 +190,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
     learned_manage_requested = Signal(object)  # a LearnedItem to show in the privacy panel
     regenerate_requested = Signal()  # answer the last question again
     edit_requested = Signal()  # put the last question back in the message box
+    earlier_requested = Signal()  # "Show earlier exchanges" above a long conversation
 
     COPY_CODE_KEY = "Ctrl+Shift+K"  # the window's "Copy code block"; the menu shows it too
 

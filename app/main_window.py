@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from app import theme
 from app.auto_lock import AutoLock, effective_minutes
-from app.chat_commands import ChatActions, load_conversation
+from app.chat_commands import SHOWN_EXCHANGES, ChatActions, earlier_than, load_conversation
 from app.composer import Composer
 from app.conversation_view import READING_CHARS, ConversationView
 from app.demo_banner import DemoBanner
@@ -149,6 +149,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.view.learned_manage_requested.connect(self.show_provenance)
         self.view.regenerate_requested.connect(self.regenerate)
         self.view.edit_requested.connect(self.edit_last_question)
+        self.view.earlier_requested.connect(self.show_earlier)
         self._editing: int | None = None  # the page an edited question replaces
         # The answer streaming now replaces this page (regenerate, edit): (page id, the edited
         # question or None). Stopped, the engine keeps the old exchange; the window shows it
@@ -403,6 +404,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         pages = summary["pages"]
         if due and pages and self.view.message_count == 0 and not self.temporary:
             self.shown_conversations = sorted({p.conversation_id for p in pages})
+            self.show_earlier_note(summary.get("earlier", 0), SHOWN_EXCHANGES)
             for page in pages:
                 # No saved list (imported, or from before lists were saved): no line at all.
                 self.view.add_exchange(page, saved_list(page, summary["memories"]),
@@ -1020,7 +1022,8 @@ def _vault_summary(mem: Any, resume: str | None = None, fallback: bool = False) 
         shown = max(conversations, key=lambda c: c.last_ts or 0).id
     if shown:
         # Its most recent exchanges (the first 200 of a longer one left out how it went on)
-        pages = sorted(mem.pages(conversation_id=shown, limit=200, newest=True),
+        pages = sorted(mem.pages(conversation_id=shown, limit=SHOWN_EXCHANGES, newest=True),
                        key=lambda p: p.timestamp)
     return {"info": info, "pages": pages, "memories": mem.memories_used([p.id for p in pages]),
-            "unanswered": waiting}
+            "unanswered": waiting,
+            "earlier": earlier_than(mem, [shown], len(pages)) if shown else 0}

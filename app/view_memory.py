@@ -43,6 +43,7 @@ from engine.memory import keywords
 FOLD_LINES, FOLD_CHARS = 40, 3000
 SHOWN_LINES, SHOWN_CHARS = 12, 900  # what of a folded message is shown
 LONG_SCHEME = "longmessage"  # the link that unfolds (and folds back) a long message
+EARLIER_SCHEME = "earlier"  # the link above a long conversation that draws more of it
 # A Learned notice whose item was deleted since (without its text: see _draw_learned).
 DELETED_NOTICE = "Deleted: what was learned here is no longer remembered."
 
@@ -434,6 +435,8 @@ class MessagesMixin:
             elif scheme == "memory":
                 message = self.messages[int(parts[0])]
                 self.memory_opened.emit(message.memories[int(parts[1])])
+            elif scheme == EARLIER_SCHEME:
+                self.earlier_requested.emit()
             elif scheme in ("undo", "manage"):
                 item = self.messages[int(parts[0])].learned[int(parts[1])]
                 signal = (

@@ -14,7 +14,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QSplitter, QWidget
 
 from app import theme
-from app.chat_commands import load_conversation
+from app.chat_commands import SHOWN_EXCHANGES, load_conversation
 from app.icons import themed
 from app.sidebar import Sidebar
 
@@ -249,7 +249,7 @@ class MemoryWindowMixin:
             return
         self._outside_due = False
         session.run(load_conversation, session.mem, self._conversation_ids(),
-                    drawn=self.view.page_ids(), on_result=self._outside_read,
+                    self._drawn_limit(), drawn=self.view.page_ids(), on_result=self._outside_read,
                     on_error=lambda _error: None)  # closing or locked: the next write reads again
 
     def _outside_busy(self) -> bool:
@@ -298,9 +298,41 @@ class MemoryWindowMixin:
             load_conversation,
             self.session.mem,
             ids,
+            self._drawn_limit(),
+            around=self._show_page,  # a search result further back than those drawn
             on_result=lambda data: self._reloaded(data, notice, place),
             on_error=self._reload_failed,
         )
+
+    def _drawn_limit(self) -> int:
+        """How many exchanges of each conversation on screen are drawn: SHOWN_EXCHANGES, or
+        more once "Show earlier" or a search result far back asked for them (for the
+        conversations on screen then only)."""
+        ids, limit = getattr(self, "_drawn", ((), SHOWN_EXCHANGES))
+        return limit if ids == tuple(self._conversation_ids()) else SHOWN_EXCHANGES
+
+    def show_earlier_note(self, earlier: int, limit: int) -> None:
+        """Above a conversation drawn without its first `earlier` exchanges: that they are
+        there, and a link that draws more (the view is empty when this is called)."""
+        self._drawn = (tuple(self._conversation_ids()), limit)
+        if earlier > 0:
+            more = min(earlier, SHOWN_EXCHANGES)
+            self.view.add_notice(
+                f"{earlier:,} earlier exchange{'s' if earlier != 1 else ''} of this conversation "
+                "not shown",
+                [(f"Show {'the' if more == earlier else ''} {more:,} earlier".replace("  ", " "),
+                  "earlier:")],
+            )
+
+    def show_earlier(self) -> None:
+        """Draw SHOWN_EXCHANGES more of the conversation's earlier exchanges, the exchange
+        that was first on screen kept in view."""
+        if self.session is None or self.temporary or self.session.generating:
+            return
+        first = self.view.page_ids()[:1]
+        self._drawn = (tuple(self._conversation_ids()), self._drawn_limit() + SHOWN_EXCHANGES)
+        self._show_page = first[0] if first else None
+        self.reload_conversation()
 
     @property
     def reloading(self) -> bool:
@@ -324,6 +356,7 @@ class MemoryWindowMixin:
         self.view.clear()
         self._editing = None
         self._set_editing(False)
+        self.show_earlier_note(data.get("earlier", 0), data.get("limit", SHOWN_EXCHANGES))
         for page in data["pages"]:
             self.view.add_exchange(page, saved_list(page, data["memories"]),
                                    self.stored_note(page))
