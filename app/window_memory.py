@@ -314,6 +314,8 @@ class MemoryWindowMixin:
     def show_earlier_note(self, earlier: int, limit: int) -> None:
         """Above a conversation drawn without its first `earlier` exchanges: that they are
         there, and a link that draws more (the view is empty when this is called)."""
+        if self.session is None:  # locked or closed while it was read: nothing is drawn
+            return
         self._drawn = (tuple(self._conversation_ids()), limit)
         if earlier > 0:
             more = min(earlier, SHOWN_EXCHANGES)
