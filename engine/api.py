@@ -44,7 +44,12 @@ from engine.vault import Vault, keyring_status, keys  # keyring_status: is a key
 from engine.vault.holders import Holder
 
 __all__ = [
-    "MemoryOS", "ResponseStream", "erase_vault", "keyring_status", "vault_open_elsewhere"
+    "MemoryOS",
+    "ResponseStream",
+    "erase_vault",
+    "keyring_status",
+    "refuse_while_open_elsewhere",
+    "vault_open_elsewhere",
 ]
 
 
@@ -57,21 +62,33 @@ def vault_open_elsewhere(path: str | Path) -> list[Holder]:
     return open_elsewhere(path)
 
 
+def refuse_while_open_elsewhere(
+    path: str | Path, refused: str, then: str, *, closed_here: bool = False, also: str = ""
+) -> None:
+    """VaultLockedError, "<refused>: the vault 'work' is open in another program (`memoryos mcp
+    --vault work` (process 1234))... then <then>", while another program has the vault open:
+    for what that program would undo or lose (it goes on with what it holds in memory).
+    `closed_here`: as open_elsewhere takes it; `also`: a last sentence (what works meanwhile)."""
+    from engine.vault.holders import open_elsewhere
+
+    path = Path(path)
+    others = open_elsewhere(path, closed_here=closed_here)
+    if others:
+        raise errors.VaultLockedError(
+            f"{refused}: the vault {path.stem!r} is open in another program "
+            f"({', '.join(map(str, others))}). Stop it (an MCP server stops when the agent that "
+            f"started it is closed or its server is turned off), then {then}"
+            + (f". {also}" if also else "")
+        )
+
+
 def erase_vault(path: str | Path) -> None:
     """Delete a vault for good: the file, its WAL/SHM/backups, and its key in the keyring.
     Call it once this process has closed the vault. Refused (VaultLockedError, nothing
     deleted) while another program has it open: that program would go on answering from the
     memories and writing into a deleted file, where what it wrote is lost."""
-    from engine.vault.holders import open_elsewhere
-
     path = Path(path)
-    others = open_elsewhere(path, closed_here=True)
-    if others:
-        raise errors.VaultLockedError(
-            f"nothing was erased: the vault {path.stem!r} is open in another program "
-            f"({', '.join(map(str, others))}). Stop it (an MCP server stops when the agent that "
-            "started it is closed or its server is turned off), then erase again"
-        )
+    refuse_while_open_elsewhere(path, "nothing was erased", "erase again", closed_here=True)
     try:
         path.unlink(missing_ok=True)  # first: on Windows a file open elsewhere cannot go
     except PermissionError:
@@ -89,6 +106,13 @@ def erase_vault(path: str | Path) -> None:
         if candidate.exists():
             candidate.unlink()
     keys.delete_key(path)
+
+
+# What a person can do while another program has the vault open (forget everything refused).
+EVERYTHING_ALSO = (
+    "Forgetting a conversation or a page works meanwhile (`memoryos forget conversation ID`, "
+    "`memoryos forget page ID`)"
+)
 
 
 def default_embedder() -> Embedder:
@@ -604,6 +628,13 @@ class MemoryOS:
         return forgetting.retention_preview(self.ctx, int(days), bool(keep_facts), time.time())
 
     def forget_everything(self) -> None:
+        """Delete every memory (the vault, its schema and key stay). Refused (VaultLockedError,
+        nothing deleted) while another program has the vault open: it goes on with what it
+        holds and can store again what was said before (an answer under way, an agent's
+        conversation). A page or conversation forgotten is seen by it at once."""
+        refuse_while_open_elsewhere(
+            self.path, "nothing was forgotten", "forget everything again", also=EVERYTHING_ALSO
+        )
         forgetting.everything(self.ctx)
         unanswered.drop_where(self.vault)  # questions never answered are memories too
         for event in ("pages", "segments", "facts", "jobs"):

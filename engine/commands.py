@@ -801,6 +801,13 @@ def run_forget(args) -> int:
         raise errors.InvalidInputError(f"say which {args.what}: memoryos forget {args.what} ID")
     if not args.yes and not sys.stdin.isatty():
         raise errors.InvalidInputError("add --yes to confirm (no terminal to ask)")
+    if args.what == "everything":  # before the passphrase and the question: it would be refused
+        from engine.api import EVERYTHING_ALSO, refuse_while_open_elsewhere
+
+        refuse_while_open_elsewhere(
+            vault_to_open(args), "nothing was forgotten", "forget everything again",
+            closed_here=True, also=EVERYTHING_ALSO,
+        )  # fmt: skip
     memory = _open(args, background=False)
     try:
         if args.what == "everything":
