@@ -109,6 +109,66 @@ async def measure(path: Path, queries: int, warmup: int) -> tuple[list[float], l
     return round_trip, engine
 
 
+async def first_call(path: Path, wait: float) -> dict[str, float | str]:
+    """One fresh `memoryos mcp` with the bundled embedding model, as an agent meets it: seconds
+    from start to initialize answered, list_facts' round trip right after (it must not wait for
+    the model), the model's state then, and, `wait` seconds later, the first retrieve_memory:
+    seconds from start to its answer and its own round trip."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    env = {
+        "MEMORYOS_PASSPHRASE": PASSPHRASE,
+        "MEMORYOS_HOME": os.environ.get("MEMORYOS_HOME", str(path.parent)),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+        "HF_HUB_OFFLINE": "1",
+    }
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "engine.mcp_server", "--vault-path", str(path), "--embedder", "default",
+              "--create"],
+        env=env,
+    )  # fmt: skip
+    import anyio
+
+    start = time.perf_counter()
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        found: dict[str, float | str] = {"initialize": time.perf_counter() - start}
+        before = time.perf_counter()
+        await session.call_tool("list_facts", {})
+        found["list_facts"] = time.perf_counter() - before
+        status = (await session.call_tool("memory_status", {})).structured_content
+        found["model then"] = status.get("embedding_model", {}).get("state", "not said")
+        await anyio.sleep(wait)
+        before = time.perf_counter()
+        result = await session.call_tool("retrieve_memory", {"query": "where do I live?"})
+        if result.is_error:
+            raise RuntimeError(f"retrieve_memory failed: {result.content}")
+        found["first retrieve"] = time.perf_counter() - before
+        found["start to first answer"] = time.perf_counter() - start
+    return found
+
+
+def first_calls(starts: int, wait: float) -> None:
+    """Print first_call's figures for `starts` fresh servers on one new vault, and their
+    medians."""
+    import anyio
+
+    with tempfile.TemporaryDirectory(prefix="memoryos-bench-") as tmp:
+        os.environ.setdefault("MEMORYOS_HOME", tmp)
+        path = Path(tmp) / "first-call.memoryos"
+        runs = [anyio.run(first_call, path, wait) for _ in range(starts)]
+    seconds = ("initialize", "list_facts", "first retrieve", "start to first answer")
+    for run in runs:
+        print(", ".join(f"{key} {run[key]:.2f} s" for key in seconds)
+              + f"; model after initialize: {run['model then']}")  # fmt: skip
+    print("median: " + ", ".join(
+        f"{key} {statistics.median(float(run[key]) for run in runs):.2f} s" for key in seconds
+    ))  # fmt: skip
+
+
 def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
 
@@ -126,7 +186,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--vault-path", help="reuse (or create once) this bench vault")
+    parser.add_argument(
+        "--first-call",
+        type=int,
+        metavar="STARTS",
+        help="instead: start a real server with the bundled embedding model STARTS times and "
+        "time initialize and its first retrieve_memory (the model's load)",
+    )
+    parser.add_argument(
+        "--wait", type=float, default=0.0, help="with --first-call: seconds before the retrieve"
+    )
     args = parser.parse_args(argv)
+    if args.first_call:
+        first_calls(args.first_call, args.wait)
+        _print_load()
+        return 0
 
     import anyio
 
@@ -147,10 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"retrieve_memory over stdio, {len(round_trip)} queries after {args.warmup} warm-up")
     print(report("round trip", round_trip))
     print(report("engine retrieve", engine))
+    _print_load()
+    return 0
+
+
+def _print_load() -> None:
     if hasattr(os, "getloadavg"):
         cores = os.cpu_count()
         print(f"load average {os.getloadavg()[0]:.1f} on {cores} cores (other work skews these)")
-    return 0
 
 
 def _vault_stats(path: Path) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import signal
@@ -14,6 +15,7 @@ from typing import Any
 from engine import unlock
 from engine.backends.build import make_embedder
 from engine.errors import InvalidInputError, MemoryOSError
+from engine.mcp.warm import EmbedderLoad
 from engine.network import PlainHttpRefusedError
 
 TOKEN_ENV = "MEMORYOS_MCP_TOKEN"
@@ -203,6 +205,14 @@ def main(argv: list[str] | None = None) -> int:
     # A client stopping us with SIGTERM still closes the vault cleanly (finally below).
     signal.signal(signal.SIGTERM, _interrupt)
     interrupted = False
+    # The embedding model loads (torch, sentence-transformers: 10-30 s) on a thread of its own
+    # from here, while the client connects: initialize and list_tools never wait for it, the
+    # first call that embeds waits only for what is left, and memory_status says how far it is.
+    # Not sooner: importing is Python work under one GIL with the vault's unlock and the MCP
+    # SDK's import. Started before the unlock (the SDK imported first), the first answer came
+    # 0-5 s sooner and initialize 0-1 s later, within the noise of `python -m engine.mcp_bench
+    # --first-call` on a busy two-core machine, and a wrong passphrase was said 4 s later.
+    embedder_load = EmbedderLoad(embedder)
     try:
         if args.compat == "reference":
             from engine.compat import Memoryos
@@ -217,15 +227,10 @@ def main(argv: list[str] | None = None) -> int:
                 memory,
                 session_conversation=memory.new_conversation(),
                 model_problem=lambda: model_check.get("problem"),
+                advice=functools.cache(lambda: _advice(memory.chat, args.config)),
+                embedder_load=embedder_load,
             )
-        # The embedding model loads (torch, transformers: 10-30 s) on a thread of its own from
-        # here, while the client connects: initialize and list_tools never wait for it, and the
-        # first tool call waits only for what is left. Not sooner: importing is Python work, and
-        # two threads share one GIL, so loading while the vault unlocked and the MCP SDK was
-        # imported delayed initialize by 2-4 s without answering the first call any sooner.
-        threading.Thread(
-            target=_warm_up, args=(embedder,), name="embedder-load", daemon=True
-        ).start()
+        embedder_load.start()
         if hasattr(memory.chat, "base_url"):  # a server's model: does it take our key?
             threading.Thread(
                 target=_check_server_model,
@@ -382,11 +387,19 @@ def _key_advice(url: str, config: str | None) -> str:
     )
 
 
-def _warm_up(embedder: Any) -> None:
-    try:
-        embedder.load()
-    except Exception as exc:  # the first tool call reports it to the client
-        logging.getLogger(__name__).warning("the embedding model failed to load: %s", exc)
+def _advice(chat: Any, config: str | None) -> Any:
+    """What memory_status and tool errors tell an agent's operator in the place of the app's
+    model settings (engine.mcp.wording): only a server's model says them. memoryos mcp has no
+    context size to set: it fits a server model's prompts to chat.context_window tokens."""
+    from engine.mcp.wording import GENERAL, Advice
+
+    if not hasattr(chat, "base_url"):
+        return GENERAL
+    return Advice(
+        key=_key_advice(chat.base_url, config),
+        context=f"start the server with a context of at least {chat.context_window:,} tokens "
+        "(memoryos mcp fits its prompts to that many)",
+    )
 
 
 if __name__ == "__main__":

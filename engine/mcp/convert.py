@@ -54,13 +54,24 @@ def scored_page_json(item: ScoredPage, limit: int | None = None) -> dict[str, An
 
 
 def retrieved_page_json(
-    page: Page, changed: frozenset[int], limit: int, scored: ScoredPage | None = None
+    page: Page,
+    replaced: dict[int, list[Fact]],
+    limit: int,
+    scored: ScoredPage | None = None,
 ) -> dict[str, Any]:
     """A page of retrieve_memory's result: `out_of_date` true when every fact learned from it
-    was replaced since (Retrieval.changed: the app's prompt marks it "out of date"); with
-    `scored`, the score and how the query found it."""
+    was replaced since (Retrieval.changed: the app's prompt marks it "out of date"), and then
+    `replaced_by`, the facts current in their place (`replaced`, by page id:
+    engine.mcp.out_of_date.replacements), each with its ref; with `scored`, the score and how
+    the query found it."""
     out = page_json(page, limit) if scored is None else scored_page_json(scored, limit)
-    return {**out, "out_of_date": page.id in changed}
+    if page.id not in replaced:
+        return {**out, "out_of_date": False}
+    now = [
+        cut({"id": f.id, "ref": fact_ref(f.id), "text": f.text}, ("text",), limit)
+        for f in replaced[page.id]
+    ]
+    return {**out, "out_of_date": True, "replaced_by": now}
 
 
 def fact_ref(fact_id: int) -> str:

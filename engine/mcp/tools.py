@@ -25,7 +25,10 @@ from engine.mcp.convert import (
 )
 from engine.mcp.external_ids import add_once, differs, given_ids
 from engine.mcp.fit import PREVIEW_CHARS, TooLarge, fit
+from engine.mcp.out_of_date import replacements
 from engine.mcp.strict import Refused, StrictServer
+from engine.mcp.warm import EmbedderLoad
+from engine.mcp.wording import GENERAL, Advice, for_agents
 from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT, Page
 from engine.validation import MAX_META_BYTES
 
@@ -61,9 +64,16 @@ def build_server(
     *,
     session_conversation: str | None = None,
     model_problem: Callable[[], str | None] = lambda: None,
+    advice: Callable[[], Advice] = lambda: GENERAL,
+    embedder_load: EmbedderLoad | None = None,
 ) -> MCPServer:
     """An MCPServer whose tools read and write `memory` (an open engine.api.MemoryOS);
-    memory_status says `model_problem()`: why the chat model cannot be used, and what to do."""
+    memory_status says `model_problem()`: why the chat model cannot be used, and what to do.
+    Engine messages written for the desktop app ("in the model settings") reach a client with
+    `advice()` in the place of the app's directions (engine.mcp.wording). memory_status says
+    how far `embedder_load` (started by the caller) has got; without it, the embedding model
+    loads at the first call that embeds."""
+    embedder_load = embedder_load or EmbedderLoad(memory.embedder)
     server = StrictServer(
         "memoryos", instructions=INSTRUCTIONS, log_level="WARNING", strict_types=True
     )
@@ -82,7 +92,7 @@ def build_server(
         except NotFoundError as exc:
             raise Refused(f"not found: {exc}") from exc
         except MemoryOSError as exc:  # InvalidInputError included: its text says it all
-            raise Refused(str(exc)) from exc
+            raise Refused(for_agents(str(exc), advice)) from exc
 
     def shaped(build: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
         """build(limit) with long texts cut to `limit` characters, the largest that keeps the
@@ -218,8 +228,10 @@ def build_server(
         `facts` and assistant `knowledge` (each with ids, dates, status and the page ids they
         came from), and `chain_summaries`. Every page in `pages` and `recent` has
         `out_of_date`: true when every fact learned from it was replaced since ("I live in
-        Chorlton" after "I moved to Lisbon"): what it says no longer holds, and the profile and
-        facts give what does; false otherwise. Dates are ISO 8601 UTC; `external_ids` are the
+        Chorlton" after "I moved to Lisbon"): what it says no longer holds, and its
+        `replaced_by` lists the facts current in its place (each with `id`, `ref` as
+        delete_fact takes it, and `text`; empty when none is current); false otherwise, with
+        no `replaced_by`. Dates are ISO 8601 UTC; `external_ids` are the
         ids given at add time. `memories_used` lists, in rank order, each item returned above
         that an answer's prompt would hold (kind, id, tier, text, date, score): what to show a
         person as "remembered"; its `text` is a preview of at most 300 characters, the item
@@ -253,14 +265,15 @@ def build_server(
             knowledge=found.knowledge[:max_facts],
         ).first_pages(most)
         used = memories_used(found) if include_memories_used else []
-        changed = found.changed
+        shown = {p.page.id for p in found.pages} | {p.id for p in found.short_term}
+        replaced = engine_call(lambda: replacements(memory, shown & found.changed))
 
         def build(limit: int) -> dict[str, Any]:
             result = {
                 "query": found.query,
-                "pages": [retrieved_page_json(p.page, changed, limit, p) for p in found.pages],
+                "pages": [retrieved_page_json(p.page, replaced, limit, p) for p in found.pages],
                 "recent": [
-                    retrieved_page_json(p, changed, limit, matched.get(p.id))
+                    retrieved_page_json(p, replaced, limit, matched.get(p.id))
                     for p in reversed(found.short_term)
                 ],
                 "profile": [slot_json(s, limit) for s in found.profile],
@@ -441,7 +454,11 @@ def build_server(
     @_tool(server, READ)
     def memory_status() -> dict[str, Any]:
         """Vault and consolidation state: page counts per tier, segments, facts, pending jobs,
-        and `model_problem`: why the consolidation model cannot be used (null when it can)."""
+        `last_error` (the last consolidation failure, with what to do for this server; null
+        when none), `model_problem`: why the consolidation model cannot be used (null when it can), and
+        `embedding_model.state`: "loading" (calls that embed text, retrieve_memory,
+        add_memory and add_fact, wait for it), "loaded", "failed" (with `problem`), or "not
+        loaded" (it loads at the first such call)."""
 
         def read() -> dict[str, Any]:
             info, status = memory.info(), memory.consolidation_status()
@@ -459,14 +476,15 @@ def build_server(
                     "pending_jobs": status.pending_jobs,
                     "running": status.running,
                     "failed_jobs": status.failed_jobs,
-                    "last_error": status.last_error,
+                    "last_error": for_agents(status.last_error, advice),
                     "model": memory.chat.model_id if memory.chat is not None else None,
-                    "model_problem": model_problem(),
+                    "model_problem": for_agents(model_problem(), advice),
                 },
                 "short_term_pages": status.short_term_pages,
                 "mid_term_pages": status.mid_term_pages,
                 "segments": status.segments,
                 "facts": status.facts,
+                "embedding_model": embedder_load.state(),
             }
 
         return engine_call(read)

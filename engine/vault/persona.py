@@ -233,6 +233,18 @@ class PersonaMixin:
         return {page_id for page_id, every in rows if every}
 
     @_locked
+    def facts_from_pages(self, page_ids: list[int], kind: str) -> list[Fact]:
+        """The facts of `kind` learned from any of `page_ids`, superseded ones included."""
+        if not page_ids:
+            return []
+        rows = self.conn.execute(
+            f"SELECT {self.FACT_COLUMNS} FROM facts WHERE kind=? AND id IN (SELECT fact_id "
+            f"FROM fact_sources WHERE page_id IN ({_placeholders(page_ids)})) ORDER BY id",
+            [kind, *page_ids],
+        ).fetchall()
+        return [self._fact(row) for row in rows]
+
+    @_locked
     def candidate_facts_from_pages(self, page_ids: list[int], status: str) -> list[int]:
         """Facts of `status` whose every source is among page_ids."""
         if not page_ids:
