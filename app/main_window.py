@@ -99,6 +99,9 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         self.closing = False  # set once the window starts quitting: late results are dropped
         self._new_after_answer = False
         self.panels: dict[str, QWidget] = {}
+        # Privacy's last delete or edit, so its Undo outlives the panel: (session, change,
+        # what the panel said of it); dropped with the vault (app/privacy.py, UNDO_LASTS)
+        self.privacy_undo: tuple | None = None
         # Stored conversations drawn above the current one (the last one, when the window opened)
         self.shown_conversations: list[str] = []
         self._history_due = False  # attach's conversation is still to be drawn (and continued)
@@ -339,6 +342,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         for panel in list(self.panels.values()):
             panel.close()
         self.panels.clear()
+        self.privacy_undo = None  # deleted text held for an Undo goes with the decrypted vault
         self.sidebar.detach()
         self.learned_notices.reset()  # they belong to the vault that learned them
         if self.session is not None:

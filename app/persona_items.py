@@ -30,6 +30,9 @@ class PersonaItem:
     # The text as the model's prompt reads it: "Next Friday [27 November 2026] I fly to
     # Lisbon", the day it meant when it was said ("" when that is the text itself)
     dated: str = ""
+    # When it was said: its first source exchange still stored (imported history said on
+    # 3 November was learned today), else when it was learned (0: as `learned`)
+    said: float = 0.0
 
     @property
     def key(self) -> tuple[str, int]:
@@ -106,6 +109,10 @@ def load_items(mem: Any, include_superseded: bool = False) -> dict[str, Any]:
     def stored(ids: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(page_id for page_id in ids if first_page((page_id,)) is not None)
 
+    def said(ids: tuple[int, ...], learned: float) -> float:
+        times = [pages[page_id].timestamp for page_id in stored(ids)]
+        return min(times) if times else learned
+
     def dated(text: str, ids: tuple[int, ...]) -> str:
         """As retrieval dates a fact for the prompt: from when its first exchange was said."""
         said = first_page(ids[:1]) if ids and when.undated(text) else None
@@ -116,25 +123,28 @@ def load_items(mem: Any, include_superseded: bool = False) -> dict[str, Any]:
         items.append(_item(fact.kind, fact.id, fact.text, fact.status, fact.created, fact.updated,
                            fact.source_page_ids, fact.origin, first_page(fact.source_page_ids),
                            titles, stored(fact.source_page_ids),
-                           dated(fact.text, fact.source_page_ids)))
+                           dated(fact.text, fact.source_page_ids),
+                           said(fact.source_page_ids, fact.created)))
     for slot in mem.profile(include_superseded=include_superseded):
         text = slot.text
         items.append(_item(PROFILE, slot.id, text, slot.status, slot.created, slot.updated,
                            slot.evidence_page_ids, slot.origin, first_page(slot.evidence_page_ids),
-                           titles, stored(slot.evidence_page_ids)))
+                           titles, stored(slot.evidence_page_ids),
+                           said=said(slot.evidence_page_ids, slot.created)))
     items.sort(key=lambda item: item.learned, reverse=True)
     return {"items": items, "conversations": conversations}
 
 
 def _item(kind: str, item_id: int, text: str, status: str, learned: float, updated: float,
           sources: tuple[int, ...], origin: str, page: Any, titles: dict[str, str],
-          exchanges: tuple[int, ...] = (), dated: str = "") -> PersonaItem:
+          exchanges: tuple[int, ...] = (), dated: str = "", said: float = 0.0) -> PersonaItem:
     return PersonaItem(
         kind=kind, id=item_id, text=text, status=status, learned=learned, updated=updated,
         sources=tuple(sources), origin=origin,
         conversation_id=page.conversation_id if page else "",
         conversation_title=titles.get(page.conversation_id, "") if page else "",
         segment_id=page.segment_id if page else None, exchanges=exchanges, dated=dated,
+        said=said,
     )
 
 
@@ -175,7 +185,15 @@ def delete_items(mem: Any, items: list[PersonaItem]) -> Deleted:
 
 def undo_delete(mem: Any, deleted: Deleted) -> set[tuple[str, int]]:
     """Put back what `delete_items` removed (in a worker); the keys of the items put back (a
-    profile entry whose id a newer entry took meanwhile comes back under another id)."""
+    profile entry whose id a newer entry took meanwhile comes back under another id).
+    NotFoundError, putting nothing back, when an exchange they were learned from was forgotten
+    since (the Undo is kept until a lock, and a forget elsewhere, a /forget or another program,
+    does not end it): forgotten, what was learned from it stays gone."""
+    from engine.errors import NotFoundError
+
+    had = {page for item in deleted.items for page in item.exchanges}
+    if had and mem.stored_pages(sorted(had)) != had:
+        raise NotFoundError("an exchange they were learned from was forgotten since")
     mem.restore_deleted(deleted.facts, deleted.slots, deleted.replaced)
     keys = {item.key for item in deleted.items if item.kind != PROFILE}
     if deleted.slots:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from html import escape
 from typing import Any
 
@@ -48,6 +49,7 @@ from app.persona_items import (
     undo_edit,
 )
 from app.privacy_forget import (
+    UNDO_LASTS,
     ForgetButton,
     delete_and_forget_action,
     delete_question,
@@ -123,6 +125,14 @@ def _forgot_words(done: Any) -> str:
     return _and(parts)
 
 
+def _learned_later(item: PersonaItem) -> str:
+    """"learned 27 Nov 2026 03:24" when that was another day than it was said (imported
+    history), else "": the list shows when it was said."""
+    said = item.said or item.learned
+    days = {dt.date.fromtimestamp(t) for t in (said, item.learned) if t}
+    return f"learned {when(item.learned)}" if len(days) > 1 else ""
+
+
 def _keyboard_back(window: QWidget, came_from: QWidget | None) -> None:
     """The window a panel closed over comes to the front with the keyboard where it was: with
     no window manager to activate it the keys typed next went nowhere, and a window that lost
@@ -157,6 +167,7 @@ class PrivacyPanel(QDialog):
         # The last delete or edit, while its Undo is offered; then the keys to select once it
         # is undone
         self.last_change: Deleted | Edited | None = None
+        self._undo_note = ""  # what the panel said of that change ("Deleted 1 fact.")
         self._after_undo: set | None = None
         self.last_forget_preview: Any = None  # what the last forget dialog showed
         # Where the keyboard was in the window behind (the message box): it goes back there
@@ -233,6 +244,10 @@ class PrivacyPanel(QDialog):
         self.search.setFocus()
         self._erase_buttons = [erase, self.delete_button, self.forget_conversations_button]
         self._icons_of = [(export, "export"), (self.edit_button, "edit")]
+        kept = getattr(parent, "privacy_undo", None)
+        if kept is not None and kept[0] is session:  # closed since, this memory still open
+            self._offer_undo(kept[1], kept[2])
+            self.done_note.setText(f"{kept[2]} You can still undo it {UNDO_LASTS}.".lstrip())
         self.refresh()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
@@ -372,7 +387,7 @@ class PrivacyPanel(QDialog):
         # Centred, not stretched: a check box is of fixed height, and as one of a row its
         # height was the row's, which squeezed the search field at a large text size
         filters.addWidget(self.superseded, 0, Qt.AlignmentFlag.AlignVCenter)
-        self.tree = make_tree(["Kind", "What it knows", "Learned", "From conversation"], multi=True)
+        self.tree = make_tree(["Kind", "What it knows", "Said", "From conversation"], multi=True)
         self.tree.setAccessibleName("Facts and profile")
         self.tree.header().setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
         self.tree.header().resizeSection(3, 230)
@@ -480,10 +495,15 @@ class PrivacyPanel(QDialog):
             for item in self.items:
                 # "Next Friday [27 November 2026] I fly to Lisbon": the day it meant, as the
                 # model reads it (dated in load_items, from when it was said)
-                row = QTreeWidgetItem([item.kind_label, item.shown, when(item.learned),
+                # When it was said (imported history of 3 November is not new); when it was
+                # learned, if another day, in the tooltip
+                said = when(item.said or item.learned)
+                row = QTreeWidgetItem([item.kind_label, item.shown, said,
                                        one_line(item.conversation_title, 48) or "—"])
                 row.setData(0, ROLE, item)
                 row.setToolTip(1, item.shown)
+                later = _learned_later(item)
+                row.setToolTip(2, f"Said {said}; {later}" if later else f"Said {said}")
                 row.setFlags(row.flags() | Qt.ItemFlag.ItemIsEditable)
                 if item.status == "superseded":
                     row.setText(0, f"{item.kind_label} (replaced)")
@@ -680,30 +700,39 @@ class PrivacyPanel(QDialog):
                          on_error=self._failed)
 
     def _written(self, result: object, said: Any = None) -> None:
+        note = said(result) if said is not None else ""
         if said is not None:
-            self.done_note.setText(said(result))
+            self.done_note.setText(note)
         if isinstance(result, (Deleted, Edited)):
-            self._offer_undo(result)
+            self._offer_undo(result, note)
         self.refresh()
         self.changed.emit()
 
-    def _offer_undo(self, change: Deleted | Edited) -> None:
-        """Show Undo, saying what it puts back."""
-        self.last_change = change
+    def _offer_undo(self, change: Deleted | Edited, note: str = "") -> None:
+        """Show Undo, saying what it puts back; the window keeps it for the next time the panel
+        opens, while this memory is open (`note`: what the panel said of the change)."""
+        self.last_change, self._undo_note = change, note
         if isinstance(change, Edited):
             self.undo_button.setText("Undo edit")
             self.undo_button.setToolTip(
                 f"Put back the text as it was before your edit: "
-                f"“{one_line(change.item.shown, 80)}” (Ctrl+Z)")
+                f"“{one_line(change.item.shown, 80)}” (Ctrl+Z, {UNDO_LASTS})")
         else:
             self.undo_button.setText("Undo delete")
             self.undo_button.setToolTip(
-                f"Put back the {_items_words(list(change.items))} just deleted (Ctrl+Z)")
+                f"Put back the {_items_words(list(change.items))} just deleted "
+                f"(Ctrl+Z, {UNDO_LASTS})")
         self.undo_button.show()
+        window = self.parentWidget()
+        if window is not None and hasattr(window, "privacy_undo"):
+            window.privacy_undo = (self.session, change, note)
 
     def _forget_undo(self) -> None:
         self.last_change = None
         self.undo_button.hide()
+        window = self.parentWidget()
+        if getattr(window, "privacy_undo", None) is not None:
+            window.privacy_undo = None
 
     def undo(self) -> None:
         """Take back the last delete or edit (the Undo button, Ctrl+Z in the panel)."""
@@ -732,7 +761,12 @@ class PrivacyPanel(QDialog):
             show_message(self, "Privacy", "The text could not be put back: the item was deleted "
                          "or forgotten after your edit.", warning=True)
             return
-        self._offer_undo(change)  # nothing was put back: it may be tried again
+        if isinstance(error, NotFoundError):  # undo_delete: its exchanges were forgotten since
+            show_message(self, "Privacy", f"The {_items_words(list(change.items))} could not be "
+                         "put back: an exchange they were learned from was forgotten since, and "
+                         "what was learned from it stays forgotten.", warning=True)
+            return
+        self._offer_undo(change, self._undo_note)  # nothing was put back: it may be tried again
         self._failed(error)
 
     def edit_selected(self) -> None:

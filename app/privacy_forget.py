@@ -6,6 +6,10 @@ from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.widgets import one_line
 
+# How long the last delete or edit can be undone: the main window keeps it when the panel
+# closes (a person who closed first and regretted afterwards had lost it), and drops it with
+# the vault's decrypted contents
+UNDO_LASTS = "until you lock MemoryOS, switch memory or quit"
 NOTHING_STORED = ("No exchange of it is stored: it was added by hand, imported, or its exchange "
                   "was forgotten.")
 
@@ -60,7 +64,8 @@ def delete_question(chosen: list) -> str:
             f"where search and the model can still find {them}; to forget {them} too, choose "
             f"“{action.rstrip('…')}”."
         )
-    return text
+    alone = " alone" if action else ""  # forgetting exchanges cannot be taken back
+    return f"{text} “Delete”{alone} can be undone in Privacy {UNDO_LASTS}."
 
 
 class ForgetButton(QPushButton):

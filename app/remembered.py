@@ -31,17 +31,24 @@ def day(timestamp: float) -> str:
 
 
 def item_label(item: Any) -> str:
-    """'Fact · persona · 23 Nov 2026' for one remembered item."""
+    """'Fact · persona · 3 Nov 2026' for one remembered item: the day it was said, and the day
+    it was learned when that was later ('3 Nov 2026, learned 27 Nov 2026': imported history)."""
     kind = KIND_TITLES.get(item.kind, item.kind)
     if item.forgotten:
         return f"{kind} · forgotten"
-    return f"{kind} · {TIER_TITLES.get(item.tier, item.tier)} · {day(item.date)}"
+    learned = getattr(item, "learned", 0.0)  # read back from the vault (MemoryReadBack)
+    said, learned = day(item.date), day(learned) if learned else ""
+    later = f", learned {learned}" if learned and learned != said else ""
+    return f"{kind} · {TIER_TITLES.get(item.tier, item.tier)} · {said}{later}"
 
 
 def item_text(item: Any, limit: int = 110) -> str:
-    """The item on one line; an exchange as “what was said” → what was answered."""
+    """The item on one line; an exchange as “what was said” → what was answered. One edited
+    since says so before its new text: the answer used the words it had before."""
     if item.forgotten:
         return "deleted since this answer"
+    if getattr(item, "edited", False):
+        return one_line(item.kind, f"edited since this answer, now: {item.text}", limit)
     return one_line(item.kind, item.text, limit)
 
 

@@ -2,7 +2,9 @@
 
 The list is derived from the very Retrieval the prompt builder received (never a second
 search), saved with the exchange, and read back later with each item's current state: an item
-deleted since comes back as forgotten, with its text gone (forgetting leaves no copy here).
+deleted since comes back as forgotten, with its text gone (forgetting leaves no copy here); one
+whose text the person edited since comes back marked edited, with its text as it reads now (an
+edit rewrites the text in place: the vault keeps no copy of the words the answer used).
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ class MemoryUsed:
     id: int  # the fact, profile slot or page id
     tier: str  # PERSONA | RECENT | TOPIC | ARCHIVE
     text: str  # as it reads now ("" once forgotten)
-    date: float  # when it was learned (facts, profile) or said (exchanges), epoch seconds
+    # Epoch seconds: when an exchange was said; when a fact or profile entry was last learned
+    # (the date saved with the answer, to which read_back compares its later state)
+    date: float
     score: float | None  # its retrieval score; None where everything of its kind is included
     forgotten: bool = False  # deleted since the answer was given
     conversation_id: str = ""  # exchanges: the conversation they belong to
@@ -43,6 +47,17 @@ class MemoryUsed:
     @property
     def key(self) -> tuple[str, int]:
         return (self.kind, self.id)
+
+
+@dataclass(frozen=True)
+class MemoryReadBack(MemoryUsed):
+    """A fact or profile entry of a stored answer's list, as it reads now (read_back): `date`
+    is when the person said it, the first of its source exchanges still stored (imported
+    history said on 3 November is not new), else when it was learned. A subclass, so that the
+    lists MCP clients get (memories_used) keep their fields."""
+
+    learned: float = 0.0  # when it was learned
+    edited: bool = False  # its text was edited since the answer (`text` is the new one)
 
 
 def page_item(page: Page, tier: str, score: float | None) -> MemoryUsed:
@@ -128,7 +143,10 @@ def summary(items: list[MemoryUsed]) -> str:
     parts = [f"{counts[n]} {n[0] if counts[n] == 1 else n[1]}" for n in order]
     noun = "memory" if len(items) == 1 else "memories"
     lost = sum(1 for item in items if item.forgotten)
-    tail = f" ({lost} forgotten since)" if lost else ""
+    edited = sum(1 for item in items if getattr(item, "edited", False))
+    since = [f"{lost} forgotten since"] if lost else []
+    since += [f"{edited} edited since"] if edited else []
+    tail = f" ({', '.join(since)})" if since else ""
     return f"Used {len(items)} {noun}: {', '.join(parts)}{tail}"
 
 
@@ -141,9 +159,29 @@ def saved_list(page, memories: dict[int, list[MemoryUsed]]) -> list[MemoryUsed] 
     return [] if page.meta.get("remembered_none") else None
 
 
+def _edited_since(entry, saved_date: float) -> bool:
+    """Whether the person edited a fact or profile entry after the answer: an edit (Privacy,
+    `facts edit`) makes it theirs ("user") and dates it then, while the answer saved the date
+    the entry had when it was used. An Undo of the edit puts that date back; a replaced entry
+    was dated by its replacement, not edited."""
+    return (
+        entry.origin == "user"
+        and entry.updated > saved_date + 1e-3
+        and entry.superseded_by is None
+    )
+
+
+def _said(times: dict[int, float], sources: tuple[int, ...], learned: float) -> float:
+    """When the person said it: the first of its source exchanges still stored, else when it
+    was learned (typed in, imported without exchanges, or its exchanges forgotten)."""
+    found = [times[page_id] for page_id in sources if page_id in times]
+    return min(found) if found else learned
+
+
 def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
     """The saved lists of stored answers, each item as it reads now; an item deleted since
-    (or whose id a later item took) comes back forgotten, without its text."""
+    (or whose id a later item took) comes back forgotten, without its text; one edited since,
+    marked edited. Facts and profile entries are dated when they were said (see `date`)."""
     from engine.retrieval import dated_facts
 
     vault = memory.vault
@@ -156,7 +194,11 @@ def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
     # As the prompt read them: "Next Friday [4 December 2026]", dated from when each was said
     facts = {f.id: f for f in dated_facts(vault, vault.facts(None, True, ids=fact_ids))}
     slots = {s.id: s for s in vault.slots(include_superseded=True)} if PROFILE in wanted else {}
+    slots = {i: slots[i] for i in wanted.get(PROFILE, set()) if i in slots}
     pages = {p.id: p for p in vault.pages(sorted(wanted.get(EXCHANGE, ())))}
+    sources = {i for f in facts.values() for i in f.source_page_ids}
+    sources |= {i for s in slots.values() for i in s.evidence_page_ids}
+    times = {p.id: p.timestamp for p in vault.pages(sorted(sources))}
     out: dict[int, list[MemoryUsed]] = {i: [] for i in page_ids}
     for row in rows:
         answered_at = answered.get(row.page_id, row.date) + 1.0
@@ -165,14 +207,19 @@ def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
             fact = facts.get(row.item_id)
             # A later item may reuse a deleted one's id: it was created after the answer.
             if fact is not None and fact.created <= answered_at:
-                item = MemoryUsed(
-                    row.kind, row.item_id, row.tier, fact.text, fact.updated, row.score
-                )
+                item = MemoryReadBack(
+                    row.kind, row.item_id, row.tier, fact.text,
+                    _said(times, fact.source_page_ids, fact.created), row.score,
+                    learned=fact.created, edited=_edited_since(fact, row.date),
+                )  # fmt: skip
         elif row.kind == PROFILE:
             slot = slots.get(row.item_id)
             if slot is not None and slot.created <= answered_at:
-                text = slot.text
-                item = MemoryUsed(row.kind, row.item_id, row.tier, text, slot.updated, row.score)
+                item = MemoryReadBack(
+                    row.kind, row.item_id, row.tier, slot.text,
+                    _said(times, slot.evidence_page_ids, slot.created), row.score,
+                    learned=slot.created, edited=_edited_since(slot, row.date),
+                )  # fmt: skip
         else:
             page = pages.get(row.item_id)
             if page is not None and abs(page.timestamp - row.date) < 1e-3:
