@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 import uuid
 from collections.abc import Iterator
@@ -97,7 +98,8 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
         stopped = " (stopped)" if worker.cancelled else ""
         dialog.close()
         if hasattr(result, "lines"):  # an export restored
-            show_message(parent, "Restore", "\n".join(result.lines()))
+            hint = _forgotten_hint(result, path, session.mem.path)
+            show_message(parent, "Restore", "\n".join(result.lines() + hint))
             return
         found = result if isinstance(result, TranscriptImported) else TranscriptImported()
         note = found.note  # what retention will forget
@@ -122,6 +124,18 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
     worker.signals.returned.connect(finished)
     worker.signals.errored.connect(failed)
     return session.pool.start(worker)
+
+
+def _forgotten_hint(report: Any, path: str, vault: Any) -> list[str]:
+    """How to bring back what a restore left out because it was forgotten after the export
+    (the app restores without it: a forget is not undone by a click on an old file)."""
+    if not report.forgotten or report.forgotten_included:
+        return []
+    return [
+        "",
+        "To bring those back too, restore the file in a terminal with: memoryos import "
+        f"{shlex.quote(str(path))} --vault-path {shlex.quote(str(vault))} --include-forgotten",
+    ]
 
 
 def _transcript_report(done: int, already: int, stopped: str) -> str:

@@ -181,6 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imp.add_argument("--create", action="store_true", help="create the vault if it is missing")
     imp.add_argument("--no-consolidate", action="store_true", help="do not wait for consolidation")
+    imp.add_argument(
+        "--include-forgotten",
+        action="store_true",
+        help="restoring an export: also bring back what was forgotten in this vault after the "
+        "export was made (left out by default)",
+    )
 
     facts = commands.add_parser("facts", help="list, add or delete what was learned about you")
     _vault_options(facts)

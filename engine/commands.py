@@ -474,16 +474,25 @@ def _run_restore(args, export) -> int:
             f"Restoring the export {args.file} ({restore.FORMAT}) into {memory.path.name}.",
             file=sys.stderr,
         )
-        with tqdm(desc="Restoring", unit="exchange", file=sys.stderr) as bar:
+        # "Restoring: 0/? exchanges", not the default "0exchange [00:00, ?exchange/s]"
+        shape = "{desc}: {n_fmt}/{total_fmt} exchanges [{elapsed}]"
+        with tqdm(desc="Restoring", bar_format=shape, file=sys.stderr) as bar:
 
             def progress(done: int, total: int) -> None:
                 bar.total = total
                 bar.n = done
                 bar.refresh()
 
-            report = restore.restore(memory, export, progress)
+            report = restore.restore(
+                memory, export, progress, include_forgotten=args.include_forgotten
+            )
         for line in report.lines():
             print(line, file=sys.stderr)
+        if report.forgotten and not args.include_forgotten:
+            print(
+                "To bring them back too, run the same command with --include-forgotten.",
+                file=sys.stderr,
+            )
         if not args.no_consolidate:
             _consolidate_with_progress(memory)
     finally:

@@ -8,6 +8,10 @@ rebuilt, a title taken from a forgotten first exchange is retaken from the new f
 Then the WAL is checkpointed and truncated (it holds old page versions) and migration backups
 taken before the forget are deleted (they hold the forgotten text, encrypted). `secure_delete`
 (set at open) zeroes the freed pages.
+
+The vault keeps a one-way key of each exchange, fact and profile entry it deletes, with the
+time (engine/vault/forgotten.py, written by the deletes themselves), never its text: restoring
+an export made before the forget leaves those out (engine/restore.py).
 """
 
 from __future__ import annotations

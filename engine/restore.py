@@ -16,13 +16,20 @@ from them, with the person's corrections and deletions, so a deleted fact stays 
 Exchanges the vault already holds (same conversation, timestamp and text) are skipped, and facts
 and profile entries it already holds are linked rather than copied: restoring twice adds
 nothing twice.
+
+What was forgotten in this vault after the export was written (exchanges, facts, profile
+entries: the vault records each forget, engine/vault/forgotten.py) is left out, with what was
+learned only from those exchanges, and the report says how much: restoring an old export must
+not undo a forget without a word. `include_forgotten` (`memoryos import --include-forgotten`)
+brings them back when that is what the person wants. A new or another vault never forgot them,
+so it gets everything.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import validation
@@ -39,6 +46,7 @@ from engine.records import (
     Page,
 )
 from engine.remembered import EXCHANGE, FACT, KNOWLEDGE, PROFILE, MemoryUsed
+from engine.vault import forgotten as forgotten_keys
 from engine.vault.jobs import LEARN_WORDS
 
 FORMAT_NAME = FORMAT.split("/")[0]  # "memoryos-export"
@@ -86,7 +94,16 @@ class Restored:
     profile: int = 0
     linked_profile: int = 0
     settings: bool = False
+    forgotten_exchanges: int = 0  # forgotten in this vault after the export was made
+    forgotten_facts: int = 0
+    forgotten_profile: int = 0
+    forgotten_included: bool = False  # restored anyway (include_forgotten)
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def forgotten(self) -> int:
+        """How many items of the export were forgotten in this vault after it was made."""
+        return self.forgotten_exchanges + self.forgotten_facts + self.forgotten_profile
 
     def lines(self) -> list[str]:
         conversations = "conversation" if self.conversations == 1 else "conversations"
@@ -106,12 +123,35 @@ class Restored:
             already.append(_count(self.linked_profile, "profile entry", "profile entries"))
         if already:
             out.append(f"Already in the vault, not added again: {', '.join(already)}.")
+        if self.forgotten:
+            items = _joined(
+                [
+                    _count(n, one, many)
+                    for n, one, many in (
+                        (self.forgotten_exchanges, "exchange", ""),
+                        (self.forgotten_facts, "fact", ""),
+                        (self.forgotten_profile, "profile entry", "profile entries"),
+                    )
+                    if n
+                ]
+            )
+            if self.forgotten_included:
+                out.append(
+                    f"Brought back, as asked: {items} forgotten in this vault since the export "
+                    "was made."
+                )
+            else:
+                out.append(f"Left out {items} forgotten in this vault since the export was made.")
         out.append(f"Not restored: {NOT_RESTORED}.")
         return out + self.notes
 
 
 def _count(n: int, one: str, many: str = "") -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def _joined(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 # ---- reading and checking ---------------------------------------------------------------
@@ -169,11 +209,15 @@ class Export:
     evidence: dict[int, list[int]]
     memories: dict[int, list[dict]]  # exported page id -> page_memories rows in order
     settings: Any
+    exported_at: float | None = None  # None: unknown, anything forgotten counts as since
 
 
 def read_export(data: dict) -> Export:
     """Every row checked before anything is written: an error names the first bad one."""
     check_format(data)
+    exported_at = None
+    if data.get("exported_at") is not None:
+        exported_at = _number(data, "exported_at", "the export")
     conversations: dict[str, tuple[str, float]] = {}
     for n, row in enumerate(_rows(data, "conversations")):
         where = f"conversation {n}"
@@ -244,7 +288,9 @@ def read_export(data: dict) -> Export:
             raise InvalidInputError("the export's 'settings' must be a JSON object")
         settings = MemorySettings.from_stored(settings)
         settings.validate()
-    return Export(conversations, pages, facts, sources, profile, evidence, memories, settings)
+    return Export(
+        conversations, pages, facts, sources, profile, evidence, memories, settings, exported_at
+    )
 
 
 # ---- writing ----------------------------------------------------------------------------
@@ -255,15 +301,19 @@ def _page_key(page: Page) -> tuple:
 
 
 def restore(
-    memory: Any, data: dict | Export, progress: Callable[[int, int], None] | None = None
+    memory: Any,
+    data: dict | Export,
+    progress: Callable[[int, int], None] | None = None,
+    include_forgotten: bool = False,
 ) -> Restored:
     """Restore an export (its JSON, or `read_export`'s result) into `memory` (an open
     engine.api.MemoryOS). Everything is checked and embedded first, then written in one
     transaction: an error leaves the vault as it was. `progress(done, total)` while embedding
-    the exchanges."""
+    the exchanges. What this vault forgot after the export was made is left out (and counted
+    in the report) unless `include_forgotten`."""
     export = data if isinstance(data, Export) else read_export(data)
     vault, ctx = memory.vault, memory.ctx
-    report = Restored()
+    report = Restored(forgotten_included=include_forgotten)
     was_empty = vault.count_pages() == 0 and not vault.facts(None, True) and not vault.slots(True)
 
     # Exchanges the vault already holds map to its own pages; the others are new.
@@ -281,6 +331,11 @@ def restore(
             report.skipped_exchanges += 1
         else:
             new_pages.append((old_id, draft, analysed))
+    # What this vault forgot after the export was made stays out, unless asked for.
+    left_out = _forgotten_since(vault, export, new_pages)
+    report.forgotten_exchanges = len(left_out["pages"])
+    if not include_forgotten:
+        new_pages = [page for page in new_pages if page[0] not in left_out["pages"]]
 
     # 1. Embed (the slow part), outside any transaction.
     embedded: list[tuple[Any, dict[int, Any]]] = []
@@ -300,6 +355,28 @@ def restore(
         if (row["kind"], normalise_text(row["text"]), row["status"] == SUPERSEDED)
         not in known_facts
     ]
+    held_texts = {(kind, text) for kind, text, _ in known_facts}
+    held_values = {key[:3] for key in _slot_keys(vault)}
+    gone_facts = {
+        row["id"]
+        for row in fresh_facts
+        if (row["kind"], normalise_text(row["text"])) not in held_texts
+        and _left_out(row, export.sources, left_out["facts"], left_out["pages"])
+    }
+    gone_slots = {
+        row["id"]
+        for row in export.profile
+        if (row["category"], row["name"], normalise_text(row["value"])) not in held_values
+        and _left_out(row, export.evidence, left_out["slots"], left_out["pages"])
+    }
+    report.forgotten_facts, report.forgotten_profile = len(gone_facts), len(gone_slots)
+    if not include_forgotten:
+        fresh_facts = [row for row in fresh_facts if row["id"] not in gone_facts]
+        export = replace(
+            export,
+            facts=[row for row in export.facts if row["id"] not in gone_facts],
+            profile=[row for row in export.profile if row["id"] not in gone_slots],
+        )
     fact_vectors = memory.embedder.embed([r["text"] for r in fresh_facts]) if fresh_facts else []
     vectors_of = {id(row): v for row, v in zip(fresh_facts, fact_vectors, strict=True)}
     known_slots: dict[tuple, int] = {}
@@ -355,6 +432,51 @@ def restore(
         memory._notify(event)
     memory.consolidator.wake()
     return report
+
+
+def _slot_keys(vault) -> list[tuple]:
+    return [
+        (slot.category, slot.name, normalise_text(slot.value), slot.status == SUPERSEDED)
+        for slot in vault.slots(True)
+    ]
+
+
+def _forgotten_since(vault, export: Export, new_pages) -> dict[str, set]:
+    """The export's exchanges (of `new_pages`), facts and profile entries (by exported id) that
+    this vault forgot after the export was made."""
+    since = export.exported_at if export.exported_at is not None else 0.0
+    keys = {
+        old_id: forgotten_keys.exchange_key(
+            draft.conversation_id, draft.timestamp, draft.user_input, draft.agent_response
+        )
+        for old_id, draft, _ in new_pages
+    }
+    fact_keys = {
+        row["id"]: forgotten_keys.fact_key(row["kind"], row["created"], row["text"])
+        for row in export.facts
+    }
+    slot_keys = {
+        row["id"]: forgotten_keys.profile_key(
+            row["category"], row["name"], row["value"], row["created"]
+        )
+        for row in export.profile
+    }
+    out = {}
+    for name, kind, wanted in (
+        ("pages", forgotten_keys.EXCHANGE, keys),
+        ("facts", forgotten_keys.FACT, fact_keys),
+        ("slots", forgotten_keys.PROFILE, slot_keys),
+    ):
+        gone = vault.forgotten_since(kind, wanted.values(), since)
+        out[name] = {item for item, key in wanted.items() if key in gone}
+    return out
+
+
+def _left_out(row: dict, links: dict[int, list[int]], forgotten: set, pages: set) -> bool:
+    """Was this fact or profile entry forgotten since the export, or learned only from
+    exchanges that were (a forget takes what was learned only from them too)?"""
+    sources = links.get(row["id"], [])
+    return row["id"] in forgotten or bool(sources) and all(p in pages for p in sources)
 
 
 def _write_pages(memory, export: Export, new_pages, embedded, page_map, now: float) -> int:

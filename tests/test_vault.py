@@ -167,8 +167,9 @@ def test_wal_secure_delete_and_migrations_recorded(memory):
         "0007_vocabulary",
         "0008_external_ids",
         "0009_stable_profile_ids",
+        "0010_forgotten",
     ]
-    assert memory.info().schema_version == 9
+    assert memory.info().schema_version == 10
 
 
 def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
@@ -185,13 +186,14 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
             mem.vault.conn.execute("DROP TABLE words")
             mem.vault.conn.execute("DROP TABLE words_vec")
             mem.vault.conn.execute("DROP TABLE external_ids")
+            mem.vault.conn.execute("DROP TABLE forgotten")
             mem.vault.conn.execute("DELETE FROM migrations WHERE name!='0001_initial'")
         assert mem.vault.schema_steps() == ["0001_initial"]
     with MemoryOS.open(path, passphrase="pw-long-enough", embedder=embedder, background=False) as mem:
         assert mem.vault.schema_steps() == [
             "0001_initial", "0002_turn_vectors", "0003_job_owner", "0004_stable_ids",
             "0005_page_memories", "0006_int8_vectors", "0007_vocabulary", "0008_external_ids",
-            "0009_stable_profile_ids",
+            "0009_stable_profile_ids", "0010_forgotten",
         ]
         backups = list(tmp_path.glob("old.memoryos.backup-*"))  # copied before migrating
         assert len(backups) == 1 and backups[0].stat().st_mode & 0o777 == 0o600

@@ -334,6 +334,7 @@ class PagesMixin:
         if not page_ids:
             return {"pages": [], "facts": [], "slots": []}
         marks = _placeholders(page_ids)
+        self._record_forgotten_pages(page_ids)  # a restore of an older export leaves them out
         derived = self.only_derived_from(page_ids)  # the same rule the forget preview shows
         derived_facts, derived_slots = derived["facts"], derived["slots"]
         if keep_derived:

@@ -165,6 +165,7 @@ class PersonaMixin:
     def delete_facts(self, fact_ids: list[int], dimension: int | None = None) -> None:
         if not fact_ids:
             return
+        self._record_forgotten_facts(fact_ids)  # a restore of an older export leaves them out
         dimension = dimension or int(self.get_meta("embedder_dimension") or 0)
         for fact_id in fact_ids:
             self.conn.execute("DELETE FROM facts_fts WHERE rowid=?", (fact_id,))
@@ -383,6 +384,7 @@ class PersonaMixin:
     def delete_slots(self, slot_ids: list[int]) -> None:
         if not slot_ids:
             return
+        self._record_forgotten_slots(slot_ids)  # a restore of an older export leaves them out
         gone = set(slot_ids)
         for slot_id, by in self._successors("profile", slot_ids):
             if by is None:  # current again, unless another entry now fills its place

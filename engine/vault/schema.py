@@ -321,6 +321,21 @@ def _stable_profile_ids(conn, dimension: int) -> None:
     conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES('profile', ?)", (high,))
 
 
+def _forgotten(conn, dimension: int) -> None:
+    """What was forgotten and when, as one-way keys (engine/vault/forgotten.py): restoring an
+    export written before a forget leaves out what it removed. Nothing forgotten before this
+    step is known."""
+    conn.execute(
+        """
+        CREATE TABLE forgotten(
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            at REAL NOT NULL,
+            PRIMARY KEY(kind, key)) WITHOUT ROWID;
+        """
+    )
+
+
 # Named steps in order. Append new ones; never edit an applied step.
 MIGRATIONS: list[tuple[str, Callable]] = [
     ("0001_initial", _initial),
@@ -332,6 +347,7 @@ MIGRATIONS: list[tuple[str, Callable]] = [
     ("0007_vocabulary", _vocabulary),
     ("0008_external_ids", _external_ids),
     ("0009_stable_profile_ids", _stable_profile_ids),
+    ("0010_forgotten", _forgotten),
 ]
 
 # Steps that rebuild a table referenced by foreign keys: run with enforcement off (a DROP

@@ -14,6 +14,7 @@ from engine.records import ACTIVE, ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED, C
 from engine.vault import cipher, keys
 from engine.vault.connection import mapped_errors, open_connection
 from engine.vault.forget import ForgetMixin
+from engine.vault.forgotten import ForgottenMixin
 from engine.vault.jobs import JobsMixin
 from engine.vault.pages import PAGE_COLUMNS, PagesMixin
 from engine.vault.persona import PersonaMixin
@@ -55,6 +56,7 @@ class Vault(
     PersonaMixin,
     JobsMixin,
     ForgetMixin,
+    ForgottenMixin,
     RememberedMixin,
     SearchMixin,
     QuantizedMixin,
@@ -255,6 +257,7 @@ class Vault(
             self.delete_pages(page_ids[start : start + 500], dimension)
         fact_ids = [row[0] for row in self.conn.execute("SELECT id FROM facts")]
         self.delete_facts(fact_ids, dimension)
+        self._record_forgotten_slots(None)
         self.conn.execute("DELETE FROM profile")
         segment_ids = [row[0] for row in self.conn.execute("SELECT id FROM segments")]
         for segment_id in segment_ids:

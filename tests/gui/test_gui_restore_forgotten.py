@@ -1,0 +1,38 @@
+"""File → Import of an export made before a forget: what was forgotten stays forgotten, and the
+message says so and how to bring it back on purpose."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+
+def _message(parent, title: str):
+    from PySide6.QtWidgets import QMessageBox
+
+    boxes = [box for box in parent.findChildren(QMessageBox) if box.windowTitle() == title]
+    return boxes[-1] if boxes else None
+
+
+def test_restoring_an_older_export_in_the_app_leaves_out_what_was_forgotten(
+    qtbot, window, memory, tmp_path
+):
+    from app.importer import import_transcript
+
+    memory.add_memory("I adopted a greyhound called Biscuit last week.", "Lovely name.")
+    memory.add_memory("I play the cello on Sundays.", "Nice.")
+    memory.run_consolidation()
+    backup = tmp_path / "memory.json"
+    memory.export_json(backup)
+    biscuit = next(p for p in memory.pages() if "Biscuit" in p.user_input)
+    memory.forget_page(biscuit.id)
+
+    import_transcript(window, window.session, str(backup))
+    qtbot.waitUntil(lambda: _message(window, "Restore") is not None)
+    text = _message(window, "Restore").text()
+
+    assert not any("Biscuit" in p.user_input for p in memory.pages())
+    assert not any("Biscuit" in f.text for f in memory.facts(include_superseded=True))
+    assert "Left out 1 exchange" in text
+    assert "--include-forgotten" in text and str(memory.path) in text

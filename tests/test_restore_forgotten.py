@@ -1,0 +1,172 @@
+"""Restoring an export into the vault it came from leaves out what was forgotten there after
+the export was made (and says so); `--include-forgotten` brings it back on purpose; a new vault
+gets everything. Real encrypted vaults, real export files, `memoryos import` in a child process."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine import restore
+from engine.api import MemoryOS
+from tests.helpers import run_cli
+
+FAKE = ("--embedder", "fake")
+SAID = [
+    "Hi, I'm Maya and I work as a nurse in Toronto.",
+    "I adopted a greyhound called Biscuit last week.",
+    "I play the cello on Sundays.",
+]
+
+
+def _fill(memory) -> None:
+    memory.new_conversation()
+    for n, text in enumerate(SAID):
+        memory.add_memory(text, "Noted.", timestamp=1_700_000_000 + n * 3600)
+    memory.new_conversation()
+    memory.add_memory("I bake sourdough bread every weekend.", "Yum.", timestamp=1_700_100_000)
+    memory.run_consolidation()
+
+
+def _state(memory) -> tuple:
+    pages = sorted(
+        (p.conversation_id, p.timestamp, p.user_input, p.agent_response)
+        for p in memory.pages(limit=1000)
+    )
+    facts = sorted((f.kind, f.text, f.status) for f in memory.facts(include_superseded=True))
+    profile = sorted((s.category, s.name, s.value, s.status) for s in memory.profile(True))
+    return pages, facts, profile
+
+
+def _export(memory, tmp_path) -> dict:
+    memory.export_json(tmp_path / "memory.json")
+    return json.loads((tmp_path / "memory.json").read_text(encoding="utf-8"))
+
+
+def _forget_some(memory) -> None:
+    """The Biscuit exchange (and the fact learned only from it), the sourdough conversation,
+    and one profile entry deleted by hand."""
+    biscuit = next(p for p in memory.pages(limit=1000) if "Biscuit" in p.user_input)
+    memory.forget_page(biscuit.id)
+    sourdough = next(p for p in memory.pages(limit=1000) if "sourdough" in p.user_input)
+    memory.forget_conversation(sourdough.conversation_id)
+    nurse = next(s for s in memory.profile() if s.value == "nurse")
+    memory.delete_profile_slot(nurse.id)
+
+
+@pytest.fixture
+def other(tmp_path, memory_keyring, embedder, chat):
+    mem = MemoryOS.open(tmp_path / "other.memoryos", create=True, embedder=embedder, chat=chat,
+                        background=False)  # fmt: skip
+    yield mem
+    mem.close()
+
+
+def test_a_restore_leaves_out_what_was_forgotten_since_the_export(memory, tmp_path):
+    _fill(memory)
+    data = _export(memory, tmp_path)
+    _forget_some(memory)
+    after_forget = _state(memory)
+
+    report = restore.restore(memory, data)
+    memory.run_consolidation()
+
+    assert _state(memory) == after_forget  # nothing forgotten came back
+    texts = " ".join(f.text for f in memory.facts(include_superseded=True))
+    assert "Biscuit" not in texts and "sourdough" not in texts
+    assert "nurse" not in [s.value for s in memory.profile(True)]
+    assert not any("sourdough" in c.title for c in memory.conversations())
+    assert (report.forgotten_exchanges, report.forgotten_profile) == (2, 1)
+    assert report.forgotten_facts == 2  # each learned only from a forgotten exchange
+    assert report.exchanges == 0 and report.facts == 0 and report.profile == 0
+    lines = "\n".join(report.lines())
+    assert "Left out 2 exchanges, 2 facts and 1 profile entry forgotten" in lines
+
+
+def test_include_forgotten_brings_them_back_and_says_so(memory, tmp_path):
+    _fill(memory)
+    before = _state(memory)
+    data = _export(memory, tmp_path)
+    _forget_some(memory)
+
+    report = restore.restore(memory, data, include_forgotten=True)
+
+    assert _state(memory) == before
+    assert (report.exchanges, report.facts, report.profile) == (2, 2, 1)
+    assert "Brought back, as asked: 2 exchanges, 2 facts and 1 profile entry" in "\n".join(
+        report.lines()
+    )
+
+
+def test_a_new_vault_gets_everything(memory, other, tmp_path):
+    """Moving to a new computer: the export restores in full into a vault that never forgot
+    anything, even though the vault it came from forgot things since."""
+    _fill(memory)
+    before = _state(memory)
+    data = _export(memory, tmp_path)
+    _forget_some(memory)
+
+    report = restore.restore(other, data)
+
+    assert _state(other) == before
+    assert report.forgotten == 0 and "Left out" not in "\n".join(report.lines())
+
+
+def test_a_forget_everything_is_not_undone_by_an_old_export(memory, tmp_path):
+    _fill(memory)
+    data = _export(memory, tmp_path)
+    memory.add_fact("I am vegetarian")  # after the export: not in it
+    memory.forget_everything()
+
+    report = restore.restore(memory, data)
+
+    assert _state(memory) == ([], [], [])
+    assert report.forgotten_exchanges == 4 and report.exchanges == 0
+
+
+def _run_ok(*args: str, home) -> str:
+    done = run_cli(*args, *FAKE, home=home)
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stderr.decode()
+
+
+def _fact_texts(home, *vault: str) -> str:
+    listing = run_cli("facts", "list", "--all", "--json", *vault, *FAKE, home=home)
+    return json.dumps(json.loads(listing.stdout), ensure_ascii=False)
+
+
+def test_memoryos_import_leaves_out_what_was_forgotten(tmp_path, home):
+    transcript = tmp_path / "chat.json"
+    transcript.write_text(json.dumps([
+        {"user": SAID[0], "assistant": "Nice to meet you, Maya!",
+         "timestamp": "2025-03-01T10:00:00Z"},
+        {"user": SAID[1], "assistant": "Biscuit is a great name.",
+         "timestamp": "2025-03-02T10:00:00Z"},
+        {"user": SAID[2], "assistant": "Lovely.", "timestamp": "2025-03-03T10:00:00Z"},
+    ]), encoding="utf-8")  # fmt: skip
+    _run_ok("import", str(transcript), "--create", home=home)
+    backup = tmp_path / "memory.json"
+    _run_ok("export", str(backup), home=home)
+    exported = json.loads(backup.read_text(encoding="utf-8"))
+    biscuit = next(p["id"] for p in exported["pages"] if "Biscuit" in p["user_input"])
+    assert "Biscuit" in _fact_texts(home)
+    _run_ok("forget", "page", str(biscuit), "--yes", home=home)
+
+    err = _run_ok("import", str(backup), home=home)
+    # the exchange, and the fact and profile entry (the dog's name) learned only from it
+    assert "Left out 1 exchange, 1 fact and 1 profile entry forgotten in this vault" in err
+    assert "--include-forgotten" in err
+    assert "Biscuit" not in _fact_texts(home)
+    pages = run_cli("export", "-", *FAKE, home=home).stdout.decode()
+    assert "Biscuit" not in pages
+
+    # another vault (a new computer) gets everything
+    err = _run_ok("import", str(backup), "--vault", "laptop", "--create", home=home)
+    assert "Left out" not in err and "Restored 3 exchanges" in err
+    assert "Biscuit" in _fact_texts(home, "--vault", "laptop")
+
+    # on purpose: the forgotten exchange and its fact come back, and the restore says so
+    err = _run_ok("import", str(backup), "--include-forgotten", home=home)
+    assert "Brought back, as asked: 1 exchange, 1 fact and 1 profile entry" in err
+    assert "Biscuit" in _fact_texts(home)
