@@ -243,8 +243,9 @@ def test_the_vault_name_in_the_status_line_stays_whole_at_the_largest_text(
     qtbot, memory, chat, name, normal_look_after
 ):
     """At the largest text in the smallest window the status line was wider than the window:
-    the vault's name (which memory is open) was cut, or pushed off altogether. A long name
-    ends in "…" now, the whole of it in the tooltip."""
+    the vault's name (which memory is open) was cut, or pushed off altogether. The parts of the
+    line that do not fit go to a row below, so a long name is shown whole; where even a row of
+    its own is too narrow it ends in "…", the whole of it in the tooltip."""
     from app.main_window import MainWindow
     from app.settings_store import AppSettings
 
@@ -262,9 +263,7 @@ def test_the_vault_name_in_the_status_line_stays_whole_at_the_largest_text(
     if name == "default":
         assert vault.text() == "default · keyring"
     else:
-        assert "…" in vault.text() and vault.text().startswith("Family")
-        assert f"{name} · keyring" in vault.toolTip()
-        assert vault.width() >= window.width() // 2 - 10  # it keeps its share of the line
+        assert vault.text() == f"{name} · keyring"  # on a row with room for it
     assert _inside(status, window) and status.width() <= window.width()
     for label in (status.model, status.memory):  # what gave way is shortened, not cut
         assert _shown_whole(label, window), label.text()
