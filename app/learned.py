@@ -1,10 +1,10 @@
 """ "Learned" notices: after consolidation adds or changes a fact, knowledge or profile entry
 from the conversation on screen, say so after the exchange it came from (never in a
-temporary chat, never when the setting is off)."""
+temporary chat, never when the setting is off). A conversation drawn from the vault (opened,
+or after a restart) shows them again for the items learned from its exchanges and still held."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -114,7 +114,10 @@ class LearnedNotices(QObject):
     def __init__(self, window: Any) -> None:
         super().__init__(window)
         self.window = window
-        self.since = time.time()  # items learned before this window opened are not news
+        # Every item still held that was learned from an exchange on screen gets its notice,
+        # however long ago: only those learned since the window opened did, and a quit and a
+        # start lost the trace of what was learned where.
+        self.since = 0.0
         self.announced: set[tuple[str, int, float]] = set()
         self.items: list[Any] = []  # notices given, in order (drawn again when the view is)
         self.undone: set[tuple[str, int]] = set()
@@ -130,10 +133,12 @@ class LearnedNotices(QObject):
         self._undone_due: list[Any] = []
         self._changed_due: list[Any] = []
         window.answer_finished.connect(self._answer_ended)
+        # A conversation drawn from the vault (at the start, opened, drawn again): the notices
+        # of what was learned from its exchanges
+        window.view.exchange_drawn.connect(self._timer.start)
 
     def watch(self, session: Any) -> None:
         self.reset()
-        self.since = time.time()
         session.memory_changed.connect(self._on_event)
 
     def reset(self) -> None:
@@ -273,7 +278,8 @@ class LearnedNotices(QObject):
         return "Already deleted." if result == GONE else ""
 
     def redraw(self) -> None:
-        """After the conversation was drawn again: the notices of its exchanges come back."""
+        """After the conversation was drawn again: the notices given in this window come back at
+        once, with what became of them (the others with the check its exchanges started)."""
         view = self.window.view
         for item in self.items:
             if view.add_learned(item.page_id, item) and (item.kind, item.id) in self.undone:
