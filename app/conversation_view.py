@@ -43,6 +43,11 @@ READING = "Reading your message…"  # while the model reads a long message, bef
 READING_CHARS = 1500  # a message this long takes the model seconds to read on a CPU
 WAITING_MS = 1000  # the seconds waited so far are redrawn at most this often
 HOLD_MS = 500  # how long hold_place waits for the view's new width
+# A message is set in from the other speaker's side by INDENT px, as long as its text still
+# gets READING_LINE characters a line; in a narrower view the indent gives way, down to
+# INDENT_LEAST (at the smallest window it took a third of the width and answers wrapped early).
+INDENT, INDENT_LEAST, READING_LINE = 96, 4, 60
+MESSAGE_PADDING, DOCUMENT_MARGIN = 12, 20
 THROWAWAY = "\u200b"  # a zero-width space: see _insert_piece
 BREAK, FRAME_END = "\u2029", "\ufdd1"  # a line break and a table's end, in a document
 FIXED_HEIGHT = (QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)  # a vertical gap
@@ -191,6 +196,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
     regenerate_requested = Signal()  # answer the last question again
     edit_requested = Signal()  # put the last question back in the message box
     earlier_requested = Signal()  # "Show earlier exchanges" above a long conversation
+    exchange_drawn = Signal()  # a stored exchange was drawn: what was learned from it is shown
 
     COPY_CODE_KEY = "Ctrl+Shift+K"  # the window's "Copy code block"; the menu shows it too
 
@@ -207,7 +213,8 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self.browser.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.browser.customContextMenuRequested.connect(self._show_menu)
         self.browser.setFrameShape(QTextBrowser.Shape.NoFrame)
-        self.browser.document().setDocumentMargin(20)
+        self.browser.document().setDocumentMargin(DOCUMENT_MARGIN)
+        self._indent = INDENT  # the messages' indent for the view's width now (see _fit_indent)
         self.addWidget(self.empty)
         self.addWidget(self.browser)
         self._timer = QTimer(self, singleShot=True)
@@ -324,6 +331,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         note = "Stopped" if meta.get("stopped") else note
         self.add_assistant_message(getattr(page, "agent_response", ""), timestamp, note, agent,
                                    memories, page_id)
+        self.exchange_drawn.emit()
 
     def append_exchange(
         self, page: object, memories: list[Any] | None = None, note: str = ""
@@ -519,11 +527,10 @@ class ConversationView(MessagesMixin, QStackedWidget):
         elif cursor.block().length() == 1:  # not a notice's line: it keeps its own look
             self._shrink_gap(cursor)
         frame_format = QTextFrameFormat()
-        frame_format.setPadding(12)
+        frame_format.setPadding(MESSAGE_PADDING)
         frame_format.setTopMargin(4)
         frame_format.setBottomMargin(8)
-        frame_format.setLeftMargin(96 if user else 4)
-        frame_format.setRightMargin(4 if user else 96)
+        self._set_indent(frame_format, user)
         frame_format.setBorder(0)
         if user:
             frame_format.setBackground(QBrush(QColor(theme.color(theme.USER_TINT))))
@@ -544,6 +551,25 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self._messages += 1
         self._scroll_to_end()
         return cursor
+
+    def _set_indent(self, frame_format: QTextFrameFormat, user: bool) -> None:
+        frame_format.setLeftMargin(self._indent if user else INDENT_LEAST)
+        frame_format.setRightMargin(INDENT_LEAST if user else self._indent)
+
+    def _fit_indent(self, width: int) -> None:
+        """The messages' indent for a view `width` px wide: INDENT where the text keeps
+        READING_LINE characters a line beside it, less (down to INDENT_LEAST) where not, so
+        that in a narrow view the text uses the view's width."""
+        reading = self.browser.fontMetrics().averageCharWidth() * READING_LINE
+        room = width - 2 * (DOCUMENT_MARGIN + MESSAGE_PADDING) - INDENT_LEAST
+        indent = max(INDENT_LEAST, min(INDENT, room - reading))
+        if indent == self._indent:
+            return
+        self._indent = indent
+        for message in self.messages:
+            frame_format = message.frame.frameFormat().toFrameFormat()
+            self._set_indent(frame_format, message.role == "user")
+            message.frame.setFrameFormat(frame_format)
 
     @staticmethod
     def _shrink_gap(cursor: QTextCursor) -> None:
@@ -660,6 +686,8 @@ class ConversationView(MessagesMixin, QStackedWidget):
             and event.oldSize() != event.size()
         ):
             self.hold_place(event.oldSize().width())
+        if watched is self.browser.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_indent(event.size().width())
         return super().eventFilter(watched, event)
 
     def hold_place(self, width: int | None = None) -> None:
