@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QRect, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QRect, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QSplitter, QWidget
 
@@ -25,14 +25,45 @@ WINDOW_LEAST = (560, 420)
 class SidebarSplitter(QSplitter):
     """The sidebar beside the conversation, never wider than a third of the window and never
     so wide that the conversation gets less than it needs (its message box and Send button
-    whole): at the smallest window it took half. A wider width remembered is cut to fit."""
+    whole): at the smallest window it took half. A wider width remembered is cut to fit.
+
+    Until the person drags it (or a width they chose is restored), the sidebar takes a
+    quarter of the window, between SIDEBAR_LEAST and SIDEBAR_MOST: cut at a small window, it
+    stayed that narrow once the window was made larger. A chosen width cut to fit comes back
+    as the window grows."""
+
+    SIDEBAR_LEAST, SIDEBAR_MOST = 240, 340
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.chosen: int | None = None  # the sidebar's width the person chose, if they did
+        self.splitterMoved.connect(self._dragged)
+
+    def _dragged(self, *_where: int) -> None:
+        self.chosen = self.sizes()[0]
+
+    def setSizes(self, sizes: Any) -> None:  # noqa: N802 - Qt override
+        super().setSizes(sizes)
+        self.chosen = self.sizes()[0] or None
+
+    def saveState(self) -> QByteArray:  # noqa: N802 - Qt override
+        """Empty unless the person chose the width: the next start fits it to the window."""
+        return super().saveState() if self.chosen else QByteArray()
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         self.fit_sidebar(event.size().width())
         super().resizeEvent(event)
 
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # the sidebar shown again, say
+            self.fit_sidebar(self.width())
+        return handled
+
     def restoreState(self, state: Any) -> bool:  # noqa: N802 - Qt override
         restored = super().restoreState(state)
+        if restored:
+            self.chosen = self.sizes()[0] or None
         self.fit_sidebar(self.width())
         return restored
 
@@ -45,11 +76,14 @@ class SidebarSplitter(QSplitter):
         if sidebar.maximumWidth() != widest:
             sidebar.setMaximumWidth(widest)
         sizes = self.sizes()
+        if not sizes[0]:  # hidden: its width is fitted when it is shown (see event)
+            return
+        wanted = self.chosen or max(self.SIDEBAR_LEAST, min(self.SIDEBAR_MOST, width // 4))
+        fitted = max(sidebar.minimumWidth(), min(wanted, widest))
         # Sizes set wider (a state restored) are not cut by the maximum: the sidebar was drawn
         # narrower than its place, with a gap after it.
-        if sizes[0] > widest:
-            self.setSizes([widest, sum(sizes) - widest])
-
+        if sizes[0] != fitted:
+            QSplitter.setSizes(self, [fitted, sum(sizes) - fitted])
 
 class MemoryWindowMixin:
     """Methods MainWindow gets for the memory-at-work features."""
@@ -65,7 +99,7 @@ class MemoryWindowMixin:
         self.splitter.addWidget(self.sidebar)
         self.splitter.addWidget(central)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([240, 740])
+        QSplitter.setSizes(self.splitter, [240, 740])  # not a width chosen: see fit_sidebar
         self._splitter_restored = False  # restored at the first show, once the window has a size
         self.sidebar.setVisible(self.settings.sidebar_visible)
         # Exchanges written by another process wait for the answer streaming, the redraw or
