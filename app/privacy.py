@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSplitter,
+    QStyledItemDelegate,
     QTabWidget,
     QTextBrowser,
     QTreeWidgetItem,
@@ -147,6 +148,14 @@ def _keyboard_back(window: QWidget, came_from: QWidget | None) -> None:
     if target is not None and isValid(target) and target.isVisibleTo(window):
         target.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
     window.activateWindow()
+
+
+class RowEditor(QStyledItemDelegate):
+    """Edits "What it knows" in a box over the whole cell: Qt put it at the text's place,
+    inside the row's padding, and it sat lower than the row it edits."""
+
+    def updateEditorGeometry(self, editor: QWidget, option: Any, index: Any) -> None:  # noqa: N802
+        editor.setGeometry(option.rect)
 
 
 class PrivacyPanel(QDialog):
@@ -396,6 +405,7 @@ class PrivacyPanel(QDialog):
         # Only "What it knows" is edited, whichever cell F2 or a double-click is on: Qt's own
         # triggers edit the current cell, and F2 edited the Kind (nothing saved it)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.tree.setItemDelegateForColumn(WHAT_IT_KNOWS, RowEditor(self.tree))
         self.tree.itemDoubleClicked.connect(
             lambda row, _column: self.tree.editItem(row, WHAT_IT_KNOWS))
         edit_key = QShortcut(QKeySequence(Qt.Key.Key_F2), self.tree)
