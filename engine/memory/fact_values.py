@@ -3,6 +3,9 @@ same fact, and said of a present state the newer value replaces the older (no LL
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
+
 from engine.memory import keywords
 
 _NUMBER_WORDS = {
@@ -121,3 +124,116 @@ def value_changed(old: str, new: str) -> bool:
         return False  # several values changed: another occasion ("9:15 on Tuesday"), kept
     content = [w for w in old_template if w != "#" and w not in keywords.STOPWORDS]
     return bool(content) and not _past_event(old) and not _past_event(new)
+
+
+# What says that a value changed: a word of time now ("my dose is now 75 mg"), or a verb of
+# change ("we moved the meeting to Friday"). The old value, where named, follows "instead of",
+# "rather than" or a change's "from" ("my dose went up from 50 to 75 mg"; not "I work from 9
+# to 5", which names two ends of one value).
+_NOW = frozenset(
+    "now nowadays currently anymore changed moved increased decreased raised lowered reduced "
+    "upped switched".split()
+)
+_DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+# An amount, a time or a day: "100", "2.5", "8:30", "two", "Friday", "March" (a month with its
+# capital: "may" is mostly a verb).
+_AMOUNT = (
+    r"\b(\d+(?:[.,:]\d+)?|(?i:" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
+    + "|" + "|".join(_DAYS) + r")|" + _MONTHS + r")\b"
+)
+_NAMED_OLD = re.compile(
+    r"(?i:\b(?:instead of|rather than|(?:changed|moved|switched|increased|decreased|raised|"
+    r"lowered|reduced|upped|up|down)(?: [\w']+){0,4}? from))\s+" + _AMOUNT
+)
+_CLAUSE = re.compile(
+    r"[;!?()]|[,:](?!\d)|\s[-–—]\s|(?i:\b(?:since|because|after|as|when|but|so)\b)"
+)
+# Verbs said of any amount ("I take 100 micrograms", "I have 2 cats") and the words of change:
+# they do not tell two things apart, where "weigh", "dose" or "meeting" do.
+_NOT_SUBJECT = frozenset(
+    keywords.stem(word)
+    for word in [*_NOW, *"take use need drink eat get put give keep instead rather".split()]
+)
+
+
+@dataclass(frozen=True)
+class _Amount:
+    value: str
+    kind: str  # the unit's stem ("microgram"), or "day", "month", "time"
+    start: int = field(compare=False, default=0)
+
+
+def _amounts(text: str) -> list[_Amount]:
+    """The amounts, times and days `text` states, each with what it counts: "100 micrograms"
+    is (100, microgram), "3 pm" and "8:30" a time, "Friday" a day; a bare number counts
+    nothing ("instead of 88") and is left out."""
+    found = []
+    for match in re.finditer(_AMOUNT + r"(?:\s+([A-Za-z]+))?", text):
+        number, unit = match.group(1).lower(), (match.group(2) or "").lower()
+        if number in _DATE_WORDS:
+            kind = "day" if number in _DAYS else "month"
+            found.append(_Amount(number, kind, match.start()))
+        elif ":" in number or unit in ("am", "pm"):
+            found.append(_Amount(number, "time", match.start()))
+        elif unit and unit not in keywords.STOPWORDS and unit not in _NOW:
+            value = _value(number) or number.replace(",", ".")
+            found.append(_Amount(value, keywords.stem(unit), match.start()))
+    return found
+
+
+def _subject(text: str) -> set[str]:
+    """The stemmed words of `text` that say what its values are of: not the values, what they
+    count, the words of change, or a verb said of any amount."""
+    counted = {a.kind for a in _amounts(text)}
+    return {
+        word for word in keywords.normalise(keywords.content_words(text))
+        if word not in counted and word not in _NOT_SUBJECT and _value(word) is None
+    }  # fmt: skip
+
+
+def search_words(text: str) -> list[str]:
+    """Words that find the facts `text` may give another value, or be given one by (see
+    `replaces`): what its values count and what they are of; none where it states no amount,
+    time or day."""
+    amounts = _amounts(text)
+    if not amounts:
+        return []
+    counted = {a.value if a.kind in ("day", "month") else a.kind for a in amounts}
+    named = _NAMED_OLD.search(text)
+    return sorted(counted | _subject(text) | ({named.group(1).lower()} if named else set()))
+
+
+def replaces(change: str, other: str) -> bool:
+    """Whether `change` gives the thing `other` states another value: "I take 100 micrograms
+    now instead of 88" of "My levothyroxine is now 88 micrograms"; "my dose is now 75 mg" of
+    "My levothyroxine dose is 50 mg"; "we moved the meeting to Friday instead of Monday" of
+    "Our team meeting is on Monday". Where the old value is named, `other` must hold it,
+    counting the same thing, and share a word of the subject where `change` names one (a day
+    always: "I swim on Monday" is another thing). Where it is not named, `change` says "now"
+    or a verb of change, and every word of its subject is in `other`. Anything else keeps
+    both facts, which loses nothing."""
+    named = _NAMED_OLD.search(change)
+    if not named and not set(keywords.tokens(change)) & _NOW:
+        return False
+    new, held = _amounts(change), _amounts(other)
+    # the subject is read in the part that says the new value: "My levothyroxine is now 88
+    # micrograms, since the last blood test" is of levothyroxine, not of a blood test
+    part = next((p for p in _CLAUSE.split(change) if _amounts(p) or _NAMED_OLD.search(p)), "")
+    subject = _subject(part)
+    shared = subject & keywords.normalise(keywords.content_words(other))
+    if named:
+        said_old = [a for a in new if a.start == named.start(1)]
+        new = [a for a in new if a.start != named.start(1)]
+        if not new:
+            return False
+        old = said_old[0] if said_old else _Amount(
+            _value(named.group(1).lower()) or named.group(1).replace(",", "."), new[0].kind
+        )
+        if old not in held or any(a in held for a in new):
+            return False
+        return bool(shared) if old.kind in ("day", "month", "time") or subject else True
+    if not subject or shared != subject:
+        return False
+    kinds = {a.kind for a in new}
+    return any(a.kind in kinds for a in held) and not any(a in held for a in new)

@@ -98,10 +98,28 @@ class Persona:
         )
         self.facts_mirror.add(fact_id, vector)
         # the person's states only: what the assistant did ("I set a timer for 8:30") happened
-        changed = [f for f in alike if fact_values.value_changed(f.text, text)]
-        if changed and kind == USER_FACT:
-            self._supersede_older_value(fact_id, sources, changed, now)
+        if kind == USER_FACT:
+            changed = [f for f in alike if fact_values.value_changed(f.text, text)]
+            known = {fact_id, *(c.id for c in changed)}
+            changed += [f for f in self._said_values(text) if f.id not in known]
+            if changed:
+                self._supersede_older_value(fact_id, sources, changed, now)
         return fact_id
+
+    def _said_values(self, text: str) -> list[Fact]:
+        """Current user facts that `text` gives another value ("I take 100 micrograms now
+        instead of 88" after "My levothyroxine is now 88 micrograms"), or that give the thing
+        `text` states another value (an older exchange imported after the change): found by
+        the words of what is counted, not by meaning, as the two sentences may share no
+        other word (fact_values.replaces)."""
+        words = fact_values.search_words(text)
+        if not words:
+            return []
+        found = self._facts_matching(" OR ".join(_phrase(word) for word in words))
+        return [
+            f for f in found
+            if fact_values.replaces(text, f.text) or fact_values.replaces(f.text, text)
+        ]  # fmt: skip
 
     def _supersede_older_value(
         self, fact_id: int, sources: list[int], others: list[Fact], now: float
@@ -189,11 +207,14 @@ class Persona:
         words = set(name.split())
         if not polarity or not words:
             return
+        about = _taste_stems(value)
         for slot in self.vault.slots(include_superseded=False):
             if slot.category != "preference" or slot.id == slot_id:
                 continue
             other = set(slot.name.split())
-            if _polarity(slot.value) == -polarity and (other >= words or words >= other):
+            if _polarity(slot.value) == -polarity and (
+                other >= words or words >= other or _same_taste(about, _taste_stems(slot.value))
+            ):
                 self.vault.supersede_slot(slot.id, slot_id, now)
         if polarity < 0:
             found = self._facts_matching(" AND ".join(f'"{word}"' for word in sorted(words)))
@@ -545,15 +566,43 @@ ANALYSIS_SCHEMA = {
 def _polarity(value: str) -> int:
     """+1 for a "likes ..." or "switched to ..." preference, -1 for "dislikes" / "no longer
     likes" / "switched away from", 0 otherwise."""
-    if value.startswith(("likes ", "switched to ")):
+    if value.startswith(("likes ", "switched to ", "prefers ")):
         return 1
-    return -1 if value.startswith(("dislikes ", "no longer likes ", "switched away from ")) else 0
+    lost = ("dislikes ", "no longer likes ", "switched away from ", "stopped ", "gave up ")
+    return -1 if value.startswith(lost) else 0
+
+
+_PREFERENCE_WORDS = re.compile(
+    r"^(?:likes|dislikes|no longer likes|switched to|switched away from|stopped|gave up|"
+    r"prefers) | from .*$"
+)
+
+
+def _taste_stems(value: str) -> list[str]:
+    """The stemmed words of what a preference entry is about, all of them, in order ("run
+    along nidelva river morn" of "likes running along the Nidelva river in the mornings"); its
+    name holds four."""
+    words = keywords.content_words(_PREFERENCE_WORDS.sub("", value))
+    return list(dict.fromkeys(keywords.stem(word) for word in words))
+
+
+def _same_taste(one: list[str], other: list[str]) -> bool:
+    """Whether two entries are about one thing by all their words: those of one hold the
+    other's, first word included. "no longer likes running in the mornings" (named "running
+    mornings") left "likes running along the Nidelva river in the mornings" (named "running
+    along nidelva river"); "dislikes mornings" is about something else."""
+    if not one or not other:
+        return False
+    short, long = sorted((one, other), key=len)
+    return set(short) <= set(long) and long[0] in short
 
 
 # A fact that says the person likes something (group 1: what), and one that says they no
 # longer do.
 _LIKING = re.compile(r"\bi (?:really |absolutely )?(?:love|like|enjoy|adore) ([^,.;!?]+)", re.I)
-_NOT_LIKING = re.compile(r"\b(?:no longer|don't|do not|not)\b", re.I)
+_NOT_LIKING = re.compile(
+    r"\b(?:no longer|don['’]t|do not|not|stopped|quit|gave up|given up)\b", re.I
+)
 
 
 def _changed_taste(text: str) -> bool:

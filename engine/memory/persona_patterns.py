@@ -10,9 +10,28 @@ from engine.memory import keywords
 from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT, Page
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A period that ends a short form, not a sentence. Before a name or a number the form never ends
+# one ("Dr. Hansen", "St. Olav", "No. 5"); "e.g." and "vs." are followed by more of the same
+# sentence. A form that can also close a sentence ("etc.", "a.m.", "Jr.", "Inc.") ends one only
+# before a capital ("... at 7 a.m. every day" is one sentence, "... etc. My dog ..." two). An
+# initial ("J. K. Rowling") is one capital letter; a number's decimal point has no space after
+# it and never split.
+_TITLES = frozenset(
+    "mr mrs ms mx dr prof st mt ft rev fr gen col capt lt sgt cpl maj adm gov sen rep "
+    "pres hon supt insp det messrs mme mlle".split()
+)
+_NEVER_LAST = frozenset("e.g eg i.e ie vs viz cf approx ca incl esp fig figs vol vols ch".split())
+_MAY_BE_LAST = frozenset(
+    "etc a.m p.m am pm inc ltd co corp bros jr sr phd ph.d b.a m.a b.sc m.sc u.s u.k "
+    "ave rd blvd dept est".split()
+)
+_BEFORE_NUMBER = frozenset("no nos nr pp p".split())
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|me|myself|we|our|we're|we've)\b", re.I)
+# "I see" and "I know" alone answer; "I see Dr. Hansen every three months" and "I know Tomasz
+# from work" are facts.
 _FILLER = re.compile(
-    r"^(i (?:see|know|agree|understand|guess|think so|hope so|don't know|am not sure|mean)|"
+    r"^(i (?:(?:see|know|agree|understand)(?=\s*(?:[,.!;:]|$|what\b|now\b|that\b|your\b|"
+    r"you\b|right\b))|guess|think so|hope so|don't know|am not sure|mean)|"
     r"i'm (?:sorry|glad|happy for you|not sure)|me too|my pleasure)\b",
     re.I,
 )
@@ -219,7 +238,8 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
         "preference",
         "dislikes",
         re.compile(
-            r"\bi (?:really )?(?:hate|dislike|can't stand|don't like|do not like) ([^,.;!?]+)",
+            r"\bi (?:really )?(?:hate|dislike|can't stand|don't like|do not like) "
+            r"(?![^,.;!?]*\bany ?more\b)([^,.;!?]+)",
             re.I,
         ),
     ),
@@ -228,6 +248,37 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
         "no longer likes",
         re.compile(r"\bi (?:no longer|don't really|do not really) (?:like|love|enjoy) ([^,.;!?]+)",
                    re.I),
+    ),
+    (  # "I don't like running any more"
+        "preference",
+        "no longer likes",
+        re.compile(
+            r"\bi (?:don['’]t|do not) (?:like|love|enjoy) ([^,.;!?]+?)(?= any ?more\b)",
+            re.I,
+        ),
+    ),
+    (  # "I stopped running in the mornings", not "I stopped by the shop"
+        "preference",
+        "stopped",
+        re.compile(
+            r"\bi(?:['’]ve| have)? (?:stopped|quit) (\w+ing\b[^,.;!?]*?)" + _UNTIL_REASON, re.I
+        ),
+    ),
+    (  # "I've given up coffee", not "I gave up on the course"
+        "preference",
+        "gave up",
+        re.compile(r"\bi(?:['’]ve| have)? (?:given|gave) up (?!on\b)([^,.;!?]+?)" + _UNTIL_REASON,
+                   re.I),
+    ),
+    (  # "I prefer swimming at Pirbadet now"; "instead of" is a switch (below)
+        "preference",
+        "prefers",
+        re.compile(
+            r"\bi (?:now |really |much |still |definitely |mostly |also )?prefer "
+            r"(?![^,.;!?]*\b(?:instead of|rather than)\b)([^,.;!?]+?)"
+            r"(?=\s+(?:to|over)\b|" + _UNTIL_REASON[3:],
+            re.I,
+        ),
     ),
     *(("preference", "switched away from", pattern) for pattern in _MOVED_AWAY),
     # and what it moved to: the old taste's entry and facts go (long_term._supersede_opposite),
@@ -304,7 +355,38 @@ def normalise_text(text: str) -> str:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    """`text` cut into sentences at ".", "!", "?" and line breaks, but not at the period of a
+    short form ("Dr. Hansen", "St. Olav", "e.g. tea", "J. K. Rowling")."""
+    sentences: list[str] = []
+    for line in text.split("\n"):  # a line break always ends a sentence
+        joined: list[str] = []
+        for piece in (s.strip() for s in _SENTENCE.split(line)):
+            if not piece:
+                continue
+            if joined and joined[-1].endswith(".") and _short_form_before(joined[-1], piece):
+                joined[-1] += " " + piece
+            else:
+                joined.append(piece)
+        sentences += joined
+    return sentences
+
+
+def _short_form_before(before: str, after: str) -> bool:
+    """Whether the period that ends `before` closes a short form that `after` continues."""
+    words = before.split()
+    last = words[-1].rstrip(".").lstrip("(\"'‘“").lower()
+    nxt = after[:1]
+    if last in _TITLES or last in _NEVER_LAST:
+        return True
+    if last in _BEFORE_NUMBER:
+        return nxt.isdigit()
+    if len(last) == 1 and last.isalpha():
+        # an initial inside a name ("J. K. Rowling", "John F. Kennedy"), not "I got a B. Then"
+        named = len(words) > 1 and words[-2][:1].isupper() or re.match(r"[A-Z]\.(?:\s|$)", after)
+        return words[-1][:1].isupper() and nxt.isupper() and bool(named)
+    if last in _MAY_BE_LAST or re.fullmatch(r"(?:[a-z]\.)+[a-z]", last):
+        return not nxt.isupper()
+    return False
 
 
 def _named_speaker(page: Page, side: str) -> str | None:
@@ -403,8 +485,32 @@ def _slots(text: str) -> list[SlotCandidate]:
                     found.append(SlotCandidate("preference", obj, f"{name} {value}"))
                 else:
                     found.append(SlotCandidate(category, name, value))
-        found[start:] = _switch_from(found[start:])
+        found[start:] = _switch_from(_not_amounts(found[start:]))
     return found
+
+
+_AN_AMOUNT = re.compile(
+    r"\d|(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|half|a dozen)\b",
+    re.I,
+)
+
+
+def _not_amounts(said: list[SlotCandidate]) -> list[SlotCandidate]:
+    """One sentence's slots less a switch between two amounts: "I take 100 micrograms now
+    instead of 88" changes a dose (long_term.Persona.remember_fact replaces the older value),
+    not a taste, and made the entry "micrograms: switched to 100 micrograms now". Where the
+    sentence says a switch, "prefer" is part of it ("I prefer tea instead of coffee now")."""
+    switches = ("switched to ", "switched away from ")
+    objects = [
+        c.value.removeprefix(prefix) for c in said for prefix in switches
+        if c.value.startswith(prefix)
+    ]  # fmt: skip
+    if any(_AN_AMOUNT.match(thing) for thing in objects):
+        said = [c for c in said if not c.value.startswith(switches)]
+    if any(c.value.startswith("switched to ") for c in said):
+        said = [c for c in said if not c.value.startswith("prefers ")]
+    return said
 
 
 def _switch_from(said: list[SlotCandidate]) -> list[SlotCandidate]:
