@@ -3,6 +3,7 @@ exchange is stored (or replaces the one being regenerated)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ from engine.prompt import (
     fit_memory,
     is_small_model,
     memory_sections,
+    recent_exchanges,
     shown_history,
     warm_next_prompt,
 )
@@ -52,7 +54,11 @@ def ask(
         memory.vault, query, memory.conversation_id, asked_at
     )
     try:
-        retrieval = memory.retrieve(looked_up_by(query), record_visits=not temporary, now=now)
+        retrieval = own_turns(
+            memory,
+            memory.retrieve(looked_up_by(query), record_visits=not temporary, now=now),
+            memory.conversation_id,
+        )
         limit = answer_limit(memory.chat, max_tokens)
         stream = ResponseStream(
             memory, query, retrieval, cancel or CancelToken(), limit, temporary, now=now
@@ -83,7 +89,8 @@ def ask_again(
         )
     try:
         retrieval = replaced.without_exchange(
-            memory, memory.retrieve(looked_up_by(query)), old.id
+            memory, own_turns(memory, memory.retrieve(looked_up_by(query)), old.conversation_id),
+            old.id,
         )
         limit = answer_limit(memory.chat, max_tokens)
         stream = ResponseStream(
@@ -140,6 +147,16 @@ def _let_go(memory: MemoryOS, record: str | None) -> None:
             unanswered.drop(memory.vault, record)
         except Exception:
             pass
+
+
+def own_turns(memory: MemoryOS, retrieval: Retrieval, conversation_id: str) -> Retrieval:
+    """`retrieval` whose recent exchanges, the prompt's conversation turns, are the last ones
+    of the conversation asked in (prompt.recent_exchanges), not the short-term queue's. The
+    queue's exchanges of other conversations are memories like any other: shown when retrieval
+    ranked them, as older exchanges."""
+    recent = tuple(recent_exchanges(memory, conversation_id))
+    changed = memory.vault.pages_since_changed([p.id for p in recent])
+    return dataclasses.replace(retrieval, short_term=recent, changed=retrieval.changed | changed)
 
 
 def _check_chat(memory: MemoryOS) -> None:
@@ -313,9 +330,10 @@ class ResponseStream(Iterator[str]):
             _let_go(memory, self.unanswered)
             raise
         self._shown.remember(self.page.id, self.messages)
+        conversation = memory.conversation_id
         warm_next_prompt(
-            memory.chat, self.retrieval, memory.short_term, self._compact, self._shown,
-            memory.conversation_id,
+            memory.chat, self.retrieval, lambda: recent_exchanges(memory, conversation),
+            self._compact, self._shown, conversation,
         )
         if self.replaces is not None:  # stored first: a crash here leaves two, never none
             memory.forget_page(self.replaces.id)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from engine.memory import when
 from engine.memory.keywords import content_words, normalise
 from engine.memory.persona_patterns import SLOT_WORDS
-from engine.records import Page, Retrieval
+from engine.records import Page, ProfileSlot, Retrieval, ScoredFact
 
 SYSTEM = (
     "You are a private assistant running on the user's own computer. You remember the user "
@@ -37,11 +37,25 @@ SYSTEM_SMALL = (
     "user writes in."
 )
 SMALL_FACTS = 5
-# Profile entries first, but at most this many: the facts are ranked for the question and the
-# profile is not, so with five profile entries the fact that answers ("My dog is called
-# Biscuit") never reached the demo model. The first entries stay the same from question to
-# question, so the system message (and the cache of its tokens) does too.
+# Profile entries and facts share SMALL_FACTS places, the profile at most this many: the facts
+# are ranked for the question and the profile is not, so with five profile entries the fact
+# that answers ("My dog is called Biscuit") never reached the demo model.
 SMALL_PROFILE = 3
+# Which entries: the name, always, in the system message: it does not change, so the system
+# message is the same from question to question and llama.cpp keeps its tokens cached. Then
+# only the entries the question is about (small_profile: it shares a word with the entry, or
+# with the words its pattern reads or a question about it asks: "Where do I live?", "What is my
+# job?") and those made from the exchange of a fact ranked for it (compact_retrieval), with
+# this turn's memories, where new text is processed anyway. The first three entries whatever
+# was asked (location, name, occupation) left the demo model one or two facts: asked for its
+# current dose, it was shown the first one the person ever said.
+STABLE_SLOTS = ("name",)
+ASKED_WORDS = {
+    "location": "city town country home address",
+    "origin": "country home from",
+    "occupation": "job profession",
+    "employer": "job company employer",
+}
 SMALL_PAGES = 3  # past things the user said, best first
 
 
@@ -216,8 +230,8 @@ def _page_line(retrieval: Retrieval, page: Page, compact: bool) -> str:
     mark = f"{OUT_OF_DATE} " if page.id in retrieval.changed else ""
     if compact:
         return f"- {mark}{_clip(page.user_input)}"
-    return f"[{when.describe(page.timestamp)}] {mark}" + when.resolve_relative(
-        _matched_text(retrieval, page), page.timestamp
+    return f"[{when.describe(page.timestamp)}] {mark}" + _other_turn(
+        when.resolve_relative(_matched_text(retrieval, page), page.timestamp)
     )
 
 
@@ -230,7 +244,8 @@ def memory_sections(
     if compact:
         pages = [item.page for item in retrieval.pages if item.page.id not in recent_ids]
         said = [_page_line(retrieval, p, True) for p in pages if p.user_input]
-        facts = [f"- {item.fact.text}" for item in retrieval.facts]
+        asked = [f"- {s.text}" for s in retrieval.profile if s.name not in STABLE_SLOTS]
+        facts = asked + [f"- {item.fact.text}" for item in retrieval.facts]
         return [("Facts about the user:", facts), ("The user said earlier:", said)]
     older = sorted(
         (item.page for item in retrieval.pages if item.page.id not in stm_ids),
@@ -254,8 +269,8 @@ def _render(sections: list[tuple[str, list[str]]], seen: set[str]) -> str:
     return MEMORY_HEADER + "\n" + "\n\n".join(parts) if parts else ""
 
 
-# A recent exchange of another conversation (the short-term queue spans them) is memory, not
-# this conversation: past this many characters its middle is left out. A walkthrough pasted
+# An exchange of another conversation, or an older one of this, is memory, not the conversation
+# going on: past this many characters its middle is left out. A walkthrough pasted
 # 20,000 characters, pressed Ctrl+N and asked a short question: the paste went along in full
 # (90 s of "Thinking…"; a server with a 2,048-token context refused). In the conversation it
 # was pasted in, it stays whole: follow-up questions are about it.
@@ -285,10 +300,9 @@ def build_messages(
     they change with every question, so only they and the question are new text to process.
     Memories already shown in the conversation above are not repeated."""
     now = time.time() if now is None else now
-    if compact:
-        retrieval = compact_retrieval(retrieval)  # a no-op when the caller already cut it
+    if compact:  # `retrieval` as compact_retrieval cut it (the list of memories used too)
         system = SYSTEM_SMALL
-        known = [slot.text for slot in retrieval.profile]
+        known = [slot.text for slot in retrieval.profile if slot.name in STABLE_SLOTS]
         if known:
             system += "\nAbout the user: " + "; ".join(known) + "."
         recent = _window(retrieval.short_term, SMALL_RECENT)
@@ -330,18 +344,38 @@ def build_messages(
 
 
 def compact_retrieval(retrieval: Retrieval) -> Retrieval:
-    """What of `retrieval` the small-model prompt holds: the first few profile slots and facts,
-    the best few older exchanges and the last 1-3 exchanges, no assistant knowledge or threads (a
+    """What of `retrieval` the small-model prompt holds: the name and the profile entries the
+    question is about (small_profile), the best few facts the profile does not already say, the
+    best few older exchanges and the last 1-3 exchanges, no assistant knowledge or threads (a
     transcript between two people is left out). The prompt and the list of memories an answer
     used are both made from this, so that list is exactly what the model was shown."""
-    profile = retrieval.profile[:SMALL_PROFILE]
-    shown = normalise([  # with the words the slot's pattern read: "live" for location
-        w for slot in profile
-        for w in content_words(f"{slot.name} {slot.value} {SLOT_WORDS.get(slot.name, '')}")
-    ])  # fmt: skip
-    facts = tuple(  # "My name is Priya Raman." beside "name: Priya Raman" says nothing more
-        fact for fact in retrieval.facts if not normalise(content_words(fact.fact.text)) <= shown
-    )[: SMALL_FACTS - len(profile)]
+    profile = list(small_profile(retrieval.profile, retrieval.query))
+    shown = normalise([w for slot in profile for w in _slot_words(slot)])
+    facts: list[ScoredFact] = []
+    for item in retrieval.facts:
+        if len(profile) + len(facts) >= SMALL_FACTS:
+            break
+        said = normalise(content_words(item.fact.text))
+        if said <= shown:  # "My name is Priya Raman." beside "name: Priya Raman" says no more
+            continue
+        # The entries made from the same exchange come with it (as many as SMALL_PROFILE
+        # allows), and take its place when they say all of it: "I've switched from coffee to
+        # green tea" ranked for "What do I drink in the morning?" brings "switched to green tea
+        # from coffee", which no word of the question names; "My name is Marta and I live in
+        # Lisbon" is shown as location: Lisbon. Profile lines are short and not cut by
+        # fit_memory, so the entry is shown when the budget leaves the fact out.
+        ids, sources = {slot.id for slot in profile}, set(item.fact.source_page_ids)
+        others = [
+            slot for slot in retrieval.profile
+            if slot.id not in ids and sources & set(slot.evidence_page_ids)
+            and said & normalise(content_words(f"{slot.name} {slot.value}"))
+        ]  # fmt: skip
+        if others and len(profile) + len(others) <= SMALL_PROFILE:
+            profile += others
+            shown |= normalise([w for slot in others for w in _slot_words(slot)])
+            if said <= shown or len(profile) + len(facts) >= SMALL_FACTS:
+                continue
+        facts.append(item)
     recent = tuple(_window(retrieval.short_term, SMALL_RECENT))
     # Only the 1-3 exchanges shown as turns are left out: the rest of the short-term queue is
     # not in this prompt otherwise (it was, for a while, in neither place).
@@ -356,12 +390,30 @@ def compact_retrieval(retrieval: Retrieval) -> Retrieval:
         retrieval,
         short_term=recent,
         pages=pages,
-        profile=profile,
-        facts=facts,
+        profile=tuple(profile),
+        facts=tuple(facts),
         knowledge=(),
         chain_summaries=(),
         turns=tuple(t for t in retrieval.turns if t.page_id in kept),
     )
+
+
+def _slot_words(slot: ProfileSlot) -> list[str]:
+    """The entry's words, with those its pattern read ("live" for location)."""
+    return content_words(f"{slot.name} {slot.value} {SLOT_WORDS.get(slot.name, '')}")
+
+
+def small_profile(profile: tuple[ProfileSlot, ...], query: str) -> tuple[ProfileSlot, ...]:
+    """The profile entries a small model is shown for `query` (see STABLE_SLOTS): the name,
+    then the entries the question is about, at most SMALL_PROFILE."""
+    stable = [slot for slot in profile if slot.name in STABLE_SLOTS]
+    asked = normalise(content_words(query))
+    about = [
+        slot for slot in profile
+        if slot.name not in STABLE_SLOTS
+        and asked & normalise(_slot_words(slot) + ASKED_WORDS.get(slot.name, "").split())
+    ]  # fmt: skip
+    return tuple(stable + about)[:SMALL_PROFILE]
 
 
 def _clip(text: str, limit: int = 160) -> str:
@@ -445,6 +497,16 @@ def warm_next_prompt(
     warm(messages[:-1])  # all but the (empty) question: the part the next prompt starts with
 
 
+def recent_exchanges(memory: object, conversation_id: str) -> list[Page]:
+    """The last exchanges of one conversation, oldest first, as many as the short-term queue
+    holds: the turns of its next prompt. Not the queue itself: it spans conversations, so after
+    "New conversation" the last one's exchanges were this one's turns, and a conversation
+    reopened from search was given today's exchanges, not its own."""
+    limit = memory.settings.stm_capacity  # type: ignore[attr-defined]
+    pages = memory.pages  # type: ignore[attr-defined]
+    return pages(conversation_id=conversation_id, limit=limit, newest=True)
+
+
 def warm_conversation(memory: object) -> None:
     """Right after a model loads: let it process the start of the first prompt (instructions,
     profile, the recent exchanges) while the person reads the window, so the first question
@@ -452,7 +514,8 @@ def warm_conversation(memory: object) -> None:
     chat = getattr(memory, "chat", None)
     if chat is None or getattr(chat, "warm", None) is None:
         return
-    recent = tuple(memory.short_term())  # type: ignore[attr-defined]
+    conversation = getattr(memory, "conversation_id", None)
+    recent = tuple(recent_exchanges(memory, conversation)) if conversation else ()
     start = Retrieval(
         query="",
         short_term=recent,
@@ -463,4 +526,4 @@ def warm_conversation(memory: object) -> None:
         knowledge=(),
     )
     warm_next_prompt(chat, start, lambda: list(recent), is_small_model(chat), shown_history(memory),
-                     getattr(memory, "conversation_id", None))
+                     conversation)
