@@ -128,7 +128,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    chat = commands.add_parser("chat", help="chat in the terminal")
+    chat = commands.add_parser(
+        "chat",
+        help="chat in the terminal",
+        description="Talk with the assistant in the terminal. Each line is one message. In a "
+        "terminal, a paste of several lines is one message where the terminal marks pastes "
+        "(most do; it needs Python's readline, which also gives line editing and Up for the "
+        "messages sent before, kept in memory only). Piped input is one message a line. To "
+        'send several lines as one message, put them between two lines that hold only """.',
+    )
     _vault_options(chat)
     chat.add_argument(
         "--model",
@@ -204,7 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="only the lines that show TEXT (any case): words, a date, an id",
     )
     listing.add_argument("--all", action="store_true", help="include superseded facts")
-    listing.add_argument("--json", action="store_true", help="as JSON, one object per item")
+    listing.add_argument(
+        "--json",
+        action="store_true",
+        help='as JSON: {"profile": [...], "facts": [...]}, one object per item',
+    )
     delete = facts_cmd.add_parser(
         "delete",
         help="delete facts and profile entries by id (f12, p3; a bare 12 is fact 12)",
@@ -347,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         return getattr(importlib.import_module(module), function)(argv[1:]) or 0
     parser = build_parser()
     args = parser.parse_args(argv)
+    from engine.unlock import Cancelled
+
     try:
         # chat --url BASE_URL: short for --model url:BASE_URL ("--url ''" is refused, not
         # taken for no --url at all, which chose the app's model)
@@ -358,6 +372,9 @@ def main(argv: list[str] | None = None) -> int:
             from engine.network import check_address
 
             check_address(args.url, f"--url {args.url!r}")
+            from engine import commands
+
+            commands.check_bare_host(args.url, f"--url {args.url!r}")
             args.model = f"url:{args.url}"
         from engine import commands
 
@@ -365,12 +382,18 @@ def main(argv: list[str] | None = None) -> int:
     except errors.InvalidInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Cancelled as exc:  # Ctrl+D at a passphrase: stopped, as Ctrl+C stops it
+        print(f"cancelled: {exc}", file=sys.stderr)
+        return 1
     except errors.MemoryOSError as exc:
         print(f"error: {exc.in_terminal()}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except EOFError:  # Ctrl+D at a question asked some other way: stopped, not a traceback
+        print("\ncancelled: the input ended (Ctrl+D)", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0
 
@@ -394,10 +417,10 @@ def _run_evaluation(module: str, function: str, argv: list[str]) -> int:
     import importlib
 
     missing = [name for name in EVAL_EXTRA if not _installed(name)]
-    if missing and ({"-h", "--help"} & set(argv) or not argv):
+    if missing and {"-h", "--help"} & set(argv):
         # The options need no extra to be read: the help is shown, and what to install.
         print(f"(to run it, install the evaluation extra: {' and '.join(missing)} are missing)")
-        return getattr(importlib.import_module(module), function)(argv or ["--help"]) or 0
+        return getattr(importlib.import_module(module), function)(argv) or 0
     if missing:
         print(
             f"memoryos: evaluation and benchmarks need {' and '.join(missing)}, not installed "

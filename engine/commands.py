@@ -129,6 +129,7 @@ def make_chat(model: str | None, url_model: str = "", *, allow_plain_http: bool 
         config = ModelConfig.parse(model, url_model)
         if config.source == URL:  # a bad option: exits 2, with what an address looks like
             check_address(config.url, f"--model {model!r}")
+            check_bare_host(config.url, f"--model {model!r}")
             # Where it points before the model name: one try shows what blocks the address.
             check_url(config.url, allow_plain_http=allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
         if config.source == URL and config.url and not config.url_model:
@@ -142,6 +143,21 @@ def make_chat(model: str | None, url_model: str = "", *, allow_plain_http: bool 
         config.validate()
         check_url(config.url, allow_plain_http=allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
     return build(config, allow_plain_http=allow_plain_http)
+
+
+def check_bare_host(url: str, given_as: str) -> None:
+    """An address typed as one word ("notaurl") is refused as not an address, with one that
+    is: taken for http://notaurl, it was refused as plain http to another computer, naming
+    --allow-plain-http. A host:port ("localhost:11434"), a dotted name and localhost pass."""
+    from engine.network import EXAMPLE_URL
+
+    text = url.strip()
+    if "://" in text or ":" in text or "." in text or text.split("/")[0].lower() == "localhost":
+        return
+    raise errors.InvalidInputError(
+        f"{given_as}: Not a valid address: it must start with http:// or https:// (for example "
+        f"{EXAMPLE_URL}, or http://{text.split('/')[0]}:8080/v1 for a server on that computer)"
+    )
 
 
 def _check_model_file(path: str) -> None:
@@ -231,11 +247,15 @@ def _chat_command(memory, command, stdin, temporary: bool = False) -> None:
         print("Also forgotten, learned only from these exchanges:", file=sys.stderr)
         for match in also:
             print(f"  - [{match.label()}] {' '.join(match.text.split())[:100]}", file=sys.stderr)
-    print("Forget all of them? [y/N] ", end="", file=sys.stderr, flush=True)
+    question = "Forget it?" if len(matches) == 1 else "Forget all of them?"
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
     try:
         answer = (input() if stdin.isatty() else stdin.readline()).strip().lower()
-    except EOFError:
+    except EOFError:  # Ctrl+D: a no
+        print(file=sys.stderr)
         answer = ""
+    if stdin.isatty() and answer:
+        _drop_from_history()  # Up brings back messages, not this y or n
     if answer not in ("y", "yes"):
         print("Cancelled; nothing was forgotten.", file=sys.stderr)
         return
@@ -289,6 +309,63 @@ def _dim(text: str, stream) -> str:
     return f"\x1b[2m{text}\x1b[0m"
 
 
+# A line with only this starts a message of several lines; the next such line sends it.
+BLOCK = '"""'
+
+
+def _line_editing(stdin):
+    """Line editing (Left, Right...) and history (Up, Down) for `memoryos chat` in a terminal:
+    the readline module, where Python has it (not on Windows); None where it does not."""
+    if not stdin.isatty():
+        return None
+    try:
+        import readline  # here only: no other command edits lines
+    except ImportError:
+        return None
+    if "libedit" not in (readline.__doc__ or ""):  # GNU readline's setting; libedit has none
+        # A paste of several lines is one message where the terminal marks pastes (bracketed
+        # paste); Python turns this off because its own prompt runs each line as it comes.
+        readline.parse_and_bind("set enable-bracketed-paste on")
+    # The history is kept in memory only and never written to a file (nothing calls
+    # write_history_file): it holds what the person said, which is kept encrypted or not at all.
+    return readline
+
+
+def _drop_from_history() -> None:
+    """Take the line just typed out of the chat's history (readline adds every line)."""
+    readline = sys.modules.get("readline")
+    if readline is not None and readline.get_current_history_length() > 0:
+        readline.remove_history_item(readline.get_current_history_length() - 1)
+
+
+def _read_line(stdin, prompt: str) -> str | None:
+    """One line typed (with line editing where there is readline) or piped; None at the end
+    of input."""
+    if stdin.isatty():
+        try:
+            return input(prompt)
+        except EOFError:  # Ctrl+D: what comes next starts on a line of its own
+            print(file=sys.stderr)
+            return None
+    line = stdin.readline()
+    return None if line == "" else line.rstrip("\n")
+
+
+def _read_message(stdin) -> str | None:
+    """The next message: one line, or the lines between two lines that hold only \"\"\" sent
+    as one (piped input is one message a line; so is a paste where the terminal does not mark
+    it). None at the end of input."""
+    line = _read_line(stdin, "you> ")
+    if line is None or line.strip() != BLOCK:
+        return line
+    lines: list[str] = []
+    while (more := _read_line(stdin, "...  ")) is not None and more.strip() != BLOCK:
+        lines.append(more)
+    if more is None and lines:  # sent, not lost
+        print(f"(the input ended before a closing {BLOCK}: sending what came)", file=sys.stderr)
+    return "\n".join(lines)
+
+
 def run_chat(args) -> int:
     vault_to_open(args, create=args.create, first_run=True)  # before anything is loaded
     chat = make_chat(args.model, args.url_model, allow_plain_http=args.allow_plain_http)
@@ -331,14 +408,13 @@ def run_chat(args) -> int:
             # not a text stream, or read already: a new passphrase was typed on it (getpass
             # reads standard input where the terminal is not this process's own)
             pass
+        history = _line_editing(stdin)
+        if waiting is not None and history is not None:
+            history.add_history(waiting.text)  # Up brings the unanswered question back
         while True:
-            try:
-                line = input("you> ") if stdin.isatty() else stdin.readline()
-            except EOFError:
+            line = _read_message(stdin)
+            if line is None:  # end of input (Ctrl+D)
                 break
-            if not stdin.isatty() and line == "":
-                break
-            line = line.rstrip("\n")
             if not line.strip():
                 continue
             if line.strip() in ("/quit", "/exit"):
@@ -433,10 +509,9 @@ def run_import(args) -> int:
         )
         if note:
             print(note, file=sys.stderr)
-            if sys.stdin.isatty() and input("Import anyway? [y/N] ").strip().lower() not in (
-                "y",
-                "yes",
-            ):
+            from engine.unlock import confirm
+
+            if sys.stdin.isatty() and not confirm("Import anyway? [y/N] "):
                 print("Nothing was imported.", file=sys.stderr)
                 return 1
 
@@ -653,8 +728,9 @@ def _delete_items(memory, args) -> int:
         for kind, item_id, text, _ in items:
             prefix = PROFILE_PREFIX if kind == "profile" else FACT_PREFIX
             print(f"  {prefix}{item_id}  {' '.join(text.split())[:100]}")
-        answer = input(f"{forgetting.delete_question(len(items))} [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
+        from engine.unlock import confirm
+
+        if not confirm(f"{forgetting.delete_question(len(items))} [y/N] "):
             print("Nothing was deleted.")
             return 1
     facts = [item_id for kind, item_id, _, _ in items if kind == "fact"]
@@ -664,7 +740,7 @@ def _delete_items(memory, args) -> int:
         if kind == "profile":
             memory.delete_profile_slot(item_id)  # what the app's privacy panel calls
     profile = len(items) - len(facts)
-    parts = [f"{len(facts)} fact(s)"] if facts else []
+    parts = [_count(len(facts), "fact")] if facts else []
     parts += [f"{profile} profile entr{'y' if profile == 1 else 'ies'}"] if profile else []
     print(f"Deleted {' and '.join(parts)}.")
     sources = any(
@@ -729,7 +805,7 @@ def run_conversations(args) -> int:
         if getattr(args, "json", False):
             data = [
                 {"id": c.id, "title": c.title, "first_ts": c.first_ts, "last_ts": c.last_ts,
-                 "exchanges": c.pages}
+                 "first": iso(c.first_ts), "last": iso(c.last_ts), "exchanges": c.pages}
                 for c in conversations
             ]  # fmt: skip
             print(json.dumps(data, indent=1, ensure_ascii=False))
@@ -749,6 +825,15 @@ def run_conversations(args) -> int:
     return 0
 
 
+def iso(timestamp: float) -> str:
+    """Epoch seconds as ISO 8601 UTC (2026-11-27T03:26:50Z), as `memoryos mcp` gives dates;
+    --json keeps the number beside it for scripts that read it."""
+    from datetime import datetime, timezone
+
+    moment = datetime.fromtimestamp(timestamp, tz=timezone.utc)
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 def _conversation_pages(args) -> int:
     """`conversations --pages ID`: the exchanges of one conversation, oldest first, with the
     page ids `memoryos forget page ID` takes (export may be off by policy, and the app shows
@@ -764,8 +849,8 @@ def _conversation_pages(args) -> int:
                 "`memoryos conversations` lists the ids")
         if getattr(args, "json", False):
             data = [
-                {"id": p.id, "timestamp": p.timestamp, "user": p.user_input,
-                 "assistant": p.agent_response}
+                {"id": p.id, "timestamp": p.timestamp, "date": iso(p.timestamp),
+                 "user": p.user_input, "assistant": p.agent_response}
                 for p in pages
             ]  # fmt: skip
             print(json.dumps(data, indent=1, ensure_ascii=False))
@@ -820,7 +905,7 @@ def run_forget(args) -> int:
     memory = _open(args, background=False)
     try:
         if args.what == "everything":
-            target, preview = "EVERYTHING in the vault", None
+            target, preview = f"EVERYTHING in {_holding(memory)}", None
         else:
             target = f"{args.what} {args.id}"
             preview = {
@@ -829,10 +914,13 @@ def run_forget(args) -> int:
                 "conversation": lambda: memory.preview_forget_conversation(args.id),
             }[args.what]()  # NotFoundError before asking anything
         if not args.yes:
+            from engine.unlock import confirm
+
             if preview is not None:  # what else goes, before the person confirms
                 print("This will: " + "; ".join(preview.lines()) + ".")
-            answer = input(f"Forget {target}? This cannot be undone. [y/N] ")
-            if answer.strip().lower() not in ("y", "yes"):
+                for line in _quoted(memory, preview):
+                    print(line)
+            if not confirm(f"Forget {target}? This cannot be undone. [y/N] "):
                 print("Nothing was deleted.")
                 return 1
         if args.what == "page":
@@ -848,6 +936,43 @@ def run_forget(args) -> int:
     finally:
         memory.close()
     return 0
+
+
+def _short(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+QUOTED = 5  # exchanges, then learned items, quoted before a forget; the rest are counted
+
+
+def _quoted(memory, preview) -> list[str]:
+    """What a forget removes, quoted: each exchange's first words, and the facts' and profile
+    entries' text (a count says what went was all that was shown before)."""
+    out: list[str] = []
+    for page_id in preview.pages[:QUOTED]:
+        said = _short(memory.page(page_id).user_input) or "(nothing said)"
+        out.append(f"  exchange {page_id}: {said}")
+    if len(preview.pages) > QUOTED:
+        out.append(f"  and {_count(len(preview.pages) - QUOTED, 'more exchange')}")
+    learned = [*preview.fact_texts, *preview.slot_texts]
+    out += [f"  learned: {_short(text)}" for text in learned[:QUOTED]]
+    if len(learned) > QUOTED:
+        out.append(f"  and {len(learned) - QUOTED} more learned")
+    return out
+
+
+def _holding(memory) -> str:
+    """'the vault work.memoryos (12 exchanges in 3 conversations, 7 facts · 5 profile
+    entries)': which vault `forget everything` empties, and how much goes."""
+    from engine import chat_commands
+
+    conversations = len(memory.conversations())
+    held = (
+        f"{_count(memory.info().pages, 'exchange')} in {_count(conversations, 'conversation')}, "
+        f"{chat_commands.known_text(memory.consolidation_status())}"
+    )
+    return f"the vault {memory.path.name} at {memory.path} ({held})"
 
 
 def _int(value: str) -> int:

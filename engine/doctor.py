@@ -148,6 +148,14 @@ def _chosen_server(config) -> str:
     return f"{config.url} answers; model {config.url_model}"
 
 
+def _unlocked_by(key_location: str) -> str:
+    """'key in the keyring (SecretService)', 'unlocked with a passphrase': not "key in
+    passphrase", as a key location read in one sentence said."""
+    if key_location.startswith("keyring"):
+        return f"key in the {key_location}"
+    return f"unlocked with a {key_location}"
+
+
 def _vault(path: Path, embedder) -> Callable[[], str]:
     def check() -> str:
         from engine.unlock import open_memory
@@ -162,7 +170,7 @@ def _vault(path: Path, embedder) -> Callable[[], str]:
                 raise RuntimeError(f"integrity check: {health}")
             return (
                 f"{path}: integrity ok, {memory.info().pages} pages, {status.pending_jobs} jobs pending, "
-                f"{status.failed_jobs} failed; key in {memory.info().key_location}"
+                f"{status.failed_jobs} failed; {_unlocked_by(memory.info().key_location)}"
             )
         finally:
             memory.close()

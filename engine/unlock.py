@@ -19,6 +19,16 @@ def choose_vault(name: str | None = None, path: str | None = None) -> Path:
     """The vault file from a path (--vault-path), a name (--vault), $MEMORYOS_VAULT (a name or
     a path), or the default vault. InvalidInputError for a --vault name that is a path and
     for a folder where a vault file was meant."""
+    # --vault "" (an unset variable in a script) opened the default vault without a word
+    if path is not None and not path.strip():
+        raise errors.InvalidInputError(
+            "--vault-path is empty: give the vault file's path, e.g. --vault-path ~/work.memoryos"
+        )
+    if name == "":  # spaces alone are refused below, as a name with no letters
+        raise errors.InvalidInputError(
+            "--vault is empty: give a vault's name, e.g. --vault work (leave --vault out for "
+            f"the {DEFAULT_VAULT} vault)"
+        )
     if path:
         return _not_a_folder(Path(path).expanduser(), "--vault-path")
     if name:  # always a name in the data folder: "x.memoryos" is the app's vault of that name
@@ -84,14 +94,34 @@ def env_passphrase() -> str | None:
     return value
 
 
+class Cancelled(errors.MemoryOSError):
+    """A terminal question ended with Ctrl+D (end of input) instead of an answer: the command
+    stops there, as Ctrl+C stops it, having changed nothing."""
+
+
 def _ask(prompt: str, env: str = PASSPHRASE_ENV) -> str:
     """A passphrase typed in the terminal; without one, an error naming `env`, the variable
-    that gives it instead."""
+    that gives it instead. Ctrl+D: Cancelled (it was a traceback ending in EOFError)."""
     if not sys.stdin or not sys.stdin.isatty():
         needed = "the vault needs a passphrase"
         needed = needed if env == PASSPHRASE_ENV else "the new passphrase is missing"
         raise errors.KeyUnavailableError(f"{needed}: set ${env}, or run this in a terminal")
-    return getpass.getpass(prompt, stream=sys.stderr)
+    try:
+        return getpass.getpass(prompt, stream=sys.stderr)
+    except EOFError:
+        print(file=sys.stderr)  # the next message on a line of its own, not after the prompt
+        raise Cancelled("no passphrase was given (Ctrl+D); nothing was changed") from None
+
+
+def confirm(question: str) -> bool:
+    """A [y/N] question asked in the terminal: True only for y or yes. Ctrl+D (end of input)
+    is a no, as an empty answer is; it was a traceback ending in EOFError."""
+    try:
+        answer = input(question)
+    except EOFError:
+        print()  # the cursor is still after the question
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 NEW_PASSPHRASE_TRIES = 3

@@ -173,9 +173,9 @@ def test_facts_list_ids_are_what_facts_delete_takes(tmp_path, home):
         home=home,
     )
     assert both.returncode == 0, both.stderr.decode()
-    assert "Deleted 1 fact(s) and 1 profile entry." in both.stdout.decode()
+    assert "Deleted 1 fact and 1 profile entry." in both.stdout.decode()
     spelled = run_cli("facts", "delete", "fact", str(maya["id"]), "--yes", *FAKE, home=home)
-    assert spelled.returncode == 0 and "Deleted 1 fact(s)." in spelled.stdout.decode()
+    assert spelled.returncode == 0 and "Deleted 1 fact." in spelled.stdout.decode()
     left = run_cli("facts", "list", *FAKE, home=home).stdout.decode()
     assert "Biscuit" not in left and "name: Maya" not in left and "Hi, I'm Maya" not in left
 
@@ -245,7 +245,7 @@ def test_facts_delete_in_a_terminal_asks_first(tmp_path, home):
     assert "occupation: nurse" not in run_cli("facts", "list", *FAKE, home=home).stdout.decode()
     fact = data["facts"][0]["ref"]
     code, out, _ = _in_a_terminal(home, "", "facts", "delete", fact, "--yes", *FAKE)
-    assert code == 0 and "Delete this item?" not in out and "Deleted 1 fact(s)." in out
+    assert code == 0 and "Delete this item?" not in out and "Deleted 1 fact." in out
 
 
 def test_import_says_what_the_retention_setting_will_forget(tmp_path, home):

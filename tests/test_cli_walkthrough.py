@@ -189,7 +189,7 @@ def test_facts_delete_without_a_terminal_needs_yes_as_forget_does(tmp_path, home
     assert _refused(refused, "--yes") == _refused(forget, "--yes")  # the same sentence
     assert run_cli("facts", "list", *FAKE, home=home).stdout == before  # nothing went
     done = run_cli("facts", "delete", fact["ref"], "--yes", *FAKE, home=home, stdin=b"")
-    assert done.returncode == 0 and "Deleted 1 fact(s)." in done.stdout.decode()
+    assert done.returncode == 0 and "Deleted 1 fact." in done.stdout.decode()
     assert "Biscuit" not in run_cli("facts", "list", *FAKE, home=home).stdout.decode()
 
 
