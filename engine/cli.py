@@ -22,6 +22,7 @@ examples:
   memoryos import chat.json          add a conversation transcript to the memory
   memoryos facts list                what the assistant has learned about you
   memoryos facts delete f12 p3       forget fact 12 and profile entry 3
+  memoryos search lisbon flight       the exchanges and facts that hold all these words
   memoryos conversations             your conversations, with the ids `forget` takes
   memoryos conversations --pages ID  the exchanges of one, with the page ids `forget` takes
   memoryos export memory.json        everything, as JSON
@@ -247,6 +248,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the exchanges of conversation ID instead, oldest first, each with its page "
         "id (what `memoryos forget page ID` takes) and what was said",
     )
+
+    search = commands.add_parser(
+        "search",
+        help="find exchanges, facts and profile entries that hold all the words given",
+        description="The exchanges of every conversation that hold all of WORDS (the last word "
+        "may be the start of one: 'lisb'), best first, each with its conversation, date and "
+        "page id (what `memoryos forget page ID` takes), the words marked; then the facts and "
+        "profile entries that hold them, with their refs (what `memoryos facts delete` takes).",
+    )
+    _vault_options(search)
+    search.add_argument("words", nargs="+", metavar="WORDS", help="what to look for")
+    search.add_argument(
+        "--limit", type=int, default=20, metavar="N", help="at most N exchanges (default 20)"
+    )
+    search.add_argument("--json", action="store_true", help='as JSON: {"exchanges": [...], '
+                        '"facts": [...]}')
 
     export = commands.add_parser("export", help="export everything to JSON")
     _vault_options(export)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -823,6 +824,69 @@ def run_conversations(args) -> int:
     finally:
         memory.close()
     return 0
+
+
+def run_search(args) -> int:
+    """`memoryos search WORDS`: what the app's sidebar search finds (every word, the last one a
+    prefix), then the facts and profile entries holding all the words."""
+    from engine import conversations as past
+    from engine.vault.search import MARK_END, MARK_START
+
+    text = " ".join(args.words).strip()
+    if not text:
+        raise errors.InvalidInputError("say what to look for: memoryos search WORDS")
+    if args.limit < 1:
+        raise errors.InvalidInputError(f"--limit {args.limit}: give a number of 1 or more")
+    memory = _open(args, background=False)
+    try:
+        hits = past.search(memory, text, limit=args.limit)
+        words = [w.casefold() for w in text.split()]
+        items = [
+            (ref, item_text)
+            for ref, item_text in _persona_lines(memory)
+            if all(w in item_text.casefold() for w in words)
+        ]
+        if args.json:
+            data = {
+                "exchanges": [
+                    {"page_id": h.page_id, "conversation_id": h.conversation_id,
+                     "title": h.title, "timestamp": h.timestamp, "date": iso(h.timestamp),
+                     "snippet": h.snippet.replace(MARK_START, "").replace(MARK_END, "")}
+                    for h in hits
+                ],
+                "facts": [{"ref": ref, "text": item_text} for ref, item_text in items],
+            }  # fmt: skip
+            print(json.dumps(data, indent=1, ensure_ascii=False))
+            return 0
+        if not hits and not items:
+            print(f"Nothing holds {text!r}.")
+            return 1
+        bold = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        start, end = ("\033[1m", "\033[0m") if bold else ("[", "]")
+        for hit in hits:
+            title = " ".join(hit.title.split()) or "(untitled)"
+            title = title if len(title) <= 50 else title[:49] + "…"
+            snippet = " ".join(hit.snippet.split()).replace(MARK_START, start)
+            print(f"page {hit.page_id}  {_when(hit.timestamp)}  {title}  "
+                  f"({hit.conversation_id})")
+            print(f"    {snippet.replace(MARK_END, end)}")
+        if len(hits) == args.limit:
+            print(f"(the first {args.limit}: --limit N for more)")
+        if items:
+            print("Facts and profile entries:")
+            for ref, item_text in items:
+                print(f"  {ref:>5}  {item_text}")
+    finally:
+        memory.close()
+    return 0
+
+
+def _persona_lines(memory) -> list[tuple[str, str]]:
+    """Every current fact, note of what the assistant said and profile entry, with the ref
+    `memoryos facts delete` takes (f12, p3), as `facts list` shows them."""
+    lines = [(f"f{fact.id}", fact.text) for fact in memory.facts()]
+    lines += [(f"p{slot.id}", slot.text) for slot in memory.profile()]
+    return lines
 
 
 def iso(timestamp: float) -> str:
