@@ -68,14 +68,19 @@ def _click_link(qtbot, view, href: str) -> None:
     raise AssertionError(f"no link {href!r} drawn")
 
 
-def test_a_line_above_says_how_many_earlier_exchanges_and_draws_them(
-    qtbot, long_one, memory, desktop
-):
+@pytest.fixture
+def opened(qtbot, long_one, memory, desktop):
+    """The app started on the long conversation, its last exchange drawn."""
     window, opener = desktop(memory.path)
     with qtbot.waitSignal(window.session_attached, timeout=30_000):
         opener.start()
     qtbot.waitUntil(lambda: f"Answer number {EXCHANGES - 1}" in window.view.plain_text(),
                     timeout=20_000)
+    return window
+
+
+def test_a_line_above_says_how_many_earlier_exchanges_and_draws_them(qtbot, opened):
+    window = opened
     hidden = EXCHANGES - 200
     assert f"{hidden} earlier exchanges of this conversation not shown" in window.view.plain_text()
 
@@ -93,13 +98,9 @@ def test_a_line_above_says_how_many_earlier_exchanges_and_draws_them(
 
 
 def test_a_search_result_further_back_than_those_drawn_is_drawn_and_shown(
-    qtbot, long_one, memory, desktop
+    qtbot, long_one, opened
 ):
-    window, opener = desktop(memory.path)
-    with qtbot.waitSignal(window.session_attached, timeout=30_000):
-        opener.start()
-    qtbot.waitUntil(lambda: f"Answer number {EXCHANGES - 1}" in window.view.plain_text(),
-                    timeout=20_000)
+    window = opened
     first = window.session.mem.pages(conversation_id=long_one, limit=1)[0]
     assert "Question number 1\n" not in window.view.plain_text() + "\n"
 
