@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from engine.memory import keywords
+from engine.memory import keywords, when
 
 _NUMBER_WORDS = {
     word: str(value)
@@ -87,6 +87,13 @@ def _read(text: str) -> tuple[tuple[str, ...], list[tuple[str, ...]], list[bool]
     return tuple(template), values, labels
 
 
+def _as_said(text: str) -> str:
+    """`text` without the days written into a fact added by hand ("yesterday [26 November
+    2026]"): what changes is read from the words as said, as in a fact learned from an
+    exchange (stored undated). same_values keeps them: two days are two events."""
+    return when.without_resolved(text)
+
+
 def same_values(one: str, other: str) -> bool:
     """Whether two statements hold the same numbers, times and dates, in the same order. A
     sentence embedder scores "I take 20 mg" and "I take 40 mg" as near-identical (0.99 with
@@ -114,9 +121,9 @@ def value_changed(old: str, new: str) -> bool:
     newer of the two replaces the other: the same words (compared stemmed) with exactly one
     number, time or date changed; not a label ("plant number 7" is another plant); not a past
     event ("I bought 3 apples" twice are two purchases); a word of content beside the value.
-    Anything else keeps both facts, which loses nothing."""
-    old_template, old_values, old_labels = _read(old)
-    new_template, new_values, _ = _read(new)
+    Anything else keeps both facts, which loses nothing. Read as said (_as_said)."""
+    old_template, old_values, old_labels = _read(_as_said(old))
+    new_template, new_values, _ = _read(_as_said(new))
     if old_template != new_template or len(old_values) != len(new_values):
         return False
     changed = [i for i, (a, b) in enumerate(zip(old_values, new_values, strict=True)) if a != b]
@@ -196,6 +203,7 @@ def search_words(text: str) -> list[str]:
     """Words that find the facts `text` may give another value, or be given one by (see
     `replaces`): what its values count and what they are of; none where it states no amount,
     time or day."""
+    text = _as_said(text)
     amounts = _amounts(text)
     if not amounts:
         return []
@@ -212,7 +220,8 @@ def replaces(change: str, other: str) -> bool:
     counting the same thing, and share a word of the subject where `change` names one (a day
     always: "I swim on Monday" is another thing). Where it is not named, `change` says "now"
     or a verb of change, and every word of its subject is in `other`. Anything else keeps
-    both facts, which loses nothing."""
+    both facts, which loses nothing. Read as said (_as_said)."""
+    change, other = _as_said(change), _as_said(other)
     named = _NAMED_OLD.search(change)
     if not named and not set(keywords.tokens(change)) & _NOW:
         return False

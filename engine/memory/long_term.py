@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from engine import errors, validation
-from engine.memory import fact_values, keywords
+from engine.memory import fact_values, keywords, when
 from engine.memory.context import MemoryContext
 from engine.memory.model import ConsolidationModel
 from engine.memory.persona_patterns import (
@@ -23,6 +23,7 @@ from engine.memory.persona_patterns import (
     normalise_text,
     places_lived,
     slot_candidates,
+    slots_said,
     statement_candidates,
 )
 from engine.records import (
@@ -159,26 +160,34 @@ class Persona:
         origin: str,
         evidence: list[int],
         now: float | None = None,
+        by_hand: ByHand | None = None,
     ) -> int:
-        """Fill a profile slot; a different value supersedes the old one (kept, marked)."""
+        """Fill a profile slot; a different value supersedes the old one (kept, marked).
+        `by_hand`: the value was read from a fact the person added (it has no exchange)."""
         now = now or time.time()
         current = self.vault.active_slot(category, name)
         if current is not None and normalise_text(current.value) == normalise_text(value):
             self.vault.add_slot_evidence(current.id, evidence)
             self.vault.touch_slot(current.id, now)
+            if by_hand is not None:
+                by_hand.slot_ids.append(current.id)
             return current.id
         slot_id = self.vault.insert_slot(category, name, value, origin, evidence, now)
+        if by_hand is not None:
+            by_hand.slot_ids.append(slot_id)
         if current is not None:
             self.vault.supersede_slot(current.id, slot_id, now)
         if (category, name) == ("identity", "location"):
-            self._supersede_old_home(value, evidence, now)
+            self._supersede_old_home(value, evidence, now, by_hand)
         if category == "preference":
-            self._supersede_opposite(name, value, slot_id, evidence, now)
+            self._supersede_opposite(name, value, slot_id, evidence, now, by_hand)
             if value.startswith("switched to "):
-                self._retire_switched_away(slot_id, evidence, now)
+                self._retire_switched_away(slot_id, evidence, now, by_hand)
         return slot_id
 
-    def _retire_switched_away(self, slot_id: int, evidence: list[int], now: float) -> None:
+    def _retire_switched_away(
+        self, slot_id: int, evidence: list[int], now: float, by_hand: ByHand | None
+    ) -> None:
         """ "I've switched from coffee to green tea" fills "switched away from coffee" (which
         replaced "likes coffee") and "switched to green tea from coffee": the second, the new
         habit, is current. Both stayed, and a profile cut short ("coffee" files before "green
@@ -188,12 +197,21 @@ class Persona:
             if (
                 slot.category == "preference"
                 and slot.value.startswith("switched away from ")
-                and set(slot.evidence_page_ids) & set(evidence)
+                and (
+                    set(slot.evidence_page_ids) & set(evidence)
+                    or (by_hand is not None and slot.id in by_hand.slot_ids)
+                )
             ):
                 self.vault.supersede_slot(slot.id, slot_id, now)
 
     def _supersede_opposite(
-        self, name: str, value: str, slot_id: int, evidence: list[int], now: float
+        self,
+        name: str,
+        value: str,
+        slot_id: int,
+        evidence: list[int],
+        now: float,
+        by_hand: ByHand | None,
     ) -> None:
         """A taste that changed: "no longer likes spicy food" replaces "likes spicy Thai food"
         (and the words it was learned from, "I really love spicy Thai food"), and a new like
@@ -203,25 +221,39 @@ class Persona:
         replaces "likes coffee" the same way, and the habit said of it ("I need two cups of
         coffee every morning"); "I love hiking" names no coffee and stays, and so does "I had
         coffee with Ana" (one day, not a habit)."""
+        for slot in self._opposite_tastes(name, value, slot_id):
+            self.vault.supersede_slot(slot.id, slot_id, now)
+        self._supersede_liked(name, value, evidence, now, by_hand)
+
+    def _opposite_tastes(self, name: str, value: str, slot_id: int | None) -> list[ProfileSlot]:
+        """The current preference entries the taste `value` (filed as `name`) turns round."""
         polarity = _polarity(value)
         words = set(name.split())
         if not polarity or not words:
-            return
+            return []
         about = _taste_stems(value)
-        for slot in self.vault.slots(include_superseded=False):
-            if slot.category != "preference" or slot.id == slot_id:
-                continue
-            other = set(slot.name.split())
-            if _polarity(slot.value) == -polarity and (
-                other >= words or words >= other or _same_taste(about, _taste_stems(slot.value))
-            ):
-                self.vault.supersede_slot(slot.id, slot_id, now)
-        if polarity < 0:
+        return [
+            slot for slot in self.vault.slots(include_superseded=False)
+            if slot.category == "preference" and slot.id != slot_id
+            and _polarity(slot.value) == -polarity
+            and (
+                (other := set(slot.name.split())) >= words or words >= other
+                or _same_taste(about, _taste_stems(slot.value))
+            )
+        ]  # fmt: skip
+
+    def _supersede_liked(
+        self, name: str, value: str, evidence: list[int], now: float, by_hand: ByHand | None
+    ) -> None:
+        """The facts a taste lost (`value`, filed as `name`) no longer holds: "I really love
+        spicy Thai food" after "no longer likes spicy food", and after a switch the habit."""
+        words = set(name.split())
+        if _polarity(value) < 0 and words:
             found = self._facts_matching(" AND ".join(f'"{word}"' for word in sorted(words)))
             changed = [f for f in found if _changed_taste(f.text)]
             # Linked to the words that said the change: deleting them, or forgetting their
             # exchange, makes the old taste current again.
-            by = self._said_in(changed, evidence)
+            by = self._said_in(changed, evidence, by_hand)
             stems = keywords.normalise(sorted(words))
             # a habit goes with a switch only: one who no longer likes coffee may still need it
             switched = value.startswith("switched away from ")
@@ -233,7 +265,9 @@ class Persona:
                 ):
                     self.vault.supersede_fact(fact.id, by, now)
 
-    def _supersede_old_home(self, new: str, evidence: list[int], now: float) -> None:
+    def _supersede_old_home(
+        self, new: str, evidence: list[int], now: float, by_hand: ByHand | None
+    ) -> None:
         """A move: once the person lives in Paris, "I live in Lyon" and "I work at a bakery in
         Lyon" (the words location=Lyon was read from) no longer say where they are. Only a
         fact the location patterns read as another place goes: "I visited Lyon" stays. Every
@@ -250,6 +284,7 @@ class Persona:
         by = self._said_in(
             [f for f in self._facts_matching(_phrase(new)) if new_place in _places(f.text)],
             evidence,
+            by_hand,
         )
         for fact in stale:
             self.vault.supersede_fact(fact.id, by, now)
@@ -260,8 +295,11 @@ class Persona:
         return self.vault.facts(USER_FACT, False, ids=hits) if hits else []
 
     @staticmethod
-    def _said_in(facts: list[Fact], evidence: list[int]) -> int | None:
-        """The newest of `facts` learned from the exchanges in `evidence`, else None."""
+    def _said_in(facts: list[Fact], evidence: list[int], by_hand: ByHand | None) -> int | None:
+        """The newest of `facts` learned from the exchanges in `evidence`, else None; the fact
+        added by hand, where the change was read from one."""
+        if by_hand is not None:
+            return by_hand.fact_id
         ids = [f.id for f in facts if set(f.source_page_ids) & set(evidence)]
         return max(ids) if ids else None
 
@@ -411,15 +449,49 @@ class Persona:
     # ---- the person's own edits -------------------------------------------------------------
 
     def add_fact(self, text: str, kind: str) -> Fact:
+        """A fact the person typed (`facts add`, /remember, MCP add_fact, Remember this), kept
+        in their words and read as the same words said in an exchange are: each relative date
+        gets the day it meant when added ("last Tuesday [24 November 2026]", as a learned fact
+        is shown), and what it changes is replaced by it (a move the old home, in the facts
+        and the profile; a new dose the older one; a dropped taste the profile entry). A
+        profile entry is made from it only to replace one: it is one item, the person's."""
         text = validation.text(text, "fact").strip()
         if not text:
             raise errors.InvalidInputError("the fact is empty")
+        now = self.ctx.clock()
+        # the profile entries the same words fill when said, read from them as typed
+        slots = slots_said(text) if kind == USER_FACT else []
+        # stored dated: a fact with no exchange has no other record of when it was said
+        text = when.dated(text, now)
         vector = self.embedder.embed_one(text)
         with self.vault.transaction():
             fact_id = self.remember_fact(
-                kind, text, status=ACTIVE, origin="user", sources=[], vector=vector
+                kind, text, status=ACTIVE, origin="user", sources=[], now=now, vector=vector
             )
+            by_hand = ByHand(fact_id)
+            for slot in slots:
+                if self._changes_profile(slot, by_hand):
+                    self.set_slot(slot.category, slot.name, slot.value, origin="user",
+                                  evidence=[], now=now, by_hand=by_hand)  # fmt: skip
+                elif (slot.category, slot.name) == ("identity", "location"):
+                    self._supersede_old_home(slot.value, [], now, by_hand)
+                elif slot.category == "preference":
+                    self._supersede_liked(slot.name, slot.value, [], now, by_hand)
         return self.vault.fact(fact_id)
+
+    def _changes_profile(self, slot: SlotCandidate, by_hand: ByHand) -> bool:
+        """Whether filling `slot` replaces a current profile entry: another value of it, a
+        taste it turns round, or the "switched away from" entry said with it."""
+        current = self.vault.active_slot(slot.category, slot.name)
+        if current is not None:
+            return normalise_text(current.value) != normalise_text(slot.value)
+        if slot.category != "preference":
+            return False
+        if slot.value.startswith("switched to ") and any(
+            self.vault.slot(i).value.startswith("switched away from ") for i in by_hand.slot_ids
+        ):
+            return True
+        return bool(self._opposite_tastes(slot.name, slot.value, None))
 
     def edit_fact(self, fact_id: int, text: str) -> Fact:
         text = validation.text(text, "fact").strip()
@@ -503,6 +575,16 @@ class Persona:
             self.vault.bump_vector_generation()  # ids below the last one came back
         for fact, vector in zip(facts, vectors, strict=True):
             self.facts_mirror.add(fact.id, vector)
+
+
+@dataclass
+class ByHand:
+    """A fact the person added by hand, and the profile entries read from it so far. The facts
+    it replaces are linked to it, as those an exchange replaces are to the fact learned from
+    it: deleting it makes them current again (a profile entry made from it stays)."""
+
+    fact_id: int
+    slot_ids: list[int] = field(default_factory=list)
 
 
 @dataclass

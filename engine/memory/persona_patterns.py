@@ -460,6 +460,12 @@ def slot_candidates(page: Page) -> list[SlotCandidate]:
     return _slots(page.user_input)
 
 
+def slots_said(text: str) -> list[SlotCandidate]:
+    """Profile slots read by the same patterns from words the person typed as a fact (`facts
+    add`, /remember): what they fill said in an exchange."""
+    return _slots(text)
+
+
 def _slots(text: str) -> list[SlotCandidate]:
     found: list[SlotCandidate] = []
     for sentence in _sentences(text):
