@@ -101,10 +101,14 @@ class ElidedLabel(QLabel):
     ending such as " · keyring", stays whole while it fits. It keeps `least` pixels of its
     text (all of it, if narrower) and gives up the rest when the line is short of room."""
 
-    def __init__(self, least: int = 0, parent: QWidget | None = None) -> None:
+    def __init__(self, least: int = 0, parent: QWidget | None = None,
+                 whole_parts: str = "") -> None:
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.least = least
+        # A separator (" · "): the text gives up whole parts, never a part's end: the counts
+        # read "7 recent · 7 topics · 1…", and "1…" was taken for "1 fact" (there were 10)
+        self.whole_parts = whole_parts
         self._head = self._keep = self._tip = ""
 
     def set_text(self, head: str, keep: str = "") -> None:
@@ -156,14 +160,25 @@ class ElidedLabel(QLabel):
         metrics = self.fontMetrics()
         shown = full
         if self.isVisible() and self._width(full) > room:  # hidden: not laid out yet
-            shown = metrics.elidedText(full, Qt.TextElideMode.ElideRight, room)
+            shown = self._shortened(full, room)
             if self._keep and self._width(self._keep + "…") <= room:  # "Family p… · keyring"
                 left = room - self._width(self._keep)
-                head = metrics.elidedText(self._head, Qt.TextElideMode.ElideRight, left)
+                head = self._shortened(self._head, left)
                 if head and self._width(head + self._keep) <= room:
                     shown = head + self._keep
         super().setText(shown)
         self._show_tip()
+
+    def _shortened(self, text: str, room: int) -> str:
+        """`text` ending in "…" within `room` pixels: cut anywhere, or by whole parts."""
+        if not self.whole_parts:
+            return self.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, room)
+        parts = text.split(self.whole_parts)
+        for keep in range(len(parts) - 1, 0, -1):
+            shown = self.whole_parts.join([*parts[:keep], "…"])
+            if self._width(shown) <= room:
+                return shown
+        return "…" if self._width("…") <= room else ""
 
     def _show_tip(self) -> None:
         whole = self.text() == self.full_text()
@@ -233,7 +248,7 @@ class StatusLine(QStatusBar):
         self._remote_host = ""
         self.vault_icon.setPixmap(pixmap("lock", 14, LOCK_COLOR))
         self.vault = ElidedLabel()
-        self.memory = ElidedLabel()
+        self.memory = ElidedLabel(whole_parts=" · ")
         self.memory_dot = Dot(self.memory)
         self.line = QWidget()  # holds the parts, in rows (_arrange)
         self.remote = QLabel(self.line)  # shown only while the model is not on this computer

@@ -103,3 +103,28 @@ def test_the_status_line_reads_whole_at_the_smallest_window(qtbot, window, memor
                     assert remote in status.remote.text() and status.remote.isVisible()
     status.showMessage("")
     qtbot.waitUntil(lambda: not status.message.isVisible())
+
+
+def test_the_counts_give_up_whole_counts_never_a_count_cut_short(qtbot):
+    """Short of room the counts read "7 recent · 7 topics · 1…", and "1…" was taken for
+    "1 fact" (the memory held 10 facts). They now give up whole counts: "7 recent · …"."""
+    label = ElidedLabel(whole_parts=" · ")
+    qtbot.addWidget(label)
+    counts = "7 recent · 7 topics · 10 facts · 4 profile entries"
+    label.set_text(counts, " · up to date")
+    label.show()
+    qtbot.waitExposed(label)
+    whole = set(counts.split(" · "))
+    seen = set()
+    for width in range(40, label.sizeHint().width() + 40, 7):
+        label.resize(width, label.height())
+        shown = label.text()
+        seen.add(shown)
+        if shown == label.full_text():
+            continue
+        if shown.endswith(" · up to date"):
+            shown = shown[: -len(" · up to date")]
+        parts = shown.split(" · ")
+        assert parts[-1] == "…" and set(parts[:-1]) <= whole, label.text()
+        assert counts in label.toolTip()
+    assert "7 recent · 7 topics · … · up to date" in seen  # not all or nothing
