@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,6 +104,53 @@ def prompt_ids(retrieval) -> list[tuple[str, int]]:
     )
 
 
+@asynccontextmanager
+async def slow_loading_mcp(home: Path, tmp_path: Path):
+    """`memoryos mcp` itself on a new vault, with an embedder whose load ends when the test
+    makes the file `loaded` in tmp_path/model (tests/slow_loading_mcp_server.py): a client
+    session, initialized while the model has not loaded, and that folder."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from tests.test_mcp_server import make_vault, server_env
+
+    vault = make_vault(home)
+    signals = tmp_path / "model"
+    signals.mkdir()
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(ROOT / "tests" / "slow_loading_mcp_server.py"), str(vault), str(signals)],
+        env=server_env(home),
+        cwd=ROOT,
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        yield client, signals
+
+
+def learn_from_import(memory, exchanges: list[tuple[str, str]]) -> list[int]:
+    """Store (what the person said, when) as a transcript import does, then consolidate; the
+    ids of the exchanges stored."""
+    pages = [memory.add_memory(text, "Noted.", when, source="import") for text, when in exchanges]
+    memory.run_consolidation()
+    return [page.id for page in pages]
+
+
+def current_facts(memory) -> list[str]:
+    """The texts of the person's facts as they stand (those replaced left out)."""
+    from engine.records import USER_FACT
+
+    return [f.text for f in memory.facts(USER_FACT)]
+
+
+def user_fact(memory, text: str):
+    """The one fact about the person that reads `text`, replaced or not."""
+    from engine.records import USER_FACT
+
+    [found] = [f for f in memory.facts(USER_FACT, include_superseded=True) if f.text == text]
+    return found
+
+
 def open_fast(path, create: bool, passphrase: str | None, *, chat: bool = True):
     """What the app's vault opener does, with the fast fake models and no background thread
     (the GUI tests' `open_vault`): the real encrypted vault file, a HashEmbedder, a FakeChat."""
@@ -161,6 +209,29 @@ def unlock(qtbot, window, dialog, passphrase: str) -> None:
         qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
 
 
+def window_with_settings(qtbot, memory, chat):
+    """The main window on `memory` and `chat` with the settings file as saved, as the app
+    starts, shown and exposed."""
+    from app.main_window import MainWindow
+    from app.settings_store import load_settings
+
+    window = MainWindow.for_memory(memory, chat, settings=load_settings())
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def restarted_window(qtbot, memory, chat):
+    """A new window on the same vault and settings file, as after quitting and starting again
+    (closing the first window closed the vault)."""
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+
+    mem = MemoryOS.open(memory.path, embedder=HashEmbedder(), background=False)
+    return window_with_settings(qtbot, mem, chat)
+
+
 def shown_settings(qtbot, settings):
     """The Settings dialog on `settings`, shown and exposed."""
     from app.settings_dialog import SettingsDialog
@@ -185,6 +256,21 @@ def privacy_row(panel, needle: str):
     return None
 
 
+def delete_in_privacy(qtbot, panel, needle: str) -> dict:
+    """Select the privacy panel's row holding `needle` alone, click Delete and answer the
+    question with Delete; the question's texts and buttons (as answer_box keeps them)."""
+    from PySide6.QtCore import Qt
+
+    panel.tree.clearSelection()
+    privacy_row(panel, needle).setSelected(True)
+    seen: dict = {}
+    answer_box(panel, "Delete", "Delete", seen)
+    with qtbot.waitSignal(panel.changed, timeout=10_000):
+        qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    assert seen["texts"], "the delete was not asked"
+    return seen
+
+
 def privacy_with_two_exchanges(qtbot, window, memory, job: str, food: str):
     """The privacy panel over two exchanges of one conversation (`job`, then `food`), each with
     what was learned from it."""
@@ -194,6 +280,19 @@ def privacy_with_two_exchanges(qtbot, window, memory, job: str, food: str):
     privacy = window.open_privacy()
     qtbot.waitUntil(lambda: privacy_row(privacy, "data scientist") is not None)
     return privacy
+
+
+def last_answer(window):
+    """The last answer in the window's conversation (its message on screen)."""
+    return [m for m in window.view.messages if m.role == "assistant"][-1]
+
+
+def used_list(window) -> str:
+    """The conversation's text with the last answer's list ("Used N memories") open."""
+    message = last_answer(window)
+    if not message.expanded:
+        window.view.toggle_remembered(message)
+    return window.view.plain_text()
 
 
 def click_text(qtbot, view, text: str, after: str = "") -> None:

@@ -8,9 +8,41 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 
 
-class FileHost:
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that logs nothing: a test's output stays its own."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class LocalServer:
+    """A real HTTP server on 127.0.0.1 (`port`, 0: a free one) answering with `handler` on a
+    thread of its own while in a `with` block. Leaving the block sets `release` first, so a
+    request held on it ends before the server stops."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], port: int = 0) -> None:
+        self.release = threading.Event()
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.url = f"{self.endpoint}/v1"  # the base URL of an OpenAI-like API served here
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class FileHost(LocalServer):
     """Serves one file like the hub: /<repo>/resolve/main/<name> redirects (302) to /cdn/<name>
     with X-Linked-Etag (SHA-256) and X-Linked-Size; /cdn/ honours Range. `drop_after` makes the
     next GET close the connection after that many bytes (a forced interruption)."""
@@ -27,29 +59,14 @@ class FileHost:
         self.ranges: list[str | None] = []  # the Range header of each GET of the file
         host = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_HEAD(self) -> None:  # noqa: N802
                 host._answer(self, body=False)
 
             def do_GET(self) -> None:  # noqa: N802
                 host._answer(self, body=True)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        self.endpoint = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> FileHost:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
     def _answer(self, handler: BaseHTTPRequestHandler, body: bool) -> None:
         name = self.file.name
@@ -105,7 +122,7 @@ class FileHost:
                     time.sleep(self.block_delay)
 
 
-class ChatServer:
+class ChatServer(LocalServer):
     """A minimal OpenAI-compatible server: /v1/models and a streaming /v1/chat/completions.
 
     `formats`: the response_format types it accepts (None: any). A request with another type
@@ -128,17 +145,14 @@ class ChatServer:
         self.requests: list[dict] = []
         host = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def _refused(self) -> bool:
                 wanted = f"Bearer {host.api_key}"
                 if host.api_key is None or self.headers.get("Authorization") == wanted:
                     return False
                 host.refused += 1
-                _json(self, {"error": {"message": "Incorrect API key provided",
-                                       "type": "invalid_request_error"}}, status=401)
+                send_json(self, {"error": {"message": "Incorrect API key provided",
+                                           "type": "invalid_request_error"}}, status=401)
                 return True
 
             def do_GET(self) -> None:  # noqa: N802
@@ -151,7 +165,7 @@ class ChatServer:
                     "object": "list",
                     "data": [{"id": m, "object": "model"} for m in host.models],
                 }
-                _json(self, data)
+                send_json(self, data)
 
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
@@ -164,11 +178,11 @@ class ChatServer:
                     return
                 kind = (request.get("response_format") or {}).get("type")
                 if host.formats is not None and kind is not None and kind not in host.formats:
-                    _json(self, _llama_cpp_format_error(kind, host.formats), status=500)
+                    send_json(self, _llama_cpp_format_error(kind, host.formats), status=500)
                     return
                 if not request.get("stream"):
                     text = "".join(host.reply)
-                    _json(
+                    send_json(
                         self,
                         {
                             "choices": [
@@ -199,19 +213,7 @@ class ChatServer:
                 self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
                 self.wfile.flush()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> ChatServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler, port)
 
 
 def _llama_cpp_format_error(kind: str, formats: tuple[str, ...]) -> dict:
@@ -231,7 +233,8 @@ def _llama_cpp_format_error(kind: str, formats: tuple[str, ...]) -> dict:
     }
 
 
-def _json(handler: BaseHTTPRequestHandler, data: object, status: int = 200) -> None:
+def send_json(handler: BaseHTTPRequestHandler, data: object, status: int = 200) -> None:
+    """Answer the request `handler` holds with `data` as JSON and HTTP `status`."""
     body = json.dumps(data).encode()
     handler.send_response(status)
     handler.send_header("Content-Type", "application/json")

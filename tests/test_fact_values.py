@@ -7,29 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from engine.records import SUPERSEDED, USER_FACT
+from engine.records import SUPERSEDED
 from engine.settings import MemorySettings
+from tests.helpers import current_facts as current
+from tests.helpers import learn_from_import as learn
+from tests.helpers import user_fact as fact
 
 TWENTY = "I take 20 mg of citalopram every morning with breakfast."
 FORTY = "I take 40 mg of citalopram every morning with breakfast."
 EARLY = "My daughter's school starts at 8:30 on weekdays."
 LATE = "My daughter's school starts at 9:15 on weekdays."
-
-
-def learn(memory, exchanges: list[tuple[str, str]]) -> list[int]:
-    """Store (what the person said, when) as a transcript import does, then consolidate."""
-    pages = [memory.add_memory(text, "Noted.", when, source="import") for text, when in exchanges]
-    memory.run_consolidation()
-    return [page.id for page in pages]
-
-
-def current(memory) -> list[str]:
-    return [f.text for f in memory.facts(USER_FACT)]
-
-
-def fact(memory, text: str):
-    [found] = [f for f in memory.facts(USER_FACT, include_superseded=True) if f.text == text]
-    return found
 
 
 def test_a_new_dose_replaces_the_old_one_and_is_recalled_first(minilm_memory):

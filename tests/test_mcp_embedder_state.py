@@ -5,14 +5,12 @@ load that began only then), and says why when it fails."""
 from __future__ import annotations
 
 import json
-import sys
 import threading
 
 import anyio
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.test_mcp_server import ROOT, call, make_vault, server_env
+from tests.helpers import slow_loading_mcp
+from tests.test_mcp_server import call
 
 
 def test_memory_status_says_the_model_is_loading_then_loaded_with_no_call_that_embeds(
@@ -20,21 +18,11 @@ def test_memory_status_says_the_model_is_loading_then_loaded_with_no_call_that_e
 ):
     """`memoryos mcp` itself, with an embedder whose load ends when the test says: loading
     from the start (list_facts answers meanwhile), loaded once it is, no embedding call made."""
-    vault = make_vault(home)
-    signals = tmp_path / "model"
-    signals.mkdir()
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[str(ROOT / "tests" / "slow_loading_mcp_server.py"), str(vault), str(signals)],
-        env=server_env(home),
-        cwd=ROOT,
-    )
     seen: dict = {}
 
     async def main() -> None:
         with anyio.fail_after(120):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-                await client.initialize()
+            async with slow_loading_mcp(home, tmp_path) as (client, signals):
                 seen["while"] = (await call(client, "memory_status"))["embedding_model"]
                 seen["facts"] = await call(client, "list_facts")  # does not wait for the model
                 (signals / "loaded").touch()

@@ -4,9 +4,6 @@ never the desktop app's "model settings", which an MCP client has not."""
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import anyio
@@ -14,6 +11,7 @@ import pytest
 from mcp import ClientSession
 
 from engine.api_keys import API_KEY_ENV
+from tests.local_servers import LocalServer, QuietHandler, send_json
 from tests.test_mcp_model_key import serve
 from tests.test_mcp_server import call, make_vault, open_direct
 
@@ -23,7 +21,7 @@ TOO_LONG = {"code": 400, "type": "exceed_context_size_error", "n_ctx": SERVER_CO
             "message": "the request exceeds the available context size, try increasing it"}  # fmt: skip
 
 
-class RefusingServer:
+class RefusingServer(LocalServer):
     """An OpenAI-compatible server that lists model "m" and answers every chat request with
     HTTP `status` and `error` (as a cloud API refuses a key, as llama.cpp's server refuses a
     prompt over its context). The first is answered at once; later ones wait for `release`:
@@ -31,45 +29,21 @@ class RefusingServer:
     (a job that ends well clears it) before the test has read it."""
 
     def __init__(self, status: int, error: dict) -> None:
-        self.release = threading.Event()
         self.requests = 0
         host = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802
-                self._json(200, {"object": "list", "data": [{"id": "m", "object": "model"}]})
+                send_json(self, {"object": "list", "data": [{"id": "m", "object": "model"}]})
 
             def do_POST(self) -> None:  # noqa: N802
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 host.requests += 1
                 if host.requests > 1:
                     host.release.wait(30)
-                self._json(status, {"error": error})
+                send_json(self, {"error": error}, status=status)
 
-            def _json(self, code: int, data: object) -> None:
-                body = json.dumps(data).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> RefusingServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 def last_error(home: Path, tmp_path: Path, server: RefusingServer, env: dict | None = None) -> str:

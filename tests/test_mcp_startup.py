@@ -12,25 +12,17 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.test_mcp_server import ROOT, call, make_vault, server_env
+from tests.helpers import slow_loading_mcp
+from tests.test_mcp_server import ROOT, call, server_env
 
 
 def test_the_model_loads_from_the_start_and_initialize_does_not_wait_for_it(home, tmp_path):
-    vault = make_vault(home)
-    signals = tmp_path / "model"
-    signals.mkdir()
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[str(ROOT / "tests" / "slow_loading_mcp_server.py"), str(vault), str(signals)],
-        env=server_env(home),
-        cwd=ROOT,
-    )
     seen: dict = {}
 
     async def main() -> None:
         with anyio.fail_after(120):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-                await client.initialize()  # answered while the model has not loaded
+            # initialized while the model has not loaded
+            async with slow_loading_mcp(home, tmp_path) as (client, signals):
                 seen["tools"] = {tool.name for tool in (await client.list_tools()).tools}
                 with anyio.move_on_after(30):  # the load begins with no tool call to ask
                     while not (signals / "loading").exists():

@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import socket
 import struct
-import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from engine.backends.openai_compat import OpenAIChat
 from engine.errors import ServerError, ServerNotAnsweringError
+from tests.local_servers import LocalServer, QuietHandler
 
 # llama.cpp's server's body for a prompt over its context (format_error_response), with the
 # context of its slot
@@ -28,33 +28,19 @@ LLAMA_CPP_TOO_LONG = {
 }
 
 
-class _Server:
+class _Server(LocalServer):
     """A server whose /v1/chat/completions does what `answer(handler)` does."""
 
     def __init__(self, answer: Callable[[BaseHTTPRequestHandler], None], http11: bool) -> None:
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1" if http11 else "HTTP/1.0"
-
-            def log_message(self, *args: object) -> None:
-                pass
 
             def do_POST(self) -> None:  # noqa: N802
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 self.close_connection = True
                 answer(self)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> _Server:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 def _stream_headers(handler: BaseHTTPRequestHandler, chunked: bool) -> None:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from engine.backends.base import CancelToken
 from engine.backends.openai_compat import OpenAIChat
 from engine.errors import GenerationCancelled, ServerError, ServerNotAnsweringError
+from tests.local_servers import LocalServer, QuietHandler
 
 QUESTION = "What should I cook tonight?"
 ANSWER = "Try a lentil soup: it is quick and keeps well."
@@ -36,7 +35,7 @@ def _completion(content: str | None, **message: str) -> dict:
     }
 
 
-class _WholeAnswerServer:
+class _WholeAnswerServer(LocalServer):
     """/v1/models, and a /v1/chat/completions that answers every request, "stream": true or
     not, with `body` as one JSON body. `framing`: "length" (Content-Length), "chunked", or
     "close" (HTTP/1.0, no Content-Length and no Content-Type: the body ends as the socket closes).
@@ -46,11 +45,8 @@ class _WholeAnswerServer:
         self.requests: list[dict] = []
         host = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.0" if framing == "close" else "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
 
             def do_GET(self) -> None:  # noqa: N802
                 self._send({"object": "list", "data": [{"id": "m", "object": "model"}]}, False)
@@ -82,18 +78,7 @@ class _WholeAnswerServer:
                 else:
                     self.wfile.write(raw)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> _WholeAnswerServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 def _chat(server: _WholeAnswerServer) -> OpenAIChat:

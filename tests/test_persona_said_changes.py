@@ -7,23 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.records import SUPERSEDED, USER_FACT
-
-
-def learn(memory, exchanges: list[tuple[str, str]]) -> list[int]:
-    """Store (what the person said, when) as a transcript import does, then consolidate."""
-    pages = [memory.add_memory(text, "Noted.", when, source="import") for text, when in exchanges]
-    memory.run_consolidation()
-    return [page.id for page in pages]
-
-
-def current(memory) -> list[str]:
-    return [f.text for f in memory.facts(USER_FACT)]
-
-
-def fact(memory, text: str):
-    [found] = [f for f in memory.facts(USER_FACT, include_superseded=True) if f.text == text]
-    return found
+from engine.records import SUPERSEDED
+from tests.helpers import current_facts as current
+from tests.helpers import learn_from_import as learn
+from tests.helpers import user_fact as fact
 
 
 def tastes(memory) -> list[str]:

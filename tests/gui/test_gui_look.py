@@ -8,6 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
 
+from tests.helpers import restarted_window, window_with_settings
+
 pytestmark = pytest.mark.gui
 
 
@@ -20,32 +22,12 @@ def light_again(qapp):
     theme.apply_look(qapp, "light", theme.BASE_SIZE)
 
 
-def _restart(qtbot, memory, chat):
-    """A new window on the same vault and settings file, as after quitting and starting again
-    (closing the first window closed the vault)."""
-    from app.main_window import MainWindow
-    from app.settings_store import load_settings
-    from engine.api import MemoryOS
-    from engine.backends.fake import HashEmbedder
-
-    mem = MemoryOS.open(memory.path, embedder=HashEmbedder(), background=False)
-    window = MainWindow.for_memory(mem, chat, settings=load_settings())
-    qtbot.addWidget(window)
-    window.show()
-    return window
-
-
 def _window_lightness() -> float:
     return QApplication.palette().color(QPalette.ColorRole.Window).lightnessF()
 
 
 def test_dark_scheme_and_text_size_survive_a_restart(qtbot, memory, chat, light_again):
-    from app.main_window import MainWindow
-    from app.settings_store import load_settings
-
-    window = MainWindow.for_memory(memory, chat, settings=load_settings())
-    qtbot.addWidget(window)
-    window.show()
+    window = window_with_settings(qtbot, memory, chat)
     assert _window_lightness() > 0.8
     dialog = window.open_settings()
     page = dialog.conversation_page
@@ -66,7 +48,7 @@ def test_dark_scheme_and_text_size_survive_a_restart(qtbot, memory, chat, light_
     from app import theme
 
     theme.apply_look(QApplication.instance(), "light", theme.BASE_SIZE)  # as a fresh start
-    again = _restart(qtbot, memory, chat)
+    again = restarted_window(qtbot, memory, chat)
     assert (again.settings.color_scheme, again.settings.text_size) == ("dark", 11)
     again.activateWindow()
     qtbot.waitUntil(again.isActiveWindow)
@@ -78,12 +60,7 @@ def test_dark_scheme_and_text_size_survive_a_restart(qtbot, memory, chat, light_
 
 
 def test_window_size_and_sidebar_width_survive_a_restart(qtbot, memory, chat):
-    from app.main_window import MainWindow
-    from app.settings_store import load_settings
-
-    window = MainWindow.for_memory(memory, chat, settings=load_settings())
-    qtbot.addWidget(window)
-    window.show()
+    window = window_with_settings(qtbot, memory, chat)
     window.resize(780, 520)
     qtbot.waitUntil(lambda: window.splitter.width() == 780)
     window.splitter.setSizes([206, 574])
@@ -92,7 +69,7 @@ def test_window_size_and_sidebar_width_survive_a_restart(qtbot, memory, chat):
     qtbot.waitUntil(window.isActiveWindow)
     qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)  # hidden
     window.close()
-    again = _restart(qtbot, memory, chat)
+    again = restarted_window(qtbot, memory, chat)
     assert (again.size().width(), again.size().height()) == (780, 520)
     assert not again.sidebar.isVisible()
     again.toggle_sidebar(True)

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from tests.helpers import answer_box, press_key, privacy_row
+from tests.helpers import delete_in_privacy, press_key, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -30,12 +30,7 @@ def test_ctrl_z_undoes_the_typing_since_a_delete_before_the_delete(qtbot, window
     panel.search.setFocus()
     qtbot.keyClicks(panel.search, "work")
     qtbot.waitUntil(lambda: privacy_row(panel, NURSE) is not None)
-    panel.tree.clearSelection()
-    privacy_row(panel, NURSE).setSelected(True)
-    seen: dict = {}
-    answer_box(panel, "Delete", "Delete", seen)
-    with qtbot.waitSignal(panel.changed, timeout=10_000):
-        qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    delete_in_privacy(qtbot, panel, NURSE)
     qtbot.waitUntil(lambda: NURSE not in _facts(memory))
     panel.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is panel)

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.privacy import ROLE
-from tests.helpers import answer_box, open_fast, privacy_row, shown_dialog, unlock
+from tests.helpers import delete_in_privacy, open_fast, privacy_row, shown_dialog, unlock
 
 pytestmark = pytest.mark.gui
 
@@ -29,16 +29,6 @@ def _open(qtbot, window):
     return panel
 
 
-def _delete(qtbot, panel, needle: str) -> dict:
-    panel.tree.clearSelection()
-    privacy_row(panel, needle).setSelected(True)
-    seen: dict = {}
-    answer_box(panel, "Delete", "Delete", seen)
-    with qtbot.waitSignal(panel.changed, timeout=10_000):
-        qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
-    return seen
-
-
 def _facts(memory) -> list[str]:
     return [f.text for f in memory.facts()]
 
@@ -46,7 +36,7 @@ def _facts(memory) -> list[str]:
 def test_undo_after_closing_and_reopening_the_panel(qtbot, window, memory):
     _learn(memory)
     panel = _open(qtbot, window)
-    seen = _delete(qtbot, panel, NURSE)
+    seen = delete_in_privacy(qtbot, panel, NURSE)
     assert NURSE not in _facts(memory)
 
     qtbot.keyClick(panel.tree, Qt.Key.Key_Escape)  # closed first...
@@ -102,7 +92,7 @@ def test_an_undo_kept_does_not_bring_back_what_a_forget_took(qtbot, window, memo
     _learn(memory)
     panel = _open(qtbot, window)
     (source,) = privacy_row(panel, NURSE).data(0, ROLE).exchanges
-    _delete(qtbot, panel, NURSE)
+    delete_in_privacy(qtbot, panel, NURSE)
     panel.close()
     qtbot.waitUntil(lambda: "privacy" not in window.panels)
     memory.forget_pages([source])
@@ -124,7 +114,7 @@ def test_a_lock_drops_the_undo(qtbot, desktop, tmp_path, fail_keyring):
     made.close()
     unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
     panel = _open(qtbot, window)
-    _delete(qtbot, panel, NURSE)
+    delete_in_privacy(qtbot, panel, NURSE)
     panel.close()
 
     asked = shown_dialog(qtbot, opener, window.lock_now)

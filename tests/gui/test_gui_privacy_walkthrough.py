@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from app.privacy import ROLE, WHAT_IT_KNOWS
-from tests.helpers import answer_box, choose_in_menu, privacy_row
+from tests.helpers import answer_box, choose_in_menu, delete_in_privacy, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -37,17 +37,6 @@ def panel(qtbot, window, memory):
     return privacy
 
 
-def _delete(qtbot, panel, needle: str) -> None:
-    """Select the row, click Delete and answer the question with Delete."""
-    panel.tree.clearSelection()
-    privacy_row(panel, needle).setSelected(True)
-    seen: dict = {}
-    answer_box(panel, "Delete", "Delete", seen)
-    with qtbot.waitSignal(panel.changed, timeout=10_000):
-        qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
-    assert seen["texts"], "the delete was not asked"
-
-
 def _keyboard_to(qtbot, panel) -> None:
     """Back from the question, the keyboard goes to the panel's list (as a desktop does)."""
     from PySide6.QtWidgets import QApplication
@@ -65,7 +54,7 @@ def test_undo_puts_a_deleted_fact_back_as_it_was(qtbot, panel, memory):
     loved = next(f for f in before if f.text == LOVED)
     assert loved.superseded_by == changed.id and changed.source_page_ids
 
-    _delete(qtbot, panel, NO_LONGER)
+    delete_in_privacy(qtbot, panel, NO_LONGER)
     assert panel.done_note.text() == "Deleted 1 fact."
     assert panel.undo_button.isVisible() and panel.undo_button.isEnabled()
     qtbot.waitUntil(lambda: privacy_row(panel, NO_LONGER) is None)
@@ -87,7 +76,7 @@ def test_ctrl_z_in_the_panel_puts_a_deleted_profile_entry_back(qtbot, panel, mem
     before = memory.profile(include_superseded=True)
     assert "likes spicy Thai food" in [s.text for s in before if s.status == "superseded"]
 
-    _delete(qtbot, panel, "no longer likes spicy food")
+    delete_in_privacy(qtbot, panel, "no longer likes spicy food")
     assert panel.done_note.text() == "Deleted 1 profile entry."
     qtbot.waitUntil(lambda: privacy_row(panel, "likes spicy Thai food") is not None)  # current again
 
@@ -107,7 +96,7 @@ def test_ctrl_z_in_the_panel_puts_a_deleted_profile_entry_back(qtbot, panel, mem
 def test_a_forget_offers_no_undo_and_ends_the_last_deletes(qtbot, panel, memory):
     """Forgetting exchanges cannot be taken back: no Undo is shown after it, not even the one
     of the delete before it."""
-    _delete(qtbot, panel, "I work as a nurse")
+    delete_in_privacy(qtbot, panel, "I work as a nurse")
     assert panel.undo_button.isVisible()
     panel.tree.clearSelection()
     privacy_row(panel, "Lisbon").setSelected(True)

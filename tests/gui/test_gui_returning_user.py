@@ -8,6 +8,8 @@ import os
 
 import pytest
 
+from tests.helpers import restarted_window, window_with_settings
+
 pytestmark = pytest.mark.gui
 
 ANSWER = (
@@ -54,22 +56,6 @@ def test_answers_use_the_width_of_a_narrow_conversation(qtbot, window):
     assert answer.right() < question.right() - 50  # the answer from the right
 
 
-def _restart(qtbot, memory, chat):
-    """A new window on the same vault and settings file, as after quitting and starting again
-    (closing the first window closed the vault)."""
-    from app.main_window import MainWindow
-    from app.settings_store import load_settings
-    from engine.api import MemoryOS
-    from engine.backends.fake import HashEmbedder
-
-    mem = MemoryOS.open(memory.path, embedder=HashEmbedder(), background=False)
-    again = MainWindow.for_memory(mem, chat, settings=load_settings())
-    qtbot.addWidget(again)
-    again.show()
-    qtbot.waitExposed(again)
-    return again
-
-
 def _drag_handle(qtbot, splitter, by: int) -> None:
     from PySide6.QtCore import QPoint, Qt
 
@@ -86,13 +72,7 @@ def test_the_sidebar_grows_with_the_window_unless_the_person_chose_its_width(
     """Made at the smallest window, the sidebar stayed about 165 px wide on a full screen
     (conversation titles cut short): it grows with the window, up to a limit; a width the
     person dragged it to is kept (cut only where it does not fit), after a restart too."""
-    from app.main_window import MainWindow
-    from app.settings_store import load_settings
-
-    window = MainWindow.for_memory(memory, chat, settings=load_settings())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    window = window_with_settings(qtbot, memory, chat)
     window.toggle_sidebar(True)
     window.resize(window.minimumSize())
     qtbot.waitUntil(lambda: window.splitter.width() == window.minimumWidth())
@@ -105,7 +85,7 @@ def test_the_sidebar_grows_with_the_window_unless_the_person_chose_its_width(
     assert window.sidebar.width() <= 1366 / 3
 
     window.close()  # a width the person did not choose is fitted to the next window too
-    again = _restart(qtbot, memory, chat)
+    again = restarted_window(qtbot, memory, chat)
     again.resize(1366, 768)
     qtbot.waitUntil(lambda: again.splitter.width() == 1366)
     assert again.sidebar.width() >= 300
@@ -121,7 +101,7 @@ def test_the_sidebar_grows_with_the_window_unless_the_person_chose_its_width(
     assert again.sidebar.width() == chosen  # back to the width chosen, not grown past it
 
     again.close()
-    third = _restart(qtbot, memory, chat)
+    third = restarted_window(qtbot, memory, chat)
     third.resize(1366, 768)
     qtbot.waitUntil(lambda: third.splitter.width() == 1366)
     qtbot.waitUntil(lambda: third.sidebar.width() == chosen)
@@ -166,15 +146,10 @@ def test_learned_notices_are_drawn_again_after_a_restart(qtbot, memory, chat, se
     """The "Learned: ..." notices under the exchanges were gone after a quit and a start:
     drawn from the vault, a conversation shows again what was learned from each exchange on
     screen, as long as it is held (a deleted item's notice does not come back)."""
-    from app.main_window import MainWindow
-    from app.settings_store import load_settings
     from engine.api import MemoryOS
     from engine.backends.fake import HashEmbedder
 
-    window = MainWindow.for_memory(memory, chat, settings=load_settings())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    window = window_with_settings(qtbot, memory, chat)
     send(window, CELLO)
     send(window, RAMEN)
     with qtbot.waitSignal(window.learned_notices.checked, timeout=5000):
@@ -186,10 +161,7 @@ def test_learned_notices_are_drawn_again_after_a_restart(qtbot, memory, chat, se
     mem = MemoryOS.open(memory.path, embedder=HashEmbedder(), background=False)
     (ramen,) = [fact for fact in mem.facts() if fact.text == RAMEN]
     mem.delete_fact(ramen.id)  # deleted while the app was closed (`memoryos facts delete`)
-    again = MainWindow.for_memory(mem, chat, settings=load_settings())
-    qtbot.addWidget(again)
-    again.show()
-    qtbot.waitExposed(again)
+    again = window_with_settings(qtbot, mem, chat)
     qtbot.waitUntil(lambda: RAMEN in again.view.plain_text())  # the conversation is back
     qtbot.waitUntil(lambda: f"Learned: {CELLO}" in again.view.plain_text())
     _grab(again.view, "learned_after_restart")

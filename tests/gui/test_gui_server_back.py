@@ -5,34 +5,25 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from tests.local_servers import LocalServer, QuietHandler, send_json
 
 pytestmark = pytest.mark.gui
 
 
-class _OnceStoppedServer:
+class _OnceStoppedServer(LocalServer):
     """An OpenAI-like server on 127.0.0.1: its first answer stops right after the headers (as
     a server killed then), the next one sends "Back", waits for `release`, then " again"."""
 
     def __init__(self) -> None:
-        self.release = threading.Event()
         self.answers = 0
         host = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802
-                body = json.dumps({"object": "list", "data": [{"id": "tiny"}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_json(self, {"object": "list", "data": [{"id": "tiny"}]})
 
             def do_POST(self) -> None:  # noqa: N802
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -55,19 +46,7 @@ class _OnceStoppedServer:
                 self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                 self.wfile.flush()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> _OnceStoppedServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 def _answered(window) -> bool:

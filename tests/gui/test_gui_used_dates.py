@@ -9,23 +9,14 @@ from datetime import datetime, timezone
 
 import pytest
 
+from tests.helpers import last_answer as _answer
+from tests.helpers import used_list as _listed
+
 pytestmark = pytest.mark.gui
 
 # A Thursday: "next Friday" is then 21 November 2025 (the Friday of the following week)
 SAID_AT = datetime(2025, 11, 13, 10, tzinfo=timezone.utc).timestamp()
 DATED = "Next Friday [21 November 2025] I fly to Lisbon."
-
-
-def _answer(window):
-    return [m for m in window.view.messages if m.role == "assistant"][-1]
-
-
-def _listed(window) -> str:
-    """The conversation's text with the last answer's list open."""
-    message = _answer(window)
-    if not message.expanded:
-        window.view.toggle_remembered(message)
-    return window.view.plain_text()
 
 
 def test_the_used_list_shows_the_day_a_fact_meant(qtbot, window, chat, memory, send):

@@ -11,24 +11,15 @@ import pytest
 
 from app.remembered import day
 from app.widgets import when
+from tests.helpers import last_answer as _answer
 from tests.helpers import privacy_row
+from tests.helpers import used_list as _listed
 
 pytestmark = pytest.mark.gui
 
 # Said weeks before the test runs: as `memoryos import` stores an old exchange
 SAID_AT = datetime(2025, 11, 3, 9, 30).timestamp()
 DOSE = "I take levothyroxine 50 micrograms every morning."
-
-
-def _answer(window):
-    return [m for m in window.view.messages if m.role == "assistant"][-1]
-
-
-def _listed(window) -> str:
-    message = _answer(window)
-    if not message.expanded:
-        window.view.toggle_remembered(message)
-    return window.view.plain_text()
 
 
 def test_a_fact_edited_after_the_answer_is_marked_edited(qtbot, window, chat, memory, send):

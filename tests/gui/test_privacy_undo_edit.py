@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from tests.helpers import answer_box, privacy_row
+from tests.helpers import delete_in_privacy, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -102,12 +102,7 @@ def test_after_an_edit_then_a_delete_undo_takes_back_the_delete(qtbot, panel, me
     qtbot.waitUntil(lambda: privacy_row(panel, TYPO) is not None)
     edited = memory.facts(include_superseded=True)
 
-    panel.tree.clearSelection()
-    privacy_row(panel, TYPO).setSelected(True)
-    seen: dict = {}
-    answer_box(panel, "Delete", "Delete", seen)
-    with qtbot.waitSignal(panel.changed, timeout=10_000):
-        qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    delete_in_privacy(qtbot, panel, TYPO)
     assert "delete" in panel.undo_button.text().lower()
     assert "deleted" in panel.undo_button.toolTip()
 
