@@ -44,11 +44,15 @@ def item_label(item: Any) -> str:
 
 def item_text(item: Any, limit: int = 110) -> str:
     """The item on one line; an exchange as “what was said” → what was answered. One edited
-    since says so before its new text: the answer used the words it had before."""
+    since says so before its new text: the answer used the words it had before. One replaced
+    since says so before the words the answer used, and names what replaced it."""
     if item.forgotten:
         return "deleted since this answer"
     if getattr(item, "edited", False):
         return one_line(item.kind, f"edited since this answer, now: {item.text}", limit)
+    if getattr(item, "replaced", False):
+        now = f" by “{item.replaced_by}”" if item.replaced_by else ""
+        return one_line(item.kind, f"replaced since this answer{now}: {item.text}", limit)
     return one_line(item.kind, item.text, limit)
 
 

@@ -187,12 +187,13 @@ CHAT_HELP = (
 )
 
 
-def _print_memories(items) -> None:
+def _print_memories(memory, items) -> None:
     from engine import remembered
 
     print(remembered.summary(items), file=sys.stderr)
-    for n, item in enumerate(items, 1):
-        day = time.strftime("%Y-%m-%d", time.localtime(item.date))
+    # Facts and profile entries dated when they were said, as the app shows them
+    for n, item in enumerate(remembered.dated_when_said(memory.vault, items), 1):
+        day = _day(item.date) + _learned_on(item.date, getattr(item, "learned", 0.0))
         score = "" if item.score is None else f" · score {item.score:.3f}"
         text = "(forgotten)" if item.forgotten else " ".join(item.text.split())
         if len(text) > 100:
@@ -474,7 +475,7 @@ def run_chat(args) -> int:
                 note = _cut_short_note(memory.chat, args.max_tokens)
                 print(_dim(note, sys.stderr), file=sys.stderr)  # dim: about, not of, the answer
             if args.show_memory:
-                _print_memories(stream.memories)
+                _print_memories(memory, stream.memories)
     finally:
         memory.close()
     return 0
@@ -610,6 +611,16 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
+def _day(ts: float) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(ts))
+
+
+def _learned_on(said: float, learned: float) -> str:
+    """', learned 2026-11-27' after the day an item was said, when it was learned another day
+    (history imported today); '' when it was learned that day."""
+    return f", learned {_day(learned)}" if learned and _day(learned) != _day(said) else ""
+
+
 FACT_PREFIX, PROFILE_PREFIX = "f", "p"  # ids as `facts list` prints and `facts delete` takes
 
 
@@ -639,6 +650,7 @@ def _listed(memory, include_all: bool) -> list[tuple[str, object, str]]:
     """Every item `facts list` shows, as (kind, item, the line printed for it): profile entries,
     then facts as the prompt reads them. --search matches these lines: what is shown (a
     resolved date, an id, a category) is what can be found."""
+    from engine.remembered import said_at
     from engine.retrieval import dated_facts
 
     out: list[tuple[str, object, str]] = []
@@ -651,13 +663,18 @@ def _listed(memory, include_all: bool) -> list[tuple[str, object, str]]:
         )
         out.append(("profile", slot, line))
     facts = memory.facts(include_superseded=include_all)
+    # Dated when said: the first of its exchanges still stored, as the app dates it
+    sources = sorted({i for fact in facts for i in fact.source_page_ids})
+    times = {page.id: page.timestamp for page in memory.vault.pages(sources)}
     # As the prompt reads them: "Next Friday [4 December 2026] I fly to Lisbon", from when said
     for fact, dated in zip(facts, dated_facts(memory.vault, facts), strict=True):
         mark = "" if fact.status == "active" else f" [{fact.status}]"
         label = "knows  " if fact.kind == "assistant_knowledge" else "fact   "
+        said = said_at(times, fact.source_page_ids, fact.created)
         line = (
             f"{label} {FACT_PREFIX + str(fact.id):>6}  {_one_line(dated.text)}{mark}  "
-            f"({_when(fact.updated)}, {_learned_from(fact.source_page_ids, fact.origin)})"
+            f"({_when(said)}{_learned_on(said, fact.created)}, "
+            f"{_learned_from(fact.source_page_ids, fact.origin)})"
         )
         out.append(("fact", fact, line))
     return out

@@ -4,7 +4,9 @@ The list is derived from the very Retrieval the prompt builder received (never a
 search), saved with the exchange, and read back later with each item's current state: an item
 deleted since comes back as forgotten, with its text gone (forgetting leaves no copy here); one
 whose text the person edited since comes back marked edited, with its text as it reads now (an
-edit rewrites the text in place: the vault keeps no copy of the words the answer used).
+edit rewrites the text in place: the vault keeps no copy of the words the answer used); one
+replaced since by a newer fact or profile entry comes back marked replaced, with the text the
+answer used and the text of what replaced it.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ class MemoryReadBack(MemoryUsed):
 
     learned: float = 0.0  # when it was learned
     edited: bool = False  # its text was edited since the answer (`text` is the new one)
+    replaced: bool = False  # a newer item replaced it since the answer (`text` is the old one)
+    replaced_by: str = ""  # the text of the item that replaced it ("" if that is gone)
 
 
 def page_item(page: Page, tier: str, score: float | None) -> MemoryUsed:
@@ -146,6 +150,8 @@ def summary(items: list[MemoryUsed]) -> str:
     edited = sum(1 for item in items if getattr(item, "edited", False))
     since = [f"{lost} forgotten since"] if lost else []
     since += [f"{edited} edited since"] if edited else []
+    swapped = sum(1 for item in items if getattr(item, "replaced", False))
+    since += [f"{swapped} replaced since"] if swapped else []
     tail = f" ({', '.join(since)})" if since else ""
     return f"Used {len(items)} {noun}: {', '.join(parts)}{tail}"
 
@@ -171,17 +177,52 @@ def _edited_since(entry, saved_date: float) -> bool:
     )
 
 
-def _said(times: dict[int, float], sources: tuple[int, ...], learned: float) -> float:
+def said_at(times: dict[int, float], sources: tuple[int, ...], learned: float) -> float:
     """When the person said it: the first of its source exchanges still stored, else when it
     was learned (typed in, imported without exchanges, or its exchanges forgotten)."""
     found = [times[page_id] for page_id in sources if page_id in times]
     return min(found) if found else learned
 
 
+def dated_when_said(vault, items: list[MemoryUsed]) -> list[MemoryUsed]:
+    """`items` (an answer's list as it was given, dated when each was learned) with each fact
+    and profile entry dated as read_back dates it: when it was said, and `learned`."""
+    fact_ids = sorted({i.id for i in items if i.kind in (FACT, KNOWLEDGE)})
+    facts = {f.id: f for f in vault.facts(None, True, ids=fact_ids)}
+    wants_slots = any(i.kind == PROFILE for i in items)
+    slots = {s.id: s for s in vault.slots(include_superseded=True)} if wants_slots else {}
+    entries = {}
+    for item in items:
+        found = slots.get(item.id) if item.kind == PROFILE else facts.get(item.id)
+        if item.kind != EXCHANGE and found is not None and not item.forgotten:
+            ids = found.evidence_page_ids if item.kind == PROFILE else found.source_page_ids
+            entries[item.key] = (found, ids)
+    sources = sorted({i for _, ids in entries.values() for i in ids})
+    times = {p.id: p.timestamp for p in vault.pages(sources)}
+    out: list[MemoryUsed] = []
+    for item in items:
+        if item.key not in entries:
+            out.append(item)
+            continue
+        entry, ids = entries[item.key]
+        out.append(
+            MemoryReadBack(
+                item.kind, item.id, item.tier, item.text, said_at(times, ids, entry.created),
+                item.score, item.forgotten, item.conversation_id, learned=entry.created,
+            )  # fmt: skip
+        )
+    return out
+
+
+def _text_of(entry) -> str:
+    return "" if entry is None else entry.text
+
+
 def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
     """The saved lists of stored answers, each item as it reads now; an item deleted since
     (or whose id a later item took) comes back forgotten, without its text; one edited since,
-    marked edited. Facts and profile entries are dated when they were said (see `date`)."""
+    marked edited; one replaced since by a newer item, marked replaced with that item's text.
+    Facts and profile entries are dated when they were said (see `date`)."""
     from engine.retrieval import dated_facts
 
     vault = memory.vault
@@ -193,7 +234,12 @@ def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
     fact_ids = sorted(wanted.get(FACT, set()) | wanted.get(KNOWLEDGE, set()))
     # As the prompt read them: "Next Friday [4 December 2026]", dated from when each was said
     facts = {f.id: f for f in dated_facts(vault, vault.facts(None, True, ids=fact_ids))}
+    # What replaced them since: read only when something was (a retrieved fact was current)
+    newer_ids = sorted({f.superseded_by for f in facts.values() if f.superseded_by} - set(facts))
+    newer = {f.id: f for f in dated_facts(vault, vault.facts(None, True, ids=newer_ids))}
+    newer |= facts
     slots = {s.id: s for s in vault.slots(include_superseded=True)} if PROFILE in wanted else {}
+    all_slots = slots
     slots = {i: slots[i] for i in wanted.get(PROFILE, set()) if i in slots}
     pages = {p.id: p for p in vault.pages(sorted(wanted.get(EXCHANGE, ())))}
     sources = {i for f in facts.values() for i in f.source_page_ids}
@@ -209,16 +255,20 @@ def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
             if fact is not None and fact.created <= answered_at:
                 item = MemoryReadBack(
                     row.kind, row.item_id, row.tier, fact.text,
-                    _said(times, fact.source_page_ids, fact.created), row.score,
+                    said_at(times, fact.source_page_ids, fact.created), row.score,
                     learned=fact.created, edited=_edited_since(fact, row.date),
+                    replaced=fact.superseded_by is not None,
+                    replaced_by=_text_of(newer.get(fact.superseded_by)),
                 )  # fmt: skip
         elif row.kind == PROFILE:
             slot = slots.get(row.item_id)
             if slot is not None and slot.created <= answered_at:
                 item = MemoryReadBack(
                     row.kind, row.item_id, row.tier, slot.text,
-                    _said(times, slot.evidence_page_ids, slot.created), row.score,
+                    said_at(times, slot.evidence_page_ids, slot.created), row.score,
                     learned=slot.created, edited=_edited_since(slot, row.date),
+                    replaced=slot.superseded_by is not None,
+                    replaced_by=_text_of(all_slots.get(slot.superseded_by)),
                 )  # fmt: skip
         else:
             page = pages.get(row.item_id)
