@@ -214,8 +214,16 @@ def dated_when_said(vault, items: list[MemoryUsed]) -> list[MemoryUsed]:
     return out
 
 
-def _text_of(entry) -> str:
-    return "" if entry is None else entry.text
+def _entry_as_now(row, entry, sources, times: dict[int, float], replacement) -> MemoryReadBack:
+    """A saved list's fact or profile entry (`row`) as `entry` reads now: its text, when it was
+    said (the first of its `sources` exchanges still stored), edited or replaced since."""
+    return MemoryReadBack(
+        row.kind, row.item_id, row.tier, entry.text,
+        said_at(times, sources, entry.created), row.score,
+        learned=entry.created, edited=_edited_since(entry, row.date),
+        replaced=entry.superseded_by is not None,
+        replaced_by="" if replacement is None else replacement.text,
+    )  # fmt: skip
 
 
 def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
@@ -253,23 +261,13 @@ def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
             fact = facts.get(row.item_id)
             # A later item may reuse a deleted one's id: it was created after the answer.
             if fact is not None and fact.created <= answered_at:
-                item = MemoryReadBack(
-                    row.kind, row.item_id, row.tier, fact.text,
-                    said_at(times, fact.source_page_ids, fact.created), row.score,
-                    learned=fact.created, edited=_edited_since(fact, row.date),
-                    replaced=fact.superseded_by is not None,
-                    replaced_by=_text_of(newer.get(fact.superseded_by)),
-                )  # fmt: skip
+                replacement = newer.get(fact.superseded_by)
+                item = _entry_as_now(row, fact, fact.source_page_ids, times, replacement)
         elif row.kind == PROFILE:
             slot = slots.get(row.item_id)
             if slot is not None and slot.created <= answered_at:
-                item = MemoryReadBack(
-                    row.kind, row.item_id, row.tier, slot.text,
-                    said_at(times, slot.evidence_page_ids, slot.created), row.score,
-                    learned=slot.created, edited=_edited_since(slot, row.date),
-                    replaced=slot.superseded_by is not None,
-                    replaced_by=_text_of(all_slots.get(slot.superseded_by)),
-                )  # fmt: skip
+                replacement = all_slots.get(slot.superseded_by)
+                item = _entry_as_now(row, slot, slot.evidence_page_ids, times, replacement)
         else:
             page = pages.get(row.item_id)
             if page is not None and abs(page.timestamp - row.date) < 1e-3:
