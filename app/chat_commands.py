@@ -39,14 +39,10 @@ def load_conversation(
     ids = list(dict.fromkeys(conversation_ids))
     pages = []
     for conversation in ids:
-        part = mem.pages(conversation_id=conversation, limit=limit, newest=True)
-        if around is not None and len(part) == limit and all(p.id != around for p in part):
-            whole = mem.pages(conversation_id=conversation, limit=-1, newest=True)
-            at = next((i for i, p in enumerate(whole) if p.id == around), None)
-            if at is not None:  # a few exchanges above it, for what led to it
-                limit = len(whole) - max(at - AROUND_BEFORE, 0)
-                part = whole[-limit:]
-        pages.extend(part)
+        from_around = 0 if around is None else mem.conversation_length(conversation, around)
+        if from_around > limit:  # further back than drawn: a few exchanges above it as well
+            limit = from_around + AROUND_BEFORE
+        pages.extend(mem.pages(conversation_id=conversation, limit=limit, newest=True))
     pages.sort(key=lambda p: (p.timestamp, p.id))
     known = set(drawn)
     fresh = [p.id for p in pages if p.id not in known]
@@ -64,8 +60,7 @@ AROUND_BEFORE = 10  # exchanges drawn above a search result opened far back
 
 def earlier_than(mem: Any, conversation_ids: list[str], drawn: int) -> int:
     """How many exchanges of the conversations are not among the `drawn` most recent."""
-    wanted = set(conversation_ids)
-    total = sum(c.pages for c in mem.conversations() if c.id in wanted)
+    total = sum(mem.conversation_length(c) for c in dict.fromkeys(conversation_ids))
     return max(total - drawn, 0)
 
 

@@ -513,6 +513,11 @@ class MemoryOS:
         `limit` (what a conversation shown on screen ends with)."""
         return self.vault.list_pages(conversation_id, limit, offset, newest)
 
+    def conversation_length(self, conversation_id: str, from_page: int | None = None) -> int:
+        """How many exchanges the conversation holds; with `from_page`, how many are that
+        exchange or later (0 if it is not in the conversation)."""
+        return self.vault.count_conversation_pages(conversation_id, from_page)
+
     def memories_used(self, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
         """What each stored answer remembered, as it reads now (deleted items: forgotten)."""
         from engine.remembered import read_back

@@ -38,6 +38,24 @@ def test_search_snippets_show_what_was_typed_not_the_resolved_dates(memory):
     assert f"{MARK_START}repaired{MARK_END}" in hit.snippet
 
 
+def test_conversation_length_counts_a_conversation_and_what_follows_an_exchange(memory):
+    """What the app's "N earlier exchanges" line and the read around a search result count,
+    without reading the pages: exchanges stored at the same second keep their order."""
+    first, second = _two(memory)
+    memory.continue_conversation(first)
+    at = max(p.timestamp for p in memory.pages()) + 60
+    later = [memory.add_memory(f"Note {i}", "Ok.", timestamp=at) for i in range(3)]
+    assert memory.conversation_length(first) == 5
+    assert memory.conversation_length(second) == 1
+    assert memory.conversation_length("nope") == 0
+    assert [memory.conversation_length(first, p.id) for p in later] == [3, 2, 1]
+    oldest = memory.pages(conversation_id=first)[0]
+    assert memory.conversation_length(first, oldest.id) == 5
+    # an exchange of another conversation is not in this one
+    (other,) = memory.pages(conversation_id=second)
+    assert memory.conversation_length(first, other.id) == 0
+
+
 def test_rename_and_continue(memory):
     first, second = _two(memory)
     assert conversations.rename(memory, first, "  Food   and family ") == "Food and family"

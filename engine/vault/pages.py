@@ -115,6 +115,20 @@ class PagesMixin:
         ]
 
     @_locked
+    def count_conversation_pages(self, conversation_id: str, from_page: int | None = None) -> int:
+        """How many pages the conversation holds; with `from_page`, how many of them are that
+        page or later in time order (0 if it is not one of them)."""
+        if from_page is None:
+            sql, args = "SELECT count(*) FROM pages WHERE conversation_id=?", (conversation_id,)
+        else:
+            sql = (
+                "SELECT count(*) FROM pages p, pages q WHERE q.id=? AND q.conversation_id=? "
+                "AND p.conversation_id=q.conversation_id AND (p.ts, p.id) >= (q.ts, q.id)"
+            )
+            args = (from_page, conversation_id)
+        return self.conn.execute(sql, args).fetchall()[0][0]
+
+    @_locked
     def list_pages(
         self, conversation_id: str | None, limit: int, offset: int, newest: bool = False
     ) -> list[Page]:
