@@ -47,6 +47,9 @@ HOLD_MS = 500  # how long hold_place waits for the view's new width
 # gets READING_LINE characters a line; in a narrower view the indent gives way, down to
 # INDENT_LEAST (at the smallest window it took a third of the width and answers wrapped early).
 INDENT, INDENT_LEAST, READING_LINE = 96, 4, 60
+# In a wide view the messages keep to a centred column whose text is MEASURE characters a line
+# at most (at 2,500 px an answer ran some 300 characters a line, hard to follow back).
+MEASURE = 80
 MESSAGE_PADDING, DOCUMENT_MARGIN = 12, 20
 THROWAWAY = "\u200b"  # a zero-width space: see _insert_piece
 BREAK, FRAME_END = "\u2029", "\ufdd1"  # a line break and a table's end, in a document
@@ -215,6 +218,10 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self.browser.setFrameShape(QTextBrowser.Shape.NoFrame)
         self.browser.document().setDocumentMargin(DOCUMENT_MARGIN)
         self._indent = INDENT  # the messages' indent for the view's width now (see _fit_indent)
+        self._side = 0  # and the room left and right of the messages' column (a wide view)
+        # The exchanges whose "Used N memories" list was open when the view was cleared: drawn
+        # again (a new text size, something forgotten), their list stays open.
+        self._open_lists: set[int] = set()
         self.addWidget(self.empty)
         self.addWidget(self.browser)
         self._timer = QTimer(self, singleShot=True)
@@ -278,6 +285,8 @@ class ConversationView(MessagesMixin, QStackedWidget):
 
     def changeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # the column is so many characters wide
+            QTimer.singleShot(0, self, lambda: self._fit_indent(self.browser.viewport().width()))
         if event.type() == QEvent.Type.PaletteChange and theme.dark != self._dark:
             from app.recolour import recolour
 
@@ -293,6 +302,7 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self._answer_chunks = []
         self._last_day = None
         self._messages = 0
+        self._open_lists = {m.page_id for m in self.messages if m.expanded and m.page_id is not None}
         self.messages = []
         self.browser.clear()
         self.setCurrentWidget(self.empty)
@@ -553,23 +563,28 @@ class ConversationView(MessagesMixin, QStackedWidget):
         return cursor
 
     def _set_indent(self, frame_format: QTextFrameFormat, user: bool) -> None:
-        frame_format.setLeftMargin(self._indent if user else INDENT_LEAST)
-        frame_format.setRightMargin(INDENT_LEAST if user else self._indent)
+        frame_format.setLeftMargin(self._side + (self._indent if user else INDENT_LEAST))
+        frame_format.setRightMargin(self._side + (INDENT_LEAST if user else self._indent))
 
     def _fit_indent(self, width: int) -> None:
         """The messages' indent for a view `width` px wide: INDENT where the text keeps
         READING_LINE characters a line beside it, less (down to INDENT_LEAST) where not, so
-        that in a narrow view the text uses the view's width."""
-        reading = self.browser.fontMetrics().averageCharWidth() * READING_LINE
+        that in a narrow view the text uses the view's width. Where the text would get more
+        than MEASURE characters a line, the messages keep to a centred column that gives it
+        MEASURE (the room beside it is `_side`, on each side)."""
+        character = self.browser.fontMetrics().averageCharWidth()
         room = width - 2 * (DOCUMENT_MARGIN + MESSAGE_PADDING) - INDENT_LEAST
-        indent = max(INDENT_LEAST, min(INDENT, room - reading))
-        if indent == self._indent:
-            return
-        self._indent = indent
-        for message in self.messages:
-            frame_format = message.frame.frameFormat().toFrameFormat()
-            self._set_indent(frame_format, message.role == "user")
-            message.frame.setFrameFormat(frame_format)
+        indent = max(INDENT_LEAST, min(INDENT, room - character * READING_LINE))
+        side = max(0, (room - indent - character * MEASURE) // 2)
+        if (indent, side) != (self._indent, self._side):
+            self._indent, self._side = indent, side
+            for message in self.messages:
+                frame_format = message.frame.frameFormat().toFrameFormat()
+                self._set_indent(frame_format, message.role == "user")
+                message.frame.setFrameFormat(frame_format)
+        # "Learned" lines end in "Manage" at the width they have now: drawn after this event
+        # (drawn, they may bring or take the scroll bar: a resize again, inside the drawing)
+        QTimer.singleShot(0, self, self.fit_learned)
 
     @staticmethod
     def _shrink_gap(cursor: QTextCursor) -> None:
@@ -736,9 +751,31 @@ class ConversationView(MessagesMixin, QStackedWidget):
         self.browser.verticalScrollBar().rangeChanged.disconnect(self._keep_place)
         self._held = None
 
-    def reading_place(self) -> int | None:
-        """The scroll position when someone reads higher up; None at the end."""
-        return None if self._at_end() else self.browser.verticalScrollBar().value()
+    def reading_place(self) -> tuple[int, str, float] | None:
+        """Where someone reads higher up: the exchange and message at the top of the view and
+        how far into it (a share of its height), for go_to_place after the conversation is
+        drawn again; None at the end. (A scroll value showed another message after a new
+        text size.)"""
+        if self._at_end():
+            return None
+        value = self.browser.verticalScrollBar().value()
+        layout = self.browser.document().documentLayout()
+        for message in self.messages:
+            rect = layout.frameBoundingRect(message.frame)
+            if message.page_id is not None and rect.bottom() > value:
+                share = (value - rect.top()) / max(1.0, rect.height())
+                return message.page_id, message.role, share
+        return None
+
+    def go_to_place(self, place: tuple[int, str, float] | None) -> None:
+        """Scroll back to a reading_place (the end for None, or a message no longer shown)."""
+        message = next((m for m in self.messages if place is not None
+                        and (m.page_id, m.role) == place[:2]), None)
+        if message is None:
+            self._scroll_now()
+            return
+        rect = self.browser.document().documentLayout().frameBoundingRect(message.frame)
+        self.browser.verticalScrollBar().setValue(round(rect.top() + place[2] * rect.height()))
 
     def _at_end(self) -> bool:
         bar = self.browser.verticalScrollBar()

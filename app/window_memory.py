@@ -375,12 +375,11 @@ class MemoryWindowMixin:
         """Whether a reload_conversation is still reading (what it draws is read after now)."""
         return getattr(self, "_reloads", 0) > 0
 
-    def _reloaded(self, data: dict, notice: str, place: int | None = None) -> None:
+    def _reloaded(self, data: dict, notice: str, place: Any = None) -> None:
         self._reloads -= 1
         self._show_conversation(data, notice)
         if place is not None:  # after the view's own scrolls to the end (queued as this is)
-            bar = self.view.browser.verticalScrollBar()
-            QTimer.singleShot(0, self.view, lambda: bar.setValue(place))
+            QTimer.singleShot(0, self.view, lambda: self.view.go_to_place(place))
 
     def _reload_failed(self, error: Exception) -> None:
         self._reloads -= 1
@@ -473,7 +472,8 @@ class MemoryWindowMixin:
             self.fit_toolbar()
         self.fit_to_text()
         if changed and redraw and not self.temporary and self.view.message_count:
-            self.reload_conversation()  # the conversation's colours and sizes are drawn in
+            # the conversation's colours and sizes are drawn in, where it was read
+            self.reload_conversation(keep_place=True)
 
     def fit_to_text(self) -> None:
         """The window's and the sidebar's minimum sizes for the text size now (they were set
