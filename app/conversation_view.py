@@ -582,9 +582,6 @@ class ConversationView(MessagesMixin, QStackedWidget):
                 frame_format = message.frame.frameFormat().toFrameFormat()
                 self._set_indent(frame_format, message.role == "user")
                 message.frame.setFrameFormat(frame_format)
-        # "Learned" lines end in "Manage" at the width they have now: drawn after this event
-        # (drawn, they may bring or take the scroll bar: a resize again, inside the drawing)
-        QTimer.singleShot(0, self, self.fit_learned)
 
     @staticmethod
     def _shrink_gap(cursor: QTextCursor) -> None:

@@ -9,13 +9,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, QUrl
+from PySide6.QtCore import QEvent, QPoint, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QBrush,
     QColor,
     QContextMenuEvent,
-    QFontMetricsF,
     QGuiApplication,
     QTextBlockFormat,
     QTextCursor,
@@ -46,6 +45,7 @@ SHOWN_LINES, SHOWN_CHARS = 12, 900  # what of a folded message is shown
 LONG_SCHEME = "longmessage"  # the link that unfolds (and folds back) a long message
 EARLIER_SCHEME = "earlier"  # the link above a long conversation that draws more of it
 # A Learned notice whose item was deleted since (without its text: see _draw_learned).
+GLUE = "\u00a0\u00a0·\u00a0\u00a0"  # "  ·  " where no line breaks
 DELETED_NOTICE = "Deleted: what was learned here is no longer remembered."
 
 
@@ -67,7 +67,6 @@ class Message:
     changed: dict[Any, str] = field(default_factory=dict)  # notice key: its item's text now
     long: bool = False  # the person's message is long: shown folded until unfolded
     unfolded: bool = False
-    learned_room: float = 0  # the width its notices' lines were drawn for (see _draw_learned)
 
 
 def is_long(text: str) -> bool:
@@ -283,46 +282,13 @@ class MessagesMixin:
                 message.deleted.discard((item.kind, item.id))
                 self._draw_learned(message)
 
-    def fit_learned(self) -> None:
-        """The "Learned" notices drawn again where the width of their lines changed."""
-        for message in self.messages:
-            if message.notices_frame is not None and (
-                    message.learned_room != self._learned_room(message)):
-                self._draw_learned(message)
-
-    def _learned_room(self, message: Message) -> float:
-        """The width a line of the notices after `message` has, in its tinted box."""
-        document = self.browser.document()
-        outer = message.frame.frameFormat()
-        box = message.notices_frame.frameFormat()
-        return (self.browser.viewport().width() - 2 * document.documentMargin()
-                - outer.leftMargin() - outer.rightMargin() - 2 * outer.padding()
-                - box.leftMargin() - box.rightMargin() - 2 * box.padding())
-
-    def _fitted(self, text: str, room: float, *rest: tuple[str, Any]) -> tuple[str, Any]:
-        """`text` in the notice's text format, cut short with "…" where the line would not
-        keep the `rest` after it (text, format pairs) within `room`: "Manage" wrapped onto a
-        line of its own. Its whole text is the tooltip then."""
-        document = self.browser.document()
-
-        def width(piece: str, char_format: Any) -> float:
-            return QFontMetricsF(char_format.font().resolve(document.defaultFont())
-                                 ).horizontalAdvance(piece)
-
-        fmt = _format(theme.TEXT, size=9)
-        left = room - sum(width(piece, char_format) for piece, char_format in rest) - 4
-        if width(text, fmt) <= left or left < width("…" * 8, fmt):  # narrow: it wraps
-            return text, fmt
-        fmt.setToolTip(text)
-        metrics = QFontMetricsF(fmt.font().resolve(document.defaultFont()))
-        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, left), fmt
-
     def _draw_learned(self, message: Message) -> None:
         cursor = self._emptied(message.notices_frame)
         index = self.messages.index(message)
         quiet = theme.MUTED_ON_TINT  # on the notice's green tint (MUTED there is 4.4:1)
-        message.learned_room = room = self._learned_room(message)
-        gap = ("  ·  ", _format(quiet, size=9))
+        # No-break spaces: the links stay together and with the text's last word, so a line
+        # that wraps takes that word along ("· Manage" alone on a line read as stray).
+        gap = (GLUE, _format(quiet, size=9))
         for n, item in enumerate(message.learned):
             if n:
                 cursor.insertBlock(QTextBlockFormat())
@@ -334,22 +300,19 @@ class MessagesMixin:
                 cursor.insertText(said, _format(quiet, italic=True, size=9))
                 continue
             if item.key in message.changed:
-                label = ("Changed since: ", _format(quiet, italic=True, size=9))
-                manage = ("Manage", _link(f"manage:{index}:{n}"))
-                text, fmt = self._fitted(message.changed[item.key], room, label, gap, manage)
-                fmt.setFontItalic(True)
-                fmt.setForeground(QBrush(QColor(theme.color(quiet))))
-                for piece, char_format in (label, (text, fmt), gap, manage):
-                    cursor.insertText(piece, char_format)
+                now = message.changed[item.key]
+                cursor.insertText(f"Changed since: {now}", _format(quiet, italic=True, size=9))
+                cursor.insertText(*gap)
+                cursor.insertText("Manage", _link(f"manage:{index}:{n}"))
                 continue
             knowledge = item.kind == "knowledge"
-            label = ("Noted what MemoryOS said: " if knowledge else "Learned: ",
-                     _format(theme.LEARNED, bold=True, size=9))
-            undo = ("Undo", _link(f"undo:{index}:{n}"))
-            manage = ("Manage", _link(f"manage:{index}:{n}"))
-            text, fmt = self._fitted(item.text, room, label, gap, undo, gap, manage)
-            for piece, char_format in (label, (text, fmt), gap, undo, gap, manage):
-                cursor.insertText(piece, char_format)
+            label = "Noted what MemoryOS said: " if knowledge else "Learned: "
+            cursor.insertText(label, _format(theme.LEARNED, bold=True, size=9))
+            cursor.insertText(item.text.rstrip(), _format(theme.TEXT, size=9))
+            cursor.insertText(*gap)
+            cursor.insertText("Undo", _link(f"undo:{index}:{n}"))
+            cursor.insertText(*gap)
+            cursor.insertText("Manage", _link(f"manage:{index}:{n}"))
 
     def learned_items(self) -> list[Any]:
         return [item for m in self.messages for item in m.learned]

@@ -1,6 +1,6 @@
 """The conversation reads well at any size: open "Used N memories" lists stay open across a
 new text size, lines keep a readable length in a wide window, a "Learned" notice keeps its
-"Manage" on its line, and a conversation opened from the sidebar stays under its own day."""
+"Manage" with its text, and a conversation opened from the sidebar stays under its own day."""
 
 from __future__ import annotations
 
@@ -145,10 +145,10 @@ def test_an_older_conversation_moves_under_today_only_when_it_goes_on(
     assert _groups(window.sidebar) == {"Today": ["Plan a hike in Marin"]}
 
 
-# --- 5. a "Learned" notice keeps "Manage" on its line ------------------------------------
+# --- 5. a "Learned" notice keeps "Manage" with its text --------------------------------
 
 
-def test_a_learned_notice_keeps_manage_on_its_line_at_an_ordinary_width(
+def test_a_learned_notice_keeps_manage_with_its_text_at_any_width(
     qtbot, window, chat, memory, send
 ):
     said = "I am allergic to peanuts and to tree nuts of every kind, cashews included"
@@ -169,13 +169,17 @@ def test_a_learned_notice_keeps_manage_on_its_line_at_an_ordinary_width(
         return [text[line.textStart():line.textStart() + line.textLength()]
                 for line in map(layout.lineAt, range(layout.lineCount()))]
 
-    for width in (980, 760, 1300):
+    for width in (980, 760, 1300, 2000):
         window.resize(width, 720)
         qtbot.waitUntil(lambda w=width: window.width() == w)
         qtbot.wait(20)
         shown = lines()
-        assert len(shown) == 1 and shown[0].rstrip().endswith("Manage"), (width, shown)
-        assert shown[0].startswith("Learned: ") and view.plain_text().count("Learned: ") == 1
+        # the whole of what was learned, and the links on the line of its last word
+        assert "".join(shown).replace("\u00a0", " ").startswith(f"Learned: {said}"), shown
+        assert shown[-1].rstrip().endswith("Manage") and "Undo" in shown[-1], (width, shown)
+        assert "included" in shown[-1], (width, shown)  # "· Manage" is not alone on its line
+        assert view.plain_text().count("Learned: ") == 1
+
     # the whole of it is kept: it reads whole where there is room, and in the tooltip
     cursor = view.browser.document().find("Learned: ")
     cursor.movePosition(QTextCursor.MoveOperation.NextCharacter)
