@@ -111,3 +111,40 @@ def test_a_number_that_names_a_thing_is_not_a_new_value(old, new, replaced):
     from engine.memory import fact_values
 
     assert fact_values.value_changed(old, new) is replaced
+
+
+def test_a_new_value_of_the_person_leaves_a_thing_s_value_alone(memory):
+    """ "I now weigh 70 kg" gives the person another weight, not the suitcase: both weigh, yet
+    one is the person's and the other a thing's. Said of the person again, it replaces."""
+    suitcase, weighed = "My suitcase weighs 20 kg.", "I weigh 72 kg."
+    learn(memory, [(suitcase, "2025-05-01 10:00:00"), (weighed, "2025-05-02 10:00:00"),
+                   ("I now weigh 70 kg.", "2025-06-01 10:00:00")])  # fmt: skip
+
+    assert suitcase in current(memory)
+    assert fact(memory, weighed).superseded_by == fact(memory, "I now weigh 70 kg.").id
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("My levothyroxine dose is 88 micrograms.", "I take 100 mcg now instead of 88."),
+    ("I weigh 70 kg.", "I now weigh 72 kilos."),
+    ("I run 5 km every morning.", "I now run 8 kilometres every morning."),
+])
+def test_a_unit_spelled_another_way_is_the_same_unit(memory, old, new):
+    learn(memory, [(old, "2025-05-01 10:00:00"), (new, "2025-06-01 10:00:00")])
+
+    assert current(memory) == [new]
+    assert fact(memory, old).superseded_by == fact(memory, new).id
+
+
+def test_units_that_differ_keep_both_values(memory):
+    said = [("I weigh 70 kg.", "2025-05-01 10:00:00"), ("I now weigh 160 lbs.", "2025-06-01")]
+    learn(memory, said)
+
+    assert sorted(current(memory)) == sorted(text for text, _ in said)
+
+
+def test_the_same_words_with_a_unit_spelled_another_way_give_another_value():
+    from engine.memory import fact_values
+
+    assert fact_values.value_changed("I run 5 km every morning.", "I run 8 kilometres every morning.")
+    assert not fact_values.value_changed("I run 5 km every morning.", "I run 8 miles every morning.")

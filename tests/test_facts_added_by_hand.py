@@ -167,3 +167,37 @@ def test_mcp_add_fact_dates_the_fact_and_replaces_the_old_home(home):
         assert [f["text"] for f in facts] == [added["text"]]
 
     run(path, home, body)
+
+
+def test_deleting_a_fact_added_by_hand_deletes_the_profile_entry_made_from_it(memory):
+    """The entry's only evidence was the fact: it goes with it, and the home said before is
+    current again, in the Privacy panel's list as in the profile. Undo brings both back."""
+    from app import persona_items
+
+    said(memory, [("I live in Leeds.", "2026-10-01 09:00")])
+    added = memory.add_fact("I moved to Bristol last week.")
+    assert current_values(memory, "identity", "location") == ["Bristol"]
+
+    [item] = [i for i in persona_items.load_items(memory)["items"] if i.id == added.id
+              and i.kind != persona_items.PROFILE]  # fmt: skip
+    deleted = persona_items.delete_items(memory, [item])
+
+    assert current_values(memory, "identity", "location") == ["Leeds"]
+    listed = [i.text for i in persona_items.load_items(memory)["items"]]
+    assert not any("Bristol" in text for text in listed)
+    assert any("Leeds" in text for text in listed if text != "I live in Leeds.")
+
+    persona_items.undo_delete(memory, deleted)
+    assert current_values(memory, "identity", "location") == ["Bristol"]
+
+
+def test_a_profile_entry_another_fact_added_by_hand_says_stays_until_both_go(memory):
+    said(memory, [("I live in Leeds.", "2026-10-01 09:00")])
+    first = memory.add_fact("I moved to York.")
+    second = memory.add_fact("I moved to York last month.")
+
+    memory.delete_fact(first.id)
+    assert current_values(memory, "identity", "location") == ["York"]
+
+    memory.delete_fact(second.id)
+    assert current_values(memory, "identity", "location") == ["Leeds"]

@@ -76,7 +76,7 @@ def _read(text: str) -> tuple[tuple[str, ...], list[tuple[str, ...]], list[bool]
             if run:
                 values.append(tuple(run))
                 run = []
-            template.append(keywords.stem(token))
+            template.append(_unit(token))  # "kilos" and "kg" alike
             continue
         if not run:
             labels.append(bool(template) and template[-1] in _LABELS)
@@ -164,10 +164,33 @@ _NOT_SUBJECT = frozenset(
 )
 
 
+# Spellings of one unit: "100 mcg" and "88 micrograms" count the same thing, and so do "70 kg"
+# and "72 kilos". Each group is read as its first word. A unit missing here is compared as
+# written, which only keeps both facts current.
+_UNIT_SPELLINGS = """
+    microgram micrograms mcg ug | milligram milligrams mg | gram grams g | kilogram kilograms kg
+    kgs kilo kilos | pound pounds lb lbs | millilitre millilitres milliliter milliliters ml |
+    litre litres liter liters l | centimetre centimetres centimeter centimeters cm | metre
+    metres meter meters | kilometre kilometres kilometer kilometers km kms | mile miles mi |
+    minute minutes min mins | hour hours hr hrs h | second seconds sec secs | calorie calories
+    kcal
+"""
+_UNIT_GROUPS = [group.split() for group in _UNIT_SPELLINGS.split("|")]
+_UNITS = {keywords.stem(word): group[0] for group in _UNIT_GROUPS for word in group}
+_SPELLINGS = {group[0]: group for group in _UNIT_GROUPS}
+
+
+def _unit(word: str) -> str:
+    """What `word` counts, one name for each spelling of a unit ("mcg" -> "microgram"); the
+    stem of any other word."""
+    stem = keywords.stem(word)
+    return _UNITS.get(stem, stem)
+
+
 @dataclass(frozen=True)
 class _Amount:
     value: str
-    kind: str  # the unit's stem ("microgram"), or "day", "month", "time"
+    kind: str  # the unit (_unit: "microgram"), or "day", "month", "time"
     start: int = field(compare=False, default=0)
 
 
@@ -185,7 +208,7 @@ def _amounts(text: str) -> list[_Amount]:
             found.append(_Amount(number, "time", match.start()))
         elif unit and unit not in keywords.STOPWORDS and unit not in _NOW:
             value = _value(number) or number.replace(",", ".")
-            found.append(_Amount(value, keywords.stem(unit), match.start()))
+            found.append(_Amount(value, _unit(unit), match.start()))
     return found
 
 
@@ -195,8 +218,36 @@ def _subject(text: str) -> set[str]:
     counted = {a.kind for a in _amounts(text)}
     return {
         word for word in keywords.normalise(keywords.content_words(text))
-        if word not in counted and word not in _NOT_SUBJECT and _value(word) is None
+        if _unit(word) not in counted and word not in _NOT_SUBJECT and _value(word) is None
     }  # fmt: skip
+
+
+# Who a statement's values belong to: the person ("I now weigh 70 kg", "we sleep 8 hours") or
+# a thing they name ("My suitcase weighs 20 kg", "we moved the meeting to Friday"), told by
+# the nearest of these words before the first word of its subject.
+_PERSON = frozenset("i i'm i've i'd we we're we've".split())
+_THING = frozenset("my our your his her their its the a an this that these those".split())
+
+
+def _of_person(text: str, subject: set[str]) -> bool | None:
+    """Whether the values `text` states are the person's own measure, as opposed to a thing's
+    (see _PERSON); None where it names no subject or neither word comes before it."""
+    holder = None
+    for token in keywords.tokens(text):
+        if keywords.stem(token) in subject:
+            return None if holder is None else holder in _PERSON
+        if token in _PERSON or token in _THING:
+            holder = token
+    return None
+
+
+def _same_holder(change: str, subject: set[str], other: str) -> bool:
+    """Whether `change` (its value part, with that part's `subject`) and `other` give values
+    of the same holder: "I now weigh 70 kg" is not of "My suitcase weighs 20 kg", though both
+    weigh. Where either names no subject, the other checks decide."""
+    part = next((p for p in _CLAUSE.split(other) if _amounts(p)), other)
+    one, two = _of_person(change, subject), _of_person(part, _subject(part))
+    return one is None or two is None or one == two
 
 
 def search_words(text: str) -> list[str]:
@@ -208,8 +259,10 @@ def search_words(text: str) -> list[str]:
     if not amounts:
         return []
     counted = {a.value if a.kind in ("day", "month") else a.kind for a in amounts}
+    spelled = {word for kind in counted for word in _SPELLINGS.get(kind, ())}  # "mcg" too
     named = _NAMED_OLD.search(text)
-    return sorted(counted | _subject(text) | ({named.group(1).lower()} if named else set()))
+    found = counted | spelled | _subject(text) | ({named.group(1).lower()} if named else set())
+    return sorted(found)
 
 
 def replaces(change: str, other: str) -> bool:
@@ -219,7 +272,9 @@ def replaces(change: str, other: str) -> bool:
     "Our team meeting is on Monday". Where the old value is named, `other` must hold it,
     counting the same thing, and share a word of the subject where `change` names one (a day
     always: "I swim on Monday" is another thing). Where it is not named, `change` says "now"
-    or a verb of change, and every word of its subject is in `other`. Anything else keeps
+    or a verb of change, and every word of its subject is in `other`. Either way both give
+    values of one holder: "I now weigh 70 kg" leaves "My suitcase weighs 20 kg" (_same_holder).
+    A unit counts the same however it is spelled ("mcg", "micrograms"). Anything else keeps
     both facts, which loses nothing. Read as said (_as_said)."""
     change, other = _as_said(change), _as_said(other)
     named = _NAMED_OLD.search(change)
@@ -231,6 +286,8 @@ def replaces(change: str, other: str) -> bool:
     part = next((p for p in _CLAUSE.split(change) if _amounts(p) or _NAMED_OLD.search(p)), "")
     subject = _subject(part)
     shared = subject & keywords.normalise(keywords.content_words(other))
+    if not _same_holder(part, subject, other):
+        return False
     if named:
         said_old = [a for a in new if a.start == named.start(1)]
         new = [a for a in new if a.start != named.start(1)]

@@ -30,6 +30,7 @@ from engine.records import (
     ACTIVE,
     ASSISTANT_KNOWLEDGE,
     CANDIDATE,
+    SUPERSEDED,
     USER_FACT,
     Fact,
     Page,
@@ -468,16 +469,21 @@ class Persona:
             fact_id = self.remember_fact(
                 kind, text, status=ACTIVE, origin="user", sources=[], now=now, vector=vector
             )
-            by_hand = ByHand(fact_id)
-            for slot in slots:
-                if self._changes_profile(slot, by_hand):
-                    self.set_slot(slot.category, slot.name, slot.value, origin="user",
-                                  evidence=[], now=now, by_hand=by_hand)  # fmt: skip
-                elif (slot.category, slot.name) == ("identity", "location"):
-                    self._supersede_old_home(slot.value, [], now, by_hand)
-                elif slot.category == "preference":
-                    self._supersede_liked(slot.name, slot.value, [], now, by_hand)
+            self._profile_by_hand(fact_id, slots, now)
         return self.vault.fact(fact_id)
+
+    def _profile_by_hand(self, fact_id: int, slots: list[SlotCandidate], now: float) -> None:
+        """What the profile entries `slots`, read from the fact added by hand `fact_id`,
+        change (inside the caller's transaction; see add_fact)."""
+        by_hand = ByHand(fact_id)
+        for slot in slots:
+            if self._changes_profile(slot, by_hand):
+                self.set_slot(slot.category, slot.name, slot.value, origin="user",
+                              evidence=[], now=now, by_hand=by_hand)  # fmt: skip
+            elif (slot.category, slot.name) == ("identity", "location"):
+                self._supersede_old_home(slot.value, [], now, by_hand)
+            elif slot.category == "preference":
+                self._supersede_liked(slot.name, slot.value, [], now, by_hand)
 
     def _changes_profile(self, slot: SlotCandidate, by_hand: ByHand) -> bool:
         """Whether filling `slot` replaces a current profile entry: another value of it, a
@@ -508,12 +514,35 @@ class Persona:
         return self.vault.fact(fact_id)
 
     def delete_facts(self, fact_ids: list[int]) -> None:
-        for fact_id in fact_ids:
-            self.vault.fact(fact_id)  # NotFoundError before anything is deleted
+        """Delete the facts, and the profile entries made only from those of them the person
+        added by hand (made_by_hand), as forgetting an exchange deletes the entries whose every
+        source it was: what those entries replaced is current again."""
+        facts = [self.vault.fact(fact_id) for fact_id in fact_ids]  # NotFoundError first
         with self.vault.transaction():
+            slot_ids = self.made_by_hand(facts)
             self.vault.delete_facts(fact_ids, self.ctx.dimension)
+            self.vault.delete_slots(slot_ids)
             self.vault.bump_vector_generation()
         self.facts_mirror.remove(fact_ids)
+
+    def made_by_hand(self, facts: list[Fact]) -> list[int]:
+        """The current profile entries whose only evidence is among `facts`: entries with no
+        exchange, made by add_fact from the words of one of them added by hand, that no other
+        fact added by hand still says. The vault records no link from an entry to its fact,
+        so the words are read again as add_fact read them."""
+        gone = {fact.id for fact in facts}
+        said = {_said_key(slot) for fact in facts if _by_hand(fact) for slot in _slots_of(fact)}
+        if not said:
+            return []
+        kept = {
+            _said_key(slot) for fact in self.vault.facts(USER_FACT, False)
+            if fact.id not in gone and _by_hand(fact) for slot in _slots_of(fact)
+        }  # fmt: skip
+        return [
+            slot.id for slot in self.vault.slots(include_superseded=False)
+            if slot.origin == "user" and not slot.evidence_page_ids
+            and _said_key(slot) in said - kept
+        ]  # fmt: skip
 
     def edit_slot(self, slot_id: int, value: str) -> ProfileSlot:
         value = validation.text(value, "value").strip()
@@ -572,6 +601,10 @@ class Persona:
                     self.vault.relink("profile", entry.id, entry.status, by)
                 else:
                     self.vault.relink("facts", entry.id, entry.status, entry.superseded_by)
+            # the profile entries a fact added by hand made went with it (delete_facts)
+            for fact in facts:
+                if _by_hand(fact) and fact.status != SUPERSEDED:
+                    self._profile_by_hand(fact.id, _slots_of(fact), self.ctx.clock())
             self.vault.bump_vector_generation()  # ids below the last one came back
         for fact, vector in zip(facts, vectors, strict=True):
             self.facts_mirror.add(fact.id, vector)
@@ -581,7 +614,8 @@ class Persona:
 class ByHand:
     """A fact the person added by hand, and the profile entries read from it so far. The facts
     it replaces are linked to it, as those an exchange replaces are to the fact learned from
-    it: deleting it makes them current again (a profile entry made from it stays)."""
+    it: deleting it makes them current again, and deletes a profile entry made from it
+    (Persona.made_by_hand)."""
 
     fact_id: int
     slot_ids: list[int] = field(default_factory=list)
@@ -643,6 +677,20 @@ ANALYSIS_SCHEMA = {
     },
     "required": ["profile", "user_facts", "assistant_knowledge"],
 }
+
+
+def _by_hand(fact: Fact) -> bool:
+    """Whether the person added `fact` by hand (add_fact): theirs, from no exchange."""
+    return fact.kind == USER_FACT and fact.origin == "user" and not fact.source_page_ids
+
+
+def _slots_of(fact: Fact) -> list[SlotCandidate]:
+    """The profile entries add_fact read from the words of `fact`, as typed (undated)."""
+    return slots_said(when.without_resolved(fact.text))
+
+
+def _said_key(slot: SlotCandidate | ProfileSlot) -> tuple[str, str, str]:
+    return (slot.category, slot.name, normalise_text(slot.value))
 
 
 def _polarity(value: str) -> int:

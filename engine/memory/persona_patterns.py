@@ -27,6 +27,18 @@ _MAY_BE_LAST = frozenset(
 )
 _BEFORE_NUMBER = frozenset("no nos nr pp p".split())
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|me|myself|we|our|we're|we've)\b", re.I)
+# A sentence about what the one before it introduced: "We have a golden retriever called Bamse.
+# He is four." Its subject is a pronoun, so alone it says nothing of the person; it is kept
+# with the sentence it refers to, as one fact. Only after a sentence that was kept and names
+# something of the person's (_INTRODUCES): after anything else ("I went out. It was busy.",
+# "It was a long day.") it is small talk, not a fact.
+_REFERS_BACK = re.compile(r"^(?:he|she|it|they)(?:['’](?:s|re|ve|d|ll))?\s+\w", re.I)
+_INTRODUCES = re.compile(
+    r"\b(?:my|our)\s+\w|\b(?:called|named)\s+[^\W\d_]"
+    r"|\b(?:i|we)(?:['’]ve)? (?:(?:have|got|own|adopted|bought|met|found) )+"
+    r"(?:a|an|two|three|four|five|some)\b",
+    re.I,
+)
 # "I see" and "I know" alone answer; "I see Dr. Hansen every three months" and "I know Tomasz
 # from work" are facts.
 _FILLER = re.compile(
@@ -408,7 +420,14 @@ def statement_candidates(page: Page) -> list[tuple[str, str]]:
         sides.append(("agent", page.agent_response))  # a transcript: the other person's facts too
     for side, text in sides:
         speaker = _named_speaker(page, side)
+        introduced = None  # where in `out` the sentence before, naming something, was kept
         for sentence in _sentences(text):
+            if introduced is not None and _refers_back(sentence):
+                kind, said = out[introduced]
+                if len(said.split()) + len(sentence.split()) <= 45:
+                    out[introduced] = (kind, f"{said} {sentence}")
+                    continue
+            introduced = None
             if not _FIRST_PERSON.search(sentence) or sentence.endswith("?"):
                 continue
             if _REQUEST.match(sentence):
@@ -419,6 +438,8 @@ def statement_candidates(page: Page) -> list[tuple[str, str]]:
             if len(keywords.content_words(sentence)) < 2:
                 continue
             out.append((USER_FACT, f"{speaker}: {sentence}" if speaker else sentence))
+            if _INTRODUCES.search(sentence):
+                introduced = len(out) - 1
     if not _named_speaker(page, "agent"):
         asked = any(_ASKED_TO_KEEP.match(s) for s in _sentences(page.user_input))
         for sentence in _sentences(page.agent_response):
@@ -427,6 +448,17 @@ def statement_candidates(page: Page) -> list[tuple[str, str]]:
             if _DONE.search(sentence) or (asked and _PROMISE.search(sentence)):
                 out.append((ASSISTANT_KNOWLEDGE, sentence))
     return out
+
+
+def _refers_back(sentence: str) -> bool:
+    """Whether `sentence` tells something of a thing named before it by a pronoun ("He is
+    four", "She works nights"): not a question, a request or a bare "It is"."""
+    return (
+        bool(_REFERS_BACK.match(sentence))
+        and not sentence.endswith("?")
+        and not _REQUEST.match(sentence)
+        and bool(keywords.content_words(sentence))
+    )
 
 
 def moved_away(text: str) -> bool:
