@@ -332,6 +332,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The module of engine/terminal with each command's run_COMMAND (imported when it runs).
+RUN_IN = {
+    "chat": "chat",
+    "import": "import_export",
+    "export": "import_export",
+    "facts": "facts",
+    "conversations": "conversations",
+    "search": "conversations",
+    "forget": "conversations",
+    "status": "maintenance",
+    "reembed": "maintenance",
+    "rekey": "maintenance",
+    "doctor": "maintenance",
+}
+
 # Arguments that belong to the desktop app (app/launcher.py), not to the terminal CLI.
 APP_ARGUMENTS = ("--self-test", "--embedder-process")
 
@@ -389,13 +404,14 @@ def main(argv: list[str] | None = None) -> int:
             from engine.network import check_address
 
             check_address(args.url, f"--url {args.url!r}")
-            from engine import commands
+            from engine.terminal.opening import check_bare_host
 
-            commands.check_bare_host(args.url, f"--url {args.url!r}")
+            check_bare_host(args.url, f"--url {args.url!r}")
             args.model = f"url:{args.url}"
-        from engine import commands
+        import importlib
 
-        return getattr(commands, f"run_{args.command}")(args) or 0
+        module = importlib.import_module(f"engine.terminal.{RUN_IN[args.command]}")
+        return getattr(module, f"run_{args.command}")(args) or 0
     except errors.InvalidInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -128,8 +128,8 @@ def _chosen_gguf(path: str) -> str:
 
 def _chosen_server(config) -> str:
     from engine.backends.build import make_chat
-    from engine.commands import _app_settings
     from engine.errors import MemoryOSError
+    from engine.terminal.opening import _app_settings
 
     # the app's own setting: a plain http:// server it was allowed to use is checked as allowed
     allowed = _app_settings().get("allow_plain_http") is True
@@ -183,7 +183,7 @@ def run_checks(vault_path: Path, embedder, chat_model=None) -> int:
     app's settings (read from them when None)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if chat_model is None:
-        from engine.commands import saved_model_config
+        from engine.terminal.opening import saved_model_config
 
         chat_model = saved_model_config()
     checks = [

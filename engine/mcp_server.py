@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     path = None
     if not args.config:
-        from engine.commands import vault_to_open
+        from engine.terminal.opening import vault_to_open
 
         try:  # a name that does not exist is refused as every command refuses it
             path = vault_to_open(args, create=args.create, make_new="memoryos mcp")
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"memoryos mcp: {exc}", file=sys.stderr)
             return 2
     try:
-        from engine.commands import embedder_name
+        from engine.terminal.opening import embedder_name
 
         args.embedder = embedder_name(args)
         # Asks for a passphrase only when stdin is a terminal (a person started us): a client
@@ -298,7 +298,7 @@ def _chat(model: str | None, url_model: str, allow_plain_http: bool = False):
     """The consolidation model named by --model (not loaded until consolidation needs it)."""
     if not model or model == "none":
         return None
-    from engine.commands import make_chat
+    from engine.terminal.opening import make_chat
 
     chosen = None if model == "saved" else model
     return make_chat(chosen, url_model, allow_plain_http=allow_plain_http)

@@ -114,7 +114,8 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     from tqdm import tqdm
 
-    from engine.commands import _consolidate_with_progress, _exists, _open, vault_to_open
+    from engine.terminal.import_export import _consolidate_with_progress
+    from engine.terminal.opening import _exists, _open, vault_to_open
 
     shared: dict = {}
     if args.data_folder:
@@ -171,9 +172,9 @@ def _open_data_folder(args: argparse.Namespace, data) -> tuple:
     from engine import unlock
     from engine.api import MemoryOS
     from engine.backends.build import make_embedder
-    from engine.commands import embedder_name
     from engine.compat import vault_path
     from engine.shared_knowledge import SharedKnowledge
+    from engine.terminal.opening import embedder_name
     from engine.vault import keyring_status
 
     path = vault_path(args.data_folder, data.user_id)

@@ -105,7 +105,7 @@ def ports_to_probe(chosen_url: str = "") -> list[int]:
 def chosen_server_url() -> str:
     """The base URL of the server chosen in the app's settings, "" when the chosen model is not
     a server (or no settings are saved)."""
-    from engine.commands import saved_model_config
+    from engine.terminal.opening import saved_model_config
 
     try:
         config = saved_model_config()

@@ -73,11 +73,12 @@ def test_forget_finds_facts_profile_and_exchanges_and_deletes_only_those(memory)
 
 def _chat(monkeypatch, home, lines: str, *args: str):
     """Run `memoryos chat` in this process with the fake chat model and typed lines."""
-    from engine import cli, commands
+    from engine import cli
     from engine.backends.fake import FakeChat
 
     chat = FakeChat()
-    monkeypatch.setattr(commands, "make_chat", lambda *a, **k: chat)
+    # where run_chat looks the name up (engine/terminal/chat.py imports it from opening.py)
+    monkeypatch.setattr("engine.terminal.chat.make_chat", lambda *a, **k: chat)
     monkeypatch.setenv("MEMORYOS_PASSPHRASE", "correct horse battery")
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
@@ -169,8 +170,8 @@ def test_cli_chat_status_and_facts_read_as_sentences(monkeypatch, home, capsys, 
 
 
 def test_status_text_names_the_last_error():
-    from engine.commands import status_text
     from engine.records import ConsolidationStatus
+    from engine.terminal.chat import status_text
 
     status = ConsolidationStatus(
         pending_jobs=2, running=False, failed_jobs=1, last_error="the model timed out",
@@ -186,8 +187,8 @@ def test_status_text_names_the_last_error():
 def test_status_counts_the_profile_entries_the_app_counts():
     """/status said "3 facts" where the app's status bar said "4 facts": both count the
     profile entries apart now, in the same words."""
-    from engine.commands import status_text
     from engine.records import ConsolidationStatus
+    from engine.terminal.chat import status_text
 
     status = ConsolidationStatus(
         pending_jobs=0, running=False, failed_jobs=0, last_error=None,

@@ -197,7 +197,7 @@ def test_facts_delete_checks_every_id_before_deleting(tmp_path, home):
 
 
 def test_facts_delete_ids_parse():
-    from engine.commands import parse_item_ids
+    from engine.terminal.facts import parse_item_ids
 
     assert parse_item_ids(["f3", "P2", "7", "profile", "9", "fact", "4", "f3"]) == [
         ("fact", 3), ("profile", 2), ("fact", 7), ("profile", 9), ("fact", 4)

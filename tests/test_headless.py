@@ -27,7 +27,9 @@ def test_engine_sources_import_no_qt_and_no_app():
 
 def test_importing_the_engine_loads_no_qt_and_no_heavy_models():
     code = (
-        "import sys, engine.api, engine.cli, engine.commands, engine.retrieval, engine.consolidation\n"
+        "import sys, engine.api, engine.cli, engine.retrieval, engine.consolidation\n"
+        "import engine.terminal.chat, engine.terminal.conversations, engine.terminal.facts\n"
+        "import engine.terminal.import_export, engine.terminal.maintenance\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('PySide6', 'app', 'torch', 'sentence_transformers', 'llama_cpp'))\n"
         "print(bad)\n"

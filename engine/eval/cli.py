@@ -92,8 +92,8 @@ def _check_addresses(args: argparse.Namespace) -> None:
     """--llm url:URL and --judge-url: a server address each (AddressError), and plain http://
     to another computer only with --allow-plain-http (PlainHttpRefusedError), as `memoryos
     chat` refuses them."""
-    from engine.commands import ALLOW_PLAIN_HTTP
     from engine.network import check_address, check_url
+    from engine.terminal.opening import ALLOW_PLAIN_HTTP
 
     given = []
     if args.llm.startswith("url:"):

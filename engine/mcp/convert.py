@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from engine.commands import FACT_PREFIX, PROFILE_PREFIX
 from engine.mcp.fit import PREVIEW_CHARS, compact, cut
 from engine.records import Fact, Page, ProfileSlot, ScoredFact, ScoredPage
 from engine.remembered import FACT, KNOWLEDGE, PROFILE, MemoryUsed
+from engine.terminal.facts import FACT_PREFIX, PROFILE_PREFIX
 
 
 def iso(timestamp: float) -> str:

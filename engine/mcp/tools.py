@@ -11,7 +11,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from engine.commands import FACT_PREFIX, PROFILE_PREFIX, parse_item_ids
 from engine.errors import InvalidInputError, MemoryOSError, NotFoundError
 from engine.mcp.convert import (
     fact_json,
@@ -30,6 +29,7 @@ from engine.mcp.strict import Refused, StrictServer
 from engine.mcp.warm import EmbedderLoad
 from engine.mcp.wording import GENERAL, Advice, for_agents
 from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT, Page
+from engine.terminal.facts import FACT_PREFIX, PROFILE_PREFIX, parse_item_ids
 from engine.validation import MAX_META_BYTES
 
 # Limits on what a caller may send: generous for real use, small enough to refuse a runaway.

@@ -11,7 +11,7 @@ def test_the_status_lines_facts_count_what_privacy_lists(qtbot, window, memory):
     """It said "12 facts" (facts and profile entries added up) where `memoryos status` and
     /status said "7 facts": all say the facts and the profile entries apart now, as Privacy
     lists them."""
-    from engine.commands import status_text
+    from engine.terminal.chat import status_text
 
     memory.add_memory("I work as a data scientist in San Francisco.", "Nice field.")
     memory.run_consolidation()
