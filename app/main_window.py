@@ -213,6 +213,8 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
             "Bring in the memory of the reference MemoryOS (BAI-LAB): its data folder")
         self.export_action = self._action("&Export memory…", self.export_memory, "Ctrl+E", "export",
                                           "Save everything MemoryOS remembers to a JSON file")
+        self.backup_action = self._action("&Back up memory…", self.backup_memory, "", "",
+                                          "Save an encrypted copy of this memory's vault file")
         self.lock_action = self._action("&Lock now", self.lock_now, "Ctrl+L", "lock",
                                         "Close the vault now; its key is asked for again")
         # from Privacy and the inspector too: they show everything remembered
@@ -237,6 +239,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
                                              self.show_shortcuts, "F1")
         self._make_memory_actions()  # sidebar, search, chat, text size (window_memory.py)
         self.vault_actions = [self.new_action, self.temporary_action, self.export_action,
+                              self.backup_action,
                               self.import_action, self.import_reference_action,
                               self.inspector_action, self.privacy_action, self.search_action,
                               self.lock_action, self.switch_action]
@@ -250,6 +253,7 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
         file_menu.addAction(self.import_action)
         file_menu.addAction(self.import_reference_action)
         file_menu.addAction(self.export_action)
+        file_menu.addAction(self.backup_action)
         file_menu.addSeparator()
         file_menu.addAction(self.switch_action)
         file_menu.addAction(self.lock_action)
@@ -817,6 +821,12 @@ class MainWindow(MemoryWindowMixin, QMainWindow):
 
         if self.session is not None:
             export_memory(self, self.session)
+
+    def backup_memory(self) -> None:
+        from app.backup import backup_memory
+
+        if self.session is not None:
+            backup_memory(self, self.session)
 
     def import_conversations(self) -> None:
         from app.importer import import_transcript

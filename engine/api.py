@@ -649,6 +649,15 @@ class MemoryOS:
         """Everything the vault holds about the person, as JSON (written to `path` if given)."""
         return export_json(self.ctx, self.info(), path)
 
+    def backup(self, path: str | Path, *, force: bool = False):
+        """A consistent, encrypted copy of the whole vault at `path`, made while it is open here
+        and elsewhere (engine/vault/backup.py); an existing file is replaced only with `force`.
+        Returns a vault.backup.Backup: where it went and what opens it."""
+        from engine.vault.backup import backup
+
+        self.flush_visits()  # what was read so far is in the copy too
+        return backup(self.vault, path, force=force)
+
     # ---- consolidation (engine/consolidation.py) ------------------------------------------
 
     def consolidation_status(self) -> ConsolidationStatus:

@@ -269,6 +269,19 @@ def build_parser() -> argparse.ArgumentParser:
     _vault_options(export)
     export.add_argument("file", help="output file, or - for standard output")
 
+    backup = commands.add_parser(
+        "backup",
+        help="copy the whole vault, encrypted, to FILE (also while the app has it open)",
+        description="Write a copy of the whole vault to FILE: encrypted with the same key or "
+        "passphrase, and complete even while the app, `memoryos mcp` or a chat has it open "
+        "(copying the file by hand then misses the newest exchanges). To use it on another "
+        "computer, put it in that computer's vaults folder as NAME.memoryos with MemoryOS "
+        "closed, or give it to a command with --vault-path FILE.",
+    )
+    _vault_options(backup)
+    backup.add_argument("file", help="the copy to write (for example: memory-backup.memoryos)")
+    backup.add_argument("--force", action="store_true", help="replace FILE if it exists")
+
     forget = commands.add_parser(
         "forget", help="delete a page, segment, conversation, or everything"
     )
@@ -337,6 +350,7 @@ RUN_IN = {
     "chat": "chat",
     "import": "import_export",
     "export": "import_export",
+    "backup": "backup",
     "facts": "facts",
     "conversations": "conversations",
     "search": "conversations",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -60,12 +61,51 @@ def load(path: str | Path) -> Any:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
+        # A vault (or its backup) is encrypted SQLite: whole 4 KiB pages, not starting as JSON
+        if ".memoryos" in path.name or (
+            raw and len(raw) % 4096 == 0 and raw.lstrip()[:1] not in (b"[", b"{")
+        ):
+            from engine.paths import vaults_dir
+
+            raise InvalidInputError(
+                f"{path} is a MemoryOS vault (an encrypted memory, as `memoryos backup` writes), "
+                "not a transcript or an export, so it cannot be imported. To use it, put it in "
+                f"the vaults folder ({vaults_dir()}) as NAME.memoryos, with MemoryOS closed if "
+                "it replaces a memory there, then open it with File → Switch memory… or "
+                "`memoryos chat --vault NAME`; or open it where it is with `memoryos chat "
+                "--vault-path FILE` (it opens with the key of the memory it was copied from)."
+            ) from None
         raise InvalidInputError(f"{path} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
+        if cut_short(exc):
+            raise InvalidInputError(
+                f"{path} is not valid JSON: it ends in the middle, at line {exc.lineno}, so it "
+                "was cut short (a copy or download that did not finish?). Copy or export it "
+                "again, then import the new file"
+            ) from None
         raise InvalidInputError(
-            f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})"
+            f"{path} is not valid JSON: it breaks at line {exc.lineno}, column {exc.colno} "
+            f"({exc.msg}). Correct the file there, or copy or export it again"
         ) from None
     return data
+
+
+_CUT_NUMBER = re.compile(r"[-+.0-9eE]+")
+
+
+def cut_short(exc: json.JSONDecodeError) -> bool:
+    """Does the JSON that raised `exc` stop part-way (a file cut short) rather than break in
+    the middle? It does when the error is at its end, inside a quoted text that runs to the
+    end ("Unterminated string", reported where the text starts), or in a word or number that
+    the end cuts."""
+    if exc.msg.startswith("Unterminated string"):
+        return True
+    rest = exc.doc[exc.pos :].rstrip()
+    return (
+        not rest
+        or any(word.startswith(rest) for word in ("true", "false", "null"))
+        or bool(_CUT_NUMBER.fullmatch(rest))
+    )
 
 
 def check(exchanges: list[Exchange]) -> None:

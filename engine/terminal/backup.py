@@ -1,0 +1,26 @@
+"""`memoryos backup FILE`: an encrypted copy of the whole vault, made while it may be open."""
+
+from __future__ import annotations
+
+import sys
+
+from engine.terminal.opening import _open, vault_to_open
+
+
+def run_backup(args) -> int:
+    from engine.vault.backup import check_target
+
+    # refused before the passphrase is asked: a missing folder, the vault itself, a file there
+    check_target(args.file, vault_to_open(args, make_new="memoryos chat"), force=args.force)
+    memory = _open(args, background=False)
+    try:
+        done = memory.backup(args.file, force=args.force)
+        name = memory.path.name
+    finally:
+        memory.close()
+    print(
+        f"Backed up {name} ({done.size_bytes / 2**20:.1f} MiB) to {done.path}.\n"
+        f"{done.how_to_open()}",
+        file=sys.stderr,
+    )
+    return 0

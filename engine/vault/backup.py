@@ -1,0 +1,141 @@
+"""A backup of an open vault: one consistent, encrypted copy of the file, WAL included.
+
+Copying the vault file (`cp`) while the app, `memoryos mcp` or a chat has it open misses what
+is still in its -wal file: the newest exchanges. SQLite's `VACUUM INTO` writes the vault as
+one read transaction sees it, committed writes of every connection included; with SQLite3
+Multiple Ciphers the new file gets the vault's cipher, key derivation and key, so no page of
+it is ever written in plain text, and it opens with the same passphrase or key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine import errors
+from engine.files import private_file
+from engine.vault import keys
+from engine.vault.connection import PLAIN_SQLITE_HEADER, _apsw, mapped_errors
+
+
+@dataclass(frozen=True)
+class Backup:
+    """Where a backup went, how big it is and what opens it."""
+
+    path: Path
+    size_bytes: int
+    keyring: bool  # its key is the random one in this computer's keyring, not a passphrase
+
+    def how_to_open(self) -> str:
+        if not self.keyring:
+            return (
+                "It is encrypted and opens with this memory's passphrase. It holds everything "
+                "as it was now; what you forgot stays forgotten."
+            )
+        return (
+            "It is encrypted with this memory's key, which is in this computer's keyring (kept "
+            "there for the copy too), so it opens on this computer, where it is "
+            "(`memoryos chat --vault-path FILE`). To move your memory to another computer, "
+            "first change its key to a passphrase (`memoryos rekey`, with the app closed), then "
+            "make the backup again: that one opens anywhere with the passphrase."
+        )
+
+
+def check_target(path: str | Path, vault_path: Path, *, force: bool) -> Path:
+    """The file a backup goes to, refused before anything is written: a folder, a folder
+    that does not exist, the vault itself, or an existing file without `force`."""
+    target = Path(path).expanduser().absolute()
+    if target.is_dir():
+        raise errors.InvalidInputError(
+            f"{target} is a folder. Choose a file name for the backup; nothing was written."
+        )
+    if not target.parent.is_dir():
+        raise errors.InvalidInputError(
+            f"The folder {target.parent} does not exist, so nothing was written. Choose an "
+            "existing folder."
+        )
+    vault_path = Path(vault_path).absolute()
+    companions = {vault_path, Path(f"{vault_path}-wal"), Path(f"{vault_path}-shm")}
+    same = any(
+        target == one or (target.exists() and one.exists() and target.samefile(one))
+        for one in companions
+    )
+    if same:
+        raise errors.InvalidInputError(
+            f"{target} is the open vault itself. Choose another file for the backup; nothing "
+            "was written."
+        )
+    if target.exists() and not force:
+        raise errors.InvalidInputError(
+            f"{target} already exists; nothing was written. Choose another name, or pass "
+            "--force to replace it."
+        )
+    wal = Path(f"{target}-wal")
+    if target.exists() and wal.exists() and wal.stat().st_size > 0:
+        # SQLite would lay that old journal over the new copy and damage it
+        raise errors.InvalidInputError(
+            f"{target} is open in another program, or was not closed properly (its -wal file "
+            "is there). Close that program, or choose another name; nothing was written."
+        )
+    return target
+
+
+def backup(vault, path: str | Path, *, force: bool = False) -> Backup:
+    """Write a consistent, encrypted copy of the open `vault` to `path` (0600, atomically:
+    the old file or the complete copy, never a partial one)."""
+    target = check_target(path, vault.path, force=force)
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(handle)  # empty, 0600: VACUUM INTO writes into an empty file and keeps its mode
+    try:
+        with vault._lock, mapped_errors():
+            if vault._depth:
+                raise errors.VaultError("cannot back up the vault inside a transaction")
+            vault.conn.execute("VACUUM INTO ?", (temp,))
+        _check_encrypted(Path(temp))
+        with open(temp, "rb+") as written:
+            os.fsync(written.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    private_file(target)
+    keyring_key = vault.key_location.startswith("keyring")
+    if keyring_key:
+        _keep_key_for(vault.path, target)
+    return Backup(target, target.stat().st_size, keyring_key)
+
+
+def _check_encrypted(path: Path) -> None:
+    """The copy must not open without a key; a plain one is deleted by the caller."""
+    with open(path, "rb") as handle:
+        plain = handle.read(16) == PLAIN_SQLITE_HEADER
+    if not plain:
+        apsw = _apsw()
+        probe = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            probe.execute("SELECT count(*) FROM sqlite_master").fetchall()
+            plain = True
+        except apsw.NotADBError:
+            pass
+        finally:
+            probe.close()
+    if plain:
+        raise errors.VaultError(
+            "the backup came out unencrypted, so it was deleted: this SQLite3 Multiple Ciphers "
+            "build does not encrypt VACUUM INTO (check `memoryos doctor`)"
+        )
+
+
+def _keep_key_for(vault_path: Path, target: Path) -> None:
+    """A keyring vault's copy has the same random key: keep it under the copy's name too,
+    so the copy opens on this computer as the vault does."""
+    hexkey = keys.stored_key(vault_path)
+    if hexkey is None:
+        return
+    import keyring
+
+    keyring.set_password(keys.SERVICE, keys._username(target), hexkey)
