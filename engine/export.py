@@ -54,6 +54,9 @@ def export_json(ctx: MemoryContext, info: VaultInfo, path: str | Path | None = N
     }
     for table in TABLES:
         data[table] = ctx.vault.dump_table(table)
+    # What was forgotten, as one-way keys and times (engine/vault/forgotten.py): a restore
+    # elsewhere leaves it out of older exports too. Exports without this key still restore.
+    data["forgotten"] = ctx.vault.forgotten_records()
     for row in data["pages"] + data["segments"]:
         for key in ("meta", "keywords"):
             if isinstance(row.get(key), str):

@@ -417,10 +417,12 @@ def _not_json(path: Path, text: str, exc: json.JSONDecodeError) -> str:
     """Why a file is not JSON and what to do, with the line where it breaks for whoever wants
     to look. Not "run the reference once more": it reads such a file as empty and its next save
     replaces it, losing what the file still holds."""
-    if exc.pos >= len(text.rstrip()):  # cut off: a JSON document that stops part-way
+    from engine.transcripts import cut_short
+
+    if cut_short(exc):  # cut off: a JSON document that stops part-way
         why = (
-            f"it stops part-way, at line {exc.lineno} ({exc.msg}): the reference MemoryOS did "
-            "not finish writing it (it may have been stopped while saving)"
+            f"it stops part-way, at line {exc.lineno}: the reference MemoryOS did not finish "
+            "writing it (it may have been stopped while saving)"
         )
     else:
         why = (
@@ -432,6 +434,19 @@ def _not_json(path: Path, text: str, exc: json.JSONDecodeError) -> str:
         "rest without it, move this file out of the folder (keep it: what it holds up to that "
         "line can still be read); nothing was imported"
     )
+
+
+def _topic_title(summary: str) -> str:
+    """A conversation's title from its topic's summary: short_term.title's (one line, at most
+    60 characters, "…" where cut), cut back to the last whole word."""
+    line = " ".join(summary.split())
+    title = short_term.title(line)
+    if title != line:  # cut by title(): leave out the part of a word before "…"
+        head = title[:-1]
+        if line[len(head)] != " " and " " in head:
+            head = head.rsplit(" ", 1)[0]
+        title = head.rstrip() + "…"
+    return title or "Imported topic"
 
 
 def _text(value: Any, where: str) -> str:
@@ -616,7 +631,7 @@ def import_steps(
                 report.segments += 1
                 conversation = f"reference-{data.user_id}-{session.session_id}"[:200]
                 memory.vault.ensure_conversation(
-                    conversation, session.created, title=(session.summary or "Imported topic")[:60]
+                    conversation, session.created, title=_topic_title(session.summary)
                 )
                 vectors = [page_vectors[id(p)][0] for p in members]
                 words = _segment_words(session, members)

@@ -21,13 +21,17 @@ What was forgotten in this vault after the export was written (exchanges, facts,
 entries: the vault records each forget, engine/vault/forgotten.py) is left out, with what was
 learned only from those exchanges, and the report says how much: restoring an old export must
 not undo a forget without a word. `include_forgotten` (`memoryos import --include-forgotten`)
-brings them back when that is what the person wants. A new or another vault never forgot them,
-so it gets everything.
+brings them back when that is what the person wants. The export carries the vault's forget
+records (the one-way keys and their times, no text) and the restore adds them to this vault, so
+a vault restored from an export made after a forget (a move to a new computer) leaves out, from
+any older export restored into it later, what was forgotten before the move. A vault that never
+received those records (another computer, restored only from the older export) gets everything.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -93,6 +97,11 @@ class Restored:
     linked_facts: int = 0
     profile: int = 0
     linked_profile: int = 0
+    # of those, how many are replaced by a newer one (the app lists them only on request)
+    replaced_facts: int = 0
+    linked_replaced_facts: int = 0
+    replaced_profile: int = 0
+    linked_replaced_profile: int = 0
     settings: bool = False
     forgotten_exchanges: int = 0  # forgotten in this vault after the export was made
     forgotten_facts: int = 0
@@ -105,22 +114,39 @@ class Restored:
         """How many items of the export were forgotten in this vault after it was made."""
         return self.forgotten_exchanges + self.forgotten_facts + self.forgotten_profile
 
+    @property
+    def added(self) -> bool:
+        """Did the restore add anything (exchanges, facts, profile entries, settings)?"""
+        return bool(self.exchanges or self.facts or self.profile or self.settings)
+
     def lines(self) -> list[str]:
         conversations = "conversation" if self.conversations == 1 else "conversations"
-        out = [
-            f"Restored {_count(self.exchanges, 'exchange')} in {self.conversations} "
-            f"{conversations}, {_count(self.facts, 'fact')} and knowledge, "
-            f"{_count(self.profile, 'profile entry', 'profile entries')}"
-            + (", and the memory settings" if self.settings else "")
-            + "."
-        ]
+        if self.added:
+            out = [
+                f"Restored {_count(self.exchanges, 'exchange')} in {self.conversations} "
+                f"{conversations}, {_count(self.facts, 'fact')} and knowledge"
+                f"{_replaced(self.replaced_facts)}, "
+                f"{_count(self.profile, 'profile entry', 'profile entries')}"
+                f"{_replaced(self.replaced_profile)}"
+                + (", and the memory settings" if self.settings else "")
+                + "."
+            ]
+        elif self.forgotten and not self.forgotten_included:
+            out = ["Nothing new to restore: this vault already holds the rest of the export."]
+        else:
+            out = ["Nothing new to restore: this vault already holds everything in the export."]
         already = []
         if self.skipped_exchanges:
             already.append(_count(self.skipped_exchanges, "exchange"))
         if self.linked_facts:
-            already.append(_count(self.linked_facts, "fact"))
+            already.append(
+                _count(self.linked_facts, "fact") + _replaced(self.linked_replaced_facts)
+            )
         if self.linked_profile:
-            already.append(_count(self.linked_profile, "profile entry", "profile entries"))
+            already.append(
+                _count(self.linked_profile, "profile entry", "profile entries")
+                + _replaced(self.linked_replaced_profile)
+            )
         if already:
             out.append(f"Already in the vault, not added again: {', '.join(already)}.")
         if self.forgotten:
@@ -142,8 +168,13 @@ class Restored:
                 )
             else:
                 out.append(f"Left out {items} forgotten in this vault since the export was made.")
-        out.append(f"Not restored: {NOT_RESTORED}.")
+        if self.added:
+            out.append(f"Not restored: {NOT_RESTORED}.")
         return out + self.notes
+
+
+def _replaced(n: int) -> str:
+    return f" ({n} of them replaced by a newer one)" if n else ""
 
 
 def _count(n: int, one: str, many: str = "") -> str:
@@ -210,6 +241,7 @@ class Export:
     memories: dict[int, list[dict]]  # exported page id -> page_memories rows in order
     settings: Any
     exported_at: float | None = None  # None: unknown, anything forgotten counts as since
+    forgotten: list[tuple[str, str, float]] = field(default_factory=list)  # (kind, key, at)
 
 
 def read_export(data: dict) -> Export:
@@ -280,6 +312,15 @@ def read_export(data: dict) -> Export:
         memories.setdefault(_int(row, "page_id", where), []).append(row)
     for rows in memories.values():
         rows.sort(key=lambda r: r["position"])
+    forgotten = []
+    for n, row in enumerate(_rows(data, "forgotten")):  # absent from exports before they had it
+        where = f"forget record {n}"
+        kind, key = _str(row, "kind", where), _str(row, "key", where)
+        if kind not in forgotten_keys.KINDS:
+            raise InvalidInputError(f"{where}: unknown kind {kind!r}")
+        if not re.fullmatch(r"[0-9a-f]{32}", key):
+            raise InvalidInputError(f"{where}: 'key' is not 32 hexadecimal characters")
+        forgotten.append((kind, key, _number(row, "at", where)))
     settings = data.get("settings")
     if settings is not None:
         from engine.settings import MemorySettings
@@ -289,8 +330,9 @@ def read_export(data: dict) -> Export:
         settings = MemorySettings.from_stored(settings)
         settings.validate()
     return Export(
-        conversations, pages, facts, sources, profile, evidence, memories, settings, exported_at
-    )
+        conversations, pages, facts, sources, profile, evidence, memories, settings, exported_at,
+        forgotten,
+    )  # fmt: skip
 
 
 # ---- writing ----------------------------------------------------------------------------
@@ -410,6 +452,9 @@ def restore(
                     vault.insert_page_memories(
                         page_map[old_id], _memories(rows, page_map, fact_map, slot_map)
                     )
+            # what the vault the export came from forgot is forgotten here too, for later
+            # restores of older exports (included or not in this one)
+            vault.add_forgotten_records(export.forgotten)
             if new_pages:
                 upto = max(page_map[old_id] for old_id, _, _ in new_pages)
                 vault.enqueue(LEARN_WORDS, {"upto": upto}, now)
@@ -508,6 +553,7 @@ def _write_facts(memory, export: Export, known, vectors_of, page_map, report) ->
             fact_map[row["id"]] = known[key]
             vault.add_fact_sources(known[key], sources)
             report.linked_facts += known[key] in held
+            report.linked_replaced_facts += known[key] in held and key[2]
             continue
         fact_map[row["id"]] = known[key] = vault.insert_fact(
             kind=row["kind"],
@@ -521,6 +567,7 @@ def _write_facts(memory, export: Export, known, vectors_of, page_map, report) ->
         )
         inserted.append(row)
         report.facts += 1
+        report.replaced_facts += key[2]
     for row in inserted:  # what superseded what, once every fact has its new id
         new_id = fact_map[row["id"]]
         if row["status"] == SUPERSEDED:
@@ -542,6 +589,7 @@ def _write_profile(memory, export, known, current, page_map, report, now) -> dic
             slot_map[row["id"]] = known[key]
             vault.add_slot_evidence(known[key], evidence)
             report.linked_profile += known[key] in held_ids
+            report.linked_replaced_profile += known[key] in held_ids and superseded
             continue
         slot_map[row["id"]] = known[key] = vault.insert_slot(
             row["category"], row["name"], row["value"], row["origin"], evidence,
@@ -554,6 +602,7 @@ def _write_profile(memory, export, known, current, page_map, report, now) -> dic
         updated = float(row["updated"])
         if row["status"] == SUPERSEDED:
             vault.supersede_slot(new_id, slot_map.get(row.get("superseded_by")), updated)
+            report.replaced_profile += 1
         else:
             # The vault already had another value for this entry: the newer one stays.
             held = current.get((row["category"], row["name"]))
@@ -562,6 +611,7 @@ def _write_profile(memory, export, known, current, page_map, report, now) -> dic
                     vault.supersede_slot(held.id, new_id, now)
                 else:
                     vault.supersede_slot(new_id, held.id, updated)
+                    report.replaced_profile += 1
         vault.touch_slot(new_id, updated)
     return slot_map
 

@@ -478,3 +478,17 @@ def test_a_second_command_line_import_shows_its_real_total_from_the_start(home):
     bars = again.stderr.decode().replace("\r", "\n")
     totals = set(re.findall(r"\| *\d+/(\d+) \[", bars))
     assert totals == {"1"}, bars
+
+
+def test_a_long_topic_summary_makes_a_title_cut_at_a_word(memory):
+    """A conversation made from a reference topic is titled by its summary; a long one is cut
+    at a word, with "…", as other titles are."""
+    import_reference(memory, read_reference(FIXTURE))
+    summaries = [s["summary"] for s in raw("mid_term.json")["sessions"].values()]
+    long = next(s for s in summaries if len(s) > 60)
+    titles = [c.title for c in memory.conversations()]
+    cut = next(t for t in titles if t.endswith("…"))
+
+    assert len(cut) <= 60 and long.startswith(cut[:-1])
+    assert long[len(cut) - 1] == " "  # the word before "…" is whole
+    assert all(s in titles for s in summaries if len(s) <= 60)  # a short one whole

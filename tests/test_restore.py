@@ -219,7 +219,10 @@ def test_memoryos_import_restores_an_export(tmp_path, home):
     done = run_cli("import", str(backup), "--vault", "restore", "--create", *FAKE, home=home)
     err = done.stderr.decode()
     assert done.returncode == 0, err
-    assert "Restored 3 exchanges in 1 conversation, 3 facts and knowledge, 4 profile" in err
+    assert (
+        "Restored 3 exchanges in 1 conversation, 3 facts and knowledge (1 of them replaced by a "
+        "newer one), 4 profile entries (1 of them replaced by a newer one)" in err
+    )  # the status line says 2 facts: the replaced one is listed only with --all
     assert "Not restored: topic summaries" in err
 
     listing = run_cli("facts", "list", "--all", "--vault", "restore", *FAKE, home=home)
@@ -236,6 +239,8 @@ def test_memoryos_import_restores_an_export(tmp_path, home):
     twice = run_cli("import", str(backup), "--vault", "restore", *FAKE, home=home)
     assert twice.returncode == 0
     assert "Already in the vault, not added again: 3 exchanges" in twice.stderr.decode()
+    assert "Nothing new to restore" in twice.stderr.decode()
+    assert "Not restored" not in twice.stderr.decode()
     relisted = run_cli("facts", "list", "--all", "--vault", "restore", *FAKE, home=home)
     assert relisted.stdout == listing.stdout
 
@@ -252,3 +257,47 @@ def test_an_export_from_a_newer_memoryos_is_a_clear_error(tmp_path, home):
     assert out.returncode == 2 and "newer MemoryOS" in err and "memoryos-export/7" in err
     assert b"Traceback" not in out.stderr
     assert not (home / "data" / "vaults" / "new.memoryos").exists()  # nothing was created
+
+
+def _with_a_replaced_fact(memory) -> None:
+    """Two current facts and one replaced by a newer one (shown only with replaced items)."""
+    memory.add_fact("I am vegetarian")
+    older = memory.add_fact("Tom lives in Boston.")
+    newer = memory.add_fact("Tom moved to Denver.")
+    memory.vault.supersede_fact(older.id, newer.id, older.updated)
+
+
+def test_the_counts_say_how_many_facts_are_replaced_ones(memory, restored, tmp_path):
+    """The app lists current facts; a restore's counts say how many of its facts are replaced
+    ones, so that they match what the person sees."""
+    _with_a_replaced_fact(memory)
+    memory.export_json(tmp_path / "memory.json")
+    data = json.loads((tmp_path / "memory.json").read_text(encoding="utf-8"))
+    shown = len(memory.facts())
+
+    first = restore.restore(restored, data)
+    again = restore.restore(restored, data)
+
+    assert len(restored.facts()) == shown == 2
+    assert (first.facts, first.replaced_facts) == (3, 1)
+    assert "3 facts and knowledge (1 of them replaced by a newer one)" in first.lines()[0]
+    assert (again.linked_facts, again.linked_replaced_facts) == (3, 1)
+    already = next(line for line in again.lines() if line.startswith("Already in the vault"))
+    assert "3 facts (1 of them replaced by a newer one)" in already
+
+
+def test_a_repeat_restore_says_there_was_nothing_new(memory, chat, restored, tmp_path):
+    _fill(memory, chat)
+    memory.export_json(tmp_path / "memory.json")
+    data = json.loads((tmp_path / "memory.json").read_text(encoding="utf-8"))
+    first = restore.restore(restored, data)
+    assert any(line.startswith("Not restored: topic summaries") for line in first.lines())
+
+    again = restore.restore(restored, data)
+
+    lines = again.lines()
+    assert lines[0] == (
+        "Nothing new to restore: this vault already holds everything in the export."
+    )
+    assert not any(line.startswith(("Restored", "Not restored")) for line in lines)
+    assert any(line.startswith("Already in the vault, not added again: 6 exchanges") for line in lines)

@@ -1,6 +1,8 @@
 """Restoring an export into the vault it came from leaves out what was forgotten there after
-the export was made (and says so); `--include-forgotten` brings it back on purpose; a new vault
-gets everything. Real encrypted vaults, real export files, `memoryos import` in a child process."""
+the export was made (and says so); `--include-forgotten` brings it back on purpose; an export
+carries the forget records (one-way keys, no text) to the vault it is restored into; a new vault
+without them gets everything. Real encrypted vaults, real export files, `memoryos import` in a
+child process."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 
 from engine import restore
 from engine.api import MemoryOS
+from engine.errors import InvalidInputError
 from tests.helpers import run_cli
 
 FAKE = ("--embedder", "fake")
@@ -170,3 +173,110 @@ def test_memoryos_import_leaves_out_what_was_forgotten(tmp_path, home):
     err = _run_ok("import", str(backup), "--include-forgotten", home=home)
     assert "Brought back, as asked: 1 exchange, 1 fact and 1 profile entry" in err
     assert "Biscuit" in _fact_texts(home)
+
+
+def test_a_move_carries_what_was_forgotten_to_the_new_vault(memory, other, tmp_path):
+    """Moving to a new computer: the export made after a forget, restored into a new vault,
+    brings the vault's forget records with it; an older export restored there afterwards
+    leaves out what was forgotten, as it would on the old computer."""
+    _fill(memory)
+    before = _state(memory)
+    older = _export(memory, tmp_path)
+    _forget_some(memory)
+    after_forget = _state(memory)
+    newer = _export(memory, tmp_path)
+
+    first = restore.restore(other, newer)
+    assert _state(other) == after_forget and first.forgotten == 0
+    report = restore.restore(other, older)
+    other.run_consolidation()
+
+    assert _state(other) == after_forget  # nothing forgotten came back
+    assert report.exchanges == 0 and report.facts == 0 and report.profile == 0
+    assert (report.forgotten_exchanges, report.forgotten_facts, report.forgotten_profile) == (
+        2, 2, 1,
+    )  # fmt: skip
+    assert "Left out 2 exchanges, 2 facts and 1 profile entry forgotten" in "\n".join(
+        report.lines()
+    )
+    # on purpose, they still come back
+    again = restore.restore(other, older, include_forgotten=True)
+    assert _state(other) == before and again.exchanges == 2
+
+
+def test_the_forget_records_in_an_export_reveal_nothing_forgotten(memory, tmp_path):
+    """An export holds each forget as a kind, a one-way key and a time: no text, and the key
+    takes in the moment the item was made, so guessing the text alone finds nothing."""
+    import hashlib
+
+    from engine.vault import forgotten
+
+    _fill(memory)
+    biscuit = next(p for p in memory.pages(limit=1000) if "Biscuit" in p.user_input)
+    _forget_some(memory)
+    memory.export_json(tmp_path / "memory.json")
+    text = (tmp_path / "memory.json").read_text(encoding="utf-8")
+    records = json.loads(text)["forgotten"]
+
+    assert {r["kind"] for r in records} == {forgotten.EXCHANGE, forgotten.FACT, forgotten.PROFILE}
+    assert all(set(r) == {"kind", "key", "at"} for r in records)
+    for word in ("biscuit", "greyhound", "sourdough"):
+        assert word not in text.casefold()
+    keys = {r["key"] for r in records}
+    said = (biscuit.conversation_id, biscuit.user_input, biscuit.agent_response)
+    assert forgotten.exchange_key(said[0], biscuit.timestamp, *said[1:]) in keys
+    assert forgotten.exchange_key(said[0], biscuit.timestamp + 1, *said[1:]) not in keys
+    for guess in (biscuit.user_input, json.dumps(list(said), ensure_ascii=False)):
+        assert hashlib.sha256(guess.encode("utf-8")).hexdigest()[:32] not in keys
+
+
+def test_an_export_made_before_forget_records_were_exported_still_restores(
+    memory, other, tmp_path
+):
+    _fill(memory)
+    _forget_some(memory)
+    after_forget = _state(memory)
+    data = _export(memory, tmp_path)
+    del data["forgotten"]  # as an export written by an earlier MemoryOS
+
+    report = restore.restore(other, data)
+
+    assert _state(other) == after_forget and report.exchanges == 2
+
+
+def test_a_damaged_forget_record_is_named_and_nothing_is_restored(memory, other, tmp_path):
+    _fill(memory)
+    _forget_some(memory)
+    data = _export(memory, tmp_path)
+    data["forgotten"][1]["key"] = 42
+
+    with pytest.raises(InvalidInputError, match="forget record 1: 'key'"):
+        restore.restore(other, data)
+    assert _state(other) == ([], [], [])
+
+
+def test_memoryos_import_on_a_new_computer_leaves_out_what_was_forgotten(tmp_path, home):
+    transcript = tmp_path / "chat.json"
+    transcript.write_text(json.dumps([
+        {"user": SAID[0], "assistant": "Nice to meet you, Maya!",
+         "timestamp": "2025-03-01T10:00:00Z"},
+        {"user": SAID[1], "assistant": "Biscuit is a great name.",
+         "timestamp": "2025-03-02T10:00:00Z"},
+    ]), encoding="utf-8")  # fmt: skip
+    _run_ok("import", str(transcript), "--create", home=home)
+    older, newer = tmp_path / "older.json", tmp_path / "newer.json"
+    _run_ok("export", str(older), home=home)
+    biscuit = next(
+        p["id"] for p in json.loads(older.read_text(encoding="utf-8"))["pages"]
+        if "Biscuit" in p["user_input"]
+    )  # fmt: skip
+    _run_ok("forget", "page", str(biscuit), "--yes", home=home)
+    _run_ok("export", str(newer), home=home)
+
+    _run_ok("import", str(newer), "--vault", "laptop", "--create", home=home)
+    err = _run_ok("import", str(older), "--vault", "laptop", home=home)
+
+    assert "Left out 1 exchange, 1 fact and 1 profile entry forgotten" in err
+    assert "Biscuit" not in _fact_texts(home, "--vault", "laptop")
+    pages = run_cli("export", "-", "--vault", "laptop", *FAKE, home=home).stdout.decode()
+    assert "Biscuit" not in pages

@@ -7,6 +7,10 @@ and text; a profile entry's category, name, value and time. It tells that an ite
 is one that was forgotten. A hash of the text alone would also let anyone holding the vault's
 key confirm a guess ("did they ever say 'I am pregnant'?") by hashing it; the time makes a
 guess hopeless, and an export holds the same time for the same item.
+
+An export carries these records (kind, key and time: the same one-way keys, no text), and a
+restore adds them to the vault it restores into: after a move to another computer, restoring an
+export older than a forget leaves out what was forgotten there too.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from engine.vault.sql import locked as _locked
 from engine.vault.sql import placeholders as _placeholders
 
 EXCHANGE, FACT, PROFILE = "exchange", "fact", "profile"
+KINDS = (EXCHANGE, FACT, PROFILE)
 
 
 def _plain(text: str) -> str:
@@ -46,12 +51,17 @@ def profile_key(category: str, name: str, value: str, created: float) -> str:
 class ForgottenMixin:
     """The `forgotten` table (schema step 0010): kind, key, when it was last forgotten."""
 
+    def _has_forgotten_table(self) -> bool:
+        return bool(
+            self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='forgotten'"
+            ).fetchall()
+        )
+
     def _record_forgotten(self, kind: str, keys: Iterable[str]) -> None:
         """Called by the deletes themselves, inside their transaction: every way of forgetting
         (forget, delete, retention, erase everything) is recorded."""
-        if not self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='forgotten'"
-        ).fetchall():
+        if not self._has_forgotten_table():
             return  # a vault at a schema before step 0010 (tests make one): no record kept
         now = time.time()
         self.conn.executemany(
@@ -99,3 +109,27 @@ class ForgottenMixin:
                 )
             )
         return found
+
+    @_locked
+    def forgotten_records(self) -> list[dict]:
+        """Every forget record, for an export: kind, one-way key and time, never any text."""
+        if not self._has_forgotten_table():
+            return []
+        return [
+            {"kind": kind, "key": key, "at": at}
+            for kind, key, at in self.conn.execute(
+                "SELECT kind, key, at FROM forgotten ORDER BY at, kind, key"
+            )
+        ]
+
+    @_locked
+    def add_forgotten_records(self, records: Iterable[tuple[str, str, float]]) -> None:
+        """Forget records (kind, key, time) from an export restored into this vault; a key it
+        holds already keeps the later time. Call inside the restore's transaction."""
+        if not self._has_forgotten_table():
+            return
+        self.conn.executemany(
+            "INSERT INTO forgotten(kind, key, at) VALUES(?, ?, ?) "
+            "ON CONFLICT(kind, key) DO UPDATE SET at=max(at, excluded.at)",
+            list(records),
+        )
