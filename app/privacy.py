@@ -49,6 +49,7 @@ from app.persona_items import (
     undo_delete,
     undo_edit,
 )
+from app.privacy_exchanges import OPEN_KEYS, ExchangeList
 from app.privacy_forget import (
     UNDO_LASTS,
     ForgetButton,
@@ -233,8 +234,9 @@ class PrivacyPanel(QDialog):
         layout.addLayout(bottom)
         no_default_buttons(self)
         self._fields = [self.search, self.kind, self.edit_button, self.delete_button,
-                        self.forget_button, self.forget_conversations_button, export, erase,
-                        self.undo_button, close]
+                        self.forget_button, self.forget_conversations_button,
+                        self.exchanges.earlier_button, self.exchanges.forget_button, export,
+                        erase, self.undo_button, close]
         self._update_buttons()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -251,7 +253,8 @@ class PrivacyPanel(QDialog):
         self._search_at_change: tuple[Any, str] = (None, "")
         # Typing filters at once (it opened on the tab bar, where the letters went nowhere)
         self.search.setFocus()
-        self._erase_buttons = [erase, self.delete_button, self.forget_conversations_button]
+        self._erase_buttons = [erase, self.delete_button, self.forget_conversations_button,
+                               self.exchanges.forget_button]
         self._icons_of = [(export, "export"), (self.edit_button, "edit")]
         kept = getattr(parent, "privacy_undo", None)
         if kept is not None and kept[0] is session:  # closed since, this memory still open
@@ -307,6 +310,11 @@ class PrivacyPanel(QDialog):
     # --- keys --------------------------------------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if watched is self.search and self._search_undo_key(event):
+            return True
+        if (watched is self.conversation_tree and event.type() == QEvent.Type.KeyPress
+                and event.key() in OPEN_KEYS and not event.modifiers()
+                and len(self.conversation_tree.selectedItems()) == 1):
+            self.exchanges.take_keyboard()  # Enter or Space: into its exchanges
             return True
         if (watched in (self.tree, self.conversation_tree)
                 and event.type() == QEvent.Type.FocusIn and event.reason() in KEYBOARD_FOCUS):
@@ -454,7 +462,16 @@ class PrivacyPanel(QDialog):
                                            stretch=0, multi=True)
         self.conversation_tree.setAccessibleName("Saved conversations")
         self.conversation_tree.itemSelectionChanged.connect(self._update_buttons)
+        self.conversation_tree.itemSelectionChanged.connect(self._list_exchanges)
         self.conversation_box = WithPlaceholder(self.conversation_tree, "No saved conversations.")
+        # One exchange can be forgotten here too, not only the exchange a fact came from
+        self.exchanges = ExchangeList(self.session)
+        self.exchanges.forget_requested.connect(
+            lambda pages: self._forget("forget_page", pages, True, "Forget this exchange"))
+        both = QSplitter(Qt.Orientation.Vertical)
+        both.addWidget(self.conversation_box)
+        both.addWidget(self.exchanges)
+        both.setSizes([200, 300])
         self.forget_conversations_button = QPushButton(icon("erase", DANGER),
                                                        " Forget conversation", objectName="danger")
         self.forget_conversations_button.clicked.connect(lambda: self.forget_conversations())
@@ -463,8 +480,10 @@ class PrivacyPanel(QDialog):
                                self.conversation_tree)
         forget_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         forget_key.activated.connect(lambda: self.forget_conversations())
-        hint = QLabel("Forgetting a conversation removes its exchanges everywhere, and the facts "
-                      "and profile entries learned only from it.", objectName="hint")
+        hint = QLabel("Forgetting a conversation or an exchange removes it everywhere, and the "
+                      "facts and profile entries learned only from it.", objectName="hint")
+        self.conversation_tree.setToolTip("Enter or Space on a conversation lists its "
+                                          "exchanges below and goes to them")
         hint.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(hint, 1)
@@ -472,9 +491,14 @@ class PrivacyPanel(QDialog):
         page = QWidget()
         column = QVBoxLayout(page)
         column.setContentsMargins(14, 14, 14, 14)
-        column.addWidget(self.conversation_box, 1)
+        column.addWidget(both, 1)
         column.addLayout(row)
         return page
+
+    def _list_exchanges(self) -> None:
+        """The exchanges of the one conversation selected, read again (none for several)."""
+        rows = self.conversation_tree.selectedItems()
+        self.exchanges.show_conversation(rows[0].data(0, ROLE) if len(rows) == 1 else "")
 
     # --- loading -----------------------------------------------------------------------
     def _on_event(self, event: str) -> None:
@@ -543,6 +567,7 @@ class PrivacyPanel(QDialog):
                 tree.addTopLevelItem(row)
         self._update_buttons()
         self.conversation_box.set_empty(not conversations)
+        self._list_exchanges()  # an exchange forgotten or added: its list too
 
     def apply_filter(self) -> None:
         needle = self.search.text().strip().lower()

@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QProgressBar,
     QPushButton,
     QVBoxLayout,
@@ -240,14 +242,23 @@ class VaultDialog(QDialog):
 
 
 class FirstRunDialog(VaultDialog):
-    """Create the vault: key in the keyring when one is usable, else a passphrase typed twice."""
+    """Create the vault: key in the keyring when one is usable, else a passphrase typed twice.
+    With `others` (VaultFile: memories already on this computer, restored from a backup or by
+    `memoryos import --create`) it offers to open one of them first: `open_requested(name)`;
+    a new, empty one stays one button away."""
+
+    open_requested = Signal(str)
 
     def __init__(
         self, path: Path, keyring: Any, open_vault: OpenVault, pool: WorkerPool,
-        parent: QWidget | None = None, new_name: str | None = None,
+        parent: QWidget | None = None, new_name: str | None = None, others: list | None = None,
     ) -> None:
         super().__init__(path, open_vault, pool, parent)
         self.keyring_usable = bool(keyring.usable)
+        others = [] if new_name else list(others or [])
+        # Making a new one was chosen (or is the only thing to do): its passphrase fields show.
+        # Before, a person whose restored memory was here typed its passphrase into them.
+        self.creating = not others
         if new_name:  # File → Switch memory, a name not used yet
             title = f"New memory “{new_name}”"
             subtitle = ("An empty vault: nothing from your other memories is in it. What it "
@@ -257,10 +268,21 @@ class FirstRunDialog(VaultDialog):
             subtitle = ("A private assistant that remembers you. What it learns stays in one "
                         "encrypted file on this computer, and you can see, correct or erase "
                         "all of it.")
+        if others:
+            many = "memories are" if len(others) > 1 else "memory is"
+            subtitle = (f"{len(others)} {many} already on this computer (restored from a backup "
+                        "or an export, or made before). Open yours, or make a new, empty one.")
         self.setWindowTitle(title)
         self.layout_.addLayout(_header("memoryos", title, subtitle))
-        where = QLabel(f"Your memory vault will be created at<br><code>{self.path}</code>",
-                       objectName="muted")
+        self.others_list = self._others_list(others)
+        self.open_button = QPushButton("Open", objectName="primary")
+        self.open_button.setToolTip("Open the memory selected; it asks for its key if the "
+                                    "system keyring does not hold it")
+        self.open_button.clicked.connect(self.open_selected)
+        if others:
+            self.layout_.addWidget(self.others_list)
+        start = "Or make a new, empty memory" if others else "Your memory vault will be created"
+        where = QLabel(f"{start} at<br><code>{self.path}</code>", objectName="muted")
         where.setWordWrap(True)
         where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.layout_.addWidget(where)
@@ -277,6 +299,7 @@ class FirstRunDialog(VaultDialog):
                 "recover your memory.", objectName="warnNote")
         note.setWordWrap(True)
         self.layout_.addWidget(note)
+        self.key_note = note
         self.use_passphrase = QCheckBox("Protect the vault with a passphrase instead")
         self.use_passphrase.setVisible(self.keyring_usable)
         self.use_passphrase.toggled.connect(self._update)
@@ -304,8 +327,39 @@ class FirstRunDialog(VaultDialog):
         buttons.addStretch(1)
         buttons.addWidget(self.quit_button)
         buttons.addWidget(self.create_button)
+        if others:  # opening one is what is offered first
+            self.create_button.setObjectName("")
+            self.create_button.setDefault(False)
+            buttons.addWidget(self.open_button)
+            self.open_button.setDefault(True)
+            self.others_list.setFocus()
+        else:
+            self.open_button.hide()
         self.layout_.addLayout(buttons)
         self._update()
+
+    def _others_list(self, others: list) -> QListWidget:
+        """The memories on this computer, most recently used first, the first one selected."""
+        from app.widgets import when
+
+        found = QListWidget(objectName="vaultList")
+        found.setAccessibleName("Memories on this computer")
+        for vault in others:
+            used = when(vault.modified).replace("Today", "today").replace("Yesterday", "yesterday")
+            item = QListWidgetItem(f"{vault.name}  ·  last used {used}")
+            item.setData(Qt.ItemDataRole.UserRole, vault.name)
+            item.setToolTip(str(vault.path))
+            found.addItem(item)
+        found.setCurrentRow(0)
+        found.setMaximumHeight(found.sizeHintForRow(0) * min(max(len(others), 1), 5)
+                               + 2 * found.frameWidth() + 4)
+        found.itemActivated.connect(lambda *_: self.open_selected())  # Enter, double-click
+        return found
+
+    def open_selected(self) -> None:
+        item = self.others_list.currentItem()
+        if item is not None and self.worker is None:
+            self.open_requested.emit(str(item.data(Qt.ItemDataRole.UserRole)))
 
     @property
     def needs_passphrase(self) -> bool:
@@ -313,7 +367,7 @@ class FirstRunDialog(VaultDialog):
 
     def problem(self) -> str:
         """Why the passphrase cannot be used yet ('' when it can)."""
-        if not self.needs_passphrase:
+        if not self.needs_passphrase or not self.creating:
             return ""
         first, second = self.passphrase.text(), self.confirm.text()
         if len(first) < MIN_PASSPHRASE:
@@ -323,17 +377,25 @@ class FirstRunDialog(VaultDialog):
         return ""
 
     def _update(self) -> None:
-        self.passphrase.setVisible(self.needs_passphrase)
-        self.confirm.setVisible(self.needs_passphrase)
+        fields = self.needs_passphrase and self.creating
+        self.passphrase.setVisible(fields)
+        self.confirm.setVisible(fields)
+        self.use_passphrase.setVisible(self.keyring_usable and self.creating)
+        self.key_note.setVisible(self.creating or self.keyring_usable)
+        if not self.creating:  # one press: made at once, or its passphrase fields shown
+            self.create_button.setText("New memory…" if self.needs_passphrase
+                                       else "Create a new memory")
+        else:
+            self.create_button.setText("Create my vault")
         # The passphrase's messages come and go as it is typed: their line keeps its room,
         # so the dialog does not grow, shrink and move under the typing.
         policy = self.error.sizePolicy()
-        policy.setRetainSizeWhenHidden(self.needs_passphrase)
+        policy.setRetainSizeWhenHidden(fields)
         self.error.setSizePolicy(policy)
         self.error.ensurePolished()  # the style sheet's font: the line's height in it
         line = self.error.fontMetrics().boundingRect(
             0, 0, 1 << 16, 1 << 16, Qt.TextFlag.TextWordWrap, "X").height()
-        self.error.setMinimumHeight(line if self.needs_passphrase else 0)
+        self.error.setMinimumHeight(line if fields else 0)
         problem = self.problem()
         self.create_button.setEnabled(not problem)
         typed = bool(self.confirm.text())
@@ -341,6 +403,13 @@ class FirstRunDialog(VaultDialog):
         self._fit()
 
     def create(self) -> None:
+        if not self.creating and self.worker is None:
+            self.creating = True
+            if self.needs_passphrase:  # a passphrase to choose first
+                self.create_button.setDefault(True)
+                self._update()
+                self.passphrase.setFocus()
+                return
         if self.problem() or self.worker is not None:
             return
         self._open(True, self.passphrase.text() if self.needs_passphrase else None)

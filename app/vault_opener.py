@@ -113,8 +113,10 @@ class VaultOpener(QObject):
             settings.model_step_due = True
             self.window._save_settings()
         name = self.path.name.removesuffix(".memoryos") if switching else None
+        # No vault by this name, others here (restored from the terminal): offered first
+        others = [] if switching else self._other_files()
         self._show(FirstRunDialog(self.path, keyring, self.open_vault, self.pool, self.window,
-                                  new_name=name))
+                                  new_name=name, others=others))
 
     def _silent_failed(self, error: Exception) -> None:
         from engine.errors import KeyUnavailableError, WrongKeyError
@@ -139,6 +141,9 @@ class VaultOpener(QObject):
         if other is not None and self.switched_from is None and self._others():
             other.show()  # the key of this one is not the person's: open theirs instead
             other.clicked.connect(self._other_memory)
+        requested = getattr(dialog, "open_requested", None)
+        if requested is not None:  # the first-run dialog's list of memories on this computer
+            requested.connect(self._open_other)
         dialog.opened.connect(self.opened)  # type: ignore[attr-defined]
         dialog.rejected.connect(self.cancelled)
         dialog.finished.connect(self._forget)
@@ -146,41 +151,45 @@ class VaultOpener(QObject):
         self.dialog_shown.emit(dialog)
 
     def _others(self) -> list[str]:
+        return [v.name for v in self._other_files()]
+
+    def _other_files(self) -> list:
         from app.vault_switch import vault_files
 
         here = self.path.name.removesuffix(".memoryos")
-        return [v.name for v in vault_files(self.path.parent) if v.name != here]
+        return [v for v in vault_files(self.path.parent) if v.name != here]
 
     def _other_memory(self) -> None:
         """Other memory… on the unlock or first-run dialog: pick another vault; this dialog
         closes without quitting and the chosen one opens (a new name: the first-run dialog)."""
         from app.vault_switch import SwitchVaultDialog
 
-        asking = self.dialog
         here = self.path.name.removesuffix(".memoryos")
-        picker = SwitchVaultDialog(here, asking, folder=self.path.parent, locked=True)
+        picker = SwitchVaultDialog(here, self.dialog, folder=self.path.parent, locked=True)
         picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-
-        def chosen() -> None:
-            name = picker.chosen()
-            if asking is not None:
-                asking.rejected.disconnect(self.cancelled)
-                asking.reject()
-            settings = getattr(self.window, "settings", None)
-            if settings is not None:
-                settings.vault_name = name
-                settings.last_conversation = ""  # it was the other memory's
-                self.window._save_settings()
-            for where in ("_start_conversation", "_resume_conversation"):  # the other's
-                if hasattr(self.window, where):
-                    setattr(self.window, where, None)
-            self.path = self.path.parent / f"{name}.memoryos"
-            self.switched_from = here
-            self.start()
-
-        picker.accepted.connect(chosen)
+        picker.accepted.connect(lambda: self._open_other(picker.chosen()))
         picker.open()
         self.dialog_shown.emit(picker)
+
+    def _open_other(self, name: str) -> None:
+        """Open the memory `name` instead of the one asked for: the dialog asking closes
+        without quitting; its Cancel comes back to it."""
+        asking = self.dialog
+        here = self.path.name.removesuffix(".memoryos")
+        if asking is not None:
+            asking.rejected.disconnect(self.cancelled)
+            asking.reject()
+        settings = getattr(self.window, "settings", None)
+        if settings is not None:
+            settings.vault_name = name
+            settings.last_conversation = ""  # it was the other memory's
+            self.window._save_settings()
+        for where in ("_start_conversation", "_resume_conversation"):  # the other's
+            if hasattr(self.window, where):
+                setattr(self.window, where, None)
+        self.path = self.path.parent / f"{name}.memoryos"
+        self.switched_from = here
+        self.start()
 
     def _forget(self, _code: int) -> None:
         if self.dialog is not None:
