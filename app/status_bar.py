@@ -157,7 +157,6 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         full, room = self.full_text(), self.contentsRect().width() - 2 * self.margin()
-        metrics = self.fontMetrics()
         shown = full
         if self.isVisible() and self._width(full) > room:  # hidden: not laid out yet
             shown = self._shortened(full, room)

@@ -6,6 +6,7 @@ import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 PRIVATE_DIR = 0o700
@@ -32,15 +33,24 @@ def private_file(path: Path) -> None:
 def write_private(path: Path, data: bytes) -> None:
     """Write `data` to `path` as 0600, atomically: the file is either the old one or complete,
     and no partial copy is ever left behind (the temporary file is removed on any failure)."""
+    with replacing(path) as temp:
+        temp.write_bytes(data)
+
+
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """An empty 0600 temporary file beside `path` for the block to write; when the block ends
+    without an error it is synced to disk and becomes `path` (0600), else it is removed: `path`
+    is either the old file or the complete new one."""
     target = Path(path)
-    folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(handle)  # mkstemp creates it 0600; a writer that keeps the mode keeps it private
+    temp = Path(name)
     try:
-        with os.fdopen(handle, "wb") as out:  # mkstemp creates it 0600
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
+        yield temp
+        with open(temp, "rb+") as written:
+            os.fsync(written.fileno())
         os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -9,14 +9,11 @@ it is ever written in plain text, and it opens with the same passphrase or key.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine import errors
-from engine.files import private_file
+from engine.files import replacing
 from engine.vault import keys
 from engine.vault.connection import PLAIN_SQLITE_HEADER, _apsw, mapped_errors
 
@@ -87,22 +84,13 @@ def backup(vault, path: str | Path, *, force: bool = False) -> Backup:
     """Write a consistent, encrypted copy of the open `vault` to `path` (0600, atomically:
     the old file or the complete copy, never a partial one)."""
     target = check_target(path, vault.path, force=force)
-    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(handle)  # empty, 0600: VACUUM INTO writes into an empty file and keeps its mode
-    try:
+    # VACUUM INTO writes into the empty 0600 file and keeps its mode
+    with replacing(target) as temp:
         with vault._lock, mapped_errors():
             if vault._depth:
                 raise errors.VaultError("cannot back up the vault inside a transaction")
-            vault.conn.execute("VACUUM INTO ?", (temp,))
-        _check_encrypted(Path(temp))
-        with open(temp, "rb+") as written:
-            os.fsync(written.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    private_file(target)
+            vault.conn.execute("VACUUM INTO ?", (str(temp),))
+        _check_encrypted(temp)
     keyring_key = vault.key_location.startswith("keyring")
     if keyring_key:
         _keep_key_for(vault.path, target)
