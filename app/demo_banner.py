@@ -1,6 +1,6 @@
 """The banner shown while a tiny model answers (the bundled demo, a GGUF file or a server's very
 small model): it says so and offers a real model. It can be closed (for that model only), and where
-the window is short it says it in a line, the rest behind "Why?"."""
+the window is short it says it in a line or two, the rest behind "Why?"."""
 
 from __future__ import annotations
 
@@ -31,15 +31,23 @@ BUNDLED_TEXT = (
     "You are talking to the tiny demo model (SmolLM2-135M): its answers are short and "
     "often wrong. A real model takes a few minutes to set up (most of it the download)."
 )
-BUNDLED_SHORT = "Tiny demo model: its answers are often wrong."
+BUNDLED_SHORT = "Tiny demo model: often wrong."
 # The banner says all of it while that takes at most MOST_LINES lines and at most AREA_SHARE of
 # the height it shares with the conversation (HEIGHT_SHARE of the window's, before the window
-# has a conversation to measure); past it it says it in a line: the conversation comes first.
+# has a conversation to measure); past it it says it in short: the conversation comes first.
 # At 700×520 all of it took five lines, 95 of the 340 px; at 800×740 four lines leave room.
 HEIGHT_SHARE = 1 / 5
 AREA_SHARE = 1 / 6
 MOST_LINES = 4
 MARGINS, COMPACT_MARGINS = (20, 8, 8, 8), (12, 2, 4, 2)
+# Said in short, the banner is as low as it can be: the mark goes where that saves a line; the
+# button says "Choose…" (its name and tooltip stay whole) only where its whole label leaves the
+# text more than COMPACT_LINES lines beside the buttons; where no way beside them is as low, the
+# buttons and the × go under a line of text. At the smallest window the text took four lines
+# beside them (68 of 420 px); at the largest text, two lines above them (108 of 740).
+COMPACT_LINES = 2
+CHOOSE, CHOOSE_SHORT = "Choose a model…", "Choose…"
+CHOOSE_TIP = "Models on this computer, local servers, downloads (Ctrl+M)"
 
 
 class DemoBanner(QFrame):
@@ -68,8 +76,9 @@ class DemoBanner(QFrame):
         self.why.setCheckable(True)
         self.why.setToolTip("Say more about this model")
         self.why.toggled.connect(self._why_toggled)
-        self.button = QPushButton("Choose a model…")
-        self.button.setToolTip("Models on this computer, local servers, downloads (Ctrl+M)")
+        self.button = QPushButton(CHOOSE)
+        self.button.setAccessibleName(CHOOSE)  # the same name where it says "Choose…"
+        self.button.setToolTip(CHOOSE_TIP)
         self.button.clicked.connect(self.choose_requested)
         self.actions = QWidget()  # Why? and Choose, beside the text or under it
         row = QHBoxLayout(self.actions)
@@ -86,6 +95,7 @@ class DemoBanner(QFrame):
         self.grid.addWidget(self.text, 0, 1)
         self.grid.setColumnStretch(1, 1)
         self.beside = True  # the buttons beside the text (False: under it)
+        self.close_below = False  # the × beside the buttons under the text (said in short)
         self.grid.addWidget(self.actions, 0, 2)
         self.grid.addWidget(self.close_button, 0, 3, Qt.AlignmentFlag.AlignTop)
         self._set_margins()
@@ -130,11 +140,11 @@ class DemoBanner(QFrame):
             widget.style().polish(widget)
 
     def _arrange(self, width: int) -> None:
-        """All of the text, or its line where all of it would take more than MOST_LINES lines or
-        more than AREA_SHARE of the conversation's height (unless "Why?" asked for it); the
-        buttons beside the text, or under it where
-        that makes the banner lower: in a narrow window (the smallest, or at the largest text)
-        the text beside the button was a thin column, taller than the banner could be."""
+        """All of the text, or its short form where all of it would take more than MOST_LINES
+        lines or more than AREA_SHARE of the conversation's height (unless "Why?" asked for it).
+        All of it: the buttons beside the text, or under it where that makes the banner lower
+        (in a narrow window the text beside the button was a thin column, taller than the banner
+        could be). Its short form: see COMPACT_LINES."""
         if width <= 0:
             return
         full, short = self._texts
@@ -160,35 +170,93 @@ class DemoBanner(QFrame):
         if self.text.text() != text:
             self.text.setText(text)
             self.text.setToolTip(full if compact else "")
-        fits = self._layout(text, width, compact, compact or asked)[0]
-        if fits == self.beside:
+        if compact:
+            beside, mark, brief = self._compact_layout(text, width)
+        else:
+            beside, mark, brief = self._layout(text, width, False, asked)[0], True, False
+        self.mark.setVisible(mark)
+        self._set_choose(brief)
+        self._place(beside, compact and not beside)
+
+    def _compact_layout(self, text: str, width: int) -> tuple[bool, bool, bool]:
+        """Said in short: are the buttons beside the text, is the mark shown, does the button
+        say "Choose…"? The lowest way (of two as low, the one that shows more); "Choose…" only
+        where all of its label leaves the text more than COMPACT_LINES lines beside it."""
+        ways = [
+            (True, True, False),
+            (True, False, False),
+            (True, False, True),
+            (False, True, False),
+            (False, False, False),
+        ]
+        sized = [(*self._size(text, width, True, True, *way), way) for way in ways]
+        whole = [(height, lines, way) for height, lines, way in sized if not way[2]]
+        if any(way[0] and lines <= COMPACT_LINES for _height, lines, way in whole):
+            sized = whole
+        return min(sized, key=lambda each: each[0])[2]
+
+    def _set_choose(self, brief: bool) -> None:
+        """The button's label: "Choose…" where the room is short, with all of it as its tip."""
+        label = CHOOSE_SHORT if brief else CHOOSE
+        if self.button.text() != label:
+            self.button.setText(label)
+            self.button.setToolTip(f"{CHOOSE} {CHOOSE_TIP}" if brief else CHOOSE_TIP)
+
+    def _place(self, beside: bool, close_below: bool) -> None:
+        """The buttons beside the text or under it; the × at the top, or beside the buttons
+        under the text (said in short, the text then has the whole width)."""
+        if (beside, close_below) == (self.beside, self.close_below):
             return
-        self.beside = fits
-        self.grid.removeWidget(self.actions)
-        if fits:
+        self.beside, self.close_below = beside, close_below
+        for widget in (self.text, self.actions, self.close_button):
+            self.grid.removeWidget(widget)
+        if beside:
+            self.grid.addWidget(self.text, 0, 1)
             self.grid.addWidget(self.actions, 0, 2)
         else:
+            self.grid.addWidget(self.text, 0, 1, 1, 3 if close_below else 1)
             self.grid.addWidget(self.actions, 1, 1, Qt.AlignmentFlag.AlignLeft)
+        self.grid.addWidget(self.close_button, int(close_below), 3, Qt.AlignmentFlag.AlignTop)
 
     def _layout(self, text: str, width: int, compact: bool, why: bool) -> tuple[bool, int, int]:
         """For `text` at `width`: are the buttons beside it, how high is the banner then, and
         in how many lines is the text."""
+        tall, lines_beside = self._size(text, width, compact, why, True, True, False)
+        under, lines_under = self._size(text, width, compact, why, False, True, False)
+        # Beside where that is as low, or a line higher at most (it reads better).
+        fits = tall - under <= self.text.fontMetrics().lineSpacing()
+        return fits, tall if fits else under, lines_beside if fits else lines_under
+
+    def _size(
+        self, text: str, width: int, compact: bool, why: bool, beside: bool, mark: bool,
+        brief: bool,
+    ) -> tuple[int, int]:
+        """How high the banner is with `text` at `width`, and in how many lines the text is:
+        the buttons `beside` it or under it (said in short, the × goes under it too), with the
+        `mark` or without, the button saying "Choose…" (`brief`) or all of its label."""
         left, top, right, bottom = COMPACT_MARGINS if compact else MARGINS
         gap = self.grid.horizontalSpacing()
-        mark = self.mark.sizeHint().width() + gap
+        room = width - left - right - (self.mark.sizeHint().width() + gap) * mark
         close = self.close_button.sizeHint()
-        room = width - left - right - mark - close.width() - gap  # the text's, buttons under
         button = self.button.sizeHint()
-        actions = button.width() + (self.why.sizeHint().width() + 6 if why else 0)
-        beside = room - gap - actions
-        text_under, text_beside = self._text_height(text, room), self._text_height(text, beside)
-        under = text_under + (2 if compact else 6) + button.height()
-        tall = max(text_beside, button.height(), close.height())
-        # Beside where that is as low, or a line higher at most (it reads better).
-        line = self.text.fontMetrics().lineSpacing()
-        fits = beside > 0 and tall - under <= line
-        lines = round((text_beside if fits else text_under) / max(1, line))
-        return fits, (tall if fits else max(under, close.height())) + top + bottom, lines
+        metrics = self.button.fontMetrics()
+        label = CHOOSE_SHORT if brief else CHOOSE
+        button.setWidth(
+            button.width() + metrics.horizontalAdvance(label)
+            - metrics.horizontalAdvance(self.button.text())
+        )
+        if beside:
+            actions = button.width() + (self.why.sizeHint().width() + 6 if why else 0)
+            text_height = self._text_height(text, room - close.width() - actions - 2 * gap)
+            height = max(text_height, button.height(), close.height())
+        elif compact:  # the × beside the buttons, under the text
+            text_height = self._text_height(text, room)
+            height = text_height + 2 + max(button.height(), close.height())
+        else:
+            text_height = self._text_height(text, room - close.width() - gap)
+            height = max(text_height + 6 + button.height(), close.height())
+        lines = round(text_height / max(1, self.text.fontMetrics().lineSpacing()))
+        return height + top + bottom, lines
 
     def _text_height(self, text: str, width: int) -> int:
         if width <= 0:

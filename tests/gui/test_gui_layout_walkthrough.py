@@ -171,6 +171,60 @@ def test_the_demo_banner_leaves_the_conversation_its_height(
         assert "SmolLM2-135M" in banner.text.text()
 
 
+@pytest.mark.parametrize("largest", [False, True], ids=["normal text", "largest text"])
+def test_the_demo_banner_is_two_lines_high_at_the_smallest_window(
+    qtbot, window, largest, light_again
+):
+    """At the smallest window its short text took four lines beside "Why?" and "Choose a
+    model…" (68 of 420 px), and two lines above them at the largest text (108 of 740). Now at
+    most two lines of text beside them, or one above them where they do not fit beside it;
+    it still says "demo model", whole, and both buttons work by mouse and by keyboard."""
+    from PySide6.QtGui import QAccessible
+
+    from app import theme
+
+    if largest:
+        while window.settings.text_size < theme.MAX_SIZE:
+            window.bigger_action.trigger()
+    _smallest_window(qtbot, window)
+    banner = window.demo_banner
+    qtbot.waitUntil(banner.isVisible)
+    qtbot.wait(20)  # its arrangement for the new size is in
+    line = banner.text.fontMetrics().lineSpacing()
+    row = max(banner.button.height(), banner.close_button.height())
+    most = line + row + 10 if largest else 2 * line + 10  # 10: its margins and a little
+    assert banner.height() <= most, (banner.height(), line, row)
+    text = banner.text
+    assert "demo model" in text.text() and "…" not in text.text()
+    assert text.heightForWidth(text.width()) <= text.height()  # none of it cut off
+    for button, name in ((banner.why, "Why?"), (banner.button, "Choose a model…")):
+        face = QAccessible.queryAccessibleInterface(button)
+        assert face.text(QAccessible.Text.Name) == name  # what a screen reader says
+        assert button.toolTip()
+        assert button.width() >= button.sizeHint().width()  # its label is whole
+        center = button.rect().center()
+        assert window.childAt(button.mapTo(window, center)) is button  # nothing covers it
+        assert button.focusPolicy() & Qt.FocusPolicy.TabFocus
+    assert "Choose a model…" in banner.button.text() + banner.button.toolTip()  # "Choose…"
+    with qtbot.waitSignal(banner.choose_requested):
+        qtbot.mouseClick(banner.button, Qt.MouseButton.LeftButton)
+    window.panels["model_step"].reject()
+    with qtbot.waitSignal(banner.choose_requested):
+        qtbot.keyClick(banner.button, Qt.Key.Key_Space)
+    window.panels["model_step"].reject()
+    short = text.text()
+    qtbot.keyClick(banner.why, Qt.Key.Key_Space)  # all of it, by keyboard
+    qtbot.waitUntil(lambda: "SmolLM2-135M" in text.text())
+    qtbot.mouseClick(banner.why, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: text.text() == short)
+
+    window.resize(1100, 720)  # an ordinary window: the button's whole label
+    qtbot.waitUntil(lambda: banner.button.text() == "Choose a model…")
+    if not largest:
+        qtbot.waitUntil(lambda: "SmolLM2-135M" in text.text())
+        assert banner.mark.isVisible() and not banner.why.isVisible()
+
+
 def test_the_demo_banner_closes_for_that_model_only(qtbot, memory, chat):
     """× hides the banner and the settings remember it for the bundled model (a new window
     does not show it); a served tiny model, chosen later, has its banner again."""
