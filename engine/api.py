@@ -248,6 +248,11 @@ class MemoryOS:
     def path(self) -> Path:
         return self.vault.path
 
+    @property
+    def key_in_keyring(self) -> bool:
+        """Is the vault's key the random one in this computer's keyring (not a passphrase)?"""
+        return self.vault.key_location.startswith("keyring")
+
     def info(self) -> VaultInfo:
         size = sum(os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
         return VaultInfo(
@@ -649,14 +654,15 @@ class MemoryOS:
         """Everything the vault holds about the person, as JSON (written to `path` if given)."""
         return export_json(self.ctx, self.info(), path)
 
-    def backup(self, path: str | Path, *, force: bool = False):
+    def backup(self, path: str | Path, *, force: bool = False, passphrase: str | None = None):
         """A consistent, encrypted copy of the whole vault at `path`, made while it is open here
         and elsewhere (engine/vault/backup.py); an existing file is replaced only with `force`.
+        With `passphrase` the copy opens with it, on any computer; the vault keeps its key.
         Returns a vault.backup.Backup: where it went and what opens it."""
         from engine.vault.backup import backup
 
         self.flush_visits()  # what was read so far is in the copy too
-        return backup(self.vault, path, force=force)
+        return backup(self.vault, path, force=force, passphrase=passphrase)
 
     # ---- consolidation (engine/consolidation.py) ------------------------------------------
 

@@ -273,7 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
         "backup",
         help="copy the whole vault, encrypted, to FILE (also while the app has it open)",
         description="Write a copy of the whole vault to FILE: encrypted with the same key or "
-        "passphrase, and complete even while the app, `memoryos mcp` or a chat has it open "
+        "passphrase (or, with --passphrase, a new one for the copy), and complete even while "
+        "the app, `memoryos mcp` or a chat has it open "
         "(copying the file by hand then misses the newest exchanges). To use it on another "
         "computer, put it in that computer's vaults folder as NAME.memoryos with MemoryOS "
         "closed, or give it to a command with --vault-path FILE.",
@@ -281,6 +282,11 @@ def build_parser() -> argparse.ArgumentParser:
     _vault_options(backup)
     backup.add_argument("file", help="the copy to write (for example: memory-backup.memoryos)")
     backup.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    backup.add_argument(
+        "--passphrase", action="store_true",
+        help="protect the copy with a new passphrase, asked twice (or $MEMORYOS_NEW_PASSPHRASE), "
+        "so that it opens on any computer; the vault keeps its own key",
+    )  # fmt: skip
 
     forget = commands.add_parser(
         "forget", help="delete a page, segment, conversation, or everything"

@@ -5,6 +5,10 @@ is still in its -wal file: the newest exchanges. SQLite's `VACUUM INTO` writes t
 one read transaction sees it, committed writes of every connection included; with SQLite3
 Multiple Ciphers the new file gets the vault's cipher, key derivation and key, so no page of
 it is ever written in plain text, and it opens with the same passphrase or key.
+
+With a passphrase for the copy, the temporary copy is then re-keyed to it (the strong key
+derivation of `memoryos rekey`) before it is put in place: a copy of a keyring vault that
+opens on any computer, while the vault keeps its own key.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from pathlib import Path
 
 from engine import errors
 from engine.files import replacing
-from engine.vault import keys
+from engine.vault import cipher, keys
 from engine.vault.connection import PLAIN_SQLITE_HEADER, _apsw, mapped_errors
 
 
@@ -25,8 +29,15 @@ class Backup:
     path: Path
     size_bytes: int
     keyring: bool  # its key is the random one in this computer's keyring, not a passphrase
+    own_passphrase: bool = False  # it opens with a passphrase chosen for the copy
 
     def how_to_open(self) -> str:
+        if self.own_passphrase:
+            return (
+                "It is encrypted and opens with the passphrase you chose for it, on any "
+                "computer; this memory keeps its own key. It holds everything as it was now; "
+                "what you forgot stays forgotten."
+            )
         if not self.keyring:
             return (
                 "It is encrypted and opens with this memory's passphrase. It holds everything "
@@ -35,9 +46,9 @@ class Backup:
         return (
             "It is encrypted with this memory's key, which is in this computer's keyring (kept "
             "there for the copy too), so it opens on this computer, where it is "
-            "(`memoryos chat --vault-path FILE`). To move your memory to another computer, "
-            "first change its key to a passphrase (`memoryos rekey`, with the app closed), then "
-            "make the backup again: that one opens anywhere with the passphrase."
+            "(`memoryos chat --vault-path FILE`). For a copy that opens on any computer, make "
+            "the backup with a passphrase of its own: `memoryos backup FILE --passphrase`, or "
+            "File → Back up memory… with “Open it on another computer” ticked."
         )
 
 
@@ -80,21 +91,49 @@ def check_target(path: str | Path, vault_path: Path, *, force: bool) -> Path:
     return target
 
 
-def backup(vault, path: str | Path, *, force: bool = False) -> Backup:
+def backup(
+    vault, path: str | Path, *, force: bool = False, passphrase: str | bytes | None = None
+) -> Backup:
     """Write a consistent, encrypted copy of the open `vault` to `path` (0600, atomically:
-    the old file or the complete copy, never a partial one)."""
+    the old file or the complete copy, never a partial one). With `passphrase` the copy opens
+    with that passphrase instead of the vault's key or passphrase, which the vault keeps."""
     target = check_target(path, vault.path, force=force)
+    if passphrase is not None:
+        cipher.check_new_passphrase(passphrase)  # a short one: refused before anything is written
     # VACUUM INTO writes into the empty 0600 file and keeps its mode
     with replacing(target) as temp:
         with vault._lock, mapped_errors():
             if vault._depth:
                 raise errors.VaultError("cannot back up the vault inside a transaction")
             vault.conn.execute("VACUUM INTO ?", (str(temp),))
+            if passphrase is not None:
+                _rekey_copy(vault, temp, passphrase)
         _check_encrypted(temp)
-    keyring_key = vault.key_location.startswith("keyring")
-    if keyring_key:
+    keyring_key = vault.key_location.startswith("keyring") and passphrase is None
+    if passphrase is not None:
+        # a keyring copy this one replaced left its key there, which would be tried first
+        keys.delete_key(target)
+    elif keyring_key:
         _keep_key_for(vault.path, target)
-    return Backup(target, target.stat().st_size, keyring_key)
+    return Backup(target, target.stat().st_size, keyring_key, passphrase is not None)
+
+
+COPY_SCHEMA = "backup_copy"
+
+
+def _rekey_copy(vault, temp: Path, passphrase: str | bytes) -> None:
+    """Re-encrypt the fresh copy at `temp` under `passphrase`. It is attached to the vault's
+    own connection without a key, so SQLite3MC opens it with the vault's key, whether that is
+    the keyring's or a passphrase this program no longer holds."""
+    conn = vault.conn
+    conn.execute(f"ATTACH DATABASE ? AS {COPY_SCHEMA}", (str(temp),))
+    try:
+        # a rekey needs a rollback journal; it is removed when the rekey commits
+        conn.execute(f"PRAGMA {COPY_SCHEMA}.journal_mode=DELETE").fetchall()
+        cipher.rekey(conn, passphrase, COPY_SCHEMA)
+    finally:
+        cipher.pin(conn, vault.kdf_iter)  # the vault's own settings again for the connection
+        conn.execute(f"DETACH DATABASE {COPY_SCHEMA}")
 
 
 def _check_encrypted(path: Path) -> None:

@@ -31,6 +31,15 @@ def pin(conn, kdf_iter: int) -> None:
     conn.execute("PRAGMA legacy=0").fetchall()
 
 
+def rekey(conn, passphrase: str | bytes, schema: str = "main") -> None:
+    """Re-encrypt database `schema` of `conn` under `passphrase` with the strong key derivation
+    (PASSPHRASE_KDF_ITER). SQLite3MC cannot rekey a database in WAL mode: the caller switches
+    its journal first."""
+    check_new_passphrase(passphrase)
+    pin(conn, PASSPHRASE_KDF_ITER)
+    conn.execute(f"PRAGMA {schema}.hexrekey='{as_hex(passphrase)}'").fetchall()
+
+
 def check_new_passphrase(passphrase: str | bytes) -> None:
     """A passphrase for a new vault or a rekey: at least MIN_PASSPHRASE characters."""
     from engine import errors

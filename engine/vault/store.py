@@ -287,8 +287,7 @@ class Vault(
                     "close it, then change the key"
                 )
             try:
-                cipher.pin(self.conn, cipher.PASSPHRASE_KDF_ITER)
-                self.conn.execute(f"PRAGMA hexrekey='{cipher.as_hex(passphrase)}'").fetchall()
+                cipher.rekey(self.conn, passphrase)
             finally:
                 self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         self.kdf_iter = cipher.PASSPHRASE_KDF_ITER

@@ -72,10 +72,73 @@ def test_a_keyring_memory_backup_says_how_to_move_it(qtbot, window, memory, tmp_
     from app.backup import backup_memory
 
     target = tmp_path / "moving.memoryos"
-    backup_memory(window, window.session, str(target))
+    asked = backup_memory(window, window.session, str(target))
+    qtbot.waitExposed(asked)
+    assert not asked.elsewhere.isChecked() and not asked.passphrase.isVisible()
+    asked.backup_button.click()  # a copy with the memory's key, for this computer
     qtbot.waitUntil(lambda: _message(window, "Back up memory") is not None)
     text = _message(window, "Back up memory").text()
-    assert str(target) in text and "keyring" in text and "memoryos rekey" in text
+    assert str(target) in text and "keyring" in text and "--passphrase" in text
+    copy = open_fast(target, False, None, chat=False)  # its key is in this keyring too
+    copy.close()
+
+
+NEW_PASSPHRASE = "a passphrase for the copy"
+
+
+def test_a_keyring_memory_backup_that_opens_on_another_computer(qtbot, window, tmp_path):
+    from app.backup import backup_memory
+    from engine import errors
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+
+    mem = window.session.mem
+    mem.add_memory(NEWEST, "Noted.", 1_700_000_100.0)
+    target = tmp_path / "moving.memoryos"
+    asked = backup_memory(window, window.session, str(target))
+    qtbot.waitExposed(asked)
+    asked.elsewhere.click()
+    assert asked.passphrase.isVisible() and asked.confirm.isVisible()
+    qtbot.keyClicks(asked.passphrase, NEW_PASSPHRASE)
+    qtbot.keyClicks(asked.confirm, "a passphrase for the cop")
+    assert not asked.backup_button.isEnabled() and "not the same" in asked.error.text()
+    qtbot.keyClicks(asked.confirm, "y")
+    assert asked.backup_button.isEnabled() and not asked.error.isVisible()
+    with mem.vault._lock:  # held here: the copy can only be made off the GUI thread, after
+        asked.backup_button.click()
+        assert not target.exists()
+    qtbot.waitUntil(lambda: _message(window, "Back up memory") is not None)
+    text = _message(window, "Back up memory").text()
+    assert str(target) in text and "any computer" in text
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("moving")) == [
+        "moving.memoryos"
+    ]
+    with pytest.raises(errors.KeyUnavailableError):  # the vault's key is not kept for it
+        MemoryOS.open(target, embedder=HashEmbedder(), background=False)
+    copy = open_fast(target, False, NEW_PASSPHRASE, chat=False)
+    try:
+        assert [page.user_input for page in copy.pages()] == [NEWEST]
+    finally:
+        copy.close()
+    assert mem.key_in_keyring  # the memory keeps its key
+
+
+def test_a_cancelled_question_writes_nothing(qtbot, window, tmp_path):
+    from PySide6.QtWidgets import QProgressDialog
+
+    from app.backup import backup_memory
+
+    asked = backup_memory(window, window.session, str(tmp_path / "moving.memoryos"))
+    qtbot.waitExposed(asked)
+    asked.elsewhere.click()
+    qtbot.keyClicks(asked.passphrase, "short")
+    qtbot.keyClicks(asked.confirm, "short")
+    assert not asked.backup_button.isEnabled() and "at least" in asked.error.text()
+    asked.reject()
+    # the copy starts behind its busy dialog, at once when the question is answered: none
+    assert not [d for d in window.findChildren(QProgressDialog) if d.windowTitle() ==
+                "Back up memory"]  # fmt: skip
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith((".moving", "moving"))]
 
 
 def test_an_existing_file_is_not_replaced_unasked(qtbot, window, tmp_path):
