@@ -26,6 +26,10 @@ records (the one-way keys and their times, no text) and the restore adds them to
 a vault restored from an export made after a forget (a move to a new computer) leaves out, from
 any older export restored into it later, what was forgotten before the move. A vault that never
 received those records (another computer, restored only from the older export) gets everything.
+When it receives them later (the newer export restored after the older one), what it holds that
+they name, and the export does not hold, is forgotten then, through the same cascade as `forget
+page` and deleting a fact (engine/api.py), and the report says how much: the vault ends with what
+the newer export's memory held. Not with `include_forgotten`: that keeps what it brings back.
 """
 
 from __future__ import annotations
@@ -107,6 +111,10 @@ class Restored:
     forgotten_facts: int = 0
     forgotten_profile: int = 0
     forgotten_included: bool = False  # restored anyway (include_forgotten)
+    # held by this vault, forgotten in the memory the export came from: forgotten here too
+    forgot_exchanges: int = 0
+    forgot_facts: int = 0
+    forgot_profile: int = 0
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -149,18 +157,11 @@ class Restored:
             )
         if already:
             out.append(f"Already in the vault, not added again: {', '.join(already)}.")
+        if self.forgot_exchanges or self.forgot_facts or self.forgot_profile:
+            items = _items(self.forgot_exchanges, self.forgot_facts, self.forgot_profile)
+            out.append(f"Forgot {items} that were forgotten in the memory this export came from.")
         if self.forgotten:
-            items = _joined(
-                [
-                    _count(n, one, many)
-                    for n, one, many in (
-                        (self.forgotten_exchanges, "exchange", ""),
-                        (self.forgotten_facts, "fact", ""),
-                        (self.forgotten_profile, "profile entry", "profile entries"),
-                    )
-                    if n
-                ]
-            )
+            items = _items(self.forgotten_exchanges, self.forgotten_facts, self.forgotten_profile)
             if self.forgotten_included:
                 out.append(
                     f"Brought back, as asked: {items} forgotten in this vault since the export "
@@ -171,6 +172,20 @@ class Restored:
         if self.added:
             out.append(f"Not restored: {NOT_RESTORED}.")
         return out + self.notes
+
+
+def _items(exchanges: int, facts: int, profile: int) -> str:
+    return _joined(
+        [
+            _count(n, one, many)
+            for n, one, many in (
+                (exchanges, "exchange", ""),
+                (facts, "fact", ""),
+                (profile, "profile entry", "profile entries"),
+            )
+            if n
+        ]
+    )
 
 
 def _replaced(n: int) -> str:
@@ -356,6 +371,13 @@ def restore(
     export = data if isinstance(data, Export) else read_export(data)
     vault, ctx = memory.vault, memory.ctx
     report = Restored(forgotten_included=include_forgotten)
+    # the forget records this vault does not hold yet, less what the export itself holds (a
+    # memory that brought something back on purpose exports it with its record)
+    news: set[tuple[str, str]] = set()
+    if export.forgotten and not include_forgotten:
+        known = {(r["kind"], r["key"]): r["at"] for r in vault.forgotten_records()}
+        news = {(k, key) for k, key, at in export.forgotten if at > known.get((k, key), -1.0)}
+        news -= _keys_held(export)
     was_empty = vault.count_pages() == 0 and not vault.facts(None, True) and not vault.slots(True)
 
     # Exchanges the vault already holds map to its own pages; the others are new.
@@ -475,8 +497,51 @@ def restore(
         )
     for event in ("settings", "pages", "segments", "facts", "jobs"):
         memory._notify(event)
+    if news:
+        _forget_as_there(memory, news, report)
     memory.consolidator.wake()
     return report
+
+
+def _keys_held(export: Export) -> set[tuple[str, str]]:
+    """The one-way keys (engine/vault/forgotten.py) of every item the export holds."""
+    keys = {
+        (forgotten_keys.EXCHANGE, forgotten_keys.exchange_key(
+            draft.conversation_id, draft.timestamp, draft.user_input, draft.agent_response
+        ))
+        for _, draft, _ in export.pages
+    }  # fmt: skip
+    keys |= {
+        (forgotten_keys.FACT, forgotten_keys.fact_key(row["kind"], row["created"], row["text"]))
+        for row in export.facts
+    }
+    keys |= {
+        (forgotten_keys.PROFILE, forgotten_keys.profile_key(
+            row["category"], row["name"], row["value"], row["created"]
+        ))
+        for row in export.profile
+    }  # fmt: skip
+    return keys
+
+
+def _forget_as_there(memory, news: set[tuple[str, str]], report: Restored) -> None:
+    """Forget what this vault holds that the export's memory forgot (`news`: its forget
+    records new to this vault, for items the export does not hold), as the person would:
+    exchanges with the cascade of `forget page`, then the facts and profile entries left."""
+    vault = memory.vault
+    held = vault.held_of_keys(news)
+    facts, slots = len(vault.facts(None, True)), len(vault.slots(True))
+    if held[forgotten_keys.EXCHANGE]:
+        report.forgot_exchanges = len(memory.forget_pages(held[forgotten_keys.EXCHANGE]).pages)
+    still = [fact.id for fact in vault.facts(None, True, ids=held[forgotten_keys.FACT])]
+    if still:  # those the cascade left
+        memory.delete_facts(still)
+    for slot_id in held[forgotten_keys.PROFILE]:
+        if slot_id in {slot.id for slot in vault.slots(True)}:  # not gone with a fact above
+            memory.delete_profile_slot(slot_id)
+    # what went, the cascade included (what was learned only from a forgotten exchange)
+    report.forgot_facts = facts - len(vault.facts(None, True))
+    report.forgot_profile = slots - len(vault.slots(True))
 
 
 def _slot_keys(vault) -> list[tuple]:

@@ -259,6 +259,25 @@ def test_an_export_from_a_newer_memoryos_is_a_clear_error(tmp_path, home):
     assert not (home / "data" / "vaults" / "new.memoryos").exists()  # nothing was created
 
 
+def test_memoryos_export_says_how_many_facts_are_replaced_ones(tmp_path, home):
+    """`facts list` shows current facts: the export's count says how many of its facts are
+    replaced ones, as a restore's does, so the numbers match what the person sees."""
+    created = run_cli("import", str(_transcript(tmp_path)), "--create", *FAKE, home=home)
+    assert created.returncode == 0
+    shown = json.loads(run_cli("facts", "list", "--json", *FAKE, home=home).stdout)["facts"]
+    backup = tmp_path / "memory.json"
+    done = run_cli("export", str(backup), *FAKE, home=home)
+    assert done.returncode == 0, done.stderr.decode()
+
+    facts = json.loads(backup.read_text(encoding="utf-8"))["facts"]
+    replaced = sum(f["status"] == SUPERSEDED for f in facts)
+    assert replaced == 1 and len(facts) - replaced == len(shown)
+    assert (
+        f"Exported 3 pages and {len(facts)} facts (1 of them replaced by a newer one) to"
+        in done.stderr.decode()
+    )
+
+
 def _with_a_replaced_fact(memory) -> None:
     """Two current facts and one replaced by a newer one (shown only with replaced items)."""
     memory.add_fact("I am vegetarian")

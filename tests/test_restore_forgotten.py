@@ -280,3 +280,95 @@ def test_memoryos_import_on_a_new_computer_leaves_out_what_was_forgotten(tmp_pat
     assert "Biscuit" not in _fact_texts(home, "--vault", "laptop")
     pages = run_cli("export", "-", "--vault", "laptop", *FAKE, home=home).stdout.decode()
     assert "Biscuit" not in pages
+
+
+def test_the_newer_export_restored_after_the_older_forgets_what_it_forgot(memory, other, tmp_path):
+    """The older export (made before a forget) restored first, the newer one (made after it)
+    next: the vault ends with what the newer export's memory held, forgotten through the same
+    cascade as `forget page` and facts delete, and the report says so."""
+    _fill(memory)
+    before = _state(memory)
+    older = _export(memory, tmp_path)
+    _forget_some(memory)
+    after_forget = _state(memory)
+    newer = _export(memory, tmp_path)
+
+    restore.restore(other, older)
+    assert _state(other) == before
+    report = restore.restore(other, newer)
+    other.run_consolidation()
+
+    assert _state(other) == after_forget
+    assert (report.forgot_exchanges, report.forgot_facts, report.forgot_profile) == (2, 2, 1)
+    lines = "\n".join(report.lines())
+    assert (
+        "Forgot 2 exchanges, 2 facts and 1 profile entry that were forgotten in the memory this "
+        "export came from." in lines
+    )
+    exported = json.dumps(_export(other, tmp_path), ensure_ascii=False).casefold()
+    assert "biscuit" not in exported and "sourdough" not in exported
+    assert not any("sourdough" in c.title for c in other.conversations())
+    # restoring the newer export again finds nothing more to forget
+    again = restore.restore(other, newer)
+    assert _state(other) == after_forget and "Forgot" not in "\n".join(again.lines())
+
+
+def test_include_forgotten_keeps_what_the_newer_export_forgot(memory, other, tmp_path):
+    """--include-forgotten brings things back on purpose: a restore with it forgets nothing."""
+    _fill(memory)
+    before = _state(memory)
+    older = _export(memory, tmp_path)
+    _forget_some(memory)
+    newer = _export(memory, tmp_path)
+
+    restore.restore(other, older)
+    report = restore.restore(other, newer, include_forgotten=True)
+
+    assert _state(other) == before
+    assert report.forgot_exchanges == report.forgot_facts == report.forgot_profile == 0
+    assert "Forgot" not in "\n".join(report.lines())
+
+
+def test_what_the_export_holds_is_kept_though_it_was_once_forgotten(memory, other, tmp_path):
+    """A vault that forgot something and then brought it back on purpose exports both the item
+    and its forget record: the item, which that memory holds, stays in the vault restored."""
+    _fill(memory)
+    before = _state(memory)
+    older = _export(memory, tmp_path)
+    _forget_some(memory)
+    restore.restore(memory, older, include_forgotten=True)  # brought back on purpose
+    newer = _export(memory, tmp_path)
+    assert newer["forgotten"]
+
+    restore.restore(other, older)
+    report = restore.restore(other, newer)
+
+    assert _state(other) == before and report.forgot_exchanges == 0
+
+
+def test_memoryos_import_of_the_newer_export_after_the_older_forgets(tmp_path, home):
+    transcript = tmp_path / "chat.json"
+    transcript.write_text(json.dumps([
+        {"user": SAID[0], "assistant": "Nice to meet you, Maya!",
+         "timestamp": "2025-03-01T10:00:00Z"},
+        {"user": SAID[1], "assistant": "Biscuit is a great name.",
+         "timestamp": "2025-03-02T10:00:00Z"},
+    ]), encoding="utf-8")  # fmt: skip
+    _run_ok("import", str(transcript), "--create", home=home)
+    older, newer = tmp_path / "before-forget.json", tmp_path / "after-forget.json"
+    _run_ok("export", str(older), home=home)
+    biscuit = next(
+        p["id"] for p in json.loads(older.read_text(encoding="utf-8"))["pages"]
+        if "Biscuit" in p["user_input"]
+    )  # fmt: skip
+    _run_ok("forget", "page", str(biscuit), "--yes", home=home)
+    _run_ok("export", str(newer), home=home)
+
+    _run_ok("import", str(older), "--vault", "a", "--create", home=home)
+    assert "Biscuit" in _fact_texts(home, "--vault", "a")
+    err = _run_ok("import", str(newer), "--vault", "a", home=home)
+
+    assert "Forgot 1 exchange, 1 fact and 1 profile entry that were forgotten" in err
+    assert "Biscuit" not in _fact_texts(home, "--vault", "a")
+    pages = run_cli("export", "-", "--vault", "a", *FAKE, home=home).stdout.decode()
+    assert "Biscuit" not in pages and json.loads(pages)["forgotten"]

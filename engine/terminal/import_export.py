@@ -131,6 +131,7 @@ def _consolidate_with_progress(memory) -> None:
 
 def run_export(args) -> int:
     from engine.export import check_target
+    from engine.records import SUPERSEDED
 
     if args.file != "-":
         check_target(args.file)  # before the passphrase is asked: a missing folder is refused
@@ -141,9 +142,12 @@ def run_export(args) -> int:
             print()
         else:
             data = memory.export_json(args.file)
+            # `facts list` shows current facts only: say how many of these are replaced ones
+            replaced = sum(fact["status"] == SUPERSEDED for fact in data["facts"])
+            of_them = f" ({replaced} of them replaced by a newer one)" if replaced else ""
             print(
-                f"Exported {len(data['pages'])} pages and {len(data['facts'])} facts to "
-                f"{args.file}.\n"
+                f"Exported {len(data['pages'])} pages and {len(data['facts'])} facts{of_them} "
+                f"to {args.file}.\n"
                 "This copy is not encrypted (only your account can open it): delete it when done.",
                 file=sys.stderr,
             )

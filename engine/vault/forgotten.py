@@ -133,3 +133,22 @@ class ForgottenMixin:
             "ON CONFLICT(kind, key) DO UPDATE SET at=max(at, excluded.at)",
             list(records),
         )
+
+    @_locked
+    def held_of_keys(self, wanted: set[tuple[str, str]]) -> dict[str, list[int]]:
+        """The ids of the exchanges, facts and profile entries this vault holds whose (kind,
+        one-way key) is in `wanted`, by kind: what a restore forgets because the memory its
+        export came from forgot it."""
+        tables = (
+            (EXCHANGE, "SELECT id, conversation_id, ts, user_input, agent_response FROM pages",
+             exchange_key),
+            (FACT, "SELECT id, kind, created, text FROM facts", fact_key),
+            (PROFILE, "SELECT id, category, name, value, created FROM profile", profile_key),
+        )  # fmt: skip
+        found: dict[str, list[int]] = {kind: [] for kind, _, _ in tables}
+        for kind, query, key in tables:
+            if any(k == kind for k, _ in wanted):
+                found[kind] = sorted(
+                    row[0] for row in self.conn.execute(query) if (kind, key(*row[1:])) in wanted
+                )
+        return found
