@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -9,9 +10,19 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 
 from app.theme import pixels
-from app.widgets import screen_room
+from app.widgets import one_line, screen_room
+from engine.forgetting import ForgetPreview
 
 SHOWN_ITEMS = 8  # facts and profile entries listed by name in the dialog; the rest counted
+QUOTED_CHARS = 80  # of the question of the one exchange forgotten, quoted in the dialog
+
+
+@dataclass(frozen=True)
+class Preview(ForgetPreview):
+    """The engine's preview, with the question of the exchange it forgets when it is one:
+    the dialog quotes it, as the chat's forget shows what goes."""
+
+    said: str = ""
 
 
 def page_ids(mem: Any, method: str, ids: list) -> list[int]:
@@ -32,7 +43,9 @@ def preview(mem: Any, method: str, ids: list) -> tuple[list[int], Any]:
     renamed only when its title will change (engine/forgetting.py new_title: a title the
     person chose stays; one made from a forgotten first question is made again)."""
     pages = page_ids(mem, method, ids)
-    return pages, mem.preview_forget_pages(pages)
+    found = mem.preview_forget_pages(pages)
+    said = mem.page(pages[0]).user_input if len(pages) == 1 else ""
+    return pages, Preview(**vars(found), said=one_line(said, QUOTED_CHARS))
 
 
 def forget(mem: Any, pages: list[int]) -> Any:
@@ -55,9 +68,12 @@ def preview_html(question: str, result: Any, shown: int = SHOWN_ITEMS) -> str:
         items += f"<li>… and {more} more</li>"
     them = "it" if len(result.pages) == 1 else "them"  # the exchanges
     learned = f"<p>Learned only from {them}, and removed too:</p><ul>{items}</ul>" if items else ""
+    said = getattr(result, "said", "")
+    quote = f" “{said}”" if said else ""
     return (
-        f"<p><b>{escape(question)}?</b></p><p>This will:</p><ul>{lines}</ul>{learned}"
-        "<p>Nothing of it stays on this computer. This cannot be undone.</p>"
+        f"<p><b>{escape(question + quote)}?</b></p><p>This will:</p><ul>{lines}</ul>{learned}"
+        "<p>Nothing of it stays in this memory; backups made before keep it. This cannot be "
+        "undone.</p>"
     )
 
 

@@ -466,7 +466,10 @@ class UnlockDialog(VaultDialog):
         from engine.errors import WrongKeyError
 
         if isinstance(error, WrongKeyError):
-            self.show_error("That passphrase does not unlock this vault. Nothing was changed; "
-                            "try again.")
+            from engine.vault.connection import journal_hint
+
+            text = "That passphrase does not unlock this vault. Nothing was changed; try again."
+            hint = journal_hint(self.path)
+            self.show_error(f"{text} {hint}" if hint else text)
         self.passphrase.selectAll()
         self.passphrase.setFocus()

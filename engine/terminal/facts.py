@@ -176,14 +176,22 @@ def _delete_items(memory, args) -> int:
     parts = [wording.count(len(facts), "fact")] if facts else []
     parts += [f"{profile} profile entr{'y' if profile == 1 else 'ies'}"] if profile else []
     print(f"Deleted {' and '.join(parts)}.")
-    sources = any(
-        (item.evidence_page_ids if kind == "profile" else item.source_page_ids)
+    sources = sorted({
+        page_id
         for kind, _, _, item in items
-    )
-    if sources:
+        for page_id in (item.evidence_page_ids if kind == "profile" else item.source_page_ids)
+    })  # fmt: skip
+    # the exchanges themselves (`forget page`), not the whole conversations they are in
+    pages = [page.id for page in memory.vault.pages(sources)] if sources else []
+    if len(pages) == 1:
         print(
-            f"{forgetting.sources_stay(len(items))}; `memoryos forget conversation ID` forgets "
-            "those too."
+            f"{forgetting.sources_stay(len(items))}; `memoryos forget page {pages[0]}` "
+            f"forgets {'it' if len(items) == 1 else 'that exchange'} too."
+        )
+    elif pages:
+        print(
+            f"{forgetting.sources_stay(len(items))}; `memoryos forget page ID` forgets one "
+            f"of them (exchanges {', '.join(map(str, pages))})."
         )
     return 0
 

@@ -32,23 +32,27 @@ class Backup:
     own_passphrase: bool = False  # it opens with a passphrase chosen for the copy
 
     def how_to_open(self) -> str:
+        kept = (
+            " What you forget from now on stays in this backup: after forgetting something, "
+            "delete it and make a new one."
+        )
         if self.own_passphrase:
             return (
                 "It is encrypted and opens with the passphrase you chose for it, on any "
                 "computer; this memory keeps its own key. It holds everything as it was now; "
-                "what you forgot stays forgotten."
+                "what you forgot stays forgotten." + kept
             )
         if not self.keyring:
             return (
                 "It is encrypted and opens with this memory's passphrase. It holds everything "
-                "as it was now; what you forgot stays forgotten."
+                "as it was now; what you forgot stays forgotten." + kept
             )
         return (
             "It is encrypted with this memory's key, which is in this computer's keyring (kept "
             "there for the copy too), so it opens on this computer, where it is "
             "(`memoryos chat --vault-path FILE`). For a copy that opens on any computer, make "
             "the backup with a passphrase of its own: `memoryos backup FILE --passphrase`, or "
-            "File → Back up memory… with “Open it on another computer” ticked."
+            "File → Back up memory… with “Open it on another computer” ticked." + kept
         )
 
 

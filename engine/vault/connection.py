@@ -64,11 +64,13 @@ def open_connection(
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
         except apsw.NotADBError:
-            raise errors.WrongKeyError(
+            message = (
                 "wrong key or passphrase for this vault (nothing was changed): check the "
                 "passphrase and try again (a vault whose key was in the keyring needs that "
                 "keyring entry back)"
-            ) from None
+            )
+            hint = journal_hint(path)
+            raise errors.WrongKeyError(f"{message}. {hint}" if hint else message) from None
         app_id = conn.execute("PRAGMA application_id").fetchall()[0][0]
         if exists and app_id != APPLICATION_ID:
             raise errors.NotAVaultError(f"{path} is an encrypted database but not a MemoryOS vault")
@@ -81,6 +83,24 @@ def open_connection(
     except apsw.Error as exc:
         conn.close()
         raise translate(exc) from exc
+
+
+def journal_hint(path: Path) -> str:
+    """What to try when a vault does not unlock and a non-empty -wal lies beside it: a file
+    copied in place of another vault opens through that vault's journal, which no key
+    decrypts. Never moved or deleted here: it may hold the newest exchanges of the right vault."""
+    path = Path(path)
+    wal = path.with_name(f"{path.name}-wal")
+    try:
+        if wal.stat().st_size == 0:
+            return ""
+    except OSError:
+        return ""
+    return (
+        "If this file was just put here in place of another memory, a journal the old one "
+        f"left ({wal.name}) may be in the way: with MemoryOS closed, move {wal.name} and "
+        f"{path.name}-shm out of the folder, then try again."
+    )
 
 
 def _check_header(path: Path) -> None:
