@@ -61,10 +61,7 @@ def load(path: str | Path) -> Any:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        # A vault (or its backup) is encrypted SQLite: whole 4 KiB pages, not starting as JSON
-        if ".memoryos" in path.name or (
-            raw and len(raw) % 4096 == 0 and raw.lstrip()[:1] not in (b"[", b"{")
-        ):
+        if ".memoryos" in path.name or is_sqlite_file(raw):
             from engine.paths import vaults_dir
 
             raise InvalidInputError(
@@ -88,6 +85,26 @@ def load(path: str | Path) -> Any:
             f"({exc.msg}). Correct the file there, or copy or export it again"
         ) from None
     return data
+
+
+def is_sqlite_file(raw: bytes) -> bool:
+    """Whether `raw` is an SQLite file, encrypted (a vault or its backup) or not. Its first 16
+    bytes are the cipher's random salt (so they may read as anything, "[" included), but bytes
+    16-23 stay in the clear, as SQLite reads them before any key: the page size (a power of two,
+    512-65536, 1 meaning 65536), the file format versions (1 or 2) and the payload fractions,
+    which SQLite fixes at 64, 32 and 32. The file is a whole number of those pages."""
+    if len(raw) < 512:
+        return False
+    page = int.from_bytes(raw[16:18], "big")
+    page = 65536 if page == 1 else page
+    return (
+        512 <= page <= 65536
+        and page & (page - 1) == 0
+        and raw[18] in (1, 2)
+        and raw[19] in (1, 2)
+        and raw[21:24] == b"\x40\x20\x20"
+        and len(raw) % page == 0
+    )
 
 
 _CUT_NUMBER = re.compile(r"[-+.0-9eE]+")
