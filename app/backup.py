@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from app.errors import describe, show_message
 from app.theme import pixels
-from app.vault_dialogs import _password_field
+from app.vault_dialogs import new_passphrase_problem, password_field
 from app.workers import Worker
 from engine.vault.cipher import MIN_PASSPHRASE  # one minimum everywhere
 
@@ -42,10 +42,10 @@ class CopyKeyDialog(QDialog):
         text.setMinimumWidth(pixels(392))
         self.elsewhere = QCheckBox("Open it on another computer")
         self.elsewhere.setToolTip("Protect the copy with a passphrase of its own")
-        self.passphrase = _password_field(
+        self.passphrase = password_field(
             f"Passphrase for the copy (at least {MIN_PASSPHRASE} characters)"
         )
-        self.confirm = _password_field("The same passphrase again")
+        self.confirm = password_field("The same passphrase again")
         self.error = QLabel(objectName="error")
         self.error.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
@@ -69,12 +69,7 @@ class CopyKeyDialog(QDialog):
         """Why the copy's passphrase cannot be used yet ('' when it can, or none is wanted)."""
         if not self.elsewhere.isChecked():
             return ""
-        first, second = self.passphrase.text(), self.confirm.text()
-        if len(first) < MIN_PASSPHRASE:
-            return f"The passphrase needs at least {MIN_PASSPHRASE} characters."
-        if first != second:
-            return "The two passphrases are not the same."
-        return ""
+        return new_passphrase_problem(self.passphrase.text(), self.confirm.text())
 
     def new_passphrase(self) -> str | None:
         """The copy's own passphrase, or None for a copy with the memory's key."""

@@ -139,11 +139,20 @@ def keep_centred(dialog: QWidget, window: QWidget | None) -> None:
         _KeepCentred(dialog, window)
 
 
-def _password_field(placeholder: str) -> QLineEdit:
+def password_field(placeholder: str) -> QLineEdit:
     field = QLineEdit()
     field.setEchoMode(QLineEdit.EchoMode.Password)
     field.setPlaceholderText(placeholder)
     return field
+
+
+def new_passphrase_problem(first: str, second: str) -> str:
+    """Why a new passphrase typed twice cannot be used yet ('' when it can)."""
+    if len(first) < MIN_PASSPHRASE:
+        return f"The passphrase needs at least {MIN_PASSPHRASE} characters."
+    if first != second:
+        return "The two passphrases are not the same."
+    return ""
 
 
 class VaultDialog(QDialog):
@@ -304,8 +313,8 @@ class FirstRunDialog(VaultDialog):
         self.use_passphrase.setVisible(self.keyring_usable)
         self.use_passphrase.toggled.connect(self._update)
         self.layout_.addWidget(self.use_passphrase)
-        self.passphrase = _password_field(f"Passphrase (at least {MIN_PASSPHRASE} characters)")
-        self.confirm = _password_field("The same passphrase again")
+        self.passphrase = password_field(f"Passphrase (at least {MIN_PASSPHRASE} characters)")
+        self.confirm = password_field("The same passphrase again")
         self.passphrase.textChanged.connect(self._update)
         self.confirm.textChanged.connect(self._update)
         self.confirm.returnPressed.connect(self.create)
@@ -369,12 +378,7 @@ class FirstRunDialog(VaultDialog):
         """Why the passphrase cannot be used yet ('' when it can)."""
         if not self.needs_passphrase or not self.creating:
             return ""
-        first, second = self.passphrase.text(), self.confirm.text()
-        if len(first) < MIN_PASSPHRASE:
-            return f"The passphrase needs at least {MIN_PASSPHRASE} characters."
-        if first != second:
-            return "The two passphrases are not the same."
-        return ""
+        return new_passphrase_problem(self.passphrase.text(), self.confirm.text())
 
     def _update(self) -> None:
         fields = self.needs_passphrase and self.creating
@@ -434,7 +438,7 @@ class UnlockDialog(VaultDialog):
             "lock", "Unlock your memory",
             f"The vault <b>{self.path.stem}</b> is protected by a passphrase.",
         ))
-        self.passphrase = _password_field("Passphrase")
+        self.passphrase = password_field("Passphrase")
         self.passphrase.returnPressed.connect(self.unlock)
         self.layout_.addWidget(self.passphrase)
         self.layout_.addWidget(self.error)
