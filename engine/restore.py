@@ -505,23 +505,34 @@ def restore(
 
 def _keys_held(export: Export) -> set[tuple[str, str]]:
     """The one-way keys (engine/vault/forgotten.py) of every item the export holds."""
-    keys = {
-        (forgotten_keys.EXCHANGE, forgotten_keys.exchange_key(
-            draft.conversation_id, draft.timestamp, draft.user_input, draft.agent_response
-        ))
-        for _, draft, _ in export.pages
-    }  # fmt: skip
-    keys |= {
-        (forgotten_keys.FACT, forgotten_keys.fact_key(row["kind"], row["created"], row["text"]))
-        for row in export.facts
+    return {
+        (kind, key)
+        for kind, keys in _item_keys(export, export.pages).items()
+        for key in keys.values()
     }
-    keys |= {
-        (forgotten_keys.PROFILE, forgotten_keys.profile_key(
-            row["category"], row["name"], row["value"], row["created"]
-        ))
-        for row in export.profile
-    }  # fmt: skip
-    return keys
+
+
+def _item_keys(export: Export, pages) -> dict[str, dict[int, str]]:
+    """The one-way keys of `pages` (the export's, or some of them) and of every fact and
+    profile entry of the export, by kind and then by exported id."""
+    return {
+        forgotten_keys.EXCHANGE: {
+            old_id: forgotten_keys.exchange_key(
+                draft.conversation_id, draft.timestamp, draft.user_input, draft.agent_response
+            )
+            for old_id, draft, _ in pages
+        },
+        forgotten_keys.FACT: {
+            row["id"]: forgotten_keys.fact_key(row["kind"], row["created"], row["text"])
+            for row in export.facts
+        },
+        forgotten_keys.PROFILE: {
+            row["id"]: forgotten_keys.profile_key(
+                row["category"], row["name"], row["value"], row["created"]
+            )
+            for row in export.profile
+        },
+    }
 
 
 def _forget_as_there(memory, news: set[tuple[str, str]], report: Restored) -> None:
@@ -536,8 +547,9 @@ def _forget_as_there(memory, news: set[tuple[str, str]], report: Restored) -> No
     still = [fact.id for fact in vault.facts(None, True, ids=held[forgotten_keys.FACT])]
     if still:  # those the cascade left
         memory.delete_facts(still)
+    left = {slot.id for slot in vault.slots(True)}  # those not gone with a fact above
     for slot_id in held[forgotten_keys.PROFILE]:
-        if slot_id in {slot.id for slot in vault.slots(True)}:  # not gone with a fact above
+        if slot_id in left:
             memory.delete_profile_slot(slot_id)
     # what went, the cascade included (what was learned only from a forgotten exchange)
     report.forgot_facts = facts - len(vault.facts(None, True))
@@ -555,28 +567,14 @@ def _forgotten_since(vault, export: Export, new_pages) -> dict[str, set]:
     """The export's exchanges (of `new_pages`), facts and profile entries (by exported id) that
     this vault forgot after the export was made."""
     since = export.exported_at if export.exported_at is not None else 0.0
-    keys = {
-        old_id: forgotten_keys.exchange_key(
-            draft.conversation_id, draft.timestamp, draft.user_input, draft.agent_response
-        )
-        for old_id, draft, _ in new_pages
-    }
-    fact_keys = {
-        row["id"]: forgotten_keys.fact_key(row["kind"], row["created"], row["text"])
-        for row in export.facts
-    }
-    slot_keys = {
-        row["id"]: forgotten_keys.profile_key(
-            row["category"], row["name"], row["value"], row["created"]
-        )
-        for row in export.profile
-    }
+    keys = _item_keys(export, new_pages)
     out = {}
-    for name, kind, wanted in (
-        ("pages", forgotten_keys.EXCHANGE, keys),
-        ("facts", forgotten_keys.FACT, fact_keys),
-        ("slots", forgotten_keys.PROFILE, slot_keys),
+    for name, kind in (
+        ("pages", forgotten_keys.EXCHANGE),
+        ("facts", forgotten_keys.FACT),
+        ("slots", forgotten_keys.PROFILE),
     ):
+        wanted = keys[kind]
         gone = vault.forgotten_since(kind, wanted.values(), since)
         out[name] = {item for item, key in wanted.items() if key in gone}
     return out

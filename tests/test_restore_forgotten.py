@@ -255,7 +255,9 @@ def test_a_damaged_forget_record_is_named_and_nothing_is_restored(memory, other,
     assert _state(other) == ([], [], [])
 
 
-def test_memoryos_import_on_a_new_computer_leaves_out_what_was_forgotten(tmp_path, home):
+def _exports_around_a_forget(tmp_path, home) -> tuple:
+    """In the default vault, through the terminal: two exchanges imported, an export, the
+    Biscuit exchange forgotten, another export. Returns (older, newer) export paths."""
     transcript = tmp_path / "chat.json"
     transcript.write_text(json.dumps([
         {"user": SAID[0], "assistant": "Nice to meet you, Maya!",
@@ -264,7 +266,7 @@ def test_memoryos_import_on_a_new_computer_leaves_out_what_was_forgotten(tmp_pat
          "timestamp": "2025-03-02T10:00:00Z"},
     ]), encoding="utf-8")  # fmt: skip
     _run_ok("import", str(transcript), "--create", home=home)
-    older, newer = tmp_path / "older.json", tmp_path / "newer.json"
+    older, newer = tmp_path / "before-forget.json", tmp_path / "after-forget.json"
     _run_ok("export", str(older), home=home)
     biscuit = next(
         p["id"] for p in json.loads(older.read_text(encoding="utf-8"))["pages"]
@@ -272,6 +274,11 @@ def test_memoryos_import_on_a_new_computer_leaves_out_what_was_forgotten(tmp_pat
     )  # fmt: skip
     _run_ok("forget", "page", str(biscuit), "--yes", home=home)
     _run_ok("export", str(newer), home=home)
+    return older, newer
+
+
+def test_memoryos_import_on_a_new_computer_leaves_out_what_was_forgotten(tmp_path, home):
+    older, newer = _exports_around_a_forget(tmp_path, home)
 
     _run_ok("import", str(newer), "--vault", "laptop", "--create", home=home)
     err = _run_ok("import", str(older), "--vault", "laptop", home=home)
@@ -347,22 +354,7 @@ def test_what_the_export_holds_is_kept_though_it_was_once_forgotten(memory, othe
 
 
 def test_memoryos_import_of_the_newer_export_after_the_older_forgets(tmp_path, home):
-    transcript = tmp_path / "chat.json"
-    transcript.write_text(json.dumps([
-        {"user": SAID[0], "assistant": "Nice to meet you, Maya!",
-         "timestamp": "2025-03-01T10:00:00Z"},
-        {"user": SAID[1], "assistant": "Biscuit is a great name.",
-         "timestamp": "2025-03-02T10:00:00Z"},
-    ]), encoding="utf-8")  # fmt: skip
-    _run_ok("import", str(transcript), "--create", home=home)
-    older, newer = tmp_path / "before-forget.json", tmp_path / "after-forget.json"
-    _run_ok("export", str(older), home=home)
-    biscuit = next(
-        p["id"] for p in json.loads(older.read_text(encoding="utf-8"))["pages"]
-        if "Biscuit" in p["user_input"]
-    )  # fmt: skip
-    _run_ok("forget", "page", str(biscuit), "--yes", home=home)
-    _run_ok("export", str(newer), home=home)
+    older, newer = _exports_around_a_forget(tmp_path, home)
 
     _run_ok("import", str(older), "--vault", "a", "--create", home=home)
     assert "Biscuit" in _fact_texts(home, "--vault", "a")
