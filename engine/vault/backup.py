@@ -19,7 +19,7 @@ from pathlib import Path
 from engine import errors
 from engine.files import replacing
 from engine.vault import cipher, keys
-from engine.vault.connection import PLAIN_SQLITE_HEADER, _apsw, mapped_errors
+from engine.vault.connection import PLAIN_SQLITE_HEADER, _apsw
 
 
 @dataclass(frozen=True)
@@ -106,12 +106,7 @@ def backup(
         cipher.check_new_passphrase(passphrase)  # a short one: refused before anything is written
     # VACUUM INTO writes into the empty 0600 file and keeps its mode
     with replacing(target) as temp:
-        with vault._lock, mapped_errors():
-            if vault._depth:
-                raise errors.VaultError("cannot back up the vault inside a transaction")
-            vault.conn.execute("VACUUM INTO ?", (str(temp),))
-            if passphrase is not None:
-                _rekey_copy(vault, temp, passphrase)
+        vault.copy_to(temp, passphrase)
         _check_encrypted(temp)
     keyring_key = vault.key_location.startswith("keyring") and passphrase is None
     if passphrase is not None:
@@ -120,24 +115,6 @@ def backup(
     elif keyring_key:
         _keep_key_for(vault.path, target)
     return Backup(target, target.stat().st_size, keyring_key, passphrase is not None)
-
-
-COPY_SCHEMA = "backup_copy"
-
-
-def _rekey_copy(vault, temp: Path, passphrase: str | bytes) -> None:
-    """Re-encrypt the fresh copy at `temp` under `passphrase`. It is attached to the vault's
-    own connection without a key, so SQLite3MC opens it with the vault's key, whether that is
-    the keyring's or a passphrase this program no longer holds."""
-    conn = vault.conn
-    conn.execute(f"ATTACH DATABASE ? AS {COPY_SCHEMA}", (str(temp),))
-    try:
-        # a rekey needs a rollback journal; it is removed when the rekey commits
-        conn.execute(f"PRAGMA {COPY_SCHEMA}.journal_mode=DELETE").fetchall()
-        cipher.rekey(conn, passphrase, COPY_SCHEMA)
-    finally:
-        cipher.pin(conn, vault.kdf_iter)  # the vault's own settings again for the connection
-        conn.execute(f"DETACH DATABASE {COPY_SCHEMA}")
 
 
 def _check_encrypted(path: Path) -> None:
@@ -165,8 +142,5 @@ def _keep_key_for(vault_path: Path, target: Path) -> None:
     """A keyring vault's copy has the same random key: keep it under the copy's name too,
     so the copy opens on this computer as the vault does."""
     hexkey = keys.stored_key(vault_path)
-    if hexkey is None:
-        return
-    import keyring
-
-    keyring.set_password(keys.SERVICE, keys._username(target), hexkey)
+    if hexkey is not None:
+        keys.store_key(target, hexkey)

@@ -59,11 +59,16 @@ def stored_key(path: Path) -> str | None:
 
 def create_key(path: Path) -> str:
     """Generate a random 256-bit key and store it in the keyring; return it as hex."""
+    key = secrets.token_hex(32)
+    store_key(path, key)
+    return key
+
+
+def store_key(path: Path, hexkey: str) -> None:
+    """Keep `hexkey` in the keyring as the key of the vault file at `path`."""
     import keyring
 
-    key = secrets.token_hex(32)
-    keyring.set_password(SERVICE, _username(path), key)
-    return key
+    keyring.set_password(SERVICE, _username(path), hexkey)
 
 
 def delete_key(path: Path) -> bool:

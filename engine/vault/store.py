@@ -50,6 +50,9 @@ def _unlock(path: Path, hexkey, passphrase, create: bool, is_new: bool):
     return conn, cipher.LEGACY_KDF_ITER
 
 
+
+COPY_SCHEMA = "backup_copy"  # the name a backup copy is attached under (copy_to)
+
 class Vault(
     PagesMixin,
     SegmentsMixin,
@@ -269,6 +272,29 @@ class Vault(
     @_locked
     def checkpoint(self) -> None:
         self.conn.wal_checkpoint(mode=3)
+
+    @_locked
+    def copy_to(self, path: Path, passphrase: str | bytes | None = None) -> None:
+        """Write the whole vault, as one read transaction sees it (what other connections
+        committed to the WAL included), into the empty file `path` with VACUUM INTO: the copy
+        gets the vault's cipher and key. With `passphrase` it is then re-keyed to that
+        passphrase (strong key derivation); the vault keeps its own key."""
+        if self._depth:
+            raise errors.VaultError("cannot back up the vault inside a transaction")
+        with mapped_errors():
+            self.conn.execute("VACUUM INTO ?", (str(path),))
+            if passphrase is None:
+                return
+            # Attached without a key, SQLite3MC opens the copy with the vault's key, whether
+            # that is the keyring's or a passphrase this program no longer holds.
+            self.conn.execute(f"ATTACH DATABASE ? AS {COPY_SCHEMA}", (str(path),))
+            try:
+                # a rekey needs a rollback journal; it is removed when the rekey commits
+                self.conn.execute(f"PRAGMA {COPY_SCHEMA}.journal_mode=DELETE").fetchall()
+                cipher.rekey(self.conn, passphrase, COPY_SCHEMA)
+            finally:
+                cipher.pin(self.conn, self.kdf_iter)  # the vault's own settings again
+                self.conn.execute(f"DETACH DATABASE {COPY_SCHEMA}")
 
     @_locked
     def rekey(self, passphrase: str | bytes) -> None:
