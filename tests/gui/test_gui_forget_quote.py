@@ -24,7 +24,7 @@ def test_the_question_quotes_the_exchange_and_says_backups_keep_it(qtbot, window
     panel.tabs.setCurrentIndex(1)
     panel.conversation_tree.setCurrentItem(panel.conversation_tree.topLevelItem(0))
     exchanges = panel.exchanges
-    qtbot.waitUntil(lambda: exchanges.tree.topLevelItemCount() == 2)
+    qtbot.waitUntil(lambda: exchanges.tree.topLevelItemCount() == 2, timeout=30000)
     exchanges.tree.setCurrentItem(exchanges.tree.topLevelItem(0))  # newest: LONG
     assert exchanges.selected_page().user_input == LONG
 
