@@ -7,7 +7,7 @@ import dataclasses
 from operator import attrgetter
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -54,18 +54,31 @@ class Forwarded:
 class FocusShown(QObject):
     """A field that gets the keyboard in one of the dialog's scrolled pages is scrolled into
     view, wherever the focus came from. (A page scrolls by itself only for Tab from a field
-    already in it: Tab from the tab bar went to "Bundled" with the page left at its bottom.)"""
+    already in it: Tab from the tab bar went to "Bundled" with the page left at its bottom.)
+    A click is left alone (the field is under the pointer, seen already): told by the focus
+    event's reason, which the application's event filter sees while the dialog is shown. The
+    mouse buttons held were asked before, and a press whose release went elsewhere (a double
+    click that opened a dialog) left every later Tab unscrolled."""
 
     def __init__(self, dialog: QWidget) -> None:
         super().__init__(dialog)
         self.dialog = dialog
-        QApplication.instance().focusChanged.connect(self.show_focused)
+        dialog.installEventFilter(self)
 
-    def show_focused(self, _old: QWidget | None, new: QWidget | None) -> None:
-        if new is None or not self.dialog.isVisible():
-            return
-        if QApplication.mouseButtons() != Qt.MouseButton.NoButton:
-            return  # a click: the field is under the pointer, seen already
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        kind = event.type()
+        if watched is self.dialog and kind in (QEvent.Type.Show, QEvent.Type.Hide):
+            app = QApplication.instance()
+            if kind == QEvent.Type.Show:
+                app.installEventFilter(self)
+            else:
+                app.removeEventFilter(self)
+        elif (kind == QEvent.Type.FocusIn and isinstance(watched, QWidget)
+              and event.reason() != Qt.FocusReason.MouseFocusReason):
+            self.show_focused(watched)
+        return False
+
+    def show_focused(self, new: QWidget) -> None:
         for area in self.dialog.findChildren(QScrollArea):
             page = area.widget()
             if page is not None and page.isAncestorOf(new):

@@ -219,3 +219,41 @@ def test_the_model_table_and_the_file_field_have_names(qtbot, person):
     dialog = shown_settings(qtbot, AppSettings())
     assert dialog.models_page.picker.table.accessibleName().strip()
     assert dialog.gguf_path.accessibleName().strip()
+
+
+def test_a_press_whose_release_went_elsewhere_does_not_stop_the_scrolling(qtbot, window):
+    """The fields reached by Tab stayed out of view after another test's double click: QTest's
+    double click ends without a release, so the application believed a button held (as after a
+    real press whose release went to a dialog it opened), and the dialog took every focus
+    change for a click. A click is told by the focus event's reason now."""
+    dialog = _settings_of(qtbot, window)
+    dialog.tabs.setCurrentWidget(dialog.memory_scroll)
+    page = dialog.memory_scroll
+    bar = page.verticalScrollBar()
+    qtbot.mouseDClick(dialog.tabs.tabBar(), Qt.MouseButton.LeftButton,
+                      pos=dialog.tabs.tabBar().tabRect(dialog.tabs.currentIndex()).center())
+    try:
+        assert QApplication.mouseButtons() != Qt.MouseButton.NoButton  # "held"
+        bar.setValue(bar.maximum())
+        _cancel(dialog).setFocus()
+        first = dialog.memory_form.inputs["stm_capacity"]
+        _tab_to(qtbot, first)
+        assert _in_view(page, first)
+    finally:
+        qtbot.mouseRelease(dialog.tabs.tabBar(), Qt.MouseButton.LeftButton)
+    assert QApplication.mouseButtons() == Qt.MouseButton.NoButton
+
+
+def test_a_clicked_field_is_not_scrolled(qtbot, window):
+    """A field clicked half in view stays where it is under the pointer."""
+    dialog = _settings_of(qtbot, window)
+    dialog.tabs.setCurrentWidget(dialog.memory_scroll)
+    page = dialog.memory_scroll
+    bar = page.verticalScrollBar()
+    first = dialog.memory_form.inputs["stm_capacity"]
+    top = first.mapTo(page.widget(), QPoint(0, 0)).y()
+    bar.setValue(top + first.height() // 2)  # its upper half above the view
+    before = bar.value()
+    first.setFocus(Qt.FocusReason.MouseFocusReason)
+    assert _focused(first)
+    assert bar.value() == before
