@@ -10,6 +10,7 @@ transaction; every write is one transaction with the job's completion.
     ANALYSE_SEGMENT  long_term.Persona.analyse_segment
     EMBED_TURNS      short_term.embed_turns
     LEARN_WORDS      vocabulary.learn_backlog
+    FORGET_HELD      forgetting.forget_held (a restore's forgets, when a crash kept them from running)
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ from engine.memory.context import MemoryContext
 from engine.memory.long_term import Persona
 from engine.memory.model import ConsolidationModel
 from engine.records import ConsolidationStatus, Job
-from engine.vault.jobs import ANALYSE_SEGMENT, EMBED_TURNS, LEARN_WORDS, PAGE_ADDED, STM_OVERFLOW
+from engine.vault.jobs import (
+    ANALYSE_SEGMENT,
+    EMBED_TURNS,
+    FORGET_HELD,
+    LEARN_WORDS,
+    PAGE_ADDED,
+    STM_OVERFLOW,
+)
 
 __all__ = [
     "ANALYSE_SEGMENT",
@@ -66,6 +74,7 @@ class Consolidator:
             LEARN_WORDS: lambda job: vocabulary.learn_backlog(
                 ctx, job.id, int(job.payload["upto"])
             ),
+            FORGET_HELD: self._forget_held,
         }
 
     @property
@@ -251,6 +260,16 @@ class Consolidator:
         if touched_facts:
             ctx.notify("facts")
         ctx.notify("jobs")
+
+    def _forget_held(self, job: Job) -> None:
+        """A restore's forgets that a crash kept from running (engine/restore.py)."""
+        from engine.forgetting import forget_held
+
+        forget_held(self.ctx, self.persona, [tuple(pair) for pair in job.payload["keys"]])
+        with self.ctx.vault.transaction():
+            self.ctx.vault.finish_job(job.id)
+        for event in ("pages", "segments", "facts"):
+            self.ctx.notify(event)
 
     def _analyse_segment(self, job: Job) -> None:
         taught = self.persona.analyse_segment(self.model, job.id, int(job.payload["segment_id"]))

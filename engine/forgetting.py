@@ -245,6 +245,32 @@ def forget(ctx: MemoryContext, page_ids: list[int], keep_facts: bool = False) ->
     return done
 
 
+def forget_held(ctx: MemoryContext, persona, keys) -> tuple[int, int, int]:
+    """Forget what this vault holds whose (kind, one-way key) is in `keys` (forget records a
+    restore brought: the export's memory forgot these), as the person would: exchanges with
+    the cascade of forget(), then the facts and profile entries left. Returns how many
+    exchanges, facts and profile entries went (the cascade's included). Running it again
+    forgets nothing more: what went is no longer held."""
+    from engine.vault import forgotten as forgotten_keys
+
+    vault = ctx.vault
+    held = vault.held_of_keys({(kind, key) for kind, key in keys})
+    facts, slots = len(vault.facts(None, True)), len(vault.slots(True))
+    exchanges = 0
+    if held[forgotten_keys.EXCHANGE]:
+        exchanges = len(forget(ctx, held[forgotten_keys.EXCHANGE]).pages)
+    still = [fact.id for fact in vault.facts(None, True, ids=held[forgotten_keys.FACT])]
+    if still:  # those the cascade left
+        persona.delete_facts(still)
+    left = {slot.id for slot in vault.slots(True)}  # those not gone with a fact above
+    gone_slots = [slot_id for slot_id in held[forgotten_keys.PROFILE] if slot_id in left]
+    for slot_id in gone_slots:
+        persona.delete_slot(slot_id)
+    if still or gone_slots:
+        scrub(ctx)
+    return exchanges, facts - len(vault.facts(None, True)), slots - len(vault.slots(True))
+
+
 def scrub(ctx: MemoryContext) -> None:
     """After a forget: truncate the WAL and delete backups that predate it."""
     if not ctx.vault.checkpoint_truncate():

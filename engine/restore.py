@@ -43,6 +43,7 @@ from typing import Any
 from engine import validation
 from engine.errors import InvalidInputError
 from engine.export import FORMAT
+from engine.forgetting import forget_held
 from engine.memory import short_term
 from engine.memory.persona_patterns import normalise_text
 from engine.records import (
@@ -55,7 +56,7 @@ from engine.records import (
 )
 from engine.remembered import EXCHANGE, FACT, KNOWLEDGE, PROFILE, MemoryUsed
 from engine.vault import forgotten as forgotten_keys
-from engine.vault.jobs import LEARN_WORDS
+from engine.vault.jobs import FORGET_HELD, LEARN_WORDS
 
 FORMAT_NAME = FORMAT.split("/")[0]  # "memoryos-export"
 VERSION = int(FORMAT.split("/")[1])
@@ -477,6 +478,13 @@ def restore(
             # what the vault the export came from forgot is forgotten here too, for later
             # restores of older exports (included or not in this one)
             vault.add_forgotten_records(export.forgotten)
+            # what it forgot that this vault holds is forgotten after the commit (the forget
+            # scrubs the journal), by a job claimed now: a crash before it runs leaves the job
+            # to the next start's consolidation, not the items in the vault
+            forget_job = None
+            if news:
+                forget_job = vault.enqueue(FORGET_HELD, {"keys": sorted(news)}, now)
+                vault.claim_jobs([forget_job], now)
             if new_pages:
                 upto = max(page_map[old_id] for old_id, _, _ in new_pages)
                 vault.enqueue(LEARN_WORDS, {"upto": upto}, now)
@@ -497,8 +505,13 @@ def restore(
         )
     for event in ("settings", "pages", "segments", "facts", "jobs"):
         memory._notify(event)
-    if news:
-        _forget_as_there(memory, news, report)
+    if forget_job is not None:
+        done = forget_held(ctx, memory.persona, news)
+        report.forgot_exchanges, report.forgot_facts, report.forgot_profile = done
+        with vault.transaction():
+            vault.finish_job(forget_job)
+        for event in ("pages", "segments", "facts"):
+            memory._notify(event)
     memory.consolidator.wake()
     return report
 
@@ -533,27 +546,6 @@ def _item_keys(export: Export, pages) -> dict[str, dict[int, str]]:
             for row in export.profile
         },
     }
-
-
-def _forget_as_there(memory, news: set[tuple[str, str]], report: Restored) -> None:
-    """Forget what this vault holds that the export's memory forgot (`news`: its forget
-    records new to this vault, for items the export does not hold), as the person would:
-    exchanges with the cascade of `forget page`, then the facts and profile entries left."""
-    vault = memory.vault
-    held = vault.held_of_keys(news)
-    facts, slots = len(vault.facts(None, True)), len(vault.slots(True))
-    if held[forgotten_keys.EXCHANGE]:
-        report.forgot_exchanges = len(memory.forget_pages(held[forgotten_keys.EXCHANGE]).pages)
-    still = [fact.id for fact in vault.facts(None, True, ids=held[forgotten_keys.FACT])]
-    if still:  # those the cascade left
-        memory.delete_facts(still)
-    left = {slot.id for slot in vault.slots(True)}  # those not gone with a fact above
-    for slot_id in held[forgotten_keys.PROFILE]:
-        if slot_id in left:
-            memory.delete_profile_slot(slot_id)
-    # what went, the cascade included (what was learned only from a forgotten exchange)
-    report.forgot_facts = facts - len(vault.facts(None, True))
-    report.forgot_profile = slots - len(vault.slots(True))
 
 
 def _slot_keys(vault) -> list[tuple]:

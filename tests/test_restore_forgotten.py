@@ -320,6 +320,46 @@ def test_the_newer_export_restored_after_the_older_forgets_what_it_forgot(memory
     assert _state(other) == after_forget and "Forgot" not in "\n".join(again.lines())
 
 
+class _Killed(BaseException):
+    """The process ending between the restore's commit and its forgets (a kill, a power cut)."""
+
+
+def test_a_crash_before_the_restores_forgets_ran_forgets_them_at_the_next_start(
+    memory, other, tmp_path, embedder, chat, monkeypatch
+):
+    """The newer export's forget records were committed with the restore, the forgets ran
+    after it: a crash between the two left the forgotten items in the vault for good. The
+    forgets are a job queued in the restore's transaction, run by the next start's
+    consolidation."""
+    _fill(memory)
+    older = _export(memory, tmp_path)
+    _forget_some(memory)
+    after_forget = _state(memory)
+    newer = _export(memory, tmp_path)
+    restore.restore(other, older)
+
+    def killed(*args):
+        raise _Killed
+
+    monkeypatch.setattr(restore, "forget_held", killed)
+    with pytest.raises(_Killed):
+        restore.restore(other, newer)
+    monkeypatch.undo()
+    path = other.vault.path
+    other.close()
+
+    again = MemoryOS.open(path, embedder=embedder, chat=chat, background=False)
+    try:
+        assert _state(again) != after_forget  # the restore committed, the forgets had not run
+        again.run_consolidation()
+        assert _state(again) == after_forget
+        exported = json.dumps(_export(again, tmp_path), ensure_ascii=False).casefold()
+        assert "biscuit" not in exported and "sourdough" not in exported
+        assert again.consolidation_status().pending_jobs == 0
+    finally:
+        again.close()
+
+
 def test_include_forgotten_keeps_what_the_newer_export_forgot(memory, other, tmp_path):
     """--include-forgotten brings things back on purpose: a restore with it forgets nothing."""
     _fill(memory)

@@ -26,6 +26,10 @@ STM_OVERFLOW = "stm_overflow"  # the queue is over capacity: move its oldest to 
 ANALYSE_SEGMENT = "analyse_segment"  # a segment is hot: the persona analyses its pages
 EMBED_TURNS = "embed_turns"  # schema step 0002's backfill of turn vectors
 LEARN_WORDS = "learn_words"  # the vocabulary of pages stored before it (0007, a new embedder)
+# a restore's forgets: what the export's memory forgot and this vault holds (payload: the forget
+# records' kinds and one-way keys); queued with the restore, so a crash before they ran does
+# not leave those items here
+FORGET_HELD = "forget_held"
 
 
 class JobsMixin:
