@@ -10,7 +10,8 @@ Keys (all optional):
   "remote_models": false        no model that is not on this computer, for anything
   "retention_days": 90          forget exchanges older than this (the person cannot change it)
   "retention_keeps_facts": true keep what was learned from them (false: forget that too)
-  "export": false               no export of the memory (app, CLI, MCP)
+  "export": false               no export of the memory (app, CLI, MCP); backups stay
+                                allowed: an encrypted copy, like the vault file itself
   "auto_lock_minutes": 5        lock the app after at most this many idle minutes
 A file that exists but cannot be read or is not valid stops the program with a clear error:
 a broken policy must not silently mean "no policy".

@@ -77,6 +77,16 @@ def test_the_policy_can_disable_export(memory, policy_file, tmp_path):
     assert not (tmp_path / "out.json").exists()
 
 
+def test_with_export_off_a_backup_is_still_made_and_stays_encrypted(memory, policy_file, tmp_path):
+    """Export off keeps the memory from leaving as text; a backup is the vault's encrypted
+    copy (README's policy paragraph), so it is made, and says nothing readable."""
+    memory.add_memory("I like chess", "ok")
+    policy_file(export=False)
+    done = memory.backup(tmp_path / "copy.memoryos")
+    raw = done.path.read_bytes()
+    assert raw and b"chess" not in raw and not raw.startswith(b"SQLite format 3")
+
+
 def test_the_policy_export_switch_reaches_the_cli(tmp_path, policy_file):
     home = tmp_path / "home"
     transcript = tmp_path / "talk.json"
