@@ -193,8 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument(
         "--include-forgotten",
         action="store_true",
-        help="restoring an export: also bring back what was forgotten in this vault after the "
-        "export was made (left out by default)",
+        help="restoring an export: also bring back what was forgotten after the export was made "
+        "(in this vault, or in the one a newer export came from; left out by default)",
     )
 
     facts = commands.add_parser("facts", help="list, add or delete what was learned about you")

@@ -165,11 +165,11 @@ class Restored:
             items = _items(self.forgotten_exchanges, self.forgotten_facts, self.forgotten_profile)
             if self.forgotten_included:
                 out.append(
-                    f"Brought back, as asked: {items} forgotten in this vault since the export "
-                    "was made."
+                    f"Brought back, as asked: {items} forgotten since the export was made."
                 )
             else:
-                out.append(f"Left out {items} forgotten in this vault since the export was made.")
+                # the forget may have been made in the memory a moved export came from: not "here"
+                out.append(f"Left out {items} forgotten since the export was made.")
         if self.added:
             out.append(f"Not restored: {NOT_RESTORED}.")
         return out + self.notes
