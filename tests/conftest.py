@@ -64,6 +64,27 @@ def home(tmp_path, monkeypatch):
     return folder
 
 
+# pytest-qt waits 5 s unless told otherwise. On the 2-core CI machine under load, a worker's
+# read can queue behind the embedding model's first load (10-30 s): one CI run failed a test
+# at that 5 s. A condition met returns at once, so only a wait that fails takes longer.
+PATIENT_MS = 20_000
+
+
+@pytest.fixture
+def qtbot(qtbot):
+    """pytest-qt's qtbot, whose waitUntil and waitSignal wait up to PATIENT_MS by default."""
+    wait_until, wait_signal = qtbot.waitUntil, qtbot.waitSignal
+
+    def patient_until(callback, *, timeout=PATIENT_MS):
+        return wait_until(callback, timeout=timeout)
+
+    def patient_signal(signal, *, timeout=PATIENT_MS, **options):
+        return wait_signal(signal, timeout=timeout, **options)
+
+    qtbot.waitUntil, qtbot.waitSignal = patient_until, patient_signal
+    return qtbot
+
+
 @pytest.fixture(autouse=True)
 def no_system_keyring(monkeypatch):
     """No test reads or writes the real keyring of the machine it runs on, nor sees what another
