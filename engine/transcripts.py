@@ -61,6 +61,14 @@ def load(path: str | Path) -> Any:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
+        from engine.vault.connection import PLAIN_SQLITE_HEADER
+
+        if raw.startswith(PLAIN_SQLITE_HEADER):  # not encrypted, so not a vault of ours
+            raise InvalidInputError(
+                f"{path} is an SQLite database, not a transcript or an export, so it cannot "
+                "be imported. Import a transcript (JSON) or a MemoryOS export "
+                "(`memoryos export FILE`)"
+            ) from None
         if ".memoryos" in path.name or is_sqlite_file(raw):
             from engine.paths import vaults_dir
 

@@ -309,6 +309,15 @@ def test_a_renamed_backup_is_still_told_from_a_text_file(open_vault, tmp_path):
         salted.write_bytes(first + raw[1:])
         with pytest.raises(errors.InvalidInputError, match="is a MemoryOS vault"):
             transcripts.load(salted)
+    plain = tmp_path / "notes.db"  # an SQLite file, not encrypted: not called a vault
+    import apsw
+
+    connection = apsw.Connection(str(plain))
+    connection.execute("CREATE TABLE notes(text); INSERT INTO notes VALUES ('hello')")
+    connection.close()
+    with pytest.raises(errors.InvalidInputError, match="is an SQLite database") as refused:
+        transcripts.load(plain)
+    assert "MemoryOS vault" not in str(refused.value)
     latin1 = tmp_path / "latin1.json"  # a whole number of 4 KiB pages too, but JSON
     text = '[{"user": "caf\xe9", "assistant": "ok"}]'
     latin1.write_bytes(text.ljust(4096).encode("latin-1"))
