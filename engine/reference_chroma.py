@@ -173,7 +173,8 @@ def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str
     sqlite_path = store / CHROMA_FILE
     rows = [_knowledge_row(r) for r in collections.get(f"{USER_KNOW}{user_id}", [])]
     data.knowledge += _knowledge(
-        {"user_knowledge": rows}, "user_knowledge", USER_FACT, "user", sqlite_path
+        {"user_knowledge": rows}, "user_knowledge", USER_FACT, "user", sqlite_path,
+        data.knowledge_entries,
     )
     for assistant in wanted:
         rows = [_knowledge_row(r) for r in collections[f"{ASSIST_KNOW}{assistant}"]]
@@ -183,6 +184,7 @@ def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str
             ASSISTANT_KNOWLEDGE,
             f"assistant {assistant}",
             sqlite_path,
+            data.knowledge_entries,
         )
         data.assistants.append(assistant)
     _merge_index_pages(data, backed_up, collections.get(f"{PAGES}{user_id}", []), sqlite_path)

@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT
     from engine.reference_import import (
         find_users,
         import_steps,
@@ -95,8 +96,13 @@ def _run(args: argparse.Namespace) -> int:
     data = read_reference(args.path, args.user, args.assistant)
     found = data.counts()
     print(f"Reference memory of user {data.user_id!r} in {data.folder}:")
+    entries = {"user_knowledge": data.knowledge_entries.get(USER_FACT, 0),
+               "assistant_knowledge": data.knowledge_entries.get(ASSISTANT_KNOWLEDGE, 0)}
     for key, label in COUNT_LABELS.items():
-        print(f"  {label:32} {found[key]}")
+        merged = ""
+        if entries.get(key, 0) > found[key]:  # the reference writes each analysis again
+            merged = f" (from {entries[key]} entries in its files: the same fact once)"
+        print(f"  {label:32} {found[key]}{merged}")
     if data.recovered:
         pages = plural(data.recovered, "mid-term page")
         lost = "it" if data.recovered == 1 else "them"

@@ -97,6 +97,9 @@ class ReferenceData:
     skipped_empty: int = 0
     recovered: int = 0  # chromadb variant: pages only its index kept (engine/reference_chroma.py)
     not_found: list[str] = field(default_factory=list)  # parts not in the folder (PARTS' keys)
+    # the knowledge entries the files hold, by kind: the reference writes each analysis again,
+    # so many entries can be one fact (a report that says only "4 facts" looked like a loss)
+    knowledge_entries: dict[str, int] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -263,9 +266,12 @@ def read_reference(
     if text.strip() and text.strip().lower() != "none":
         data.profile = text.strip()
         data.profile_updated = _time(entry.get("last_updated"), f"{long_path}: last_updated")
-    data.knowledge += _knowledge(long_term, "knowledge_base", USER_FACT, "user", long_path)
+    entries = data.knowledge_entries
     data.knowledge += _knowledge(
-        long_term, "assistant_knowledge", ASSISTANT_KNOWLEDGE, "user", long_path
+        long_term, "knowledge_base", USER_FACT, "user", long_path, entries
+    )
+    data.knowledge += _knowledge(
+        long_term, "assistant_knowledge", ASSISTANT_KNOWLEDGE, "user", long_path, entries
     )
 
     assistants_dir = folder / "assistants"
@@ -280,7 +286,8 @@ def read_reference(
         path = assistants_dir / assistant / "long_term_assistant.json"
         content = _load(path, dict, {})
         data.knowledge += _knowledge(
-            content, "assistant_knowledge", ASSISTANT_KNOWLEDGE, f"assistant {assistant}", path
+            content, "assistant_knowledge", ASSISTANT_KNOWLEDGE, f"assistant {assistant}", path,
+            entries,
         )
         data.assistants.append(assistant)
     data.not_found = parts_not_found(folder, user_dir, data)
@@ -523,14 +530,18 @@ def _session(session_id: str, session: Any, where: str, data: ReferenceData) -> 
     )
 
 
-def _knowledge(content: dict, key: str, kind: str, source: str, path: Path) -> list[RefKnowledge]:
+def _knowledge(
+    content: dict, key: str, kind: str, source: str, path: Path, entries: dict[str, int]
+) -> list[RefKnowledge]:
     """The knowledge of one list, one item per fact: the reference stores what one analysis
     found as one text, a list ("- Alice moved to Lisbon\n- Alice has a cat"), and can store
-    that text several times; each item becomes one fact (so it can be deleted alone), once."""
+    that text several times; each item becomes one fact (so it can be deleted alone), once.
+    The list's entries are counted into `entries`, by kind."""
     items = content.get(key, [])
     if not isinstance(items, list):
         raise InvalidInputError(f"{path}: {key!r} must be a list")
     out, seen = [], set()
+    entries[kind] = entries.get(kind, 0) + len(items)
     for index, item in enumerate(items):
         where = f"{path}: {key} item {index}"
         if not isinstance(item, dict):

@@ -82,8 +82,27 @@ def test_a_knowledge_list_becomes_one_fact_per_line_once(memory, tmp_path, home,
     done = run_cli(*args, home=home)
     said = done.stdout.decode()
     assert done.returncode == 0, done.stderr
-    assert re.search(r"user knowledge \(facts\) +3\n", said)
+    assert re.search(r"user knowledge \(facts\) +3( \(from \d+ entries [^\n]*)?\n", said)
     assert "3 facts" in said.split("Added", 1)[1]
+
+
+def test_the_counts_say_when_many_entries_are_one_fact(tmp_path, home):
+    """The reference writes each analysis again: 24 entries in its file were "user knowledge
+    (facts) 4" and nothing said why, which read as facts lost."""
+    folder = reference_copy(tmp_path)
+
+    def repeated(content):
+        content["knowledge_base"] = [
+            {"knowledge": "- Alex is a nurse\n- Alex hikes on Sundays",
+             "timestamp": "2025-05-10 10:00:00"} for _ in range(5)
+        ] + [{"knowledge": "Alex speaks Spanish", "timestamp": "2025-05-11 10:00:00"}]
+
+    _edit(folder / "users" / "alex" / "long_term_user.json", repeated)
+    done = run_cli("import-reference", str(folder), "--dry-run", *FAKE, home=home)
+    said = done.stdout.decode()
+    assert done.returncode == 0, done.stderr
+    line = next(line for line in said.splitlines() if "user knowledge (facts)" in line)
+    assert re.search(r"\b3\b", line) and "6 entries" in line, line
 
 
 def test_list_markers_are_dropped_from_imported_facts(memory, tmp_path):
