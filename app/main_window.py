@@ -787,6 +787,23 @@ def _taken_back(mem: Any, ids: list[str] | None) -> tuple[Any, dict | None]:
     return waiting, drawn
 
 
+# How many of the most recent conversations the first start looks through for one that is not
+# an agent's (a vault an agent used for weeks before the app: a new chat then)
+AGENT_CONVERSATIONS_PASSED = 20
+
+
+def _latest_of_the_app(mem: Any, conversations: list) -> str | None:
+    """The most recent conversation that is not an agent's (its newest exchange stored through
+    the MCP server): the app opened on the agent's conversation, and the person's first message
+    went into it. None when the recent ones are all agents' (a new chat)."""
+    recent = sorted(conversations, key=lambda c: c.last_ts or 0, reverse=True)
+    for conversation in recent[:AGENT_CONVERSATIONS_PASSED]:
+        newest = mem.pages(conversation_id=conversation.id, limit=1, newest=True)
+        if not newest or (newest[0].meta or {}).get("source") != "mcp":
+            return conversation.id
+    return None
+
+
 def _vault_summary(mem: Any, resume: str | None = None, fallback: bool = False) -> dict:
     """Read in a worker: vault info and the pages of the conversation to show: `resume` (the
     one the window was in before it locked: no pages if it was a new chat or is gone since),
@@ -803,7 +820,7 @@ def _vault_summary(mem: Any, resume: str | None = None, fallback: bool = False) 
     if fallback and shown not in {c.id for c in conversations}:
         shown = None
     if shown is None and conversations:
-        shown = max(conversations, key=lambda c: c.last_ts or 0).id
+        shown = _latest_of_the_app(mem, conversations)
     if shown:
         # Its most recent exchanges (the first 200 of a longer one left out how it went on)
         pages = sorted(mem.pages(conversation_id=shown, limit=SHOWN_EXCHANGES, newest=True),

@@ -93,11 +93,19 @@ def fit_to_lines(dialog: QWidget, least_width: int = 0) -> None:
     dialog.resize(*size)
 
 
+# The answer of an exchange an agent stored through the MCP server (meta source "mcp"): the
+# agent wrote it, not this app's model, and the conversation says so
+MCP_AGENT = "Agent (MCP)"
+
+
 def speakers(page: object) -> tuple[str, str]:
-    """Who spoke in a page, as the app names them: 'You' and 'MemoryOS' unless a transcript says."""
+    """Who spoke in a page, as the app names them: 'You' and 'MemoryOS' unless a transcript says,
+    or an agent stored it through the MCP server (its answer is the agent's)."""
     user = getattr(page, "user_speaker", "User")
     agent = getattr(page, "agent_speaker", "Assistant")
-    return ("You" if user == "User" else user, "MemoryOS" if agent == "Assistant" else agent)
+    meta = getattr(page, "meta", None) or {}
+    ours = MCP_AGENT if meta.get("source") == "mcp" else "MemoryOS"
+    return ("You" if user == "User" else user, ours if agent == "Assistant" else agent)
 
 
 def no_default_buttons(widget: QWidget) -> None:
