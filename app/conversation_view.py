@@ -60,14 +60,19 @@ MARKDOWN = (
 )
 
 
-def day_label(when: dt.datetime, today: dt.date | None = None) -> str:
-    """'Today', 'Yesterday' or a full date, for the separators between days."""
+def day_label(when: dt.datetime, today: dt.date | None = None, short: bool = False) -> str:
+    """'Today', 'Yesterday' or a full date, for the separators between days. `short` for the
+    sidebar's narrow column ('Sat 21 Nov', the year only when it is not this one): 'Saturday,
+    21 November 20…' was cut at its default width."""
     today = today or dt.date.today()
     day = when.date()
     if day == today:
         return "Today"
     if day == today - dt.timedelta(days=1):
         return "Yesterday"
+    if short:
+        year = f" {day.year}" if day.year != today.year else ""
+        return f"{when:%a} {day.day} {when:%b}{year}"
     return f"{when:%A}, {day.day} {when:%B %Y}"
 
 

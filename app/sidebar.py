@@ -300,10 +300,12 @@ class Sidebar(QFrame):
         group: QTreeWidgetItem | None = None
         label = None
         for conversation in self.items:
-            day = day_label(dt.datetime.fromtimestamp(conversation.last_ts or 0))
+            moment = dt.datetime.fromtimestamp(conversation.last_ts or 0)
+            day = day_label(moment, short=True)
             if day != label:
                 label = day
                 group = QTreeWidgetItem([day])
+                group.setToolTip(0, day_label(moment))
                 group.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 font = group.font(0)
                 font.setBold(True)

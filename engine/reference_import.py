@@ -672,7 +672,7 @@ def import_steps(
             if short:
                 conversation = f"reference-{data.user_id}-recent"
                 memory.vault.ensure_conversation(
-                    conversation, short[0].timestamp, "Imported recent"
+                    conversation, short[0].timestamp, "Recent exchanges (reference MemoryOS)"
                 )
                 for page in short:
                     _insert(memory, page, conversation, drafts, page_vectors, now, added)

@@ -223,3 +223,26 @@ def test_at_the_smallest_window_the_sidebar_leaves_the_conversation_its_room(qtb
     qtbot.waitUntil(lambda: window.splitter.width() == 1400)
     window._restore_splitter()
     assert _sidebar_fits(window) and window.sidebar.width() >= 400
+
+
+def test_an_older_day_reads_whole_in_the_sidebar(shown):
+    """At the default window an older day read "Saturday, 21 November 20…": the sidebar says
+    "Sat 21 Nov" (the year only when it is not this one), the full date in its tooltip."""
+    import datetime as dt
+
+    from PySide6.QtGui import QFontMetrics
+
+    from app.conversation_view import day_label
+
+    tree = shown.sidebar.tree
+    older = tree.topLevelItem(2)
+    label = older.text(0)
+    assert label not in ("Today", "Yesterday") and "," not in label
+    shown_width = tree.visualItemRect(older).width()
+    assert QFontMetrics(older.font(0)).horizontalAdvance(label) < shown_width
+    two_days_ago = dt.date.today() - dt.timedelta(days=2)  # the history's oldest day
+    assert older.toolTip(0).endswith(str(two_days_ago.year))  # "Saturday, 21 November 2026"
+    day = dt.datetime(2025, 11, 22, 9, 0)
+    assert day_label(day, dt.date(2026, 11, 27), short=True) == "Sat 22 Nov 2025"
+    assert day_label(day, dt.date(2025, 12, 1), short=True) == "Sat 22 Nov"
+    assert day_label(day, dt.date(2025, 12, 1)) == "Saturday, 22 November 2025"
