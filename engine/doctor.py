@@ -148,6 +148,18 @@ def _chosen_server(config) -> str:
     return f"{config.url} answers; model {config.url_model}"
 
 
+def _policy() -> str:
+    """The administrator's policy in force; a broken one is a problem (the app, the commands
+    and `memoryos mcp` refuse to start with it)."""
+    from engine import policy
+    from engine.errors import InvalidInputError
+
+    try:
+        return policy.summary()
+    except InvalidInputError as exc:
+        raise _Problem(str(exc)) from None
+
+
 def _unlocked_by(key_location: str) -> str:
     """'key in the keyring (SecretService)', 'unlocked with a passphrase': not "key in
     passphrase", as a key location read in one sentence said."""
@@ -193,6 +205,7 @@ def run_checks(vault_path: Path, embedder, chat_model=None) -> int:
         ("bundled chat model", _bundled_chat),
         ("chosen chat model", _chosen_chat(chat_model)),
         ("bundled embedder", _bundled_embedder),
+        ("policy", _policy),
         ("vault", _vault(vault_path, embedder)),
     ]
     worst = 0

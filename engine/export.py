@@ -44,7 +44,11 @@ def export_json(ctx: MemoryContext, info: VaultInfo, path: str | Path | None = N
     """The export as a dict; written to `path` (owner-only, never a partial file) if given."""
     rules = ctx.policy()
     if rules.export_forbidden:
-        raise errors.PolicyError(f"export is turned off by your administrator ({rules.source})")
+        raise errors.PolicyError(
+            f"export is turned off by your administrator ({rules.source}). Ask them if you need "
+            "it; a backup is still allowed (File → Back up memory…, or `memoryos backup FILE`): "
+            "an encrypted copy of the whole memory"
+        )
     target = None if path is None else check_target(path)
     data = {
         "format": FORMAT,

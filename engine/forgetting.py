@@ -320,7 +320,9 @@ def apply_retention(ctx: MemoryContext, days: int, keep_facts: bool, now: float)
 def retention_note(days: int, timestamps, now: float) -> str:
     """What a retention of `days` will do to exchanges dated `timestamps` (an import; any form
     add_memory takes, None for now): "" when it keeps them all. Imported with older dates, they
-    went at the next consolidation without a word."""
+    went at the next consolidation without a word. A retention set by the administrator's policy
+    is said to be theirs: the person cannot turn it off."""
+    from engine import policy
     from engine.timestamps import parse_timestamp
 
     if days <= 0:
@@ -331,11 +333,17 @@ def retention_note(days: int, timestamps, now: float) -> str:
         return ""
     these = "1 of these exchanges is" if old == 1 else f"{old} of these exchanges are"
     span = "1 day" if days == 1 else f"{days} days"
+    it = "it" if old == 1 else "them"
+    rules = policy.current()
+    if rules.retention_days is not None:  # the person's setting is locked: nothing to turn off
+        return (
+            f"{these} older than the {span} the administrator's policy ({rules.source}) keeps "
+            f"exchanges, so consolidation will forget {it}."
+        )
     return (
         f"{these} older than the {span} your memory keeps exchanges (Settings → Memory → "
-        "Forget exchanges after), so consolidation will forget "
-        f"{'it' if old == 1 else 'them'}. Turn that off first to keep "
-        f"{'it' if old == 1 else 'them'}."
+        f"Forget exchanges after), so consolidation will forget {it}. Turn that off first to "
+        f"keep {it}."
     )
 
 

@@ -121,6 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     open, 2 for what was asked wrongly (a vault name that does not exist, bad options)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:  # the options' own values first, before a vault is looked for or made
+        # The administrator's policy before anything is served: a broken one stops us, as it
+        # stops the app and the other commands (its error, exit 2), instead of serving without.
+        from engine import policy
+
+        policy.current()
         chat = _chat(args.model, args.url_model, args.allow_plain_http)
         _check_embedder(args.embedder)
     except InvalidInputError as exc:  # how it was called (as `memoryos chat` refuses it)

@@ -1,18 +1,20 @@
 """The administrator's policy: one JSON file, system-wide, that settings cannot override.
 
-Where it is read from (the first that applies):
-- $MEMORYOS_POLICY_FILE (tests; or an administrator who deploys it elsewhere);
+Where it is read from: the system file, whenever it exists,
 - Linux and other Unix: /etc/memoryos/policy.json
 - macOS: /Library/Application Support/MemoryOS/policy.json
 - Windows: %PROGRAMDATA%\\MemoryOS\\policy.json
+else $MEMORYOS_POLICY_FILE (tests; or an administrator who deploys it elsewhere). The system
+file wins so that no person can turn the policy off by pointing the variable at another file.
 
 Keys (all optional):
   "remote_models": false        no model that is not on this computer, for anything
-  "retention_days": 90          forget exchanges older than this (the person cannot change it)
+  "retention_days": 90          forget exchanges older than this (the person cannot change it;
+                                1 or more: leave the key out for no rule)
   "retention_keeps_facts": true keep what was learned from them (false: forget that too)
   "export": false               no export of the memory (app, CLI, MCP); backups stay
                                 allowed: an encrypted copy, like the vault file itself
-  "auto_lock_minutes": 5        lock the app after at most this many idle minutes
+  "auto_lock_minutes": 5        lock the app after at most this many idle minutes (1 or more)
 A file that exists but cannot be read or is not valid stops the program with a clear error:
 a broken policy must not silently mean "no policy".
 """
@@ -62,10 +64,8 @@ class Policy:
         return getattr(self, aliases.get(name, name), None) is not None
 
 
-def policy_path() -> Path:
-    override = os.environ.get(POLICY_ENV)
-    if override:
-        return Path(override)
+def system_policy_path() -> Path:
+    """Where an administrator puts the policy on this platform."""
     if sys.platform == "win32":
         base = os.environ.get("PROGRAMDATA", r"C:\ProgramData")
         return Path(base) / "MemoryOS" / "policy.json"
@@ -74,10 +74,32 @@ def policy_path() -> Path:
     return Path("/etc/memoryos/policy.json")
 
 
+def _present(path: Path) -> bool:
+    """Is there something at `path`? A file this account may not look at counts as there: it is
+    then read, and its error said, rather than taken for "no policy"."""
+    try:
+        path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def policy_path() -> Path:
+    """The policy file in force: the system file whenever it exists, else $MEMORYOS_POLICY_FILE
+    when it is set, else the system file's place (nothing there: no policy)."""
+    system = system_policy_path()
+    override = os.environ.get(POLICY_ENV)
+    if override and not _present(system):
+        return Path(override)
+    return system
+
+
 def load_policy(path: Path | None = None) -> Policy:
     """The policy in force (an empty Policy when no file exists)."""
     path = path or policy_path()
-    if not path.exists():
+    if not _present(path):
         return Policy()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -95,10 +117,12 @@ def load_policy(path: Path | None = None) -> Policy:
                 f"the administrator's policy {path} has an unknown key {key!r} "
                 f"(known: {', '.join(KEYS)})"
             )
-        if type(value) is not kind or (kind is int and value < 0):
+        # 0 is refused, not taken for "no rule": the app would say "forgotten after 0 days"
+        if type(value) is not kind or (kind is int and value < 1):
             raise errors.InvalidInputError(
                 f"the administrator's policy {path}: {key} must be "
-                f"{'true or false' if kind is bool else 'a whole number of 0 or more'}"
+                + ("true or false" if kind is bool else "a whole number of 1 or more (leave the "
+                   "key out for no rule)")
             )
         values[key] = value
     return Policy(**values, source=str(path))
@@ -118,3 +142,34 @@ def current() -> Policy:
     if _cached is None or _cached[0] != str(path) or _cached[1] != stamp:
         _cached = (str(path), stamp, load_policy(path))
     return _cached[2]
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number} {unit}" if number == 1 else f"{number} {unit}s"
+
+
+def describe(rules: Policy) -> str:
+    """The rules of a policy in a few words: "remote models off, export off, exchanges
+    forgotten after 5 days (facts too), locks after 1 idle minute"."""
+    said = []
+    if rules.remote_models is not None:
+        said.append(f"remote models {'allowed' if rules.remote_models else 'off'}")
+    if rules.export is not None:
+        said.append(f"export {'allowed' if rules.export else 'off'}")
+    facts = {None: "", True: " (facts kept)", False: " (facts too)"}[rules.retention_keeps_facts]
+    if rules.retention_days is not None:
+        said.append(f"exchanges forgotten after {_count(rules.retention_days, 'day')}{facts}")
+    elif rules.retention_keeps_facts is not None:
+        said.append(f"exchanges forgotten by the person's setting{facts}")
+    if rules.auto_lock_minutes is not None:
+        said.append(f"locks after {_count(rules.auto_lock_minutes, 'idle minute')}")
+    return ", ".join(said) or "no rules"
+
+
+def summary() -> str:
+    """Which policy is in force, for `memoryos status` and `doctor` (InvalidInputError when its
+    file is broken)."""
+    rules = current()
+    if not rules.source:
+        return f"no administrator's policy ({policy_path()} does not exist)"
+    return f"Administrator's policy ({rules.source}): {describe(rules)}"

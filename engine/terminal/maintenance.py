@@ -11,8 +11,9 @@ from engine.terminal.opening import _open, embedder_name, vault_to_open
 
 
 def run_status(args) -> int:
-    from engine import chat_commands
+    from engine import chat_commands, policy
 
+    in_force = policy.summary()  # a broken policy stops here, with its error, before unlocking
     memory = _open(args, background=False)
     try:
         info, status = memory.info(), memory.consolidation_status()
@@ -28,6 +29,7 @@ def run_status(args) -> int:
         )
         if status.last_error:
             print(f"last error {status.last_error}")
+        print(f"policy     {in_force}")
     finally:
         memory.close()
     return 0
