@@ -18,6 +18,11 @@ INPUT_EVENTS = {
 }
 
 
+def minutes_text(minutes: int) -> str:
+    """'one minute', '10 minutes': how long the idle lock waits, in a sentence."""
+    return "one minute" if minutes == 1 else f"{minutes} minutes"
+
+
 def effective_minutes(chosen: int, policy_minutes: int | None) -> int:
     """The person's choice, capped by the administrator's (0: never, unless the policy says)."""
     if policy_minutes is None:

@@ -48,6 +48,8 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
             window.switch_ended(opener.path.name.removesuffix(".memoryos"))
         session = Session(mem, window.pool, window.settings, parent=window)
         window.attach(session)
+        if window.session is not session:  # closed again at once (a policy that cannot be read)
+            return
         if mem.chat is None:
             session.load_model()
         session.warm_up()

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import theme
-from app.auto_lock import AutoLock, effective_minutes
+from app.auto_lock import AutoLock, effective_minutes, minutes_text
 from app.chat_commands import SHOWN_EXCHANGES, ChatActions, earlier_than, load_conversation
 from app.composer import Composer
 from app.conversation_view import READING_CHARS, ConversationView
@@ -321,13 +321,14 @@ class MainWindow(MemoryWindowMixin, PanelsWindowMixin, QMainWindow):
         for action in self.vault_actions:
             action.setEnabled(True)
         self._padlock(True)
-        self._apply_policy()
+        self._history_due = True  # nothing of it drawn yet (a close keeps the earlier one)
+        if not self._apply_policy():  # a policy that cannot be read: closed again, saying why
+            return
         self.view.clear()
         self.shown_conversations = []
         self.view.set_empty_text(*self.view.default_empty_text())
         self._on_model_state(session.state, session.state_text)
         session.refresh_status()
-        self._history_due = True
         resume, fallback = self._resume_conversation, False
         if resume is None and self._start_conversation:
             resume, fallback, self._start_conversation = self._start_conversation, True, None
@@ -459,16 +460,51 @@ class MainWindow(MemoryWindowMixin, PanelsWindowMixin, QMainWindow):
         else:
             self.composer.set_hint("Enter to send · Shift+Enter for a new line")
 
-    def _apply_policy(self) -> None:
-        """What the administrator's policy turns off is off here too (engine enforces it)."""
+    def _apply_policy(self) -> bool:
+        """What the administrator's policy turns off is off here too (engine enforces it).
+
+        A policy that cannot be read (the file was edited while the app ran) must not mean
+        "no policy": export on, no idle lock. The vault closes again, as at Lock now, the
+        policy's error is shown (the file, ask the administrator, as when the app refuses to
+        start), and once it is read the key is asked for again: fixed, the next unlock opens.
+        Returns False then."""
+        from PySide6.QtGui import QShortcut
+        from PySide6.QtWidgets import QMessageBox
+
         from app.policy_lock import disable_if_forbidden
+        from engine.errors import MemoryOSError
         from engine.policy import current
 
-        policy = current()
+        try:
+            policy = current()
+        except MemoryOSError as error:
+            said = f"{str(error)[:1].upper()}{str(error)[1:]}."
+            self._lock_after_answer = False
+            self.auto_lock.stop()
+            if self.session is not None:
+                self.detach()
+            self._show_locked("MemoryOS closed your memory",
+                              f"{said}\nUnlock it again once the policy is fixed.")
+            box = QMessageBox(QMessageBox.Icon.Critical, "MemoryOS cannot open your memory",
+                              f"{said}\n\nYour memory was closed again: MemoryOS does not run "
+                              "without the policy. Unlock it once the file is fixed.",
+                              QMessageBox.StandardButton.Close, self)  # fmt: skip
+            box.setObjectName("policyBox")
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            box.finished.connect(lambda *_: None if self.closing else self.locked.emit())
+            box.open()
+            return False
         disable_if_forbidden([self.export_action], policy.export_forbidden, policy)
+        # A greyed entry's shortcut does nothing: while export is off, this one says why.
+        refusal = getattr(self, "_export_refusal", None)
+        if refusal is None:
+            refusal = self._export_refusal = QShortcut(self.export_action.shortcut(), self,
+                                                       self.export_memory)
+        refusal.setEnabled(policy.export_forbidden)
         self.auto_lock.set_minutes(
             effective_minutes(self.settings.auto_lock_minutes, policy.auto_lock_minutes)
         )
+        return True
 
     def lock(self) -> None:
         """Idle too long: close the vault (dropping what was decrypted) and ask for the key."""
@@ -479,7 +515,8 @@ class MainWindow(MemoryWindowMixin, PanelsWindowMixin, QMainWindow):
             return
         self._close_and_ask(
             "MemoryOS locked itself",
-            f"Nobody used it for {self.auto_lock.minutes} minutes, so the vault was closed.\n"
+            f"Nobody used it for {minutes_text(self.auto_lock.minutes)}, so the vault was "
+            "closed.\n"
             "Unlock it to go on.",  # two lines: the unlock dialog over it covers them whole
         )
 
@@ -534,7 +571,8 @@ class MainWindow(MemoryWindowMixin, PanelsWindowMixin, QMainWindow):
             if self.session is not None:
                 for action in self.vault_actions:
                     action.setEnabled(True)
-                self._apply_policy()
+                if not self._apply_policy():  # it cannot be read: closed, saying why
+                    return
                 self._on_model_state(self.session.state, self.session.state_text)
                 mem = self.session.mem
                 if mem.quitting:  # an answer the switch stopped: its question is back here

@@ -69,8 +69,30 @@ def _count(number: int, unit: str) -> str:
     return f"{number} {unit}" + ("" if number == 1 else "s")
 
 
-def disable_if_forbidden(widgets: list[QWidget], forbidden: bool, policy: Any) -> None:
+def turned_off_tip(policy: Any, what: str = "Export") -> str:
+    """The tooltip of an entry the policy greys out: what is off, and which file says so."""
+    return f"{what} is turned off by your administrator ({policy.source})."
+
+
+def export_refused_text(policy: Any) -> str:
+    """What Export's shortcut says while the policy turns export off (its entry is greyed)."""
+    return (f"{turned_off_tip(policy)} Ask them if you need it, or make an encrypted copy "
+            "instead with File → Back up memory…")
+
+
+def disable_if_forbidden(
+    widgets: list[QWidget], forbidden: bool, policy: Any, what: str = "Export"
+) -> None:
+    """Grey out what the policy turns off (`what`: its name in the tooltip; export is the one
+    so far). Allowed again (the file changed), a widget gets its own tooltip back; enabling
+    it is the caller's, who knows whether the vault is open."""
     for widget in widgets:
+        own = widget.property("own_tip")
+        if own is None:
+            own = widget.toolTip()
+            widget.setProperty("own_tip", own)
         if forbidden:
             widget.setEnabled(False)
-            widget.setToolTip(locked_tip(policy))
+            widget.setToolTip(turned_off_tip(policy, what))
+        else:
+            widget.setToolTip(own)

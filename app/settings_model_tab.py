@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.auto_lock import minutes_text
 from app.demo_banner import DEMO_MAX_TOKENS
 from app.embedder_choice import EmbedderBox, app_embedder
 from app.errors import describe
@@ -289,8 +290,10 @@ class ModelTab(QScrollArea):
         if self.policy.auto_lock_minutes is not None:
             self.auto_lock.setMaximum(max(1, self.policy.auto_lock_minutes))
             self.auto_lock.setMinimum(1 if self.policy.auto_lock_minutes else 0)
-            self.auto_lock.setToolTip(f"At most {self.policy.auto_lock_minutes} minutes: set by "
-                                      f"your administrator ({self.policy.source}).")
+            if self.auto_lock.minimum():  # Never is not allowed: the least is real minutes
+                self.auto_lock.setSpecialValueText("")
+            self.auto_lock.setToolTip(f"At most {minutes_text(self.policy.auto_lock_minutes)}: "
+                                      f"set by your administrator ({self.policy.source}).")
         locking = QGroupBox("When you step away")
         lock_form = QFormLayout(locking)
         lock_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)

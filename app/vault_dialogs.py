@@ -198,7 +198,21 @@ class VaultDialog(QDialog):
         is Quit at start: one stray key quit the app and threw away the typed passphrase. Quit
         is its button (and closing the dialog's window, which still rejects). Opened by Switch
         memory the button is Cancel (back to the memory open before): Esc is Cancel then, as
-        on any dialog, unless the vault is being opened."""
+        on any dialog, unless the vault is being opened.
+
+        Ctrl+Q (the window's Quit) quits here too, as the window's shortcuts do not reach a
+        dialog over it: what the Quit button does; opened by Switch memory, Cancel and then
+        the window's Quit. Not while the vault is being opened (the button is greyed)."""
+        if self._is_quit_key(event):
+            event.accept()
+            button = getattr(self, "quit_button", None)
+            if button is None or not button.isEnabled():
+                return
+            quit_action = getattr(self.parentWidget(), "quit_action", None)
+            button.click()
+            if button.text().replace("&", "") != "Quit" and quit_action is not None:
+                quit_action.trigger()
+            return
         if event.matches(QKeySequence.StandardKey.Cancel):
             event.accept()
             button = getattr(self, "quit_button", None)
@@ -207,6 +221,11 @@ class VaultDialog(QDialog):
                 button.click()
             return
         super().keyPressEvent(event)
+
+    def _is_quit_key(self, event: QKeyEvent) -> bool:
+        action = getattr(self.parentWidget(), "quit_action", None)
+        keys = action.shortcut() if action is not None else QKeySequence("Ctrl+Q")
+        return not keys.isEmpty() and QKeySequence(event.keyCombination()) == keys
 
     def _fit(self) -> None:
         """Take the size the contents need, still centred (it grew downwards from its top).

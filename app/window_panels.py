@@ -114,10 +114,26 @@ class PanelsWindowMixin:
                 self.session.load_model(settings)
 
     def export_memory(self) -> None:
+        """File → Export memory… (Ctrl+E). Turned off by the policy, its entry is greyed and
+        its shortcut comes here (main_window._apply_policy) to say why, not silently."""
         from app.export import export_memory
+        from app.policy_lock import export_refused_text
+        from engine.errors import MemoryOSError
+        from engine.policy import current
 
-        if self.session is not None:
-            export_memory(self, self.session)
+        if self.session is None:
+            return
+        try:
+            policy = current()
+        except MemoryOSError:  # the file broke meanwhile: the vault closes, saying why
+            self._apply_policy()
+            return
+        if policy.export_forbidden:
+            box = show_message(self, "Export is turned off", export_refused_text(policy),
+                               warning=True)
+            box.setObjectName("exportOffBox")  # type: ignore[attr-defined]
+            return
+        export_memory(self, self.session)
 
     def backup_memory(self) -> None:
         from app.backup import backup_memory
