@@ -183,6 +183,11 @@ class ModelTab(QScrollArea):
             "Off: a remote server must use https://, so memories never cross the network "
             "unencrypted."
         )
+        if self.policy.remote_forbidden:  # only this computer's servers: nothing to allow
+            self.allow_plain_http.setEnabled(False)
+            self.allow_plain_http.setToolTip(
+                "Models that are not on this computer are turned off by your administrator "
+                f"({self.policy.source}): a server on this computer needs no https://.")
         server_form.addRow("Base URL", self.server_url)
         server_form.addRow("", self.url_note)
         server_form.addRow("", self.allow_plain_http)

@@ -64,3 +64,19 @@ def test_a_remote_address_is_refused_as_it_is_typed(qtbot, window, policy):
     dialog.server_url.setText("http://127.0.0.1:8080/v1")
     assert "administrator" not in dialog.model_tab.url_note.text()
     dialog.reject()
+
+
+def test_plain_http_to_another_computer_is_not_offered_when_remote_models_are_off(
+    qtbot, window, policy
+):
+    """"Allow plain http:// to a server that is not this computer" was offered under a policy
+    that allows no such server."""
+    path = policy(remote_models=False)
+    dialog = window.open_settings()
+    box = dialog.model_tab.allow_plain_http
+    assert not box.isEnabled() and str(path) in box.toolTip()
+    dialog.reject()
+    policy()  # no rule: offered again
+    dialog = window.open_settings()
+    assert dialog.model_tab.allow_plain_http.isEnabled()
+    dialog.reject()
