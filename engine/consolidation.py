@@ -152,8 +152,10 @@ class Consolidator:
                 self.ctx.flush_visits()
                 ran += self.run_pending(stop=self._stop)
             except Exception as exc:  # the worker must survive anything, and say what happened
-                self.last_error = f"{type(exc).__name__}: {exc}"
-                log.exception("consolidation failed")
+                message = f"{type(exc).__name__}: {exc}"
+                if message != self.last_error:  # once, not every turn of the loop while it lasts
+                    log.exception("consolidation failed")
+                self.last_error = message
                 self._stop.wait(1.0)
             finally:
                 if not self._wake.is_set():

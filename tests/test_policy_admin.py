@@ -7,10 +7,10 @@ import json
 import time
 
 import pytest
-from helpers import run_cli
 
 from engine import errors, forgetting, policy
 from engine.policy import POLICY_ENV, load_policy
+from tests.helpers import run_cli
 
 DAY = 86400.0
 FAKE = ("--embedder", "fake")
@@ -144,3 +144,35 @@ def test_refused_export_says_what_can_be_done(home, tmp_path):
     copy = run_cli("backup", str(tmp_path / "copy.memoryos"), *FAKE, home=home,
                    env={POLICY_ENV: str(rules)})  # fmt: skip
     assert copy.returncode == 0 and (tmp_path / "copy.memoryos").exists()
+
+
+def test_a_policy_broken_while_consolidating_is_said_once_not_every_turn(
+    tmp_path, memory_keyring, embedder, chat, monkeypatch, caplog
+):
+    """A policy file broken while an MCP server ran: retention failed every ~3 s with a
+    traceback on stderr. The worker says it once, and memory_status's last error names it."""
+    import logging
+
+    from engine.api import MemoryOS
+
+    path = tmp_path / "policy.json"
+    monkeypatch.setenv("MEMORYOS_POLICY_FILE", str(path))
+    mem = MemoryOS.open(tmp_path / "v.memoryos", create=True, embedder=embedder, chat=chat,
+                        background=True)
+    try:
+        mem.add_memory("I live in Oslo.", "Noted.")
+        assert mem.wait_idle(60)
+        path.write_text("{not json", encoding="utf-8")
+        with caplog.at_level(logging.ERROR, logger="engine.consolidation"):
+            for _ in range(3):  # three turns of the worker's loop, each failing
+                mem.consolidator.wake()
+                deadline = time.monotonic() + 30
+                while mem.consolidator.last_error is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                mem.wait_idle(10)
+        failed = [r for r in caplog.records if r.getMessage() == "consolidation failed"]
+        assert len(failed) == 1
+        assert str(path) in mem.consolidation_status().last_error
+    finally:
+        path.unlink()
+        mem.close()
