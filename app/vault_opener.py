@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from app.errors import describe
@@ -92,9 +93,21 @@ class VaultOpener(QObject):
             QMessageBox.StandardButton.NoButton, self.window,
         )  # fmt: skip
         box.setObjectName("lockedBox")
+        # Quit as on the unlock dialog (Ctrl+Q too); an action, not a reject: Esc never quits
+        quit_button = box.addButton("Quit", QMessageBox.ButtonRole.ActionRole)
         unlock = box.addButton("Unlock", QMessageBox.ButtonRole.AcceptRole)
         box.setDefaultButton(unlock)
-        box.finished.connect(lambda *_: self.start() if box.clickedButton() is unlock else None)
+        quit_action = getattr(self.window, "quit_action", None)
+        if quit_action is not None:
+            QShortcut(quit_action.shortcut(), box, quit_button.click)
+
+        def answered(*_: Any) -> None:
+            if box.clickedButton() is unlock:
+                self.start()
+            elif box.clickedButton() is quit_button and quit_action is not None:
+                quit_action.trigger()
+
+        box.finished.connect(answered)
         box.open()
         keep_centred(box, self.window)  # over the locked message, not beside it
         self.dialog_shown.emit(box)

@@ -135,3 +135,29 @@ def test_a_broken_policy_stops_the_app_with_its_reason(qtbot, tmp_path, monkeypa
     QTimer.singleShot(0, answer)
     assert policy_readable() is False
     assert "export must be true or false" in seen[0]
+
+
+def test_the_locked_box_of_a_keyring_vault_quits_with_ctrl_q(qtbot, memory_keyring, tmp_path,
+                                                            desktop):
+    """"MemoryOS is locked" (a keyring vault after the idle lock) had only Unlock, and Ctrl+Q did
+    nothing there: it has Quit, as the unlock dialog has, and Esc still does not quit."""
+    from PySide6.QtCore import Qt
+
+    from app.settings_store import AppSettings
+
+    window, opener = desktop(tmp_path / "k.memoryos", AppSettings(auto_lock_minutes=15))
+    open_fast(opener.path, True, None).close()
+    with qtbot.waitSignal(window.session_attached, timeout=30_000):
+        opener.start()
+    window.auto_lock.timer.setInterval(20)
+    window.auto_lock.restart()
+    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
+        pass
+    box = shown.args[0]
+    assert box.objectName() == "lockedBox"
+    assert [b.text() for b in box.buttons() if b.text() == "Quit"] == ["Quit"]
+    qtbot.keyClick(box, Qt.Key.Key_Escape)
+    assert not window.closing
+    box.activateWindow()
+    qtbot.keyClick(box, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.closing and not window.isVisible())
