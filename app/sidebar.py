@@ -289,11 +289,16 @@ class Sidebar(QFrame):
 
     def refresh(self) -> None:
         if self.session is not None:
+            asked = self.session
             self.session.run(
-                self.session.mem.conversations, on_result=self._draw, on_error=self._failed
+                self.session.mem.conversations,
+                on_result=lambda items: self._draw(items) if self.session is asked else None,
+                on_error=self._failed,
             )
 
     def _draw(self, items: list) -> None:
+        """The conversations read for the session still attached (a read that comes back
+        after a lock drew the titles on the locked screen)."""
         self.items = sorted(items, key=lambda c: c.last_ts or 0, reverse=True)
         self.tree.blockSignals(True)
         self.tree.clear()

@@ -142,6 +142,7 @@ class Consolidator:
 
     def _loop(self) -> None:
         ran = 0  # jobs run since the worker was last idle
+        failing: str | None = None  # what the last turn of the loop failed with, if it did
         while not self._stop.is_set():
             self._wake.wait(timeout=2.0)
             self._wake.clear()
@@ -151,11 +152,17 @@ class Consolidator:
             try:
                 self.ctx.flush_visits()
                 ran += self.run_pending(stop=self._stop)
+                if failing is not None:  # it ran again: what failed is over
+                    if self.last_error == failing:
+                        self.last_error = None
+                    failing = None
+                    ran += 1  # "jobs" is said: the status line said "consolidating" for good
             except Exception as exc:  # the worker must survive anything, and say what happened
                 message = f"{type(exc).__name__}: {exc}"
-                if message != self.last_error:  # once, not every turn of the loop while it lasts
+                if message != failing:  # once, not every turn of the loop while it lasts
                     log.exception("consolidation failed")
-                self.last_error = message
+                failing = self.last_error = message
+                ran += 1
                 self._stop.wait(1.0)
             finally:
                 if not self._wake.is_set():

@@ -155,9 +155,19 @@ def _policy() -> str:
     from engine.errors import InvalidInputError
 
     try:
-        return policy.summary()
+        said = policy.summary()
     except InvalidInputError as exc:
         raise _Problem(str(exc)) from None
+    named = os.environ.get(policy.POLICY_ENV)
+    if named and not Path(named).exists() and policy.policy_path() == Path(named):
+        # deployed through the variable and mistyped: the person would run without any rule
+        raise _Warning(f"{policy.POLICY_ENV} names {named}, which does not exist: no "
+                       "administrator's policy is in force")
+    return said
+
+
+def _pages(count: int) -> str:
+    return f"{count} page" if count == 1 else f"{count} pages"
 
 
 def _unlocked_by(key_location: str) -> str:
@@ -181,7 +191,7 @@ def _vault(path: Path, embedder) -> Callable[[], str]:
             if health != "ok":
                 raise RuntimeError(f"integrity check: {health}")
             return (
-                f"{path}: integrity ok, {memory.info().pages} pages, {status.pending_jobs} jobs pending, "
+                f"{path}: integrity ok, {_pages(memory.info().pages)}, {status.pending_jobs} jobs pending, "
                 f"{status.failed_jobs} failed; {_unlocked_by(memory.info().key_location)}"
             )
         finally:

@@ -94,6 +94,16 @@ def test_doctor_calls_a_broken_policy_a_problem(home, tmp_path):
     assert line.startswith("[ FAIL  ]") and "cannot be read" in line and str(broken) in line
 
 
+def test_doctor_warns_when_the_named_policy_file_is_missing(home, tmp_path):
+    """A policy deployed through the variable, its path mistyped: doctor said "ok ... no
+    administrator's policy" and "All good."."""
+    missing = tmp_path / "polcy.json"
+    done = run_cli("doctor", *FAKE, home=home, timeout=90, env={POLICY_ENV: str(missing)})
+    said = done.stdout.decode()
+    line = next(line for line in said.splitlines() if "policy" in line)
+    assert "warning" in line and str(missing) in line and "does not exist" in line, said
+
+
 def test_status_and_doctor_say_which_policy_is_in_force(home, tmp_path):
     _vault_with_an_exchange(home, tmp_path)
     rules = _write(tmp_path / "policy.json", remote_models=False, export=False, retention_days=5,
@@ -164,7 +174,8 @@ def test_a_policy_broken_while_consolidating_is_said_once_not_every_turn(
         assert mem.wait_idle(60)
         path.write_text("{not json", encoding="utf-8")
         with caplog.at_level(logging.ERROR, logger="engine.consolidation"):
-            for _ in range(3):  # three turns of the worker's loop, each failing
+            for n in range(3):  # three turns of the worker's loop, each failing; jobs between
+                mem.add_memory(f"Note {n}: the fax machine is in room {n}.", "Noted.")
                 mem.consolidator.wake()
                 deadline = time.monotonic() + 30
                 while mem.consolidator.last_error is None and time.monotonic() < deadline:
@@ -173,6 +184,12 @@ def test_a_policy_broken_while_consolidating_is_said_once_not_every_turn(
         failed = [r for r in caplog.records if r.getMessage() == "consolidation failed"]
         assert len(failed) == 1
         assert str(path) in mem.consolidation_status().last_error
+        path.unlink()  # fixed (no policy): the error is not said any more
+        deadline = time.monotonic() + 30
+        while mem.consolidator.last_error is not None and time.monotonic() < deadline:
+            mem.consolidator.wake()
+            time.sleep(0.1)
+        assert mem.consolidator.last_error is None
     finally:
-        path.unlink()
+        path.unlink(missing_ok=True)
         mem.close()

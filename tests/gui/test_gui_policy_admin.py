@@ -79,6 +79,11 @@ def test_a_policy_broken_while_the_app_runs_closes_the_vault_again_until_it_is_f
     box = _shown_box(qtbot, window, "policyBox")
     assert str(path) in box.text() and "administrator" in box.text()
     _looks_locked(window)
+    # the reads the attach began (the sidebar's conversations) come back after it: not drawn
+    # (the titles were listed on the locked screen)
+    window.pool.wait(10_000)
+    QApplication.processEvents()
+    _looks_locked(window)
     assert opened.args[0].vault.conn is None  # the vault it opened is closed again
     assert str(path) in window.view.empty.hint.text()  # the window says why it is locked
 
