@@ -82,7 +82,23 @@ def qtbot(qtbot):
         return wait_signal(signal, timeout=timeout, **options)
 
     qtbot.waitUntil, qtbot.waitSignal = patient_until, patient_signal
+    _nothing_held()
     return qtbot
+
+
+def _nothing_held() -> None:
+    """Each test starts with no modifier key held as Qt believes it. QTest's Ctrl+key click
+    leaves Ctrl "held" (the application keeps the modifiers of the last key event), so in a
+    later test a list's setCurrentItem toggled its row off instead of selecting it (a CI order
+    failed so). A key release without modifiers, to a widget never shown, sets them back."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    if QApplication.keyboardModifiers() != Qt.KeyboardModifier.NoModifier:
+        widget = QWidget()
+        QTest.keyRelease(widget, Qt.Key.Key_Control)
+        widget.deleteLater()
 
 
 @pytest.fixture(autouse=True)
