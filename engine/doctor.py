@@ -166,10 +166,6 @@ def _policy() -> str:
     return said
 
 
-def _pages(count: int) -> str:
-    return f"{count} page" if count == 1 else f"{count} pages"
-
-
 def _unlocked_by(key_location: str) -> str:
     """'key in the keyring (SecretService)', 'unlocked with a passphrase': not "key in
     passphrase", as a key location read in one sentence said."""
@@ -180,6 +176,7 @@ def _unlocked_by(key_location: str) -> str:
 
 def _vault(path: Path, embedder) -> Callable[[], str]:
     def check() -> str:
+        from engine.terminal.wording import count
         from engine.unlock import open_memory
 
         if not path.exists():
@@ -191,7 +188,7 @@ def _vault(path: Path, embedder) -> Callable[[], str]:
             if health != "ok":
                 raise RuntimeError(f"integrity check: {health}")
             return (
-                f"{path}: integrity ok, {_pages(memory.info().pages)}, {status.pending_jobs} jobs pending, "
+                f"{path}: integrity ok, {count(memory.info().pages, 'page')}, {status.pending_jobs} jobs pending, "
                 f"{status.failed_jobs} failed; {_unlocked_by(memory.info().key_location)}"
             )
         finally:

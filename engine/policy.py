@@ -144,13 +144,11 @@ def current() -> Policy:
     return _cached[2]
 
 
-def _count(number: int, unit: str) -> str:
-    return f"{number} {unit}" if number == 1 else f"{number} {unit}s"
-
-
 def describe(rules: Policy) -> str:
     """The rules of a policy in a few words: "remote models off, export off, exchanges
     forgotten after 5 days (facts too), locks after 1 idle minute"."""
+    from engine.terminal.wording import count
+
     said = []
     if rules.remote_models is not None:
         said.append(f"remote models {'allowed' if rules.remote_models else 'off'}")
@@ -158,11 +156,11 @@ def describe(rules: Policy) -> str:
         said.append(f"export {'allowed' if rules.export else 'off'}")
     facts = {None: "", True: " (facts kept)", False: " (facts too)"}[rules.retention_keeps_facts]
     if rules.retention_days is not None:
-        said.append(f"exchanges forgotten after {_count(rules.retention_days, 'day')}{facts}")
+        said.append(f"exchanges forgotten after {count(rules.retention_days, 'day')}{facts}")
     elif rules.retention_keeps_facts is not None:
         said.append(f"exchanges forgotten by the person's setting{facts}")
     if rules.auto_lock_minutes is not None:
-        said.append(f"locks after {_count(rules.auto_lock_minutes, 'idle minute')}")
+        said.append(f"locks after {count(rules.auto_lock_minutes, 'idle minute')}")
     return ", ".join(said) or "no rules"
 
 

@@ -20,26 +20,30 @@ def _both(memory) -> None:
                       conversation_id="agent-session-1", source="mcp")
 
 
-def test_the_app_opens_on_the_persons_conversation_not_the_agents(qtbot, memory, chat):
+def _opened(qtbot, memory, chat):
+    """The main window on `memory`, opened after the test stored its exchanges (the `window`
+    fixture opens before)."""
     from app.main_window import MainWindow
 
-    _both(memory)
     window = MainWindow.for_memory(memory, chat)
     qtbot.addWidget(window)
     window.show()
+    return window
+
+
+def test_the_app_opens_on_the_persons_conversation_not_the_agents(qtbot, memory, chat):
+    _both(memory)
+    window = _opened(qtbot, memory, chat)
     qtbot.waitUntil(lambda: MINE in window.view.plain_text())
     assert AGENTS not in window.view.plain_text()
     window.close()
 
 
 def test_an_agents_answer_is_named_as_the_agents(qtbot, memory, chat):
-    from app.main_window import MainWindow
     from app.widgets import MCP_AGENT
 
     _both(memory)
-    window = MainWindow.for_memory(memory, chat)
-    qtbot.addWidget(window)
-    window.show()
+    window = _opened(qtbot, memory, chat)
     qtbot.waitUntil(lambda: MINE in window.view.plain_text())
     assert MCP_AGENT not in window.view.plain_text()  # the app's own answers: MemoryOS
     window.open_conversation("agent-session-1")
@@ -50,13 +54,9 @@ def test_an_agents_answer_is_named_as_the_agents(qtbot, memory, chat):
 
 
 def test_with_only_agents_conversations_it_opens_a_new_chat(qtbot, memory, chat):
-    from app.main_window import MainWindow
-
     memory.add_memory(AGENTS, "Glad Biscuit is okay!", conversation_id="agent-session-1",
                       source="mcp")
-    window = MainWindow.for_memory(memory, chat)
-    qtbot.addWidget(window)
-    window.show()
+    window = _opened(qtbot, memory, chat)
     qtbot.waitUntil(lambda: not window._history_due)  # the summary read and drawn
     assert AGENTS not in window.view.plain_text()
     window.close()
