@@ -140,15 +140,15 @@ def _forgotten_hint(report: Any, path: str, vault: Any) -> list[str]:
 
 def _transcript_report(done: int, already: int, stopped: str) -> str:
     """'Imported 2 exchanges. 3 exchanges were already in this memory …', in words."""
-    from engine.reference_import import plural
+    from engine.terminal.wording import count
 
     if already and not done and not stopped:
         return (f"Everything in this file is already in this memory: nothing new was added "
-                f"({plural(already, 'exchange')}).")  # fmt: skip
-    text = f"Imported {plural(done, 'exchange')}{stopped}."
+                f"({count(already, 'exchange')}).")  # fmt: skip
+    text = f"Imported {count(done, 'exchange')}{stopped}."
     if already:
         verb = "was" if already == 1 else "were"
-        text += f" {plural(already, 'exchange')} {verb} already in this memory, not added again."
+        text += f" {count(already, 'exchange')} {verb} already in this memory, not added again."
     return f"{text} Consolidation continues in the background."
 
 
@@ -172,7 +172,8 @@ def import_reference_steps(mem: Any, folder: str, user_id: str | None) -> Iterat
 def reference_report(added: Any) -> str:
     """What a reference import added, in words: what the memory already held is not counted;
     the reference's parts that were not in the folder are named after it."""
-    from engine.reference_import import not_found_note, plural
+    from engine.reference_import import not_found_note
+    from engine.terminal.wording import count
 
     note = not_found_note(added.not_found)
     if added.nothing:
@@ -182,7 +183,7 @@ def reference_report(added: Any) -> str:
         text = f"Imported {added.summary()} from the reference MemoryOS."
         if added.already_pages:
             verb = "was" if added.already_pages == 1 else "were"
-            text += f" {plural(added.already_pages, 'page')} {verb} already in this memory."
+            text += f" {count(added.already_pages, 'page')} {verb} already in this memory."
     return f"{text}\n\n{note}" if note else text
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtWidgets import QCheckBox, QLabel, QSpinBox, QWidget
 
 from app.theme import pixels
+from engine.terminal.wording import count
 
 ADMIN = " (administrator)"
 
@@ -48,13 +49,13 @@ def policy_note(policy: Any) -> QLabel | None:
     if policy.retention_days is not None:
         kept = "kept" if policy.retention_keeps_facts is not False else "forgotten too"
         parts.append(
-            f"exchanges older than {_count(policy.retention_days, 'day')} are forgotten "
+            f"exchanges older than {count(policy.retention_days, 'day')} are forgotten "
             f"(facts learned from them are {kept})"
         )
     if policy.export_forbidden:
         parts.append("export is turned off")
     if policy.auto_lock_minutes is not None:
-        minutes = _count(policy.auto_lock_minutes, "idle minute")
+        minutes = count(policy.auto_lock_minutes, "idle minute")
         parts.append(f"the window locks after {minutes} at most")
     if not parts:
         return None
@@ -63,10 +64,6 @@ def policy_note(policy: Any) -> QLabel | None:
     label.setWordWrap(True)
     label.setToolTip(locked_tip(policy))
     return label
-
-
-def _count(number: int, unit: str) -> str:
-    return f"{number} {unit}" + ("" if number == 1 else "s")
 
 
 def turned_off_tip(policy: Any, what: str = "Export") -> str:

@@ -22,6 +22,7 @@ from app import theme
 from app.icons import pixmap
 from app.session import FAILED, LOADING, NO_MODEL, READY, UNREACHABLE
 from app.theme import pixels
+from engine.terminal.wording import count
 
 # Colours of the light design (theme.color gives them in the current scheme): 3:1 at least on
 # the white line, as a graphic needs (the paler green, amber and grey were 2.4 to 2.6:1).
@@ -51,16 +52,12 @@ MEMORY_TIP = (
 )
 
 
-def _count(number: int, one: str, many: str) -> str:
-    return f"{number} {one if number == 1 else many}"
-
-
 def memory_tip(status: Any) -> str:
     """MEMORY_TIP with the long-term count split as Privacy shows it."""
     return MEMORY_TIP.format(
-        facts=_count(status.facts, "fact or note of what the assistant said",
-                     "facts and notes of what the assistant said"),
-        profile=_count(status.profile, "profile entry", "profile entries"),
+        facts=count(status.facts, "fact or note of what the assistant said",
+                    "facts and notes of what the assistant said"),
+        profile=count(status.profile, "profile entry", "profile entries"),
     )
 
 

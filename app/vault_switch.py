@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.vault_dialogs import _header
 from engine import paths
+from engine.terminal import wording
 
 SUFFIX = ".memoryos"
 # What a name may hold: it becomes the file name, and `memoryos --vault NAME` takes it too.
@@ -84,12 +85,6 @@ def name_problem(name: str) -> str:
     return ""
 
 
-def _size(size: int) -> str:
-    if size < 1024 * 1024:
-        return f"{max(1, round(size / 1024))} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
-
-
 def _when(moment: float) -> str:
     from app.widgets import when
 
@@ -120,7 +115,7 @@ class SwitchVaultDialog(QDialog):
             # From the unlock screen the current one is locked, not open
             here = (" (locked)" if locked else " (open now)") if vault.name == current else ""
             item = QListWidgetItem(
-                f"{vault.name}{here}  ·  {_size(vault.size)}, last used {_when(vault.modified)}"
+                f"{vault.name}{here}  ·  {wording.size(vault.size)}, last used {_when(vault.modified)}"
             )
             item.setData(Qt.ItemDataRole.UserRole, vault.name)
             item.setToolTip(str(vault.path))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from engine import errors, remembered
 from engine.memory import keywords
 from engine.records import SUPERSEDED
+from engine.terminal.wording import count
 
 REMEMBER, FORGET, HELP, UNKNOWN = "remember", "forget", "help", "unknown"
 
@@ -44,25 +45,20 @@ def help_text() -> str:
     return "\n".join(f"{usage:<16} {what}" for usage, what in HELP_LINES)
 
 
-def counted(number: int, one: str, many: str = "") -> str:
-    """'1 fact', '0 facts', '2 profile entries'."""
-    return f"{number} {one if number == 1 else many or one + 's'}"
-
-
 def known_text(status) -> str:
     """'7 facts · 5 profile entries': the long-term memory of a ConsolidationStatus, counted
     the way the Privacy panel lists it (facts, with the assistant's notes, and profile entries
     apart). The app's status bar, `memoryos status`, /status and the import summary all say
     it with these words."""
-    return (f"{counted(status.facts, 'fact')} · "
-            f"{counted(status.profile, 'profile entry', 'profile entries')}")
+    return (f"{count(status.facts, 'fact')} · "
+            f"{count(status.profile, 'profile entry', 'profile entries')}")
 
 
 def memory_counts(status) -> str:
     """'3 recent exchanges · 12 exchanges in 2 topics · 7 facts · 5 profile entries'."""
-    return (f"{counted(status.short_term_pages, 'recent exchange')} · "
-            f"{counted(status.mid_term_pages, 'exchange')} in "
-            f"{counted(status.segments, 'topic')} · {known_text(status)}")
+    return (f"{count(status.short_term_pages, 'recent exchange')} · "
+            f"{count(status.mid_term_pages, 'exchange')} in "
+            f"{count(status.segments, 'topic')} · {known_text(status)}")
 
 
 def remember(memory, text: str):

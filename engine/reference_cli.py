@@ -77,10 +77,10 @@ def _run(args: argparse.Namespace) -> int:
         find_users,
         import_steps,
         not_found_note,
-        plural,
         read_reference,
         vault_counts,
     )
+    from engine.terminal.wording import count
 
     if args.data_folder and (args.vault or args.vault_path):  # before reading any file
         raise errors.InvalidInputError("give either --data-folder or --vault/--vault-path")
@@ -104,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
             merged = f" (from {entries[key]} entries in its files: the same fact once)"
         print(f"  {label:32} {found[key]}{merged}")
     if data.recovered:
-        pages = plural(data.recovered, "mid-term page")
+        pages = count(data.recovered, "mid-term page")
         lost = "it" if data.recovered == 1 else "them"
         print(
             f"  {pages} only in chroma.sqlite3 (the reference's own JSON lost {lost}): "
@@ -146,7 +146,7 @@ def _run(args: argparse.Namespace) -> int:
                 bar.update(done - bar.n)
         for aid, store in shared.items():
             store.sync(memory)  # the user's copy of the assistant's knowledge
-            knowledge = plural(len(store.entries()), "piece", "pieces")
+            knowledge = count(len(store.entries()), "piece", "pieces")
             print(f"Assistant {aid!r}: {knowledge} of knowledge in {store.vault.path}")
         after = vault_counts(memory)
         print(f"Vault {memory.path.name}:")  # a name of any length leaves the columns be
@@ -158,7 +158,7 @@ def _run(args: argparse.Namespace) -> int:
         else:
             print(f"Added {added.summary()}.")
             if added.already_pages:
-                already = plural(added.already_pages, "page")
+                already = count(added.already_pages, "page")
                 print(f"Already in this vault, not added again: {already}.")
         if note:
             print(note)

@@ -33,6 +33,7 @@ from engine.memory import keywords as keyword_tools
 from engine.memory import mid_term, short_term, vocabulary
 from engine.memory.persona_patterns import normalise_text
 from engine.records import ACTIVE, ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT, Page, turn_id
+from engine.terminal.wording import count
 from engine.timestamps import parse_timestamp
 from engine.vault.jobs import LEARN_WORDS
 
@@ -135,13 +136,13 @@ class Added:
         """'26 pages in 1 topic, 4 facts, 1 piece of assistant knowledge and the profile'."""
         parts = []
         if self.pages or self.segments:
-            topics = f" in {plural(self.segments, 'topic')}" if self.segments else ""
-            parts.append(f"{plural(self.pages, 'page')}{topics}")
+            topics = f" in {count(self.segments, 'topic')}" if self.segments else ""
+            parts.append(f"{count(self.pages, 'page')}{topics}")
         if self.facts:
-            parts.append(plural(self.facts, "fact"))
+            parts.append(count(self.facts, "fact"))
         if self.knowledge:
             parts.append(
-                plural(
+                count(
                     self.knowledge,
                     "piece of assistant knowledge",
                     "pieces of assistant knowledge",
@@ -164,11 +165,6 @@ def not_found_note(parts: list[str]) -> str:
         f"{'it' if len(parts) == 1 else 'them'} too and import again: what is imported now is "
         "not added twice."
     )
-
-
-def plural(count: int, one: str, many: str = "") -> str:
-    """'1 topic', '2 topics', '1 piece of knowledge', '3 pieces of knowledge'."""
-    return f"{count} {one if count == 1 else many or one + 's'}"
 
 
 # ---- reading --------------------------------------------------------------------------------

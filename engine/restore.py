@@ -55,6 +55,7 @@ from engine.records import (
     Page,
 )
 from engine.remembered import EXCHANGE, FACT, KNOWLEDGE, PROFILE, MemoryUsed
+from engine.terminal.wording import count
 from engine.vault import forgotten as forgotten_keys
 from engine.vault.jobs import FORGET_HELD, LEARN_WORDS
 
@@ -132,10 +133,10 @@ class Restored:
         conversations = "conversation" if self.conversations == 1 else "conversations"
         if self.added:
             out = [
-                f"Restored {_count(self.exchanges, 'exchange')} in {self.conversations} "
-                f"{conversations}, {_count(self.facts, 'fact')} and knowledge"
+                f"Restored {count(self.exchanges, 'exchange')} in {self.conversations} "
+                f"{conversations}, {count(self.facts, 'fact')} and knowledge"
                 f"{_replaced(self.replaced_facts)}, "
-                f"{_count(self.profile, 'profile entry', 'profile entries')}"
+                f"{count(self.profile, 'profile entry', 'profile entries')}"
                 f"{_replaced(self.replaced_profile)}"
                 + (", and the memory settings" if self.settings else "")
                 + "."
@@ -146,14 +147,14 @@ class Restored:
             out = ["Nothing new to restore: this vault already holds everything in the export."]
         already = []
         if self.skipped_exchanges:
-            already.append(_count(self.skipped_exchanges, "exchange"))
+            already.append(count(self.skipped_exchanges, "exchange"))
         if self.linked_facts:
             already.append(
-                _count(self.linked_facts, "fact") + _replaced(self.linked_replaced_facts)
+                count(self.linked_facts, "fact") + _replaced(self.linked_replaced_facts)
             )
         if self.linked_profile:
             already.append(
-                _count(self.linked_profile, "profile entry", "profile entries")
+                count(self.linked_profile, "profile entry", "profile entries")
                 + _replaced(self.linked_replaced_profile)
             )
         if already:
@@ -178,7 +179,7 @@ class Restored:
 def _items(exchanges: int, facts: int, profile: int) -> str:
     return _joined(
         [
-            _count(n, one, many)
+            count(n, one, many)
             for n, one, many in (
                 (exchanges, "exchange", ""),
                 (facts, "fact", ""),
@@ -191,10 +192,6 @@ def _items(exchanges: int, facts: int, profile: int) -> str:
 
 def _replaced(n: int) -> str:
     return f" ({n} of them replaced by a newer one)" if n else ""
-
-
-def _count(n: int, one: str, many: str = "") -> str:
-    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def _joined(parts: list[str]) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import InvalidInputError
+from engine.terminal import wording
 
 
 @dataclass
@@ -22,7 +23,7 @@ class Exchange:
     conversation: str | None = None
 
 
-MAX_FILE_BYTES = 256 * 1024 * 1024  # a transcript file larger than this is refused unread
+MAX_FILE_BYTES = 256_000_000  # a transcript file larger than this is refused unread
 MAX_EXCHANGES = 500_000
 
 
@@ -51,8 +52,8 @@ def load(path: str | Path) -> Any:
         raise InvalidInputError(f"cannot read {path}: {exc.strerror}") from None
     if size > MAX_FILE_BYTES:
         raise InvalidInputError(
-            f"{path} is {size / 2**20:.0f} MiB: transcripts up to "
-            f"{MAX_FILE_BYTES // 2**20} MiB can be imported; split it into smaller files"
+            f"{path} is {wording.size(size)}: transcripts up to "
+            f"{wording.size(MAX_FILE_BYTES)} can be imported; split it into smaller files"
         )
     try:
         raw = path.read_bytes()
@@ -201,12 +202,12 @@ def split_held(memory: Any, exchanges: list[Exchange]) -> tuple[list[Exchange], 
 def held_summary(added: int, already: int, vault_name: str) -> str:
     """What `memoryos import` added: 'Imported 3 exchanges into bob.memoryos; 2 were already
     in this vault, not added again.', 'Already in bob.memoryos: nothing new was added (…)'."""
-    from engine.reference_import import plural
+    from engine.terminal.wording import count
 
     if already and not added:
-        exchanges = plural(already, "exchange")
+        exchanges = count(already, "exchange")
         return f"Already in {vault_name}: nothing new was added ({exchanges})."
-    text = f"Imported {plural(added, 'exchange')} into {vault_name}"
+    text = f"Imported {count(added, 'exchange')} into {vault_name}"
     if already:
         verb = "was" if already == 1 else "were"
         return f"{text}; {already} {verb} already in this vault, not added again."

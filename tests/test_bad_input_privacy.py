@@ -33,7 +33,7 @@ def test_a_bad_item_anywhere_rejects_the_file_before_anything_is_stored(tmp_path
 def test_an_oversized_file_is_refused_unread(tmp_path, monkeypatch):
     monkeypatch.setattr(transcripts, "MAX_FILE_BYTES", 1024)
     path = _write(tmp_path, [{"user": "x" * 2000, "assistant": "y"}])
-    with pytest.raises(errors.InvalidInputError, match="transcripts up to 0 MiB|split it"):
+    with pytest.raises(errors.InvalidInputError, match="is 2 KB: transcripts up to 1 KB can be"):
         transcripts.read(path)
 
 

@@ -96,7 +96,7 @@ def test_the_policy_export_switch_reaches_the_cli(tmp_path, policy_file):
     path = policy_file(export=False)
     done = run_cli("export", str(tmp_path / "out.json"), "--embedder", "fake", home=home,
                    env={POLICY_ENV: str(path)})  # fmt: skip
-    assert done.returncode == 1 and "turned off by your administrator" in done.stderr.decode()
+    assert done.returncode == 2 and "turned off by your administrator" in done.stderr.decode()
     assert not (tmp_path / "out.json").exists()
 
 

@@ -149,7 +149,7 @@ def test_refused_export_says_what_can_be_done(home, tmp_path):
     done = run_cli("export", str(tmp_path / "out.json"), *FAKE, home=home,
                    env={POLICY_ENV: str(rules)})  # fmt: skip
     error = done.stderr.decode()
-    assert done.returncode == 1 and not (tmp_path / "out.json").exists()
+    assert done.returncode == 2 and not (tmp_path / "out.json").exists()
     assert "Ask them" in error and "memoryos backup" in error
     copy = run_cli("backup", str(tmp_path / "copy.memoryos"), *FAKE, home=home,
                    env={POLICY_ENV: str(rules)})  # fmt: skip

@@ -10,6 +10,7 @@ from engine.terminal.opening import _open, vault_to_open
 
 def run_backup(args) -> int:
     from engine.terminal.maintenance import NEW_PASSPHRASE_ENV
+    from engine.terminal.wording import size
     from engine.unlock import ask_new_passphrase
     from engine.vault.backup import check_target
 
@@ -27,7 +28,7 @@ def run_backup(args) -> int:
     finally:
         memory.close()
     print(
-        f"Backed up {name} ({done.size_bytes / 2**20:.1f} MiB) to {done.path}.\n"
+        f"Backed up {name} ({size(done.size_bytes)}) to {done.path}.\n"
         f"{done.how_to_open()}",
         file=sys.stderr,
     )

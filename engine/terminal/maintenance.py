@@ -12,6 +12,7 @@ from engine.terminal.opening import _open, embedder_name, vault_to_open
 
 def run_status(args) -> int:
     from engine import chat_commands, policy
+    from engine.terminal.wording import size
 
     in_force = policy.summary()  # a broken policy stops here, with its error, before unlocking
     memory = _open(args, background=False)
@@ -20,7 +21,7 @@ def run_status(args) -> int:
         print(
             f"vault      {info.path}\nkey        {info.key_location}\n"
             f"embedder   {info.embedder_id} ({info.embedder_dimension} d)\n"
-            f"size       {info.size_bytes / 1e6:.1f} MB\n"
+            f"size       {size(info.size_bytes)}\n"
             f"pages      {info.pages} ({status.short_term_pages} short-term, "
             f"{status.mid_term_pages} mid-term)\nsegments   {status.segments}\n"
             f"long-term  {chat_commands.known_text(status)}\n"

@@ -311,7 +311,8 @@ def _shown_title(window) -> str:
 
 def test_the_sizes_listed_count_the_write_ahead_log(qtbot, memory_keyring, tmp_path):
     """An open vault with a conversation read "4 KB": its writes wait in the -wal file."""
-    from app.vault_switch import SwitchVaultDialog, _size
+    from app.vault_switch import SwitchVaultDialog
+    from engine.terminal.wording import size
 
     work = open_fast(tmp_path / "work.memoryos", True, None)
     try:
@@ -322,7 +323,7 @@ def test_the_sizes_listed_count_the_write_ahead_log(qtbot, memory_keyring, tmp_p
         dialog = SwitchVaultDialog("work", folder=tmp_path)
         qtbot.addWidget(dialog)
         total = sum(file.stat().st_size for file in files if file.exists())
-        assert f"work (open now)  ·  {_size(total)}," in dialog.list.item(0).text()
+        assert f"work (open now)  ·  {size(total)}," in dialog.list.item(0).text()
         assert "4 KB" not in dialog.list.item(0).text()
     finally:
         work.close()
