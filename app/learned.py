@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine import remembered
 from engine.learned import USER_ORIGIN, learned_from, undo
-from engine.retrieval import dated_facts
+from engine.retrieval_facts import dated_facts
 
 # What Undo found (undo_same's result): the item was deleted; it was already gone (deleted in
 # Privacy, forgotten) or is no longer the item the notice names; or it was changed since (edited

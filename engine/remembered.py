@@ -231,7 +231,7 @@ def read_back(memory, page_ids: list[int]) -> dict[int, list[MemoryUsed]]:
     (or whose id a later item took) comes back forgotten, without its text; one edited since,
     marked edited; one replaced since by a newer item, marked replaced with that item's text.
     Facts and profile entries are dated when they were said (see `date`)."""
-    from engine.retrieval import dated_facts
+    from engine.retrieval_facts import dated_facts
 
     vault = memory.vault
     rows = vault.page_memory_rows(page_ids)

@@ -52,12 +52,12 @@ def test_of_several_facts_about_one_thing_the_one_said_last_comes_first(minilm_m
     assert len(sister) == 2 and "Bergen" in sister[0], _texts(found.facts)
     assert "Bergen" in found.facts[0].fact.text, _texts(found.facts)
 
-    original = retrieval_module._current_first
+    original = retrieval_module.current_first
     try:  # the order before: by meaning and words alone
-        retrieval_module._current_first = lambda memory, query, facts: facts
+        retrieval_module.current_first = lambda memory, query, facts: facts
         plain = memory.retrieve(question)
     finally:
-        retrieval_module._current_first = original
+        retrieval_module.current_first = original
     assert "Oslo" in plain.facts[0].fact.text, _texts(plain.facts)  # what was wrong
     mother = [i for i, t in enumerate(_texts(found.facts)) if "mother" in t]
     assert mother == [i for i, t in enumerate(_texts(plain.facts)) if "mother" in t]

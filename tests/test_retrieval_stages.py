@@ -256,9 +256,9 @@ def test_expansion_finds_the_word_the_person_used(minilm_memory):
     ],
 )
 def test_a_turn_that_only_asks_is_told_apart_from_one_that_tells(text, asks):
-    from engine.retrieval import _only_asks
+    from engine.retrieval_scores import only_asks
 
-    assert _only_asks(text) is asks
+    assert only_asks(text) is asks
 
 
 def test_a_turn_that_only_asks_counts_less_than_the_answer(memory):

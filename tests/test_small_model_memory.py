@@ -53,11 +53,13 @@ def test_the_demo_model_is_shown_the_fact_that_answers_not_the_profile_again(
 
 
 def test_a_possessive_in_the_question_finds_the_word_by_keyword(minilm_memory):
-    from engine import retrieval
+    from engine import retrieval_lists
 
     minilm_memory.add_memory("I have a grey cat called Pixel.", "Cute!")
     minilm_memory.run_consolidation()
-    match = retrieval._keyword_match(minilm_memory.vault, "facts_fts", "What is my cat's name?")
+    match = retrieval_lists.keyword_match(
+        minilm_memory.vault, "facts_fts", "What is my cat's name?"
+    )
     hits = minilm_memory.vault.keyword_search("facts_fts", match, 10)
     assert [minilm_memory.fact(fact_id).text for fact_id, _ in hits] == [
         "I have a grey cat called Pixel."

@@ -33,9 +33,9 @@ CONSTANTS_NOTE = (
     "read to (the same whatever the number of turns asked for), the list weights, the "
     "neighbour shares, the other-speaker factor, the term hop's seeds and terms and the "
     "query expansion's words per question word, cosine floor and page share "
-    "(engine/retrieval.py, dev figures in its comments). Fusion: the RRF "
-    "constant; BM25: k1 and b (engine/eval/baselines.py, dev figures in its comments). Dense "
-    "has no constant."
+    "(engine/retrieval.py, retrieval_lists.py and retrieval_scores.py, dev figures in their "
+    "comments). Fusion: the RRF constant; BM25: k1 and b (engine/eval/baselines.py, dev "
+    "figures in its comments). Dense has no constant."
 )
 HEADLINE_K = 10
 

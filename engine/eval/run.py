@@ -82,22 +82,22 @@ def code_version() -> str:
 
 def retrieval_settings() -> dict[str, Any]:
     """The memory settings and retrieval constants a run's numbers depend on."""
-    from engine import retrieval
+    from engine import retrieval, retrieval_lists, retrieval_scores
     from engine.settings import MemorySettings
 
     return {
         "memory": MemorySettings().to_dict(),
         "weights": asdict(retrieval.Weights()),
-        "rrf_k": retrieval.RRF_K,
+        "rrf_k": retrieval_lists.RRF_K,
         "pool": [retrieval.POOL, retrieval.KEYWORD_POOL_SHARE],
-        "neighbour_share": retrieval.NEIGHBOUR_SHARE,
-        "answer_share": retrieval.ANSWER_SHARE,
-        "speaker_other": retrieval.SPEAKER_OTHER,
-        "term_hop": [retrieval.TERM_HOP_SEEDS, retrieval.TERM_HOP_TERMS],
+        "neighbour_share": retrieval_scores.NEIGHBOUR_SHARE,
+        "answer_share": retrieval_scores.ANSWER_SHARE,
+        "speaker_other": retrieval_scores.SPEAKER_OTHER,
+        "term_hop": [retrieval_lists.TERM_HOP_SEEDS, retrieval_lists.TERM_HOP_TERMS],
         "expansion": [
-            retrieval.EXPANSION_WORDS,
-            retrieval.EXPANSION_MIN_COS,
-            retrieval.EXPANSION_SHARE,
+            retrieval_lists.EXPANSION_WORDS,
+            retrieval_lists.EXPANSION_MIN_COS,
+            retrieval_lists.EXPANSION_SHARE,
         ],
         "fusion_rrf_k": base.RRF_K,
         "bm25": [base.BM25_K1, base.BM25_B],

@@ -2,7 +2,7 @@
 
 A question's words are widened to the words this person actually used that mean nearly the
 same ("instruments" -> clarinet, violin; "camped" -> campfire, tent), and retrieval searches
-those as keywords (engine/retrieval.py, the expansion stage). Keyword search alone needs the
+those as keywords (engine/retrieval_lists.py, the expansion stage). Keyword search alone needs the
 very word; a turn's vector blurs one word among twenty; a word's own vector does neither.
 
 Learned with no LLM: one embedding per word the vault has not seen before (a few per exchange

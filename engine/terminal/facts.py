@@ -62,7 +62,7 @@ def _listed(memory, include_all: bool) -> list[tuple[Learned, str]]:
     facts as the prompt reads them. --search matches these lines: what is shown (a resolved
     date, an id, a category) is what can be found."""
     from engine.remembered import said_at
-    from engine.retrieval import dated_facts
+    from engine.retrieval_facts import dated_facts
 
     items = learned_items(memory, include_all)
     out: list[tuple[Learned, str]] = []

@@ -113,7 +113,7 @@ def test_facts_list_prints_each_item_on_one_line(home):
 
 
 def test_a_learned_notice_shows_the_day_a_fact_meant(qtbot, window, chat, memory, send):
-    from engine.retrieval import dated_facts
+    from engine.retrieval_facts import dated_facts
 
     send(window, "Next Friday I fly to Lisbon.")
     with qtbot.waitSignal(window.learned_notices.checked, timeout=5000):
