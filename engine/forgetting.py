@@ -201,7 +201,9 @@ def _quoting(vault, ids: list[int], derived: dict[str, list[int]]) -> dict[str, 
     for slot in vault.slots(include_superseded=True):
         if slot.id in derived["slots"] or slot.origin == "user":
             continue
-        if keywords.normalise(keywords.content_words(f"{slot.name} {slot.value}")) & stems:
+        # The value only: the field's name ("name", "occupation") is the profile's own word,
+        # so "a cat named Biscuit" forgotten took "name: Maria" with it.
+        if keywords.normalise(keywords.content_words(slot.value)) & stems:
             out["slots"].append(slot.id)
     for segment_id, text in vault.segment_texts():
         if keywords.normalise(keywords.content_words(text)) & stems:

@@ -171,3 +171,44 @@ def test_the_cli_says_what_a_forget_removed(tmp_path):
     out = done.stdout.decode()
     assert out.startswith("Forgotten: 1 exchange removed; 1 fact learned only from it removed")
     assert "1 conversation removed" in out
+
+
+def test_a_profile_entry_is_not_taken_for_its_field_name(memory):
+    """Forgetting the exchange whose answer said "a cat named Biscuit" keeps "name: Maria",
+    learned from another exchange: the field's name ("name", "occupation") is the profile's own
+    word, not something said (a keyboard-only walkthrough lost the person's name to /forget
+    Biscuit). Its value is still matched: an entry saying Biscuit would go."""
+    memory.update_settings(
+        MemorySettings(stm_capacity=1, stm_evict_batch=1, heat_threshold=0.5, chain_similarity=0.1)
+    )
+    memory.add_memory("Hi, I'm Maria.", "Nice to meet you, Maria.")
+    cat = memory.add_memory("We have a cat called Biscuit.", "Lovely, a cat named Biscuit!")
+    memory.add_memory("What should I cook tonight?", "Try a risotto.")
+    memory.run_consolidation()
+    assert "name: Maria" in [s.text for s in memory.profile()]
+
+    preview = memory.preview_forget_page(cat.id)
+    assert "name: Maria" not in preview.slot_texts
+    memory.forget_page(cat.id)
+    assert "name: Maria" in [s.text for s in memory.profile()]
+
+
+def test_a_transcript_fact_is_not_taken_for_its_speakers_name(memory):
+    """In an imported transcript facts start with who said them ("Marianne: I ..."). Forgetting
+    the one exchange whose words say "Marianne" keeps her facts from other exchanges: the label
+    is the fact's own word, not something only the forgotten exchange said."""
+    memory.update_settings(
+        MemorySettings(stm_capacity=1, stm_evict_batch=1, heat_threshold=0.5, chain_similarity=0.1)
+    )
+    who = {"user_speaker": "Marianne", "agent_speaker": "Bogdan"}
+    memory.add_memory("I work as a nurse at the city hospital.", "That sounds demanding.", meta=who)
+    greeting = memory.add_memory("I got back from my trip.", "Welcome back, Marianne!", meta=who)
+    memory.add_memory("What should I cook tonight?", "Try a risotto.", meta=who)
+    memory.run_consolidation()
+    nurse = "Marianne: I work as a nurse at the city hospital."
+    assert nurse in [f.text for f in memory.facts()]
+
+    preview = memory.preview_forget_page(greeting.id)
+    assert nurse not in preview.fact_texts
+    memory.forget_page(greeting.id)
+    assert nurse in [f.text for f in memory.facts()]
