@@ -23,6 +23,7 @@ from pathlib import Path
 from engine import errors
 from engine.memory import chains, keywords, mid_term, short_term, vocabulary
 from engine.memory.context import MemoryContext
+from engine.memory.persona_patterns import SLOT_WORDS
 from engine.records import turn_ids
 
 log = logging.getLogger(__name__)
@@ -187,7 +188,11 @@ def _quoting(vault, ids: list[int], derived: dict[str, list[int]]) -> dict[str, 
     A model may cite the wrong page, or copy a known fact into a new one, so provenance alone
     misses some; text catches them: a fact, profile entry or topic that contains a word which,
     once the pages are gone, no remaining page contains, could only have come from them.
-    Facts and entries the person typed themselves are left alone."""
+    Facts and entries are matched by the word as said, give or take a plural or possessive
+    ("ferrets", "Biscuit's"), not by its stem: a fact that paraphrases another exchange ("Maria
+    is the name she goes by") is not taken for the forgotten "a cat named Biscuit". Topics are
+    matched by stem (they are rewritten, not deleted). Facts and entries the person typed
+    themselves are left alone."""
     out: dict[str, list[int]] = {"facts": [], "slots": [], "segments": []}
     if not ids:
         return out
@@ -195,19 +200,33 @@ def _quoting(vault, ids: list[int], derived: dict[str, list[int]]) -> dict[str, 
     if not words:
         return out
     stems = keywords.normalise(words)
-    for fact_id in vault.facts_saying(words):
-        if fact_id not in derived["facts"] and vault.fact(fact_id).origin != "user":
+    said = _word_forms(words)
+    for fact_id in vault.facts_saying(words):  # by stem (FTS), then by the word as said
+        fact = vault.fact(fact_id)
+        if fact_id in derived["facts"] or fact.origin == "user":
+            continue
+        if _word_forms(keywords.content_words(fact.text)) & said:
             out["facts"].append(fact_id)
     for slot in vault.slots(include_superseded=True):
         if slot.id in derived["slots"] or slot.origin == "user":
             continue
-        # The value only: the field's name ("name", "occupation") is the profile's own word,
-        # so "a cat named Biscuit" forgotten took "name: Maria" with it.
-        if keywords.normalise(keywords.content_words(slot.value)) & stems:
+        # A field the profile's own patterns fill ("name", "occupation") is its own word, not
+        # something said; a model may invent one from what was said ("Quembravia: Biscuit").
+        named = "" if slot.name.lower() in SLOT_WORDS else slot.name
+        if _word_forms(keywords.content_words(f"{named} {slot.value}")) & said:
             out["slots"].append(slot.id)
     for segment_id, text in vault.segment_texts():
         if keywords.normalise(keywords.content_words(text)) & stems:
             out["segments"].append(segment_id)
+    return out
+
+
+def _word_forms(words: list[str]) -> set[str]:
+    """Words as said, without a possessive or a plural's s ("Biscuit's", "ferrets")."""
+    out = set()
+    for word in words:
+        word = word.removesuffix("'s").removesuffix("\u2019s")
+        out.add(word[:-1] if len(word) > 3 and word.endswith("s") and word[-2] != "s" else word)
     return out
 
 

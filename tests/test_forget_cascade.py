@@ -191,6 +191,10 @@ def test_a_profile_entry_is_not_taken_for_its_field_name(memory):
     assert "name: Maria" not in preview.slot_texts
     memory.forget_page(cat.id)
     assert "name: Maria" in [s.text for s in memory.profile()]
+    dog = memory.add_memory("Our dog's name is Rex.", "Rex is a good name for a dog.")
+    memory.add_memory("What should I cook tomorrow?", "Soup.")
+    memory.run_consolidation()
+    assert "name: Maria" not in memory.preview_forget_page(dog.id).slot_texts  # the very word
 
 
 def test_a_transcript_fact_is_not_taken_for_its_speakers_name(memory):
@@ -212,3 +216,28 @@ def test_a_transcript_fact_is_not_taken_for_its_speakers_name(memory):
     assert nurse not in preview.fact_texts
     memory.forget_page(greeting.id)
     assert nurse in [f.text for f in memory.facts()]
+
+
+def test_a_fact_that_paraphrases_another_exchange_is_kept(memory, chat):
+    """A model's fact cites the exchange it came from and words it its own way ("the name she
+    goes by"); forgetting an exchange that says "named" does not take it: the word said
+    ("named") is not the fact's word ("name"), though they share a stem."""
+    memory.update_settings(
+        MemorySettings(stm_capacity=1, stm_evict_batch=1, heat_threshold=0.5, chain_similarity=0.1)
+    )
+    work = memory.add_memory("At work everyone calls me Maria.", "Nice to meet you, Maria.")
+    cat = memory.add_memory("We have a cat, she is named Biscuit.", "Handy!")
+    memory.add_memory("What should I cook tonight?", "Try a risotto.")
+    chat.queue_json(
+        {"pages": [], "segments": [{"id": 1, "summary": "Work.", "keywords": ["work"]}]},
+        {"profile": [], "assistant_knowledge": [],
+         "user_facts": [{"text": "Maria is the name she goes by at work.",
+                         "evidence": [work.id]}]},
+    )  # fmt: skip
+    memory.run_consolidation()
+    paraphrase = "Maria is the name she goes by at work."
+    assert paraphrase in [f.text for f in memory.facts()]
+
+    assert paraphrase not in memory.preview_forget_page(cat.id).fact_texts
+    memory.forget_page(cat.id)
+    assert paraphrase in [f.text for f in memory.facts()]
