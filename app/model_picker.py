@@ -8,8 +8,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -18,37 +17,27 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from app import theme
 from app.errors import describe
-from app.model_choice import short_model_name
+from app.model_downloads import DownloadSignals, DownloadsMixin
+from app.model_rows import ModelRowsMixin
+from app.model_table import (
+    DOWNLOADS,  # noqa: F401  (tests import it from here)
+    FILES,
+    GROUP_TITLES,  # noqa: F401  (tests import it from here)
+    KEY_NEEDED,
+    SERVERS,
+    SLOW_COLOR,  # noqa: F401  (tests import it from here)
+    ModelTable,
+    WrappingDelegate,
+    in_use,
+)
 from app.settings_store import BUNDLED, GGUF, SERVER
-from app.theme import ERROR_RED, in_red, pixels
+from app.theme import in_red
 from app.workers import WorkerPool
-from models.machine import size_text
-from models.recommended import suggested, suggestion_reason
-
-FILES, SERVERS, DOWNLOADS = "files", "servers", "downloads"
-KEY_NEEDED = "key needed"  # a server's row when it refused the probe for want of an API key
-ITEM_PADDING = 8  # resources/style.qss: QTreeView::item { padding: 4px 4px; }
-WRAP = int(Qt.TextFlag.TextWordWrap)
-IN_USE = "in use"  # first in the verdict of the model being talked to now
-# "slow": dark on the light scheme, as "no: ..." (theme.ERROR_RED); theme.color() makes it
-# light enough to read on the dark one.
-SLOW_COLOR = "#B54708"
-GROUP_TITLES = {
-    FILES: "On this computer",
-    SERVERS: "Servers (OpenAI-compatible)",
-    DOWNLOADS: "Recommended downloads",
-}
 
 
 @dataclass
@@ -61,14 +50,6 @@ class Choice:
 
 
 # -- work done in pool threads (no widgets here) ------------------------------------------
-
-
-def look_around(folders: list[str] | None = None, probe: bool = True) -> Any:
-    from models.overview import overview
-    from models.probe import chosen_server_url, ports_to_probe
-
-    ports = ports_to_probe(chosen_server_url()) if probe else None
-    return overview(folders=folders, probe=probe, ports=ports)
 
 
 def fit_file(path: str) -> Any:
@@ -97,112 +78,10 @@ def start_folder() -> str:
     return str(Path.home())
 
 
-class DownloadSignals(QObject):
-    progressed = Signal(object)  # models.download.Progress, from the download's thread
-
-
-def discard_download(model: Any) -> None:
-    from models.download import discard_partial, downloads_dir
-
-    discard_partial(downloads_dir() / model.file)
-
-
-def run_download(model: Any, signals: DownloadSignals, holder: dict) -> Any:
-    """Download a recommended model into MemoryOS's models folder (pool thread)."""
-    from models.download import Download, downloads_dir
-
-    download = Download(model.url, downloads_dir() / model.file, sha256=model.sha256)
-    holder["download"] = download
-    return download.run(signals.progressed.emit)
-
-
 # -- the widget ----------------------------------------------------------------------------
 
 
-class WrappingDelegate(QStyledItemDelegate):
-    """Row heights for the text wrapped at its column's width: QTreeView asks the height of an
-    unwrapped line, and a wrapped cell then lost its last lines."""
-
-    def __init__(self, table: QTreeWidget) -> None:
-        super().__init__(table)
-        self.table = table
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: Any) -> QSize:  # noqa: N802 - Qt
-        table = self.table
-        if table.isFirstColumnSpanned(index.row(), index.parent()):
-            width = table.viewport().width()
-        else:
-            width = table.columnWidth(index.column())
-        if index.column() == 0:
-            width -= table.indentation()
-        option = QStyleOptionViewItem(option)
-        # the style sheet's item padding (4 px each side) is not counted by the style's size
-        option.rect = QRect(0, 0, max(1, width - ITEM_PADDING), 1 << 16)
-        return super().sizeHint(option, index)
-
-
-def usable_row(item: QTreeWidgetItem | None) -> bool:
-    """A row that can be selected: a model, not a heading, a note or a file that cannot load."""
-    wanted = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
-    return item is not None and item.flags() & wanted == wanted
-
-
-class ModelTable(QTreeWidget):
-    """The model table, whose keys and clicks go from model row to model row. Moving the
-    current row back from inside the current-row signal (as before) left the keyboard's focus
-    on a row that was not selected ("Use this model" greyed, Enter doing nothing): the move is
-    corrected before Qt makes it, so the row with the focus is the row selected."""
-
-    Move = QTreeWidget.CursorAction
-    FORWARD = (Move.MoveDown, Move.MoveNext, Move.MovePageDown, Move.MoveHome)
-    BACKWARD = (Move.MoveUp, Move.MovePrevious, Move.MovePageUp, Move.MoveEnd)
-
-    def moveCursor(self, action: Any, modifiers: Any) -> Any:  # noqa: N802 - Qt override
-        index = super().moveCursor(action, modifiers)
-        item = self.itemFromIndex(index)
-        if not index.isValid() or usable_row(item):
-            return index
-        here = self.currentIndex()
-        if action in self.FORWARD or action in self.BACKWARD:
-            steps = [self.itemBelow, self.itemAbove]
-            if action in self.BACKWARD:
-                steps.reverse()
-            if action in (self.Move.MoveDown, self.Move.MoveUp, self.Move.MoveNext,
-                          self.Move.MovePrevious) and here.isValid():
-                steps = steps[:1]  # no model row that way: the focus stays where it is
-            for step in steps:
-                found = step(item)
-                while found is not None and not usable_row(found):
-                    found = step(found)
-                if found is not None:
-                    return self.indexFromItem(found, index.column())
-        return here  # Left to a heading, or no model row at all: stay
-
-    def mousePressEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
-        """A click on a heading or a note leaves the selected row as it was."""
-        item = self.itemAt(event.position().toPoint())
-        if item is not None and not usable_row(item):
-            event.accept()
-            return
-        super().mousePressEvent(event)
-
-    def mouseDoubleClickEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
-        """A double-click on a heading uses nothing (the row selected is not the one clicked)."""
-        item = self.itemAt(event.position().toPoint())
-        if item is not None and not usable_row(item):
-            event.accept()
-            return
-        super().mouseDoubleClickEvent(event)
-
-    def keyboardSearch(self, search: str) -> None:  # noqa: N802 - Qt override
-        """Typing a name goes to a model row, never to the heading whose title matches."""
-        before = self.currentItem()
-        super().keyboardSearch(search)
-        if not usable_row(self.currentItem()) and usable_row(before):
-            self.setCurrentItem(before)
-
-
-class ModelPicker(QWidget):
+class ModelPicker(ModelRowsMixin, DownloadsMixin, QWidget):
     """The table, an Add-folder button, download progress; `chosen(Choice)` on Use."""
 
     chosen = Signal(object)
@@ -306,233 +185,7 @@ class ModelPicker(QWidget):
         self._update_buttons()
         self.refresh()
 
-    # --- listing -----------------------------------------------------------------------
-    def refresh(self) -> None:
-        self.machine.setText("Looking for models on this computer and local servers…")
-        self.refresh_button.setEnabled(False)
-        self.pool.run(look_around, None, self.probe, on_result=self._listed, on_error=self._failed)
-
-    def _listed(self, overview: Any) -> None:
-        self.overview = overview
-        self.refresh_button.setEnabled(True)
-        text = f"This computer: {' · '.join(overview.machine.described(overview.gpu_offload))}."
-        pick = suggested(overview.recommended)
-        if pick is not None:
-            reason = suggestion_reason(pick[1])
-            text += f"<br>Suggested download for it: <b>{pick[0].name}</b> ({reason})."
-        self.machine.setText(text)
-        self.table.clear()
-        groups = {}
-        for key, title in GROUP_TITLES.items():
-            group = QTreeWidgetItem(self.table, [title])
-            group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            font = group.font(0)
-            font.setBold(True)
-            group.setFont(0, font)
-            group.setFirstColumnSpanned(True)
-            groups[key] = group
-        bundled = QTreeWidgetItem(groups[FILES], [
-            "SmolLM2-135M Instruct (bundled demo)", "Built in",
-            "llama · 135M parameters · Q4_1 · offline", "yes (tiny: for trying the app)",
-        ])  # fmt: skip
-        bundled.setData(0, Qt.ItemDataRole.UserRole, ("bundled", None))
-        bundled.setToolTip(0, bundled.text(0))
-        self._mark_in_use(bundled)
-        for model in overview.files:
-            info = model.info
-            details = (
-                f"{info.architecture} · {_parameters(info.parameters)} · {info.quantisation} · "
-                f"{size_text(info.size_bytes)} · context {info.context_length or '?'}"
-                f" · {'chat template' if info.chat_template else 'no chat template'}"
-                if info else model.error or "cannot be read"
-            )  # fmt: skip
-            fit = overview.file_fits.get(model.path)
-            verdict = "" if fit is None else fit.verdict()
-            if info is None:  # missing weights, damaged, unreadable: llama.cpp cannot load it
-                verdict = "no: cannot be loaded"
-            row = QTreeWidgetItem(groups[FILES], [model.name, model.tool, details, verdict])
-            row.setToolTip(0, f"{model.name}\n{model.path}")
-            row.setToolTip(2, details)
-            _mark_speed(row, fit)
-            row.setData(0, Qt.ItemDataRole.UserRole, ("file", model))
-            if info is None:
-                row.setForeground(3, QColor(theme.color(ERROR_RED)))
-                row.setToolTip(3, details)
-                row.setDisabled(True)
-            self._mark_in_use(row)
-        # a server that refused the probe for want of a key, but was given one here (kept for
-        # the session where no keyring is usable): listed as added, with its models
-        servers = [
-            found for found in overview.servers
-            if not (found.needs_key and any(_same_server(a.url, found.url) for a in self.added))
-        ]  # fmt: skip
-        servers += [
-            added for added in self.added
-            if not any(_same_server(added.url, found.url) for found in servers)
-        ]  # fmt: skip
-        for server in servers:
-            self._server_rows(groups[SERVERS], server)
-        if not servers:
-            note = QTreeWidgetItem(groups[SERVERS], [
-                "None answering on 127.0.0.1: start Ollama, LM Studio's server, llama.cpp's "
-                "server, vLLM or Jan, then Look again; a server elsewhere: Add a server address"
-            ])  # fmt: skip
-            note.setFlags(Qt.ItemFlag.NoItemFlags)
-            note.setFirstColumnSpanned(True)  # the hint is read whole, not cut into columns
-        paused = {Path(item["dest"]).name: item for item in overview.paused}
-        for model, fit in overview.recommended:
-            verdict = fit.verdict()
-            if model.file in paused:  # a download paused earlier (maybe before a restart)
-                part = paused[model.file]
-                verdict = (
-                    f"paused at {size_text(part['done'])} of {size_text(part['size'])} · {verdict}"
-                )
-            # What a person chooses by comes first; the repository and file are in the tooltip.
-            details = " · ".join(
-                filter(None, [size_text(model.size_bytes), model.licence, model.note])
-            )
-            row = QTreeWidgetItem(groups[DOWNLOADS], [model.name, "Download", details, verdict])
-            row.setToolTip(0, model.name)
-            row.setToolTip(1, f"Download from Hugging Face ({model.repo}) · {model.licence}")
-            row.setToolTip(2, f"{details}\n{model.repo} · {model.file}\n{model.url}")
-            row.setData(0, Qt.ItemDataRole.UserRole, ("download", (model, fit)))
-            _mark_speed(row, fit)
-            if pick is not None and model is pick[0]:
-                font = row.font(0)
-                font.setBold(True)
-                row.setFont(0, font)
-                row.setToolTip(0, f"Suggested for this computer: {suggestion_reason(fit)}")
-        for group in groups.values():
-            group.setExpanded(True)
-        self._fit_columns()
-        self._update_buttons()
-        self.listed.emit()
-
-    def _server_rows(self, group: QTreeWidgetItem, server: Any) -> list[QTreeWidgetItem]:
-        """One row per model the server lists; a server added by address says where it is."""
-        from engine.network import destination
-
-        where = f"{server.kind.split(' /')[0]} · port {server.port}"
-        if server in self.added:
-            where = destination(server.url)
-        if getattr(server, "needs_key", False):  # no models until it has its key
-            row = QTreeWidgetItem(group, [
-                "(needs an API key)", where, server.url, server.key_text,
-            ])  # fmt: skip
-            tip = f"The server at {server.url} {server.key_text}. Choose it to type the key."
-            for column in range(4):
-                row.setToolTip(column, tip)
-            row.setData(0, Qt.ItemDataRole.UserRole, (KEY_NEEDED, (server, "")))
-            return [row]
-        rows = []
-        for name in server.models or ["(no models loaded)"]:
-            # llama.cpp's server names its model by the GGUF's path: the file's name is shown,
-            # the whole path is in the tooltip (and what is sent to the server)
-            shown = short_model_name(name) or name
-            row = QTreeWidgetItem(group, [shown, where, server.url, "runs in the server"])
-            row.setToolTip(0, name if shown == name else f"{shown}\n{name}")
-            row.setToolTip(1, server.url)
-            row.setData(0, Qt.ItemDataRole.UserRole, ("server", (server, name)))
-            self._mark_in_use(row)
-            rows.append(row)
-        return rows
-
-    def add_server(self, server: Any) -> None:
-        """A server at an address the person typed (a FoundServer): its models join the
-        servers in the table (again after Look again), and the first of them is selected."""
-        before = [added for added in self.added if _same_server(added.url, server.url)]
-        self.added = [added for added in self.added if added not in before] + [server]
-        group = self.table.topLevelItem(list(GROUP_TITLES).index(SERVERS))
-        if group is None:  # still looking around: the table is filled with it
-            return
-        rows = []
-        for row in self.rows(SERVERS):
-            data = row.data(0, Qt.ItemDataRole.UserRole)
-            if data is None or any(data[1][0] is added for added in before):
-                group.removeChild(row)  # the "none answering" note; an older list of it
-            elif data[0] == KEY_NEEDED and _same_server(data[1][0].url, server.url):
-                group.removeChild(row)  # it needed a key: its models replace the row
-            elif _same_server(data[1][0].url, server.url):
-                rows.append(row)  # found by the probe already: its rows stay
-        rows = rows or self._server_rows(group, server)
-        group.setExpanded(True)
-        self._fit_columns()
-        self.table.setCurrentItem(rows[0])
-        self.table.scrollToItem(rows[0])
-
-    def _mark_in_use(self, row: QTreeWidgetItem) -> None:
-        """The model being talked to now says so first in its verdict (in bold)."""
-        kind, data = row.data(0, Qt.ItemDataRole.UserRole)
-        if not in_use(self.current, kind, data):
-            return
-        row.setText(3, f"{IN_USE} · {row.text(3)}" if row.text(3) else IN_USE)
-        font = row.font(3)
-        font.setBold(True)
-        row.setFont(3, font)
-        why = row.toolTip(3)
-        row.setToolTip(3, "The model you are talking to now." + (f"\n{why}" if why else ""))
-
-    def _fit_columns(self) -> None:
-        """Each column as wide as its longest entry where the table has room; where it has not,
-        the names keep theirs (up to half the table), the verdict and the details share the
-        rest and wrap onto more lines, then Where and at last the names wrap too: nothing is
-        cut (no column narrower than its longest word or its header)."""
-        rows = [row for group in GROUP_TITLES for row in self.rows(group)]
-        rows = [row for row in rows if not row.isFirstColumnSpanned()]
-        header = self.table.header()
-        style = self.table.style()
-        # the style sheet's padding and the style's text margins, as the cells are painted
-        margins = ITEM_PADDING + 2 * (style.pixelMetric(
-            QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1) + 2
-        wanted, least = [], []
-        for column in range(4):
-            metrics = [QFontMetrics(row.font(column)) for row in rows]
-            texts = [row.text(column) for row in rows]
-            extra = margins + (self.table.indentation() if column == 0 else 0)
-            whole = max(map(QFontMetrics.horizontalAdvance, metrics, texts), default=0)
-            # the longest piece the text cannot be wrapped within, as the cells wrap it
-            word = max((font.boundingRect(QRect(0, 0, 1, 1 << 20), WRAP, text).width()
-                        for font, text in zip(metrics, texts, strict=True)), default=0)
-            wanted.append(max(header.sectionSizeHint(column), whole + extra))
-            least.append(max(header.sectionSizeHint(column), word + extra))
-        room = self.table.viewport().width()
-        model = min(wanted[0], max(pixels(160), room // 2))
-        where = min(wanted[1], max(pixels(80), room // 4))
-        rest = room - model - where
-        details, verdict = wanted[2], wanted[3]
-        if details + verdict > rest:  # both wrap, the verdict less: it is what one decides by
-            verdict = min(verdict, max(rest // 2, rest - details))
-        widths = [model, where, max(least[2], rest - verdict), max(least[3], verdict)]
-        # still too wide (a server's address, the largest text): Where gives way, then the
-        # names, before the verdict is pushed out of sight
-        for column, floor in ((1, least[1]), (0, least[0])):
-            over = sum(widths) - room
-            if over > 0:
-                widths[column] = max(min(widths[column], floor), widths[column] - over)
-        widths[2] += max(0, room - sum(widths))
-        if widths != [self.table.columnWidth(column) for column in range(4)]:
-            for column, width in enumerate(widths):
-                self.table.setColumnWidth(column, width)
-            self.table.doItemsLayout()  # the rows' heights for the new widths
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
-            self._fit_columns()
-        return super().eventFilter(watched, event)
-
-    def _failed(self, error: Exception) -> None:
-        self.refresh_button.setEnabled(True)
-        self.machine.setText(in_red(describe(error)))
-        self.listed.emit()
-
-    def rows(self, group: str) -> list[QTreeWidgetItem]:
-        """The rows under one of FILES, SERVERS, DOWNLOADS (tests and screenshots)."""
-        index = list(GROUP_TITLES).index(group)
-        top = self.table.topLevelItem(index)
-        if top is None:
-            return []
-        return [top.child(i) for i in range(top.childCount())]
-
+    # --- more models: a folder, a server address ---------------------------------------
     def pick_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(
             self, "A folder with .gguf model files", start_folder()
@@ -740,155 +393,6 @@ class ModelPicker(QWidget):
         if choice is not None:
             self.chosen.emit(choice)
 
-    # --- downloading -------------------------------------------------------------------
-    def start_download(self) -> None:
-        picked = self.selected()
-        if not picked or picked[0] != "download" or self._download:
-            return
-        model, fit = picked[1]
-        self._download = {"model": model, "fit": fit}
-        self._paused = None
-        self.download_box.show()
-        self.progress.show()
-        self.pause_button.show()
-        self.cancel_button.show()
-        self.cancel_button.setText("Cancel download")
-        self.cancel_button.setToolTip("")
-        self.progress.setRange(0, 0)
-        self.progress_text.setText(f"Asking the hub for {model.file}…")
-        self.pause_button.setText("Pause")
-        self.pause_button.clicked.disconnect()
-        self.pause_button.clicked.connect(self.pause_download)
-        self._update_buttons()
-        self.pool.run(
-            run_download,
-            model,
-            self.signals,
-            self._download,
-            on_result=self._downloaded,
-            on_error=self._download_failed,
-        )
-
-    def _download_progress(self, progress: Any) -> None:
-        if progress.total:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(1000 * progress.done / progress.total))
-        left = f" · {_duration(progress.eta)} left" if progress.eta is not None else ""
-        verb = "Checking" if progress.stage == "verifying" else "Downloaded"
-        self.progress_text.setText(
-            f"{verb} {size_text(progress.done)} of {size_text(progress.total)} · "
-            f"{progress.speed / 1e6:.1f} MB/s{left}"
-        )
-
-    def pause_download(self) -> None:
-        download = self._download.get("download")
-        if download is not None:
-            download.pause()
-
-    def cancel_download(self) -> None:
-        download = self._download.get("download")
-        if download is not None:
-            download.cancel()
-        elif self._paused is not None:  # paused or failed: drop the partial file too
-            model, self._paused = self._paused, None
-            self.download_box.hide()
-            self.pool.run(discard_download, model, on_result=lambda _r: self.refresh())
-
-    def _downloaded(self, result: Any) -> None:
-        model, fit = self._download["model"], self._download["fit"]
-        self._download = {}
-        self.progress.setRange(0, 1000)
-        self.progress.setValue(1000)
-        self.progress_text.setText(
-            f"{model.file} downloaded and verified (SHA-256 {result.sha256[:12]}…)."
-            if result.verified
-            else f"{model.file} downloaded (no published hash to check)."
-        )
-        self.pause_button.hide()
-        self.cancel_button.hide()
-        self.download_finished.emit(result)
-        self.chosen.emit(self._file_choice(model.name, str(result.path), fit))
-        self.refresh()
-
-    def _download_failed(self, error: Exception) -> None:
-        from models.download import DownloadStopped
-
-        model, holder = self._download.get("model"), self._download
-        self._download = {}
-        stopped = isinstance(error, DownloadStopped)
-        self.progress.setRange(0, 1000)
-        if stopped and error.cancelled:
-            self.download_box.hide()
-        else:
-            self.progress_text.setText(describe(error) if not stopped else str(error))
-            download = holder.get("download")
-            # Resume (and Discard) only when part of the file is kept; else (offline before a
-            # byte came) there is nothing to resume: the table's Download tries again.
-            kept = download is not None and (download.part.exists() or download.sidecar.exists())
-            self._paused = model if kept else None
-            self.progress.setVisible(kept)
-            self.pause_button.setVisible(kept)
-            self.cancel_button.setVisible(kept)
-            self.cancel_button.setText("Discard download")
-            self.cancel_button.setToolTip("Delete the part downloaded so far")
-            self.pause_button.setText("Resume")
-            self.pause_button.clicked.disconnect()
-            self.pause_button.clicked.connect(self._resume)
-        self._update_buttons()
-        self.download_finished.emit(error)
-
-    def _resume(self) -> None:
-        for row in self.rows(DOWNLOADS):
-            if row.data(0, Qt.ItemDataRole.UserRole)[1][0] == self._paused:
-                self.table.setCurrentItem(row)
-        self.start_download()
-
-
-def in_use(current: Any, kind: str, data: Any) -> bool:
-    """Is this row (kind and data as the table stores them) the model `current` settings use?"""
-    if current is None:
-        return False
-    if kind == "bundled":
-        return current.model_source == BUNDLED
-    if kind == "file":
-        return current.model_source == GGUF and _same_file(current.gguf_path, data.path)
-    if kind == "server":
-        server, name = data
-        return (
-            current.model_source == SERVER
-            and name == current.server_model
-            and _same_server(current.server_url, server.url)
-        )
-    return False
-
-
-def _same_file(chosen: str, found: str) -> bool:
-    """One file, whichever link or spelling leads to it (LM Studio's folders hold links)."""
-    if not chosen:
-        return False
-    try:
-        return Path(chosen).expanduser().resolve() == Path(found).resolve()
-    except (OSError, RuntimeError):
-        return chosen == found
-
-
-def _same_server(chosen: str, found: str) -> bool:
-    """One server: the same URL, or this computer's same port (localhost is 127.0.0.1)."""
-    from urllib.parse import urlsplit
-
-    from engine.errors import ServerError
-    from engine.network import is_loopback, normalise_url
-
-    try:
-        chosen, found = normalise_url(chosen), normalise_url(found)
-        if chosen == found:
-            return True
-        a, b = urlsplit(chosen), urlsplit(found)
-        same_port = a.port == b.port and a.path.rstrip("/") == b.path.rstrip("/")
-    except (ServerError, ValueError):
-        return False
-    return same_port and is_loopback(chosen) and is_loopback(found)
-
 
 def _server_why(url: str, plain_http: bool) -> str:
     """What choosing a server means for what the person says."""
@@ -909,30 +413,6 @@ def _server_why(url: str, plain_http: bool) -> str:
             "https:// address if the server has one."
         )
     return text
-
-
-def _mark_speed(row: QTreeWidgetItem, fit: Any) -> None:
-    """The verdict in red when the model does not fit, amber when it would be slow here; its
-    tooltip says why."""
-    if fit is None:
-        return
-    if not fit.fits:
-        row.setForeground(3, QColor(theme.color(ERROR_RED)))
-    elif fit.slow:
-        row.setForeground(3, QColor(theme.color(SLOW_COLOR)))
-    row.setToolTip(3, fit.reasons.get("speed") or fit.reasons.get("context", ""))
-
-
-def _parameters(count: int) -> str:
-    return f"{count / 1e9:.1f}B parameters" if count >= 1e9 else f"{count / 1e6:.0f}M parameters"
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _copy_of_demo(found) -> bool:

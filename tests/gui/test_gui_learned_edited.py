@@ -106,18 +106,18 @@ def test_closing_privacy_before_its_delete_is_done_loses_nothing(
 
     from shiboken6 import isValid
 
-    from app import privacy
+    from app import privacy_items
 
     fact, panel = _learned(qtbot, window, memory, send)
     held, release = threading.Event(), threading.Event()
-    real_delete = privacy.delete_items
+    real_delete = privacy_items.delete_items
 
     def delete_when_released(mem, items):  # the real delete, once the panel is closed
         held.set()
         assert release.wait(10)
         return real_delete(mem, items)
 
-    monkeypatch.setattr(privacy, "delete_items", delete_when_released)
+    monkeypatch.setattr(privacy_items, "delete_items", delete_when_released)
     privacy_row(panel, CELLO).setSelected(True)
     panel.delete_selected(confirm=False)
     qtbot.waitUntil(held.is_set)

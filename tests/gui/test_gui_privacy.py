@@ -266,7 +266,7 @@ def test_the_delete_key_deletes_the_selected_item_after_asking(qtbot, panel, mem
     from PySide6.QtCore import Qt
 
     asked = []
-    monkeypatch.setattr("app.privacy._ask", lambda parent, title, text, *actions: (
+    monkeypatch.setattr("app.privacy_items.ask", lambda parent, title, text, *actions: (
         asked.append(text) or "Delete"))  # the person answers Delete
     items = panel.visible_items()
     panel.tree.topLevelItem(0).setSelected(True)
