@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +36,28 @@ def quoted(words: str) -> str:
         return line
     end = " ".join(words[-QUOTE_CHARS:].split())
     return f"{line[: QUOTE_CHARS * 2 // 3].rstrip()} … {end[-(QUOTE_CHARS // 3) :].lstrip()}"
+
+
+class ForgetList(QListWidget):
+    """The panel's list: it asks for the height of its rows (`wanted`) and gives way down to
+    one row where the window has less room, scrolling then. At a fixed height the panel was
+    taller than a short window let it be (1366x768 at 1.5x): the layout drew the hint and the
+    buttons on top of the list's lines."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wanted = 0
+
+    def want(self, height: int) -> None:
+        """Ask for `height`; at least one row (and its frame) is always shown."""
+        self.wanted = height
+        row = self.sizeHintForRow(0) if self.count() else self.fontMetrics().height()
+        self.setMinimumHeight(min(height, row + 2 * self.frameWidth() + 4))
+        self.setMaximumHeight(height)
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(super().sizeHint().width(), self.wanted)
 
 
 class ForgetPanel(QFrame):
@@ -59,7 +82,7 @@ class ForgetPanel(QFrame):
             objectName="hint",
         )
         self.hint.setWordWrap(True)
-        self.list = QListWidget()
+        self.list = ForgetList()
         self.list.setAccessibleName("Items to forget")
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -86,12 +109,26 @@ class ForgetPanel(QFrame):
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.forget_button)
+        # The title, the list and the hint scroll where the window is too short for them (a
+        # short screen, the largest text): squeezed by the window's layout, they were drawn on
+        # top of one another. The buttons stay.
+        lines = QWidget(objectName="forgetLines")
+        lines_layout = QVBoxLayout(lines)
+        lines_layout.setContentsMargins(0, 0, 0, 0)
+        lines_layout.setSpacing(6)
+        lines_layout.addWidget(self.title)
+        lines_layout.addWidget(self.list)
+        lines_layout.addWidget(self.hint)
+        self.lines = QScrollArea()
+        self.lines.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.lines.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.lines.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the list, then the buttons
+        self.lines.setWidgetResizable(True)
+        self.lines.setWidget(lines)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 10, 20, 10)
         layout.setSpacing(6)
-        layout.addWidget(self.title)
-        layout.addWidget(self.list)
-        layout.addWidget(self.hint)
+        layout.addWidget(self.lines, 1)
         layout.addLayout(buttons)
         self.hide()
 
@@ -102,8 +139,11 @@ class ForgetPanel(QFrame):
             f"#forgetPanel {{ background: {theme.color('#FFF6F4')};"
             f" border-top: 1px solid {theme.color('#F2C6BE')}; }}"
             " #forgetTitle { font-weight: 600; }"
+            " QScrollArea, #forgetLines { background: transparent; }"
         )
         self.title.setText(title)
+        # two lines at the text size now, where the window is short: the rest scrolls
+        self.lines.setMinimumHeight(2 * self.title.fontMetrics().lineSpacing())
         self._words = list(words)
         self.list.blockSignals(True)
         self.list.clear()
@@ -117,7 +157,7 @@ class ForgetPanel(QFrame):
         self._wanted = [match.key for match in self.ticked()]  # what `matches` go along with
         self._draw_consequences([m for m in matches if getattr(m, "consequence", False)])
         # the height stays while ticks remove lines: rows never move under the pointer
-        self.list.setFixedHeight(self._height_for(len(self.ticked()), self._lines()))
+        self.list.want(self._height_for(len(self.ticked()), self._lines()))
         self._update()
         self.show()
         self.cancel_button.setFocus()  # the safe choice has the focus
@@ -192,8 +232,8 @@ class ForgetPanel(QFrame):
             self.list.addItem(row)
         self.list.blockSignals(False)
         wanted = self._height_for(self.list.count() - self._lines(), self._lines())
-        if wanted > self.list.maximumHeight():  # never shrinks: rows move only to show a new line
-            self.list.setFixedHeight(wanted)
+        if wanted > self.list.wanted:  # never shrinks: rows move only to show a new line
+            self.list.want(wanted)
 
     def _update(self, *_: object) -> None:
         ticked = self.ticked()

@@ -96,6 +96,7 @@ class Sidebar(QFrame):
         self.session: Any = None
         self.items: list[Any] = []
         self.current: str | None = None  # the conversation on screen: its row is selected
+        self._renamed_id = ""  # the row renamed: current again once the list is drawn anew
         self.confirm_box: QMessageBox | None = None
         self.title = title = QLabel("Conversations", objectName="sidebarTitle")
         self.search = QLineEdit()
@@ -162,6 +163,8 @@ class Sidebar(QFrame):
         if watched is self.search and event.type() == QEvent.Type.KeyPress:
             if self._search_key(event.key()):
                 return True
+        if watched is self.results and event.type() in kinds and self._results_key(event):
+            return True
         if watched is self.tree and self._tree_key(event):
             return True
         if (watched is self.results and event.type() == QEvent.Type.FocusIn
@@ -188,6 +191,40 @@ class Sidebar(QFrame):
                 self._open_first_result()
             return True
         return False
+
+    def _results_key(self, event: QEvent) -> bool:
+        """In the results: Esc clears the search, here and not in the chat (it cancelled an
+        open /forget panel there); Shift+Tab goes back to the search field (it stayed on the
+        first result); Up and Down go from result to result. True when the key was used."""
+        key = event.key()  # type: ignore[attr-defined]
+        if key == Qt.Key.Key_Escape:
+            event.accept()  # a ShortcutOverride taken: no window shortcut gets this Esc
+            if event.type() == QEvent.Type.KeyPress:
+                self.search.clear()
+                self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            return True
+        if event.type() != QEvent.Type.KeyPress:
+            return False
+        if key == Qt.Key.Key_Backtab:
+            self.search.setFocus(Qt.FocusReason.BacktabFocusReason)
+            return True
+        step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1}.get(key)
+        if step is None or event.modifiers() not in (  # type: ignore[attr-defined]
+                Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
+            return False
+        firsts: list[QTextCursor] = []  # each result's first link (its title)
+        for link in self._result_links():
+            if not firsts or link.charFormat().anchorHref() != firsts[-1].charFormat().anchorHref():
+                firsts.append(link)
+        if not firsts:
+            return True
+        position = self.results.textCursor().selectionStart()
+        at = max((n for n, link in enumerate(firsts) if link.selectionStart() <= position),
+                 default=0)
+        at = min(max(at + step, 0), len(firsts) - 1)
+        self.results.setTextCursor(firsts[at])
+        self.results.ensureCursorVisible()
+        return True
 
     def _result_links(self) -> list[QTextCursor]:
         """The results' links, each selected, in order (a result has two: title, snippet)."""
@@ -239,6 +276,11 @@ class Sidebar(QFrame):
                 index = self.tree.indexFromItem(rows[0])
                 self.tree.selectionModel().setCurrentIndex(index, KEEP_SELECTION)
             return False
+        if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Menu:
+            if current is not None and current.data(0, ROLE) is not None:
+                # the current row's menu (itemAt(point) found none, or another row's)
+                self._show_menu(self.tree.visualItemRect(current).center(), current)
+            return True
         if event.type() != QEvent.Type.KeyPress or event.modifiers() not in (
             Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier
         ):
@@ -324,6 +366,11 @@ class Sidebar(QFrame):
             group.addChild(row)
         self.tree.expandAll()
         self._select_current()
+        renamed = self.row_of(self._renamed_id) if self._renamed_id else None
+        self._renamed_id = ""
+        if renamed is not None:  # the keyboard goes on from the row just renamed
+            index = self.tree.indexFromItem(renamed)
+            self.tree.selectionModel().setCurrentIndex(index, KEEP_SELECTION)
         self.tree.blockSignals(False)
         self.refreshed.emit()
 
@@ -422,8 +469,8 @@ class Sidebar(QFrame):
         menu.addAction("Forget…", lambda: self.forget(row.data(0, ROLE).id))
         return menu
 
-    def _show_menu(self, point: QPoint) -> None:
-        row = self.tree.itemAt(point)
+    def _show_menu(self, point: QPoint, row: QTreeWidgetItem | None = None) -> None:
+        row = row or self.tree.itemAt(point)
         if row is None or row.data(0, ROLE) is None:
             return
         menu = self.context_menu(row)
@@ -440,6 +487,7 @@ class Sidebar(QFrame):
             row.setText(0, conversation.title)
             self.tree.blockSignals(False)
             return
+        self._renamed_id = conversation.id
         self.session.run(
             conversations.rename,
             self.session.mem,

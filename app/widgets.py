@@ -55,16 +55,14 @@ def fit_window(
     `least`, the design's minimum, grows with the text as far as the screen allows. Its
     height is never more than the screen's (its frame included): on a screen under 600 px
     tall Settings kept its 620 px, its Save and Cancel below the screen's edge; what does not
-    fit then scrolls (the dialog's pages) or gives way (its tables). Its width is kept on a
-    screen narrower than the design (under 1024 px): the Models table needs it."""
+    fit then scrolls (the dialog's pages) or gives way (its tables). So is its width: `least`
+    is a wish, the screen wins (at 1.5x a 1366 px screen is 910 px wide, and the model step
+    kept its 940, its buttons and title bar past the screen's right edge)."""
     from app import theme
 
     room = screen_room(window)
     if least is not None:
-        least = (
-            min(theme.pixels(least[0]), max(least[0], room[0])),
-            min(theme.pixels(least[1]), room[1]),
-        )
+        least = (min(theme.pixels(least[0]), room[0]), min(theme.pixels(least[1]), room[1]))
         window.setMinimumSize(*least)
     window.resize(min(theme.pixels(width), room[0]), min(theme.pixels(height), room[1]))
 

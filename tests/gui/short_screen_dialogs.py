@@ -227,9 +227,10 @@ def test_settings_fits_the_screen_and_saves_or_cancels(qtbot, text_size, window,
 
 
 def test_the_model_step_fits_the_screen(qtbot, text_size, window):
+    """The table gives way: "Use this model" and "Keep …" stay on the screen."""
     dialog = window.open_model_step()
     qtbot.waitExposed(dialog)
-    assert _fits(dialog, [dialog.later_button], "model step") == []
+    assert _fits(dialog, [dialog.later_button, dialog.picker.use_button], "model step") == []
     with qtbot.waitSignal(dialog.rejected):
         qtbot.mouseClick(dialog.later_button, Qt.MouseButton.LeftButton)
 

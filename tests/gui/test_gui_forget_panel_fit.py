@@ -4,7 +4,7 @@ not cut, and the "also goes" lines are on screen without scrolling."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 
 pytestmark = pytest.mark.gui
@@ -71,3 +71,41 @@ def test_the_also_goes_lines_are_in_view(qtbot, window, memory):
     also = [row for row in _rows(panel) if ALSO in row.text()]
     assert any("20 mg" in row.text() for row in also)
     qtbot.waitUntil(lambda: all(_on_screen(panel, row) for row in also))  # once laid out
+
+
+def _screen_rect(widget):
+    """Where the widget is on screen, as far as it is drawn (a parent may cut it)."""
+    visible = widget.visibleRegion().boundingRect()
+    return QRect(widget.mapToGlobal(visible.topLeft()), visible.size())
+
+
+def test_the_panel_text_never_overlaps_in_a_short_window(qtbot, qapp, window, memory):
+    """At the largest text in the smallest window (a 1366x768 screen at 1.5x is 910x512) the
+    panel had less height than its lines: the hint was drawn on top of the "also goes" lines
+    and the buttons on the list. Now its lines scroll; each is whole and apart."""
+    from app import theme
+
+    _learn(memory, "My name is Maria and I take metformin every morning.",
+           "I live in Porto, where I buy metformin at the pharmacy.")
+    try:
+        while window.settings.text_size < theme.MAX_SIZE:
+            window.bigger_action.trigger()
+        window.resize(window.minimumSize())
+        qtbot.waitUntil(lambda: window.size() == window.minimumSize())
+        panel = _ask(qtbot, window, "metformin")
+        qtbot.waitUntil(lambda: any(ALSO in row.text() for row in _rows(panel)))
+        qtbot.wait(20)  # the layouts' requests, posted by the resize, are handled
+        parts = [panel.title, panel.list, panel.hint, panel.cancel_button, panel.forget_button]
+        for number, part in enumerate(parts):
+            if part is panel.hint:  # scrolled to, as a person would to read it
+                panel.lines.ensureWidgetVisible(part, 0, 0)
+                qtbot.wait(20)
+            assert part.height() >= part.minimumSizeHint().height(), part
+            if part.hasHeightForWidth():  # a wrapped line has room for all its lines
+                assert part.height() >= part.heightForWidth(part.width()), part
+            for other in parts[number + 1 :]:
+                if part.isVisible() and other.isVisible():
+                    overlap = _screen_rect(part).intersected(_screen_rect(other))
+                    assert overlap.isEmpty(), (part, other, overlap)
+    finally:
+        theme.apply_look(qapp, "light", theme.BASE_SIZE)  # the next test at the normal size

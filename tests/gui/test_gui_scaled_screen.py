@@ -1,0 +1,40 @@
+"""The dialogs fit a 1366x768 laptop started with QT_SCALE_FACTOR=1.5 (910x512 logical
+pixels), as short_screen_dialogs.py looks at them in a child process with only that screen:
+the model step kept its least width of 940 px, its buttons and title bar past the screen's
+right edge."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.mark.parametrize("factor", ["1.5", "1.25"])
+def test_the_dialogs_fit_a_scaled_laptop_screen(tmp_path, factor):
+    from app import theme
+
+    config = tmp_path / "screen.json"
+    config.write_text(json.dumps({"screens": [{
+        "name": "scaled", "x": 0, "y": 0, "width": 1366, "height": 768,
+        "logicalDpi": 96, "logicalBpp": 32, "dpr": 1}]}))
+    size = f"{round(1366 / float(factor))}x{round(768 / float(factor))}"  # as Qt rounds it
+    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}",
+               QT_SCALE_FACTOR=factor, MEMORYOS_TEST_SCREEN=size,
+               MEMORYOS_TEST_TEXT_SIZE=str(theme.BASE_SIZE))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rxs", "-p", "no:randomly",
+         "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "child"),
+         "-k", "model_step or settings or shortcuts or vault or inspector",
+         str(HERE / "short_screen_dialogs.py")],
+        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout and "skipped" not in run.stdout  # it did look at them
