@@ -156,7 +156,8 @@ def import_reference_steps(mem: Any, folder: str, user_id: str | None) -> Iterat
     """Read and import a reference MemoryOS data folder; yields (done, total) and returns what
     was really added (engine.reference_import.Added). Stopping before the end writes nothing:
     the vault is written in one transaction after the last step."""
-    from engine.reference_import import import_steps, read_reference
+    from engine.reference_files import read_reference
+    from engine.reference_import import import_steps
 
     data = read_reference(folder, user_id)
     steps = import_steps(mem, data)
@@ -172,7 +173,7 @@ def import_reference_steps(mem: Any, folder: str, user_id: str | None) -> Iterat
 def reference_report(added: Any) -> str:
     """What a reference import added, in words: what the memory already held is not counted;
     the reference's parts that were not in the folder are named after it."""
-    from engine.reference_import import not_found_note
+    from engine.reference_files import not_found_note
     from engine.terminal.wording import count
 
     note = not_found_note(added.not_found)
@@ -230,7 +231,7 @@ def import_reference_folder(parent: QWidget, session: Any, folder: str | None = 
     """Ask for the reference's data folder (and the user when it holds several), then import it
     behind a progress dialog; all or nothing."""
     from engine.errors import InvalidInputError
-    from engine.reference_import import find_users
+    from engine.reference_files import find_users
 
     if folder is None:
         chooser = reference_folder_dialog(parent)

@@ -147,22 +147,22 @@ def _notice(text: str) -> None:
 
 def _reference_of(data_storage_path: str, user_id: str, assistant_id: str) -> Any:
     """The reference's memory of `user_id` in its data folder, read and checked (an
-    engine.reference_import.ReferenceData), with the knowledge of `assistant_id`: from its JSON
+    engine.reference_files.ReferenceData), with the knowledge of `assistant_id`: from its JSON
     files, else from its chromadb variant's store (chroma_storage/); None when the reference
     left nothing of this user."""
-    from engine import reference_chroma, reference_import
+    from engine import reference_chroma, reference_files
 
     folder = Path(data_storage_path)
     if _has_json_files(folder, user_id):
         assistant = folder / "assistants" / assistant_id / "long_term_assistant.json"
-        return reference_import.read_reference(
+        return reference_files.read_reference(
             folder, user_id, [assistant_id] if assistant.is_file() else []
         )
     return reference_chroma.read_user(folder, user_id, assistant_id)
 
 
 def _has_json_files(folder: Path, user_id: str) -> bool:
-    from engine.reference_import import USER_FILES
+    from engine.reference_files import USER_FILES
 
     return any((folder / "users" / user_id / name).is_file() for name in USER_FILES)
 

@@ -95,8 +95,8 @@ def read_user(folder: str | Path, user_id: str, assistant_id: str):
 
 
 def read_chroma(folder: str | Path, user_id: str | None, assistant_ids: list[str] | None):
-    """One user's chromadb-variant memory as a reference_import.ReferenceData (nothing written)."""
-    from engine.reference_import import (
+    """One user's chromadb-variant memory as a reference_files.ReferenceData (nothing written)."""
+    from engine.reference_files import (
         ReferenceData,
         _knowledge,
         _load,
@@ -213,7 +213,7 @@ def _merge_index_pages(data, backed_up: set[str], rows: list[dict[str, Any]], wh
     """Pages Chroma indexed but the JSON backup lacks are imported too (from their metadata).
     The reference loses them itself: when it merges new pages into an existing session it
     rewrites the backup without some earlier ones, while Chroma keeps them."""
-    from engine.reference_import import RefSession, _page, _time
+    from engine.reference_files import RefSession, _page, _time
 
     sessions = {s.session_id: s for s in data.sessions}
     summaries = {str(r.get("session_id")): r for r in rows if r.get("type") == "session_summary"}

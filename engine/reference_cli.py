@@ -73,13 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT
-    from engine.reference_import import (
-        find_users,
-        import_steps,
-        not_found_note,
-        read_reference,
-        vault_counts,
-    )
+    from engine.reference_files import find_users, not_found_note, read_reference
+    from engine.reference_import import import_steps, vault_counts
     from engine.terminal.wording import count
 
     if args.data_folder and (args.vault or args.vault_path):  # before reading any file

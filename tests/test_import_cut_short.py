@@ -8,7 +8,8 @@ import json
 import pytest
 
 from engine import errors, transcripts
-from engine.reference_import import import_reference, read_reference, vault_counts
+from engine.reference_files import read_reference
+from engine.reference_import import import_reference, vault_counts
 from tests.helpers import reference_copy, run_cli
 
 FAKE = ("--embedder", "fake")

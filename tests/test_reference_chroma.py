@@ -8,7 +8,8 @@ import sqlite3
 import pytest
 
 from engine import errors
-from engine.reference_import import ORIGIN, import_reference, read_reference, vault_counts
+from engine.reference_files import read_reference
+from engine.reference_import import ORIGIN, import_reference, vault_counts
 from tests.helpers import REFERENCE_CHROMA as FIXTURE
 from tests.helpers import reference_copy, run_cli
 
@@ -142,7 +143,7 @@ def test_a_data_folder_where_the_compat_class_keeps_vaults_is_read_as_the_varian
     read as the chromadb variant's, as `memoryos import-reference FOLDER` would read it."""
     from engine.api import MemoryOS
     from engine.compat import vault_path
-    from engine.reference_import import find_users
+    from engine.reference_files import find_users
 
     folder = copy_store(tmp_path).parent
     with MemoryOS.open(vault_path(folder, "maya"), create=True, passphrase="pw-long-enough",

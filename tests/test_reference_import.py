@@ -9,13 +9,8 @@ import shutil
 import pytest
 
 from engine import errors
-from engine.reference_import import (
-    ORIGIN,
-    PROFILE_NAME,
-    import_reference,
-    read_reference,
-    vault_counts,
-)
+from engine.reference_files import read_reference
+from engine.reference_import import ORIGIN, PROFILE_NAME, import_reference, vault_counts
 from engine.timestamps import parse_timestamp
 from tests.helpers import REFERENCE_MEMORY as FIXTURE
 from tests.helpers import reference_copy, run_cli, steps_to_end

@@ -11,7 +11,8 @@ import shutil
 import pytest
 
 from engine import errors
-from engine.reference_import import import_steps, read_reference, vault_counts
+from engine.reference_files import read_reference
+from engine.reference_import import import_steps, vault_counts
 from tests.helpers import REFERENCE_MEMORY as FIXTURE
 from tests.helpers import reference_copy, run_cli, steps_to_end
 

@@ -11,7 +11,8 @@ import sqlite3
 import pytest
 
 from engine import errors
-from engine.reference_import import import_reference, import_steps, read_reference, vault_counts
+from engine.reference_files import read_reference
+from engine.reference_import import import_reference, import_steps, vault_counts
 from tests.helpers import REFERENCE_MEMORY as FIXTURE
 from tests.helpers import ROOT, reference_copy, run_cli, steps_to_end
 
@@ -126,13 +127,14 @@ def test_list_markers_are_dropped_from_imported_facts(memory, tmp_path):
 def test_a_vault_that_imported_a_list_whole_does_not_get_its_lines_again(memory, tmp_path):
     """An earlier version imported a list as one fact (its record holds the list's key):
     importing the folder again does not add the list's lines beside it."""
-    from engine.reference_import import ImportRecord, _knowledge_key, read_reference
+    from engine.reference_files import knowledge_key, read_reference
+    from engine.reference_import import ImportRecord
 
     folder = json_with_blobs(tmp_path)
     data = read_reference(folder)
     record = ImportRecord.read(memory, data.user_id)
     whole = data.knowledge[0]
-    record.knowledge = {_knowledge_key(type(whole)(BLOB, 0.0, whole.kind, whole.source))}
+    record.knowledge = {knowledge_key(type(whole)(BLOB, 0.0, whole.kind, whole.source))}
     record.write(memory)
     assert run(memory, data).facts == 0
 

@@ -8,6 +8,8 @@ segment_index.py the active segments in RAM (placement and retrieval share it)
 chains.py        dialogue chains between consecutive pages
 long_term.py     the persona: learning from pages and hot segments, the person's edits
 persona_patterns.py  what a page teaches without an LLM (statements, profile slots)
+persona_analysis.py  what a hot segment teaches: the one structured call's prompt and schema
+persona_compare.py   which pages an item came from; is it the same taste, habit or place
 model.py         the chat model as consolidation may use it
 vectors.py       in-RAM vector mirrors;  keywords.py, when.py: words and dates
 """

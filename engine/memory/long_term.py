@@ -4,7 +4,6 @@ structured call, capable models only), and the person's own edits."""
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,16 +11,14 @@ from typing import Any
 import numpy as np
 
 from engine import errors, validation
-from engine.memory import fact_values, keywords, when
+from engine.memory import fact_values, keywords, persona_compare, when
 from engine.memory.context import MemoryContext
 from engine.memory.model import ConsolidationModel
+from engine.memory.persona_analysis import ANALYSIS_SCHEMA, analysis_messages, analysis_texts
 from engine.memory.persona_patterns import (
     SLOT_WORDS,
     SlotCandidate,
-    habits,
-    moved_away,
     normalise_text,
-    places_lived,
     slot_candidates,
     slots_said,
     statement_candidates,
@@ -117,7 +114,7 @@ class Persona:
         words = fact_values.search_words(text)
         if not words:
             return []
-        found = self._facts_matching(" OR ".join(_phrase(word) for word in words))
+        found = self._facts_matching(" OR ".join(persona_compare.phrase(word) for word in words))
         return [
             f for f in found
             if fact_values.replaces(text, f.text) or fact_values.replaces(f.text, text)
@@ -228,18 +225,18 @@ class Persona:
 
     def _opposite_tastes(self, name: str, value: str, slot_id: int | None) -> list[ProfileSlot]:
         """The current preference entries the taste `value` (filed as `name`) turns round."""
-        polarity = _polarity(value)
+        polarity = persona_compare.polarity(value)
         words = set(name.split())
         if not polarity or not words:
             return []
-        about = _taste_stems(value)
+        about = persona_compare.taste_stems(value)
         return [
             slot for slot in self.vault.slots(include_superseded=False)
             if slot.category == "preference" and slot.id != slot_id
-            and _polarity(slot.value) == -polarity
+            and persona_compare.polarity(slot.value) == -polarity
             and (
                 (other := set(slot.name.split())) >= words or words >= other
-                or _same_taste(about, _taste_stems(slot.value))
+                or persona_compare.same_taste(about, persona_compare.taste_stems(slot.value))
             )
         ]  # fmt: skip
 
@@ -249,9 +246,9 @@ class Persona:
         """The facts a taste lost (`value`, filed as `name`) no longer holds: "I really love
         spicy Thai food" after "no longer likes spicy food", and after a switch the habit."""
         words = set(name.split())
-        if _polarity(value) < 0 and words:
+        if persona_compare.polarity(value) < 0 and words:
             found = self._facts_matching(" AND ".join(f'"{word}"' for word in sorted(words)))
-            changed = [f for f in found if _changed_taste(f.text)]
+            changed = [f for f in found if persona_compare.changed_taste(f.text)]
             # Linked to the words that said the change: deleting them, or forgetting their
             # exchange, makes the old taste current again.
             by = self._said_in(changed, evidence, by_hand)
@@ -259,10 +256,10 @@ class Persona:
             # a habit goes with a switch only: one who no longer likes coffee may still need it
             switched = value.startswith("switched away from ")
             for fact in found:
-                if _changed_taste(fact.text):
+                if persona_compare.changed_taste(fact.text):
                     continue
-                if stems <= _liked_stems(fact.text) or (
-                    switched and stems <= _habit_stems(fact.text)
+                if stems <= persona_compare.liked_stems(fact.text) or (
+                    switched and stems <= persona_compare.habit_stems(fact.text)
                 ):
                     self.vault.supersede_fact(fact.id, by, now)
 
@@ -278,12 +275,17 @@ class Persona:
         said = " OR ".join(f'"{word}"' for word in SLOT_WORDS["location"].split())
         stale = [
             f for f in self._facts_matching(said, limit=MOVE_FACTS)
-            if (places := _places(f.text)) and not any(_same_place(p, new_place) for p in places)
+            if (places := persona_compare.places(f.text))
+            and not any(persona_compare.same_place(p, new_place) for p in places)
         ]  # fmt: skip
         if not stale:
             return
         by = self._said_in(
-            [f for f in self._facts_matching(_phrase(new)) if new_place in _places(f.text)],
+            [
+                f
+                for f in self._facts_matching(persona_compare.phrase(new))
+                if new_place in persona_compare.places(f.text)
+            ],
             evidence,
             by_hand,
         )
@@ -353,7 +355,7 @@ class Persona:
         # Embedded before the write lock is taken, in one batch: the transaction only writes
         # (embedding 16 items one by one inside it held the lock up to 1.6 s under load,
         # while another program's writes waited).
-        embedder = _Embedded(self.embedder, _analysis_texts(result) if result else [])
+        embedder = persona_compare.Embedded(self.embedder, analysis_texts(result) if result else [])
         with vault.transaction():
             if result and not self._all_still_there(pages, known, shown):
                 # A forget (or a delete) while the model read them: anything it wrote may
@@ -406,7 +408,7 @@ class Persona:
                 return sorted(set(cited))
             if not vectors:
                 vectors.update(vault.page_vectors(page_ids))
-            return attribute(text, pages, vectors, embedder)
+            return persona_compare.attribute(text, pages, vectors, embedder)
 
         for slot in result.get("profile", []):
             name, value = str(slot.get("name", "")).strip(), str(slot.get("value", "")).strip()
@@ -631,54 +633,6 @@ class Learned:
     slots: list[SlotCandidate]
 
 
-# JSON schema of the one structured call per hot-segment analysis (capable models only).
-ANALYSIS_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "profile": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "category": {
-                        "type": "string",
-                        "enum": ["identity", "trait", "preference", "value"],
-                    },
-                    "name": {"type": "string"},
-                    "value": {"type": "string"},
-                    "evidence": {"type": "array", "items": {"type": "integer"}},
-                },
-                "required": ["category", "name", "value", "evidence"],
-            },
-        },
-        "user_facts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "text": {"type": "string"},
-                    "evidence": {"type": "array", "items": {"type": "integer"}},
-                    "supersedes": {"type": "array", "items": {"type": "integer"}},
-                },
-                "required": ["text", "evidence"],
-            },
-        },
-        "assistant_knowledge": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "text": {"type": "string"},
-                    "evidence": {"type": "array", "items": {"type": "integer"}},
-                },
-                "required": ["text", "evidence"],
-            },
-        },
-    },
-    "required": ["profile", "user_facts", "assistant_knowledge"],
-}
-
-
 def _by_hand(fact: Fact) -> bool:
     """Whether the person added `fact` by hand (add_fact): theirs, from no exchange."""
     return fact.kind == USER_FACT and fact.origin == "user" and not fact.source_page_ids
@@ -691,159 +645,3 @@ def _slots_of(fact: Fact) -> list[SlotCandidate]:
 
 def _said_key(slot: SlotCandidate | ProfileSlot) -> tuple[str, str, str]:
     return (slot.category, slot.name, normalise_text(slot.value))
-
-
-def _polarity(value: str) -> int:
-    """+1 for a "likes ..." or "switched to ..." preference, -1 for "dislikes" / "no longer
-    likes" / "switched away from", 0 otherwise."""
-    if value.startswith(("likes ", "switched to ", "prefers ")):
-        return 1
-    lost = ("dislikes ", "no longer likes ", "switched away from ", "stopped ", "gave up ")
-    return -1 if value.startswith(lost) else 0
-
-
-_PREFERENCE_WORDS = re.compile(
-    r"^(?:likes|dislikes|no longer likes|switched to|switched away from|stopped|gave up|"
-    r"prefers) | from .*$"
-)
-
-
-def _taste_stems(value: str) -> list[str]:
-    """The stemmed words of what a preference entry is about, all of them, in order ("run
-    along nidelva river morn" of "likes running along the Nidelva river in the mornings"); its
-    name holds four."""
-    words = keywords.content_words(_PREFERENCE_WORDS.sub("", value))
-    return list(dict.fromkeys(keywords.stem(word) for word in words))
-
-
-def _same_taste(one: list[str], other: list[str]) -> bool:
-    """Whether two entries are about one thing by all their words: those of one hold the
-    other's, first word included. "no longer likes running in the mornings" (named "running
-    mornings") left "likes running along the Nidelva river in the mornings" (named "running
-    along nidelva river"); "dislikes mornings" is about something else."""
-    if not one or not other:
-        return False
-    short, long = sorted((one, other), key=len)
-    return set(short) <= set(long) and long[0] in short
-
-
-# A fact that says the person likes something (group 1: what), and one that says they no
-# longer do.
-_LIKING = re.compile(r"\bi (?:really |absolutely )?(?:love|like|enjoy|adore) ([^,.;!?]+)", re.I)
-_NOT_LIKING = re.compile(
-    r"\b(?:no longer|don['’]t|do not|not|stopped|quit|gave up|given up)\b", re.I
-)
-
-
-def _changed_taste(text: str) -> bool:
-    return bool(_NOT_LIKING.search(text)) or moved_away(text)
-
-
-def _liked_stems(text: str) -> set[str]:
-    """The stemmed words of what a fact says the person likes ("spicy Thai food" of "I really
-    love spicy Thai food, especially green curry"); empty for a fact that likes nothing."""
-    return {
-        stem for match in _LIKING.finditer(text)
-        for stem in keywords.normalise(keywords.content_words(match.group(1)))
-    }  # fmt: skip
-
-
-def _habit_stems(text: str) -> set[str]:
-    """The stemmed words of what a fact says the person does regularly ("two cups coffee
-    every morning" of "I need two cups of coffee every morning"); empty for no habit."""
-    return {
-        stem for said in habits(text)
-        for stem in keywords.normalise(keywords.content_words(said))
-    }  # fmt: skip
-
-
-def _phrase(text: str) -> str:
-    """An FTS5 query for `text` as a phrase (FTS5 tokenises it, any script)."""
-    return '"' + text.replace('"', " ") + '"'
-
-
-def _places(text: str) -> set[str]:
-    return {normalise_text(place) for place in places_lived(text)}
-
-
-def _same_place(one: str, other: str) -> bool:
-    """Whether two normalised places name one ("lisbon" and "lisbon portugal")."""
-    a, b = set(one.split()), set(other.split())
-    return bool(a and b) and (a <= b or b <= a)
-
-
-def analysis_messages(pages: list[Page], known_facts: list, slots: list) -> list[dict]:
-    """The prompt of the hot-segment analysis: pages with ids, what is already known."""
-    lines = [f"[page {p.id}] {p.text()}" for p in pages]
-    known = [f"[fact {f.id}] {f.text}" for f in known_facts]
-    profile = [f"{s.category}/{s.name}: {s.value}" for s in slots]
-    return [
-        {
-            "role": "system",
-            "content": (
-                "You maintain a long-term memory of a user. From the exchanges, extract: profile "
-                "slots (identity, traits, preferences, values) with short values; user facts as short "
-                "self-contained third-person sentences; assistant knowledge (what the assistant did or "
-                "promised). Cite the page ids each item comes from in `evidence`. If a new fact "
-                "contradicts a known fact, list the known fact's id in `supersedes`. Only state what "
-                "the exchanges say. Answer with JSON only."
-            ),
-        },
-        {
-            "role": "user",
-            "content": "Known facts:\n"
-            + ("\n".join(known) or "(none)")
-            + "\n\nProfile:\n"
-            + ("\n".join(profile) or "(empty)")
-            + "\n\nExchanges:\n"
-            + "\n".join(lines),
-        },
-    ]
-
-
-def _analysis_texts(result: dict) -> list[str]:
-    """Every text _apply_analysis embeds: each fact and piece of knowledge (as stored, and as
-    attributed to its pages) and each profile entry's "name value"."""
-    texts = []
-    for key in ("user_facts", "assistant_knowledge"):
-        for item in result.get(key, []) or []:
-            text = str(item.get("text", "")).strip() if isinstance(item, dict) else ""
-            texts += [text, text[:500]] if text else []
-    for slot in result.get("profile", []) or []:
-        if isinstance(slot, dict):
-            name, value = str(slot.get("name", "")).strip(), str(slot.get("value", "")).strip()
-            texts += [f"{name} {value}"] if name and value else []
-    return list(dict.fromkeys(texts))
-
-
-class _Embedded:
-    """An embedder whose answers for `texts` are computed at once, in one batch; any other
-    text is embedded as it comes."""
-
-    def __init__(self, embedder: Any, texts: list[str]) -> None:
-        self.embedder = embedder
-        rows = embedder.embed(texts) if texts else []
-        self.done = {text: row for text, row in zip(texts, rows, strict=True)}
-
-    def embed_one(self, text: str, *, kind: str = "document") -> np.ndarray:
-        if kind == "document" and text in self.done:
-            return self.done[text]
-        return self.embedder.embed_one(text, kind=kind)
-
-
-def attribute(text: str, pages: list[Page], vectors: dict, embedder) -> list[int]:
-    """The pages an uncited extracted item comes from: those sharing the most content words
-    with it, else the one closest in meaning. One page at least, never the whole batch."""
-    if not pages:
-        return []
-    wanted = keywords.normalise(keywords.content_words(text))
-    if wanted:
-        overlap = {
-            p.id: len(wanted & keywords.normalise(keywords.content_words(p.text()))) for p in pages
-        }
-        best = max(overlap.values())
-        if best > 0:
-            return sorted(pid for pid, count in overlap.items() if count == best)
-    query = embedder.embed_one(text)
-    scored = [(float(np.dot(vectors[p.id], query)), p.id) for p in pages if p.id in vectors]
-    return [max(scored)[1]] if scored else [pages[0].id]

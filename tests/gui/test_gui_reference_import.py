@@ -20,7 +20,7 @@ def _message(parent, title: str):
 
 def test_the_menu_imports_the_reference_folder(qtbot, window, memory):
     from app.importer import import_reference_folder
-    from engine.reference_import import read_reference
+    from engine.reference_files import read_reference
 
     assert window.import_reference_action in window.menuBar().actions()[0].menu().actions()
     counts = read_reference(FIXTURE).counts()
