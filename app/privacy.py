@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -12,6 +12,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionButton,
     QTabWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -111,11 +114,20 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         self.done_note = QLabel(objectName="hint")
         self.done_note.setWordWrap(True)  # a long one widened the panel past the screen
         self.done_note.setAccessibleName("Last change")
+        # Nor does it change the panel's least width as it comes and goes (its longest word did:
+        # see the Undo button)
+        self.done_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # A delete or an edit can be taken back (a forget cannot: its exchanges are gone);
         # the button says which (_offer_undo)
         self.undo_button = QPushButton("Undo")
         self.undo_button.clicked.connect(self.undo)
         self.undo_button.hide()
+        # Its room is kept while it is hidden, as wide as its longest text (_keep_lines_whole):
+        # the panel's least width came and went with it on every edit and undo, and each time
+        # at 1.5x the window was put back 1 px narrower (1306 -> 1300 px in six)
+        kept = self.undo_button.sizePolicy()
+        kept.setRetainSizeWhenHidden(True)
+        self.undo_button.setSizePolicy(kept)
         undo_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self)
         undo_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         undo_key.activated.connect(self.undo)
@@ -198,6 +210,16 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         needs, and the panel the height its wrapped lines need at its least width."""
         if not hasattr(self, "_fields"):
             return  # not built yet
+        undo = self.undo_button
+        widest = max(undo.fontMetrics().horizontalAdvance(text)
+                     for text in ("Undo delete", "Undo edit", undo.text())) + 1  # rounded down
+        option = QStyleOptionButton()
+        undo.initStyleOption(option)
+        wide = undo.style().sizeFromContents(
+            QStyle.ContentsType.CT_PushButton, option,
+            QSize(widest, undo.fontMetrics().height()), undo).width()
+        if undo.minimumWidth() != wide:
+            undo.setMinimumWidth(wide)
         for field in self._fields:
             need = field.sizeHint().height()
             if field.minimumHeight() != need:

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
@@ -55,19 +56,21 @@ class ExchangeList(QWidget):
         self._reads = 0  # only the latest read is drawn
         self._gone_at: int | None = None  # the row of an exchange forgotten: select its place
         self.tree = make_tree(["Said", "Question", "Answer"], stretch=1)
+        # The question and the answer share the width: the answer sized to its contents ran
+        # off to the right and left the question two letters ("Qu...") at 1.25x
+        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.tree.setAccessibleName("Exchanges of the selected conversation")
         self.tree.itemSelectionChanged.connect(self._selected)
         self.tree.installEventFilter(self)
         self.box = WithPlaceholder(self.tree, CHOOSE)
         self.detail = QTextBrowser(objectName="detail")
         self.detail.setAccessibleName("The selected exchange in full")
-        # Two lines at least, not a scroll area's usual least height: the panel fits a short
-        # screen at the largest text size with this tab's three parts
-        self.detail.setMinimumHeight(2 * self.detail.fontMetrics().lineSpacing() + 12)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.box)
         splitter.addWidget(self.detail)
+        splitter.setChildrenCollapsible(False)
         splitter.setSizes([200, 110])
+        self._keep_rows()
         self.count = QLabel(objectName="hint")
         self.earlier_button = QPushButton(f"Show {SHOWN_EXCHANGES} earlier")
         self.earlier_button.setToolTip("List older exchanges of this conversation too")
@@ -91,6 +94,25 @@ class ExchangeList(QWidget):
         column.addWidget(splitter, 1)
         column.addLayout(row)
         self.show_conversation("")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._keep_rows()  # the text size changed (Ctrl+=)
+
+    def _keep_rows(self) -> None:
+        """Two rows and a half of the list and two lines of the exchange at least, at any text
+        size: at 1.5x on a 1366x768 screen the list showed half a row, and none after Ctrl+=
+        twice (a scroll area's least height is its header and scroll bar). A third whole row
+        and line would not fit a 1024x560 screen with the rest of the panel."""
+        rows = max(self.tree.sizeHintForRow(0), self.tree.fontMetrics().height() + 8)
+        frame = 2 * self.tree.frameWidth()  # no row scrolls sideways: the columns fit
+        least = self.tree.header().sizeHint().height() + 5 * rows // 2 + frame
+        if self.tree.minimumHeight() != least:
+            self.tree.setMinimumHeight(least)
+        lines = 2 * self.detail.fontMetrics().lineSpacing()
+        self.detail.setMinimumHeight(lines + 2 * self.detail.frameWidth()
+                                     + 2 * round(self.detail.document().documentMargin()))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if (watched is self.tree and event.type() == QEvent.Type.FocusIn
@@ -155,6 +177,7 @@ class ExchangeList(QWidget):
         else:
             self.count.setText(f"{total} exchange{'s' if total != 1 else ''}, newest first.")
         self.earlier_button.setVisible(shown < total)
+        self._keep_rows()  # the rows' own height, now there are some
         self._selected()
         self.drawn.emit()
 
