@@ -1,4 +1,5 @@
-"""The message box under the conversation: Enter sends, Shift+Enter starts a new line, Stop cancels."""
+"""The message box under the conversation: Enter sends, Shift+Enter starts a new line, Stop cancels,
+Page Up and Page Down scroll the conversation."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from html import escape
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QAbstractSlider,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -40,6 +43,10 @@ class MessageInput(QPlainTextEdit):
         super().__init__(parent)
         self.setObjectName("messageInput")
         self.setTabChangesFocus(True)
+        # The conversation above, which Page Up and Page Down scroll from here (as in chat
+        # programs: the box is a few lines, the conversation is what one reads back through).
+        # Home, End, Ctrl+Home and Ctrl+End stay the box's own, for its text.
+        self.conversation: QAbstractScrollArea | None = None
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.document().contentsChanged.connect(self._fit)
         self._fit()
@@ -52,6 +59,13 @@ class MessageInput(QPlainTextEdit):
             return
         if event.key() == Qt.Key.Key_Escape and not event.modifiers():
             self.escaped.emit()
+        page = {Qt.Key.Key_PageUp: QAbstractSlider.SliderAction.SliderPageStepSub,
+                Qt.Key.Key_PageDown: QAbstractSlider.SliderAction.SliderPageStepAdd}
+        plain = not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if event.key() in page and plain and self.conversation is not None:
+            event.accept()
+            self.conversation.verticalScrollBar().triggerAction(page[event.key()])
+            return
         super().keyPressEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override

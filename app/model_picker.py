@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -172,6 +173,13 @@ class ModelPicker(ModelRowsMixin, DownloadsMixin, QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.download_button)
         buttons.addWidget(self.use_button)
+        # Download and Use this model go on a row of their own where one row is too wide for
+        # them all (the largest text on a small screen): squeezed, the buttons lost their text.
+        self.choose_buttons = QHBoxLayout()
+        self.choose_buttons.addStretch(1)
+        self.button_rows = button_rows = QVBoxLayout()  # the model step keeps them in view
+        button_rows.addLayout(buttons)
+        button_rows.addLayout(self.choose_buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.machine)
@@ -179,7 +187,7 @@ class ModelPicker(ModelRowsMixin, DownloadsMixin, QWidget):
         layout.addWidget(self.why)
         layout.addWidget(self.plain_http)
         layout.addWidget(self.download_box)
-        layout.addLayout(buttons)
+        layout.addLayout(button_rows)
         self.signals = DownloadSignals(self)
         self.signals.progressed.connect(self._download_progress)
         self._update_buttons()
@@ -207,6 +215,28 @@ class ModelPicker(ModelRowsMixin, DownloadsMixin, QWidget):
                  self.refresh_button, self.download_button, self.use_button]
         for first, second in pairwise(order):
             QWidget.setTabOrder(first, second)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fit_buttons()
+
+    def _fit_buttons(self) -> None:
+        """All the buttons on one row where it is wide enough, else Download and Use this model
+        on a second row, each button at its full size either way."""
+        row = [self.buttons.itemAt(i).widget() for i in range(self.buttons.count())]
+        shown = [b for b in dict.fromkeys(row + [self.download_button, self.use_button])
+                 if b is not None and not b.isHidden()]
+        spacing = max(0, self.buttons.spacing())
+        need = sum(b.sizeHint().width() for b in shown) + spacing * len(shown)
+        two_rows = need > self.width()
+        if two_rows == (self.choose_buttons.indexOf(self.use_button) >= 0):
+            return
+        source, target = (
+            (self.buttons, self.choose_buttons) if two_rows else (self.choose_buttons, self.buttons)
+        )
+        for button in (self.download_button, self.use_button):
+            source.removeWidget(button)
+            target.addWidget(button)
 
     def add_folder(self, folder: str) -> None:
         self.pool.run(

@@ -15,12 +15,14 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from app.model_picker import Choice, ModelPicker
 from app.settings_added_models import remember_model
+from app.settings_dialog import FocusShown
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.widgets import fit_window
 from app.workers import WorkerPool
@@ -195,11 +197,13 @@ class ServerAddress(QWidget):
         rows = QGridLayout()
         rows.setContentsMargins(0, 0, 0, 0)
         rows.addWidget(QLabel("Server address:"), 0, 0)
-        rows.addWidget(self.address, 0, 1)
+        # Centred in its row, not filling it: a field's fixed height capped the row's, and at
+        # the largest text "List its models" beside it was squeezed (43 px tall of 46).
+        rows.addWidget(self.address, 0, 1, Qt.AlignmentFlag.AlignVCenter)
         rows.addWidget(self.busy, 0, 2)
         rows.addWidget(self.ask_button, 0, 3)
         rows.addWidget(self.key_label, 1, 0)
-        rows.addWidget(self.key, 1, 1)
+        rows.addWidget(self.key, 1, 1, Qt.AlignmentFlag.AlignVCenter)
         rows.setColumnStretch(1, 1)
         self._show_key(False)
         layout = QVBoxLayout(self)
@@ -312,14 +316,31 @@ class ModelStepDialog(QDialog):
         later.setAutoDefault(False)  # focus landing here (a disabled Download) is not a choice
         later.clicked.connect(self.reject)
         row = QHBoxLayout()
-        row.addWidget(QLabel("You can change this later in Settings → Models.", objectName="hint"))
-        row.addStretch(1)
+        later_note = QLabel("You can change this later in Settings → Models.", objectName="hint")
+        later_note.setWordWrap(True)  # on two lines at the largest text on a small screen
+        row.addWidget(later_note, 1)  # all the room there is: the button stays on the right
         row.addWidget(later)
+        # Where the screen is too short for it all (the largest text on a 1366x768 screen scaled
+        # by 1.5) the texts, the table and the server address scroll, rather than being cut or
+        # squeezed; the picker's buttons and "Keep …" stay under them, always in view. A field
+        # given the keyboard is scrolled to.
+        self.picker.layout().removeItem(self.picker.button_rows)
+        body = QWidget(objectName="modelStepBody")
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addWidget(title)
+        body_layout.addWidget(intro)
+        body_layout.addWidget(self.picker, 1)
+        self.body = QScrollArea()
+        self.body.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.body.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the fields inside
+        self.body.setWidgetResizable(True)
+        self.body.setWidget(body)
+        FocusShown(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
-        layout.addWidget(title)
-        layout.addWidget(intro)
-        layout.addWidget(self.picker, 1)
+        layout.addWidget(self.body, 1)
+        layout.addLayout(self.picker.button_rows)
         layout.addLayout(row)
 
     def _chosen(self, choice: Choice) -> None:

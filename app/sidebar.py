@@ -463,10 +463,10 @@ class Sidebar(QFrame):
     # --- rename and forget ---------------------------------------------------------------
     def context_menu(self, row: QTreeWidgetItem) -> QMenu:
         menu = QMenu(self)
-        menu.addAction("Open", lambda: self._activated(row))
-        menu.addAction("Rename", lambda: self.tree.editItem(row, 0))
+        menu.addAction("&Open", lambda: self._activated(row))
+        menu.addAction("&Rename", lambda: self.tree.editItem(row, 0))
         menu.addSeparator()
-        menu.addAction("Forget…", lambda: self.forget(row.data(0, ROLE).id))
+        menu.addAction("&Forget…", lambda: self.forget(row.data(0, ROLE).id))
         return menu
 
     def _show_menu(self, point: QPoint, row: QTreeWidgetItem | None = None) -> None:

@@ -497,48 +497,49 @@ class MessagesMixin:
         return self.browser.cursorRect(cursor).center()
 
     def context_menu(self, point: QPoint) -> QMenu:
-        """The actions for what is under `point`: a remembered item, a code block, a message."""
+        """The actions for what is under `point`: a remembered item, a code block, a message.
+        Each has its own underlined letter, so a key picks it once the menu is open."""
         menu = QMenu(self)
         href = self.browser.anchorAt(point)
         if href.startswith("memory:"):
             _, index, position = href.split(":")
             item = self.messages[int(index)].memories[int(position)]
-            menu.addAction("Show where it came from", lambda: self.memory_opened.emit(item))
-            menu.addAction("Forget this memory…", lambda: self.memory_forget_requested.emit(item))
+            menu.addAction("&Show where it came from", lambda: self.memory_opened.emit(item))
+            menu.addAction("&Forget this memory…", lambda: self.memory_forget_requested.emit(item))
             return menu
         selected = self.browser.textCursor().selectedText()
         if selected:
-            copy = QAction("Copy", menu)
+            copy = QAction("&Copy", menu)
             copy.triggered.connect(self.browser.copy)
             menu.addAction(copy)
         message = self.message_at(point)
         if message is not None:
             code = self._code_block_at(point)
             if code:
-                copy_code = menu.addAction("Copy code block", lambda: _copy(code))
+                copy_code = menu.addAction("Copy code &block", lambda: _copy(code))
                 copy_code.setShortcut(self.COPY_CODE_KEY)  # shown; the window's action has it
-            menu.addAction("Copy message", lambda: _copy(message.text))
+            menu.addAction("Copy &message", lambda: _copy(message.text))
             menu.addSeparator()
             remember = message.text
             if remember.strip() and message.role == "assistant":
                 # MemoryOS's words are not the person's: asked first, as something they say
                 part = self._selected_in(message) or first_paragraph(remember)
-                menu.addAction("Remember this…", lambda: self.ask_to_remember(part))
+                menu.addAction("&Remember this…", lambda: self.ask_to_remember(part))
             elif remember.strip():
-                menu.addAction("Remember this", lambda: self.remember_requested.emit(remember))
+                menu.addAction("&Remember this", lambda: self.remember_requested.emit(remember))
             if message.page_id is not None:
                 page_id = message.page_id
                 menu.addAction(
-                    "Forget this exchange…", lambda: self.exchange_forget_requested.emit(page_id)
+                    "&Forget this exchange…", lambda: self.exchange_forget_requested.emit(page_id)
                 )
             if self._answer is None and message in self.last_exchange():
                 menu.addSeparator()
                 if message.role == "assistant":
-                    menu.addAction("Regenerate answer", self.regenerate_requested.emit)
+                    menu.addAction("Re&generate answer", self.regenerate_requested.emit)
                 else:
-                    menu.addAction("Edit and resend", self.edit_requested.emit)
+                    menu.addAction("&Edit and resend", self.edit_requested.emit)
         menu.addSeparator()
-        menu.addAction("Select all", self.browser.selectAll)
+        menu.addAction("Select &all", self.browser.selectAll)
         return menu
 
     def _selected_in(self, message: Message) -> str:

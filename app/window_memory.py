@@ -11,7 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QRect, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QSplitter, QWidget
+from PySide6.QtWidgets import QApplication, QSplitter, QWidget
 
 from app import theme
 from app.chat_commands import SHOWN_EXCHANGES, load_conversation
@@ -110,6 +110,15 @@ class MemoryWindowMixin:
 
     def _make_memory_actions(self) -> None:
         self.composer.input.escaped.connect(self.cancel_editing)
+        self.composer.input.conversation = self.view.browser  # Page Up/Down in the box scroll it
+        self.next_pane_action = self._action(
+            "Next &pane", lambda: self.focus_pane(+1), "F6", "",
+            "Go to the next part of the window: conversations, conversation, message box",
+        )
+        self.previous_pane_action = self._action(
+            "Pre&vious pane", lambda: self.focus_pane(-1), "Shift+F6", "",
+            "Go to the previous part of the window",
+        )
         self.sidebar_action = self._action(
             "&Conversations",
             self.toggle_sidebar,
@@ -183,8 +192,25 @@ class MemoryWindowMixin:
         )
         view_menu = bar.addMenu("&View")
         view_menu.addActions([self.sidebar_action, self.search_action])
+        view_menu.addActions([self.next_pane_action, self.previous_pane_action])
         view_menu.addSeparator()
         view_menu.addActions([self.bigger_action, self.smaller_action, self.reset_size_action])
+
+    def focus_pane(self, step: int) -> None:
+        """F6 and Shift+F6: the keyboard goes round the list of conversations, the conversation
+        and the message box (the list is shown first if it was hidden). From anywhere else F6
+        goes to the list and Shift+F6 to the message box."""
+        panes = [self.sidebar, self.view, self.composer]
+        focus = QApplication.focusWidget()
+        here = next((i for i, pane in enumerate(panes)
+                     if focus is not None and (pane is focus or pane.isAncestorOf(focus))), None)
+        index = (0 if step > 0 else len(panes) - 1) if here is None else (here + step) % len(panes)
+        if index == 0 and not self.sidebar.isVisible():
+            self.toggle_sidebar(True)
+        # The list, or the search results while a search shows them in its place
+        target = [self.sidebar.stack.currentWidget(), self.view.browser, self.composer.input][index]
+        reason = Qt.FocusReason.TabFocusReason if step > 0 else Qt.FocusReason.BacktabFocusReason
+        target.setFocus(reason)
 
     def focus_composer(self) -> None:
         """The message box gets the keys, its text kept, the cursor at its end."""

@@ -233,7 +233,8 @@ class PanelsWindowMixin:
             if key and name:
                 keys.setdefault(name, key)
         keys.update({"Send the message": "Enter", "New line in the message": "Shift+Enter",
-                     "Stop the answer": "Esc"})
+                     "Stop the answer": "Esc",
+                     "Scroll the conversation (in the message box)": "Page Up, Page Down"})
         # Keys of the lists and panels, not of a menu entry (each tried in tests/gui)
         keys.update({
             "Rename the selected conversation (in the list)": "F2",

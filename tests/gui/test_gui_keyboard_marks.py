@@ -210,7 +210,7 @@ def test_f1_lists_the_keys_of_the_lists_and_panels(qtbot, window, memory):
     def read_menu() -> None:
         menu = QApplication.activePopupWidget()
         if menu is not None:
-            seen.extend(action.text() for action in menu.actions())
+            seen.extend(action.text().replace("&", "") for action in menu.actions())
             menu.close()
 
     QTimer.singleShot(100, read_menu)

@@ -49,7 +49,8 @@ def _keyboard_menu(widget: QWidget) -> list[str]:
         if menu is None:
             QTimer.singleShot(20, read_menu)
             return
-        seen.extend(action.text() for action in menu.actions() if action.text())
+        seen.extend(action.text().replace("&", "") for action in menu.actions()
+                    if action.text())
         menu.close()
 
     QTimer.singleShot(0, read_menu)

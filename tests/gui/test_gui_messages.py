@@ -11,7 +11,7 @@ CODE_ANSWER = "Use this:\n\n```python\nprint('hi')\nx = 1\n```\n\nDone."
 
 
 def _menu(window, message):
-    return {a.text(): a for a in window.view.context_menu(window.view.point_of(message)).actions()}
+    return {a.text().replace("&", ""): a for a in window.view.context_menu(window.view.point_of(message)).actions()}
 
 
 def test_regenerate_leaves_exactly_one_stored_exchange(qtbot, window, chat, memory, send):
@@ -71,7 +71,7 @@ def test_copy_a_code_block_and_code_is_monospace(qtbot, window, chat, send):
     assert shown.fixedPitch()  # the font actually drawn is fixed-width
     assert not QFontInfo(document.find("Done.").charFormat().font()).fixedPitch()
     point = window.view.browser.cursorRect(cursor).center()
-    actions = {a.text(): a for a in window.view.context_menu(point).actions()}
+    actions = {a.text().replace("&", ""): a for a in window.view.context_menu(point).actions()}
     actions["Copy code block"].trigger()
     assert QGuiApplication.clipboard().text() == "print('hi')\nx = 1"
     actions["Copy message"].trigger()
@@ -225,5 +225,5 @@ def test_a_key_copies_the_code_block_from_the_conversation(qtbot, window, chat, 
     assert "no code block" in window.status.currentMessage()
 
     point = browser.cursorRect(browser.document().find("make build")).center()
-    menu = {a.text(): a for a in window.view.context_menu(point).actions()}
+    menu = {a.text().replace("&", ""): a for a in window.view.context_menu(point).actions()}
     assert menu["Copy code block"].shortcut().toString() == "Ctrl+Shift+K"  # the menu shows it

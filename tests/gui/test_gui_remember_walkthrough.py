@@ -28,7 +28,7 @@ REPLY = "Lisbon is lovely in December.\n\nPack a light coat.\n\nThe trams are wo
 
 def _actions(window, message) -> dict:
     menu = window.view.context_menu(window.view.point_of(message))
-    return {a.text(): a for a in menu.actions()}
+    return {a.text().replace("&", ""): a for a in menu.actions()}
 
 
 def _notice_block(window, start: str):

@@ -149,7 +149,7 @@ def test_forget_from_a_remembered_item_asks_then_deletes_exactly_it(
     cursor = window.view.browser.document().find("I am allergic to peanuts")
     cursor.setPosition(cursor.selectionStart() + 1)
     menu = window.view.context_menu(window.view.browser.cursorRect(cursor).center())
-    actions = {a.text(): a for a in menu.actions()}
+    actions = {a.text().replace("&", ""): a for a in menu.actions()}
     assert message.memories[position].text == "I am allergic to peanuts"
     with qtbot.waitSignal(window.chat_actions.done):
         actions["Forget this memory…"].trigger()
@@ -319,14 +319,14 @@ def test_remember_this_and_forget_this_exchange_from_the_message_menu(
     user, answer = window.view.messages[:2]
 
     menu = window.view.context_menu(window.view.point_of(user))
-    actions = {a.text(): a for a in menu.actions()}
+    actions = {a.text().replace("&", ""): a for a in menu.actions()}
     assert {"Copy message", "Remember this", "Forget this exchange…"} <= set(actions)
     with qtbot.waitSignal(window.chat_actions.done):
         actions["Remember this"].trigger()
     assert [(f.text, f.origin) for f in memory.facts()] == [("My bike is a blue Brompton", "user")]
 
     menu = window.view.context_menu(window.view.point_of(answer))
-    actions = {a.text(): a for a in menu.actions()}
+    actions = {a.text().replace("&", ""): a for a in menu.actions()}
     actions["Copy message"].trigger()
     from PySide6.QtGui import QGuiApplication
 

@@ -196,8 +196,10 @@ def test_tab_goes_through_the_model_buttons_left_to_right(qtbot, window, person,
                     timeout=20_000)
     picker.select_usable()
     qtbot.waitUntil(picker.use_button.isEnabled, timeout=20_000)
-    row = [b for b in picker.findChildren(QPushButton)  # the row of buttons under the table
-           if b.parentWidget() is picker and b.isVisibleTo(dialog) and b.isEnabled()]
+    bar = picker.button_rows.parentWidget()  # the picker, or the step that keeps them in view
+    row = [b for b in bar.findChildren(QPushButton)  # the row of buttons under the table
+           if b.parentWidget() is bar and b not in extra and b.isVisibleTo(dialog)
+           and b.isEnabled()]
     buttons = row + extra
     assert address.open_button in buttons and len(buttons) >= 4
 
