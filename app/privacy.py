@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QStyle,
     QStyleOptionButton,
@@ -91,6 +92,7 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
         fit_window(self, 1000, 680)
         title = QLabel("What MemoryOS knows about you", objectName="title")
+        self._title = title
         subtitle = QLabel(
             "Everything below was learned from your conversations or imported. Select an item "
             "to see where it came from; double-click it or press F2 to correct it. Deleted items "
@@ -131,20 +133,43 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         undo_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self)
         undo_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         undo_key.activated.connect(self.undo)
-        bottom = QHBoxLayout()
-        bottom.addWidget(export)
-        bottom.addWidget(erase)
-        bottom.addSpacing(12)
-        bottom.addWidget(self.done_note, 1)  # all the room there is: it wraps only when short
-        bottom.addWidget(self.undo_button)
-        bottom.addWidget(close)
+        self._buttons_row = QHBoxLayout()
+        self._buttons_row.addWidget(export)
+        self._buttons_row.addWidget(erase)
+        self._buttons_row.addSpacing(12)
+        # All the room there is: it wraps only when short. On a screen too narrow for the note
+        # and Undo beside the buttons they go on a line of their own above them (_place_note)
+        self._buttons_row.addWidget(self.done_note, 1)
+        self._buttons_row.addWidget(self.undo_button)
+        self._buttons_row.addWidget(close)
+        self._note_row = QHBoxLayout()
+        bottom = QVBoxLayout()
+        bottom.setSpacing(6)
+        bottom.addLayout(self._note_row)
+        bottom.addLayout(self._buttons_row)
+        # The subtitle and the tabs scroll where the screen is too short for them (a 1366x768
+        # laptop at 1.5x has 452 px for the panel, which needed 495 and cut its buttons off):
+        # the title and the buttons below stay in view (_keep_lines_whole)
+        middle = QWidget(objectName="privacyMiddle")
+        middle_column = QVBoxLayout(middle)
+        middle_column.setContentsMargins(0, 0, 0, 0)
+        middle_column.setSpacing(10)
+        middle_column.addWidget(subtitle)
+        middle_column.addWidget(self.tabs, 1)
+        self.middle = QScrollArea()
+        self.middle.setWidget(middle)
+        self.middle.setWidgetResizable(True)
+        self.middle.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.middle.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.middle.viewport().setAutoFillBackground(False)
+        middle.setAutoFillBackground(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.setSpacing(10)
         layout.addWidget(title)
-        layout.addWidget(subtitle)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.middle, 1)
         layout.addLayout(bottom)
+        self._place_note(screen_room(self)[0])  # before the window first takes its size
         no_default_buttons(self)
         self._fields = [self.search, self.kind, self.edit_button, self.delete_button,
                         self.forget_button, self.forget_conversations_button,
@@ -224,11 +249,67 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
             need = field.sizeHint().height()
             if field.minimumHeight() != need:
                 field.setMinimumHeight(need)
+        room_width, room_height = screen_room(self)
+        self._place_note(room_width)
         layout = self.layout()
-        least = min(layout.totalMinimumHeightForWidth(self.minimumWidth()),
-                    screen_room(self)[1])
+        margins = layout.contentsMargins()
+        inner = layout.contentsRect().width() if self.isVisible() else 0
+        # The subtitle and the tabs keep all their least size where the screen has room for
+        # it; where it has not, they give up the height it lacks, and scroll
+        middle = self.middle.widget()
+        wide = min(middle.minimumSizeHint().width(),
+                   room_width - margins.left() - margins.right())
+        if self.middle.minimumWidth() != wide:
+            self.middle.setMinimumWidth(wide)
+        width = max(self.minimumWidth(), wide + margins.left() + margins.right())
+        need = middle.layout().totalMinimumHeightForWidth(
+            max(inner, width - margins.left() - margins.right()))
+        # The title, the buttons (the note wrapped at this width) and the spaces between
+        inside = max(inner, width - margins.left() - margins.right())
+        bottom = self._buttons_row.parent()
+        rest = (margins.top() + margins.bottom() + 2 * layout.spacing()
+                + self._title.minimumSizeHint().height()
+                + (bottom.totalMinimumHeightForWidth(inside) if bottom.hasHeightForWidth()
+                   else bottom.totalMinimumSize().height()))
+        tall = max(need - max(0, rest + need - room_height), 0)
+        if self.middle.minimumHeight() != tall:
+            self.middle.setMinimumHeight(tall)
+        least = min(rest + tall, room_height)
         if least != self.minimumHeight():
             self.setMinimumHeight(least)
+        if self.width() > room_width and self.minimumWidth() <= room_width:
+            self.resize(room_width, self.height())  # widened by the note's first place
+
+    def _place_note(self, room_width: int) -> None:
+        """The last change's note and Undo beside the buttons, or, where the screen is too
+        narrow for them there (at the largest text on a 1366x768 laptop at 1.5x the row was
+        996 px wide of 871), on a line of their own above the buttons."""
+        row, note = self._buttons_row, self._note_row
+        margins = self.layout().contentsMargins()
+        buttons = [row.itemAt(i).widget() for i in range(row.count())]
+        beside = sum(w.minimumSizeHint().width() if w is not self.undo_button
+                     else w.minimumWidth() for w in buttons if w is not None
+                     and w is not self.done_note)
+        beside += 12 + row.spacing() * (row.count() - 1) + margins.left() + margins.right()
+        if self.undo_button not in buttons:
+            beside += self.undo_button.minimumWidth() + 2 * row.spacing()
+        above = beside > room_width
+        if above == (note.indexOf(self.undo_button) >= 0):
+            return
+        kept = self.undo_button.sizePolicy()
+        kept.setRetainSizeWhenHidden(not above)  # its width matters beside only; above, height
+        self.undo_button.setSizePolicy(kept)
+        close = buttons[-1]
+        for widget in (self.done_note, self.undo_button):
+            (row if above else note).removeWidget(widget)
+        if above:
+            row.insertStretch(row.indexOf(close), 1)
+            note.addWidget(self.done_note, 1)
+            note.addWidget(self.undo_button)
+        else:
+            row.removeItem(row.itemAt(row.indexOf(close) - 1))  # the stretch
+            row.insertWidget(row.indexOf(close), self.done_note, 1)
+            row.insertWidget(row.indexOf(close), self.undo_button)
 
     # --- keys --------------------------------------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override

@@ -235,6 +235,20 @@ def test_the_model_step_fits_the_screen(qtbot, text_size, window):
         qtbot.mouseClick(dialog.later_button, Qt.MouseButton.LeftButton)
 
 
+def test_the_model_step_with_a_server_address_fits_the_screen(qtbot, text_size, window):
+    """With "Add a server address…" open: "List its models" was squeezed (43 px tall of 46) at
+    the largest text on a 1366x768 screen scaled by 1.5. Where the screen is too short for it
+    all, the texts and the table scroll (each field is scrolled to, whole, by _fits)."""
+    dialog = window.open_model_step()
+    qtbot.waitExposed(dialog)
+    dialog.address.open_button.click()
+    buttons = [dialog.later_button, dialog.picker.use_button, dialog.address.open_button]
+    problems = _fits(dialog, buttons, "model step with a server address")
+    assert problems == [], "\n".join(problems)
+    with qtbot.waitSignal(dialog.rejected):
+        qtbot.mouseClick(dialog.later_button, Qt.MouseButton.LeftButton)
+
+
 @pytest.mark.parametrize("panel", ["inspector", "privacy"])
 def test_the_memory_panels_fit_the_screen(qtbot, text_size, window, memory, panel):
     for number in range(6):

@@ -38,3 +38,47 @@ def test_the_dialogs_fit_a_scaled_laptop_screen(tmp_path, factor):
         cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert " passed" in run.stdout and "skipped" not in run.stdout  # it did look at them
+
+
+def test_the_model_step_with_a_server_address_fits_at_the_largest_text(tmp_path):
+    """From a walkthrough (1366x768, QT_SCALE_FACTOR=1.5, Ctrl+= to the largest text): with
+    "Add a server address…" open, "List its models" was squeezed by the model table."""
+    from app import theme
+
+    config = tmp_path / "screen.json"
+    config.write_text(json.dumps({"screens": [{
+        "name": "scaled", "x": 0, "y": 0, "width": 1366, "height": 768,
+        "logicalDpi": 96, "logicalBpp": 32, "dpr": 1}]}))
+    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}",
+               QT_SCALE_FACTOR="1.5", MEMORYOS_TEST_SCREEN="911x512",
+               MEMORYOS_TEST_TEXT_SIZE=str(theme.MAX_SIZE))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rxs", "-p", "no:randomly",
+         "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "child"),
+         "-k", "model_step", str(HERE / "short_screen_dialogs.py")],
+        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert "2 passed" in run.stdout and "skipped" not in run.stdout  # it did look at both
+
+
+@pytest.mark.parametrize("largest", [False, True], ids=["normal text", "largest text"])
+def test_the_privacy_panel_fits_a_scaled_laptop_screen(tmp_path, largest):
+    """From a walkthrough (1366x768, QT_SCALE_FACTOR=1.5, Ctrl+P): the Privacy panel's least
+    height was 495 px of the 452 the screen has for it, its buttons cut off; at the largest
+    text it was 1036 px wide and 662 tall. Both tabs, at its size as opened and its smallest."""
+    from app import theme
+
+    config = tmp_path / "screen.json"
+    config.write_text(json.dumps({"screens": [{
+        "name": "scaled", "x": 0, "y": 0, "width": 1366, "height": 768,
+        "logicalDpi": 96, "logicalBpp": 32, "dpr": 1}]}))
+    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}",
+               QT_SCALE_FACTOR="1.5", MEMORYOS_TEST_SCREEN="911x512",
+               MEMORYOS_TEST_TEXT_SIZE=str(theme.MAX_SIZE if largest else theme.BASE_SIZE))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rxs", "-p", "no:randomly",
+         "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "child"),
+         "-k", "memory_panels and privacy", str(HERE / "short_screen_dialogs.py")],
+        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert "1 passed" in run.stdout and "skipped" not in run.stdout  # it did look at it
