@@ -766,11 +766,19 @@ class ConversationView(MessagesMixin, QStackedWidget):
         else:
             cursor = browser.cursorForPosition(QPoint(0, 0))
             place = (cursor.position(), browser.cursorRect(cursor).top())
+        self._hold(place, width)
+
+    def _hold(self, place: tuple[int, int] | str, width: int | None = None) -> None:
+        browser = self.browser
         if self._held is None:  # the new width's layout changes the range: put it back at once
             browser.verticalScrollBar().rangeChanged.connect(self._keep_place)
         self._held = place
         self._held_width = browser.viewport().width() if width is None else width
         self._hold_timer.start()  # no new width came (the window's layout is not done yet)
+
+    def holding_place(self) -> bool:
+        """True while a place is kept through a change of width or text size."""
+        return self._held is not None
 
     def _keep_place(self, *_range: int) -> None:
         if self._held == "end":
@@ -820,7 +828,11 @@ class ConversationView(MessagesMixin, QStackedWidget):
         message = next((m for m in self.messages if place is not None
                         and (m.page_id, m.role) == place[:2]), None)
         if message is None:
+            # At the end, kept there while the window and the lines settle to the new text
+            # size: scrolled there once, a later relayout left it half-way up (Ctrl+=).
             self._scroll_now()
+            if self.currentWidget() is self.browser:
+                self._hold("end")
             return
         rect = self.browser.document().documentLayout().frameBoundingRect(message.frame)
         self.browser.verticalScrollBar().setValue(round(rect.top() + place[2] * rect.height()))

@@ -344,16 +344,22 @@ class MemoryWindowMixin:
                                       self.stored_note(page))
         self.learned_notices.check()  # what was learned from them since the window opened
 
-    def reload_conversation(self, notice: str = "", keep_place: bool = False) -> None:
+    def reload_conversation(
+        self, notice: str = "", keep_place: bool = False, read_at: Any = None
+    ) -> None:
         """Draw the current conversation again from the vault (after something was forgotten),
-        then `notice` under it. `keep_place`: someone reading higher up stays where they are."""
+        then `notice` under it. `keep_place`: someone reading higher up stays where they are;
+        `read_at`: that place as view.reading_place() gave it before the view changed (or
+        "end")."""
         if self.session is None or self.temporary or self.session.generating:
             if notice:
                 self.view.add_notice(notice)
             return
         ids = self._conversation_ids()
         self._reloads = getattr(self, "_reloads", 0) + 1
-        place = self.view.reading_place() if keep_place else None
+        # Where it was read: an exchange higher up, or "end" (kept there while the window and
+        # the lines settle: a new text size left the end half-way up); None: not kept.
+        place = (read_at or self.view.reading_place() or "end") if keep_place else None
         self.session.run(
             load_conversation,
             self.session.mem,
@@ -405,7 +411,8 @@ class MemoryWindowMixin:
         self._reloads -= 1
         self._show_conversation(data, notice)
         if place is not None:  # after the view's own scrolls to the end (queued as this is)
-            QTimer.singleShot(0, self.view, lambda: self.view.go_to_place(place))
+            where = None if place == "end" else place
+            QTimer.singleShot(0, self.view, lambda: self.view.go_to_place(where))
 
     def _reload_failed(self, error: Exception) -> None:
         self._reloads -= 1
@@ -490,6 +497,10 @@ class MemoryWindowMixin:
     def _apply_look(self, redraw: bool = True) -> None:
         """Colour scheme and text size from the settings (and the system's scheme)."""
         app = QGuiApplication.instance()
+        # Read at its end, the conversation stays there: asked after the new sizes move its
+        # lines, the end was "half-way up" and kept there. (A place higher up is taken after
+        # them, in the new layout: taken before, it came back a few pixels off.)
+        read_at = None if self.view.reading_place() else "end"
         changed = theme.apply_look(app, self.settings.color_scheme, self.settings.text_size)
         if changed:
             for action in self.findChildren(QAction):  # toolbar and menu icons in the new scheme
@@ -499,7 +510,7 @@ class MemoryWindowMixin:
         self.fit_to_text()
         if changed and redraw and not self.temporary and self.view.message_count:
             # the conversation's colours and sizes are drawn in, where it was read
-            self.reload_conversation(keep_place=True)
+            self.reload_conversation(keep_place=True, read_at=read_at)
 
     def fit_to_text(self) -> None:
         """The window's and the sidebar's minimum sizes for the text size now (they were set
