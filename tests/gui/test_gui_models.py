@@ -515,7 +515,9 @@ def test_after_a_failed_download_only_the_action_that_makes_sense_shows(qtbot, h
     pool.wait(5000)
 
 
-def test_the_model_step_reads_whole_at_its_default_size(qtbot, person, cell_cut):
+def test_the_model_step_reads_whole_at_its_default_size(
+    qtbot, person, cell_cut, laptop_screen
+):
     """Names and where they are were cut ("SmolLM2-135M Instruct (…", "Download · Apa…"):
     at the step's default size they are whole on their line, the verdict and the details
     whole too (on more lines where they need them), with no horizontal scroll bar; the

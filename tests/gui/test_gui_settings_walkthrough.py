@@ -168,6 +168,6 @@ def test_the_models_table_reads_whole_at_the_dialogs_default_size(qtbot, person,
 
 
 def test_the_models_table_reads_whole_at_the_largest_text(
-    qtbot, person, larger_text, cell_cut
+    qtbot, person, larger_text, cell_cut, laptop_screen
 ):
     _read_whole(qtbot, cell_cut, names_on_one_line=False)
