@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -70,8 +70,13 @@ class ForgetPanel(QFrame):
     cancelled = Signal()
     consequences_wanted = Signal(list)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, room_from: QWidget | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # The widget above (the conversation): while the panel is open it gives way down to a
+        # few lines, so the panel's lines are whole where the window is short (at 1.5x on a
+        # 1366x768 screen 140 px of empty conversation stood above a hint cut in two)
+        self.room_from = room_from
+        self._room_from_least = 0  # its own least height, given back when the panel closes
         self.setObjectName("forgetPanel")
         self.setAccessibleName("Forget confirmation")
         self.title = QLabel(objectName="forgetTitle")
@@ -87,6 +92,8 @@ class ForgetPanel(QFrame):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemChanged.connect(self._update)
+        self.list.currentItemChanged.connect(self._show_current)
+        self.list.installEventFilter(self)  # given the keyboard: the list is scrolled into view
         self.forget_button = QPushButton("Forget", objectName="danger")
         self.forget_button.setAccessibleName("Forget the ticked items")
         self.forget_button.clicked.connect(self._confirm)
@@ -106,19 +113,20 @@ class ForgetPanel(QFrame):
             context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
         )
         buttons = QHBoxLayout()
+        self._buttons = buttons
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.forget_button)
-        # The title, the list and the hint scroll where the window is too short for them (a
-        # short screen, the largest text): squeezed by the window's layout, they were drawn on
-        # top of one another. The buttons stay.
+        # The title and the list scroll where the window is too short for them (a short
+        # screen, the largest text): squeezed by the window's layout, they were drawn on top
+        # of one another. The hint and the buttons stay, whole: in the scrolled part the hint
+        # was cut where no key could scroll to it (Tab goes from the list to the buttons).
         lines = QWidget(objectName="forgetLines")
         lines_layout = QVBoxLayout(lines)
         lines_layout.setContentsMargins(0, 0, 0, 0)
         lines_layout.setSpacing(6)
         lines_layout.addWidget(self.title)
         lines_layout.addWidget(self.list)
-        lines_layout.addWidget(self.hint)
         self.lines = QScrollArea()
         self.lines.setFrameShape(QScrollArea.Shape.NoFrame)
         self.lines.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -129,8 +137,78 @@ class ForgetPanel(QFrame):
         layout.setContentsMargins(20, 10, 20, 10)
         layout.setSpacing(6)
         layout.addWidget(self.lines, 1)
+        layout.addWidget(self.hint)
         layout.addLayout(buttons)
         self.hide()
+
+    # --- size --------------------------------------------------------------------------
+    def _inner_width(self) -> int:
+        margins = self.layout().contentsMargins()
+        width = self.contentsRect().width() if self.width() > 0 else super().sizeHint().width()
+        return max(1, width - margins.left() - margins.right())
+
+    def _height_with(self, lines: int, buttons: int) -> int:
+        """The panel's height with `lines` for the title and the list, the hint whole at the
+        panel's width and `buttons` for the buttons."""
+        layout = self.layout()
+        margins = layout.contentsMargins()
+        frame = self.height() - self.contentsRect().height()  # the style sheet's top border
+        return (frame + margins.top() + margins.bottom() + 2 * layout.spacing() + lines
+                + self.hint.heightForWidth(self._inner_width()) + buttons)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """All its lines at its width: the title wrapped, the list's rows, the hint."""
+        lines = self.lines.widget().layout()
+        need = lines.heightForWidth(self._inner_width()) if lines.hasHeightForWidth() else (
+            lines.sizeHint().height())
+        buttons = self._buttons.sizeHint().height()
+        return QSize(super().sizeHint().width(), self._height_with(need, buttons))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Two lines of the title and the list (they scroll), the hint whole, the buttons."""
+        buttons = self._buttons.minimumSize().height()
+        least = self._height_with(self.lines.minimumHeight(), buttons)
+        return QSize(super().minimumSizeHint().width(), least)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
+        # Its hints are those of its width (see sizeHint): asked for a height for a width, the
+        # window's layout made that its least height, and the panel pushed the message box
+        # off a short window
+        return False
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # its wrapped lines take another height at this width
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        above = self.room_from
+        if above is not None:
+            self._room_from_least = above.minimumHeight()
+            above.setMinimumHeight(3 * above.fontMetrics().lineSpacing())
+        self.updateGeometry()
+
+    def hideEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().hideEvent(event)
+        if self.room_from is not None:
+            self.room_from.setMinimumHeight(self._room_from_least)
+
+    # --- keys --------------------------------------------------------------------------
+    def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802 - Qt override
+        if watched is self.list and event.type() == QEvent.Type.FocusIn:
+            self._show_current()
+        return super().eventFilter(watched, event)
+
+    def _show_current(self, *_: object) -> None:
+        """Where the title and the list scroll, the list's current row (or its top) is in
+        view: the keyboard reaches it, and the arrow keys move along it."""
+        row = self.list.currentItem()
+        rect = self.list.visualItemRect(row) if row is not None else QRect()
+        if rect.isEmpty():
+            rect = QRect(0, 0, 1, min(self.list.height(), self.list.sizeHintForRow(0)))
+        top = self.list.viewport().mapTo(self.lines.widget(), rect.topLeft())
+        self.lines.ensureVisible(top.x(), top.y() + rect.height() // 2, 0, rect.height() // 2)
 
     def ask(self, title: str, matches: list[Any], words: list[str] = ()) -> None:
         """Show `matches` (ForgetMatch), all ticked; a long one is shown around the first of
@@ -160,6 +238,7 @@ class ForgetPanel(QFrame):
         self.list.want(self._height_for(len(self.ticked()), self._lines()))
         self._update()
         self.show()
+        self.updateGeometry()  # the title and the rows asked for: the window's layout hears
         self.cancel_button.setFocus()  # the safe choice has the focus
 
     def ticked(self) -> list[Any]:
@@ -234,6 +313,7 @@ class ForgetPanel(QFrame):
         wanted = self._height_for(self.list.count() - self._lines(), self._lines())
         if wanted > self.list.wanted:  # never shrinks: rows move only to show a new line
             self.list.want(wanted)
+            self.updateGeometry()
 
     def _update(self, *_: object) -> None:
         ticked = self.ticked()

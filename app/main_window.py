@@ -136,7 +136,7 @@ class MainWindow(MemoryWindowMixin, PanelsWindowMixin, QMainWindow):
         layout.addWidget(self.demo_banner)
         layout.addWidget(self.temporary_banner)
         layout.addWidget(self.view, 1)
-        self.forget_panel = ForgetPanel()
+        self.forget_panel = ForgetPanel(room_from=self.view)  # the conversation gives way
         layout.addWidget(self.forget_panel)
         layout.addWidget(self.composer)
         self._make_sidebar(central)

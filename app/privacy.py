@@ -77,6 +77,7 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         self.session = session
         self.items: list[PersonaItem] = []
         self._reads = 0  # list reads asked for: only the latest one is drawn (refresh)
+        self._drawing = False  # the list drawn again (_draw): its rows are selected again
         # After a delete: (the keys deleted, the key of the row to select once they are gone)
         self._after_delete: tuple[set, Any] | None = None
         # The last delete or edit, while its Undo is offered; then the keys to select once it
@@ -187,6 +188,10 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         # Ctrl+Tab to a tab whose list had the keyboard: the list keeps it, and gets a row
         self.tabs.currentChanged.connect(
             lambda: self._select_on_focus(QApplication.focusWidget()))
+        # The last change's note is of the list it was made in, and of the rows selected then:
+        # another tab or another row, and it goes (Undo stays, and says what it undoes)
+        self.tabs.currentChanged.connect(self.done_note.clear)
+        self.conversation_tree.itemSelectionChanged.connect(self._selection_moved)
         # (change, search text) when a key was first pressed in the search box after a change
         self._search_at_change: tuple[Any, str] = (None, "")
         # Typing filters at once (it opened on the tab bar, where the letters went nowhere)
@@ -410,6 +415,13 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         show_message(self, "Privacy", describe(error), warning=True)
 
     def _draw(self, data: dict[str, Any]) -> None:
+        self._drawing = True
+        try:
+            self._draw_rows(data)
+        finally:
+            self._drawing = False
+
+    def _draw_rows(self, data: dict[str, Any]) -> None:
         self.items = data["items"]
         with redrawn_keeping(self.tree, lambda row: row.data(0, ROLE).key):
             for item in self.items:

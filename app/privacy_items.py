@@ -91,6 +91,7 @@ class ItemsTabMixin:
         self.tree.header().setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
         self.tree.header().resizeSection(3, 230)
         self.tree.itemSelectionChanged.connect(self._selected)
+        self.tree.itemSelectionChanged.connect(self._selection_moved)
         self.tree.itemChanged.connect(self._edited)
         # Only "What it knows" is edited, whichever cell F2 or a double-click is on: Qt's own
         # triggers edit the current cell, and F2 edited the Kind (nothing saved it)
@@ -220,6 +221,13 @@ class ItemsTabMixin:
         item = chosen[0]
         self.session.run(source_pages, self.session.mem, item.sources,
                          on_result=self._draw_source, on_error=self._failed)
+
+    def _selection_moved(self) -> None:
+        """Another row chosen: the note of the last change goes (not for the rows selected
+        again as the list is drawn: after a delete, the one that followed; after an Undo,
+        those it put back)."""
+        if not self._drawing:
+            self.done_note.clear()
 
     def _show_no_source(self, selected: int = 0) -> None:
         text = (f"{selected} items selected." if selected

@@ -1,0 +1,50 @@
+"""The Privacy panel's note of the last change (what Undo put back) is of the list and the rows
+it was made on: another tab or another row, and it goes."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.gui.test_privacy_undo_edit import HELLO, NURSE, THAI, TYPO, _edit, _to_panel
+from tests.helpers import privacy_row
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def undone(qtbot, window, memory, monkeypatch):
+    """The Privacy panel on a 1366x768 screen at 1.5x (871x452 for a window), after an edit
+    and its Undo."""
+    from app import privacy, widgets
+
+    for place in (widgets, privacy):
+        monkeypatch.setattr(place, "screen_room", lambda _window: (871, 452))
+    for said, answered in ((HELLO, "Nice to meet you, Ana!"), (NURSE, "That sounds demanding."),
+                           (THAI, "Yum.")):
+        memory.add_memory(said, answered)
+    memory.run_consolidation()
+    panel = window.open_privacy()
+    qtbot.waitUntil(lambda: privacy_row(panel, NURSE) is not None)
+    _edit(qtbot, panel, NURSE, TYPO)
+    qtbot.waitUntil(lambda: privacy_row(panel, TYPO) is not None)
+    with qtbot.waitSignal(panel.changed, timeout=10_000):
+        qtbot.mouseClick(panel.undo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: [i.text for i in panel.selected_items()] == [NURSE])
+    assert "before your edit" in panel.done_note.text()
+    return panel
+
+
+def test_the_note_goes_with_ctrl_tab(qtbot, undone):
+    note = undone.done_note
+    _to_panel(qtbot, undone)
+    qtbot.keyClick(undone.tree, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert undone.tabs.currentIndex() == 1  # Conversations
+    assert note.text() == ""
+
+
+def test_the_note_goes_when_another_row_is_chosen(qtbot, undone):
+    _to_panel(qtbot, undone)
+    qtbot.keyClick(undone.tree, Qt.Key.Key_Down)
+    assert [i.text for i in undone.selected_items()] != [NURSE]
+    assert undone.done_note.text() == ""
