@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QTextFrameFormat,
 )
 from PySide6.QtWidgets import (
+    QAbstractSlider,
     QLabel,
     QSizePolicy,
     QSpacerItem,
@@ -106,6 +107,29 @@ class ConversationBrowser(QTextBrowser):
         super().__init__(**kwargs)
         # The ring reaches past the link, where Qt repaints when the mark moves: drawn whole
         self.selectionChanged.connect(self.viewport().update)
+        self.cursorPositionChanged.connect(self.viewport().update)
+
+    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        """Ctrl+Home and Ctrl+End (and Home and End) go to the conversation's top and end: Qt
+        scrolls for Home and End alone, and did nothing with Ctrl."""
+        ends = {Qt.Key.Key_Home: QAbstractSlider.SliderAction.SliderToMinimum,
+                Qt.Key.Key_End: QAbstractSlider.SliderAction.SliderToMaximum}
+        modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        plain_or_ctrl = modifiers in (Qt.KeyboardModifier.NoModifier,
+                                      Qt.KeyboardModifier.ControlModifier)
+        if event.key() in ends and plain_or_ctrl:
+            event.accept()
+            self.verticalScrollBar().triggerAction(ends[event.key()])
+            return
+        super().keyPressEvent(event)
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 - Qt override
+        """Tab and Shift+Tab from link to link: Qt moves the mark without selectionChanged and
+        repaints only the links' own text, which left the old ring in part and drew the new
+        one without its top and bottom."""
+        moved = super().focusNextPrevChild(next)
+        self.viewport().update()
+        return moved
 
     def focusInEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().focusInEvent(event)
@@ -118,7 +142,11 @@ class ConversationBrowser(QTextBrowser):
     def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().paintEvent(event)
         cursor = self.textCursor()
-        if not self.hasFocus() or not cursor.hasSelection() or not cursor.charFormat().isAnchor():
+        # the link's own format, at its end: Shift+Tab leaves the cursor at its start, where
+        # charFormat() is the text's before it (no ring was drawn)
+        end = QTextCursor(cursor)
+        end.setPosition(cursor.selectionEnd())
+        if not self.hasFocus() or not cursor.hasSelection() or not end.charFormat().isAnchor():
             return
         painter = QPainter(self.viewport())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)

@@ -96,7 +96,9 @@ class Sidebar(QFrame):
         self.session: Any = None
         self.items: list[Any] = []
         self.current: str | None = None  # the conversation on screen: its row is selected
-        self._renamed_id = ""  # the row renamed: current again once the list is drawn anew
+        # The row renamed: the current (keyboard) row again after each redraw (the list read
+        # once the rename is stored, then for the vault's event) until the person moves.
+        self._renamed_id = ""
         self.confirm_box: QMessageBox | None = None
         self.title = title = QLabel("Conversations", objectName="sidebarTitle")
         self.search = QLineEdit()
@@ -118,6 +120,7 @@ class Sidebar(QFrame):
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemClicked.connect(self._activated)
         self.tree.itemChanged.connect(self._renamed)
+        self.tree.currentItemChanged.connect(self._moved)  # by the person: redraws block it
         self.tree.installEventFilter(self)  # a current row on focus; Up, Down skip day headers
         self.results = QTextBrowser(objectName="searchResults")
         self.results.setAccessibleName("Search results")
@@ -366,20 +369,34 @@ class Sidebar(QFrame):
             group.addChild(row)
         self.tree.expandAll()
         self._select_current()
-        renamed = self.row_of(self._renamed_id) if self._renamed_id else None
-        self._renamed_id = ""
-        if renamed is not None:  # the keyboard goes on from the row just renamed
-            index = self.tree.indexFromItem(renamed)
-            self.tree.selectionModel().setCurrentIndex(index, KEEP_SELECTION)
+        self._keep_renamed()
         self.tree.blockSignals(False)
         self.refreshed.emit()
 
     def set_current(self, conversation_id: str | None) -> None:
         """Mark the conversation on screen (None: a new one, not in the list yet)."""
+        if conversation_id != self.current:
+            self._renamed_id = ""  # another conversation opened: the keyboard goes with it
         self.current = conversation_id
         self.tree.blockSignals(True)
         self._select_current()
+        self._keep_renamed()
         self.tree.blockSignals(False)
+
+    def _keep_renamed(self) -> None:
+        """The row just renamed stays the current row, the open one's selected: the keyboard
+        goes on from it, and the Menu key opens its menu (it opened the open one's)."""
+        renamed = self.row_of(self._renamed_id) if self._renamed_id else None
+        if renamed is None:
+            self._renamed_id = ""  # forgotten meanwhile
+            return
+        index = self.tree.indexFromItem(renamed)
+        self.tree.selectionModel().setCurrentIndex(index, KEEP_SELECTION)
+
+    def _moved(self, row: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
+        """The person moved (a key, a click): redraws keep the row moved to, not the renamed."""
+        if row is None or row.data(0, ROLE) is None or row.data(0, ROLE).id != self._renamed_id:
+            self._renamed_id = ""
 
     def _select_current(self) -> None:
         row = self.row_of(self.current) if self.current else None
