@@ -157,8 +157,10 @@ def test_memoryos_import_leaves_out_what_was_forgotten(tmp_path, home):
     _run_ok("forget", "page", str(biscuit), "--yes", home=home)
 
     err = _run_ok("import", str(backup), home=home)
-    # the exchange, and the fact and profile entry (the dog's name) learned only from it
-    assert "Left out 1 exchange, 1 fact and 1 profile entry forgotten since the export" in err
+    # the exchange, and the fact learned only from it; "name: Maya", learned from another
+    # exchange, stays (its answer's "a great name" once took it)
+    assert "Left out 1 exchange and 1 fact forgotten since the export" in err
+    assert '"value": "Maya"' in _fact_texts(home)
     assert "--include-forgotten" in err
     assert "Biscuit" not in _fact_texts(home)
     pages = run_cli("export", "-", *FAKE, home=home).stdout.decode()
@@ -171,7 +173,7 @@ def test_memoryos_import_leaves_out_what_was_forgotten(tmp_path, home):
 
     # on purpose: the forgotten exchange and its fact come back, and the restore says so
     err = _run_ok("import", str(backup), "--include-forgotten", home=home)
-    assert "Brought back, as asked: 1 exchange, 1 fact and 1 profile entry" in err
+    assert "Brought back, as asked: 1 exchange and 1 fact" in err
     assert "Biscuit" in _fact_texts(home)
 
 
@@ -283,7 +285,7 @@ def test_memoryos_import_on_a_new_computer_leaves_out_what_was_forgotten(tmp_pat
     _run_ok("import", str(newer), "--vault", "laptop", "--create", home=home)
     err = _run_ok("import", str(older), "--vault", "laptop", home=home)
 
-    assert "Left out 1 exchange, 1 fact and 1 profile entry forgotten" in err
+    assert "Left out 1 exchange and 1 fact forgotten" in err
     assert "Biscuit" not in _fact_texts(home, "--vault", "laptop")
     pages = run_cli("export", "-", "--vault", "laptop", *FAKE, home=home).stdout.decode()
     assert "Biscuit" not in pages
@@ -400,7 +402,7 @@ def test_memoryos_import_of_the_newer_export_after_the_older_forgets(tmp_path, h
     assert "Biscuit" in _fact_texts(home, "--vault", "a")
     err = _run_ok("import", str(newer), "--vault", "a", home=home)
 
-    assert "Forgot 1 exchange, 1 fact and 1 profile entry that were forgotten" in err
+    assert "Forgot 1 exchange and 1 fact that were forgotten" in err
     assert "Biscuit" not in _fact_texts(home, "--vault", "a")
     pages = run_cli("export", "-", "--vault", "a", *FAKE, home=home).stdout.decode()
     assert "Biscuit" not in pages and json.loads(pages)["forgotten"]
