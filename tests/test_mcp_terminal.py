@@ -60,8 +60,8 @@ def test_started_in_a_terminal_it_says_what_it_is_and_ctrl_c_stops_it(home: Path
             os.write(terminal, b"\x03")  # Ctrl+C typed in the terminal
         else:
             os.kill(pid, signal.SIGTERM)
-        code = exited_within(pid, 5)
-        assert code == 0, f"still running 5 s after {stop} (exit {code}): {said}"
+        code = exited_within(pid, 20)  # at once when alone; a loaded 2-core CI took over 5 s
+        assert code == 0, f"still running 20 s after {stop} (exit {code}): {said}"
         assert "Traceback" not in read_until(terminal, b"Traceback", 0.5).decode(errors="replace")
     finally:
         if code is None:
