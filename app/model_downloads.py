@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 
 from app.errors import describe
 from app.model_table import DOWNLOADS
-from models.machine import size_text
+from engine.terminal import wording
 
 
 class DownloadSignals(QObject):
@@ -70,7 +70,7 @@ class DownloadsMixin:
         left = f" · {_duration(progress.eta)} left" if progress.eta is not None else ""
         verb = "Checking" if progress.stage == "verifying" else "Downloaded"
         self.progress_text.setText(
-            f"{verb} {size_text(progress.done)} of {size_text(progress.total)} · "
+            f"{verb} {wording.size(progress.done)} of {wording.size(progress.total)} · "
             f"{progress.speed / 1e6:.1f} MB/s{left}"
         )
 

@@ -26,7 +26,7 @@ from app.model_table import (
     same_server,
 )
 from app.theme import ERROR_RED, in_red, pixels
-from models.machine import size_text
+from engine.terminal import wording
 from models.recommended import suggested, suggestion_reason
 
 
@@ -78,7 +78,7 @@ class ModelRowsMixin:
             info = model.info
             details = (
                 f"{info.architecture} · {_parameters(info.parameters)} · {info.quantisation} · "
-                f"{size_text(info.size_bytes)} · context {info.context_length or '?'}"
+                f"{wording.size(info.size_bytes)} · context {info.context_length or '?'}"
                 f" · {'chat template' if info.chat_template else 'no chat template'}"
                 if info else model.error or "cannot be read"
             )  # fmt: skip
@@ -121,11 +121,11 @@ class ModelRowsMixin:
             if model.file in paused:  # a download paused earlier (maybe before a restart)
                 part = paused[model.file]
                 verdict = (
-                    f"paused at {size_text(part['done'])} of {size_text(part['size'])} · {verdict}"
+                    f"paused at {wording.size(part['done'])} of {wording.size(part['size'])} · {verdict}"
                 )
             # What a person chooses by comes first; the repository and file are in the tooltip.
             details = " · ".join(
-                filter(None, [size_text(model.size_bytes), model.licence, model.note])
+                filter(None, [wording.size(model.size_bytes), model.licence, model.note])
             )
             row = QTreeWidgetItem(groups[DOWNLOADS], [model.name, "Download", details, verdict])
             row.setToolTip(0, model.name)

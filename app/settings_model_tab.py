@@ -404,10 +404,10 @@ class ModelTab(QScrollArea):
         wanted = self.context_size.value()
         over = trained > 0 and wanted > trained
         if over:
-            from models.machine import size_text
+            from engine.terminal.wording import size
 
             cost = (f" At {wanted:,} tokens the context alone takes about "
-                    f"{size_text(per_token * wanted)} of memory." if per_token else "")
+                    f"{size(per_token * wanted)} of memory." if per_token else "")
             fit = (f" Suggested for this computer: {fitted:,} tokens." if fitted else "")
             self.context_note.setText(
                 f"More than the {trained:,} tokens this model was trained on: past those its "

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from models.machine import size_text
+from engine.terminal import wording
 from models.overview import Overview, overview
 from models.recommended import suggested, suggestion_reason
 
@@ -79,7 +79,7 @@ def render(result: Overview) -> str:
             lines.append(
                 f"  {model.tool:<22} {model.name}\n"
                 f"  {'':<22} {info.architecture} · {_parameters(info.parameters)} · "
-                f"{info.quantisation} · {size_text(info.size_bytes)} · context "
+                f"{info.quantisation} · {wording.size(info.size_bytes)} · context "
                 f"{info.context_length or '?'} · chat template "
                 f"{'yes' if info.chat_template else 'no'}{runs}\n"
                 f"  {'':<22} {model.path}"
@@ -103,14 +103,14 @@ def render(result: Overview) -> str:
         )
         star = "*" if pick is not None and model is pick[0] else " "
         lines.append(
-            f" {star}{model.tier_gb:>2} GB  {model.name:<28} {size_text(model.size_bytes):>8}  "
+            f" {star}{model.tier_gb:>2} GB  {model.name:<28} {wording.size(model.size_bytes):>8}  "
             f"{model.licence:<28} {mark}\n"
             f"  {'':<6} {model.url}"
         )
     if pick is not None:
         lines.append(f"  * suggested for this computer: {_suggestion(*pick)}")
     for paused in result.paused:
-        done, size = size_text(paused["done"]), size_text(paused["size"])
+        done, size = wording.size(paused["done"]), wording.size(paused["size"])
         lines.append(f"  paused: {paused['dest']} ({done} of {size})")
     return "\n".join(lines) + "\n"
 

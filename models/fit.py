@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.gguf import kv_cache_bytes, read_header
-from models.machine import Machine, size_text
+from engine.terminal import wording
+from models.machine import Machine
 
 GB = 1024**3
 RESERVE_RAM = 1 * GB  # the app, the embedder and the desktop keep running beside the model
@@ -114,15 +115,15 @@ def fit_model(shape: ModelShape, machine: Machine, gpu_offload: bool) -> Fit:
         if whole <= room:
             layers, where = shape.layers + 1 if shape.layers else 999, "GPU"
             reasons["gpu_layers"] = (
-                f"all ({layers}): the {size_text(shape.size_bytes)} model fits in the "
-                f"{size_text(machine.free_vram)} free on {machine.gpu_name or 'the GPU'}."
+                f"all ({layers}): the {wording.size(shape.size_bytes)} model fits in the "
+                f"{wording.size(machine.free_vram)} free on {machine.gpu_name or 'the GPU'}."
             )
         elif shape.layers:
             layers = int(room / (shape.size_bytes / shape.layers) * 0.9)
             layers, where = max(0, min(layers, shape.layers)), "GPU + CPU" if layers else "CPU"
             reasons["gpu_layers"] = (
-                f"{layers} of {shape.layers}: the {size_text(shape.size_bytes)} model does not "
-                f"fit in {size_text(machine.free_vram)} of free GPU memory, so the rest runs on "
+                f"{layers} of {shape.layers}: the {wording.size(shape.size_bytes)} model does not "
+                f"fit in {wording.size(machine.free_vram)} of free GPU memory, so the rest runs on "
                 "the CPU."
             )
         else:
@@ -142,7 +143,7 @@ def fit_model(shape: ModelShape, machine: Machine, gpu_offload: bool) -> Fit:
     if fits:
         why = (
             f"{context:,} tokens: the model was trained for {trained:,}; its KV cache then takes "
-            f"{size_text(per_token * context)} of the {size_text(max(budget, 0))} of free {pool} "
+            f"{wording.size(per_token * context)} of the {wording.size(max(budget, 0))} of free {pool} "
             f"left after the model"
         )
         if context == limit and limit < trained:
@@ -151,8 +152,8 @@ def fit_model(shape: ModelShape, machine: Machine, gpu_offload: bool) -> Fit:
     else:
         context = MIN_CONTEXT
         reasons["context"] = (
-            f"does not fit: the {size_text(shape.size_bytes)} model and {MIN_CONTEXT:,} tokens of "
-            f"context need more than the {size_text(machine.free_ram)} of free RAM."
+            f"does not fit: the {wording.size(shape.size_bytes)} model and {MIN_CONTEXT:,} tokens of "
+            f"context need more than the {wording.size(machine.free_ram)} of free RAM."
         )
     words = _speed(shape, machine, layers, where, reasons)
     return Fit(fits, layers, context, threads, where, reasons, words)
@@ -178,7 +179,7 @@ def _speed(shape: ModelShape, machine: Machine, layers: int, where: str, reasons
     )
     why = (
         f"{amount}: every token it writes (~3/4 of a word) reads "
-        f"{part} ({size_text(on_cpu)}) from memory, and this computer reads "
+        f"{part} ({wording.size(on_cpu)}) from memory, and this computer reads "
         f"{machine.memory_bandwidth / 1e9:.1f} GB/s (measured)"
     )
     if _slow(words):

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from engine.terminal import wording
+
 # The block read to measure memory bandwidth: far larger than any CPU cache, small enough to
 # allocate on a machine with little free RAM (at most 1/16 of what is free).
 BANDWIDTH_BLOCK = 256 * 1024 * 1024
@@ -39,23 +41,18 @@ class Machine:
         """The facts a model's fit rests on, in words, for the model table's line above it and
         `memoryos models` (each joins them its own way)."""
         gpu = (
-            f"{self.gpu_name}, {size_text(self.free_vram)} free"
+            f"{self.gpu_name}, {wording.size(self.free_vram)} free"
             if self.free_vram
             else "no GPU memory found"
         )
         rate = self.memory_bandwidth  # bounds how fast a model writes on the CPU
         return [
-            f"{size_text(self.free_ram)} of {size_text(self.total_ram)} RAM free",
+            f"{wording.size(self.free_ram)} of {wording.size(self.total_ram)} RAM free",
             f"{self.physical_cores} physical cores",
             *([f"memory read at {rate / 1e9:.1f} GB/s"] if rate else []),
             gpu,
             f"GPU offload {'supported' if gpu_offload else 'not in this llama.cpp build'}",
         ]
-
-
-def size_text(value: int) -> str:
-    """Bytes as people read sizes: '4.7 GB', or '350 MB' below 0.1 GB."""
-    return f"{value / 1e9:.1f} GB" if value >= 1e8 else f"{value / 1e6:.0f} MB"
 
 
 def free_ram() -> tuple[int, int]:

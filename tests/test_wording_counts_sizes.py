@@ -57,3 +57,19 @@ def test_status_and_backup_say_a_size_in_the_same_unit(home, tmp_path):
     # each says the size of its file as it is on disk, to the precision printed
     made = copy.stat().st_size
     assert abs(_said_size(backed_up) - made) <= 0.51e3, (backed_up, made)
+
+
+def test_the_model_lists_say_a_size_as_the_file_lists_do():
+    """The model fit and lists had their own formatter ("0.1 GB" for the 98 MB bundled model,
+    where the vault switcher and `memoryos status` say MB): one wording for both."""
+    from models.catalogue import bundled_gguf_path
+    from models.fit import fit_model, shape_of
+    from models.machine import Machine
+
+    path = bundled_gguf_path()
+    gpu = Machine(total_ram=32 * 2**30, free_ram=16 * 2**30, free_vram=8 * 2**30,
+                  gpu_name="RTX Test", physical_cores=8, logical_cores=16, memory_bandwidth=0)
+    reason = fit_model(shape_of(path), gpu, gpu_offload=True).reasons["gpu_layers"]
+    said = wording.size(path.stat().st_size)
+    assert said.endswith(" MB") and f"the {said} model fits" in reason, reason
+    assert abs(_said_size(reason) - path.stat().st_size) <= 0.51e6

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from models.machine import size_text
+from engine.terminal import wording
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
@@ -546,7 +546,7 @@ def test_the_model_step_reads_whole_at_its_default_size(
     assert picker.rows(FILES)[0].toolTip(0) == "SmolLM2-135M Instruct (bundled demo)"
     for row in picker.rows(DOWNLOADS):
         model = row.data(0, Qt.ItemDataRole.UserRole)[1][0]
-        assert row.text(2).startswith(f"{size_text(model.size_bytes)} · {model.licence}")
+        assert row.text(2).startswith(f"{wording.size(model.size_bytes)} · {model.licence}")
         assert row.text(2) in row.toolTip(2) and model.url in row.toolTip(2)
         assert model.licence in row.toolTip(1)
     dialog.close()
