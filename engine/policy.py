@@ -3,7 +3,8 @@
 Where it is read from: the system file, whenever it exists,
 - Linux and other Unix: /etc/memoryos/policy.json
 - macOS: /Library/Application Support/MemoryOS/policy.json
-- Windows: %PROGRAMDATA%\\MemoryOS\\policy.json
+- Windows: C:\\ProgramData\\MemoryOS\\policy.json (the ProgramData folder as Windows knows it,
+  not the %PROGRAMDATA% variable, which any person can set to another folder for themselves)
 else $MEMORYOS_POLICY_FILE (tests; or an administrator who deploys it elsewhere). The system
 file wins so that no person can turn the policy off by pointing the variable at another file.
 
@@ -67,11 +68,39 @@ class Policy:
 def system_policy_path() -> Path:
     """Where an administrator puts the policy on this platform."""
     if sys.platform == "win32":
-        base = os.environ.get("PROGRAMDATA", r"C:\ProgramData")
-        return Path(base) / "MemoryOS" / "policy.json"
+        return windows_program_data() / "MemoryOS" / "policy.json"
     if sys.platform == "darwin":
         return Path("/Library/Application Support/MemoryOS/policy.json")
     return Path("/etc/memoryos/policy.json")
+
+
+def windows_program_data() -> Path:
+    """Windows' ProgramData folder, asked of Windows (SHGetKnownFolderPath). Not %PROGRAMDATA%:
+    a person can set that variable for their own programs, and the policy would then be read
+    from a folder they write to, or from none; C:\\ProgramData where Windows cannot say."""
+    fallback = Path(r"C:\ProgramData")
+    try:
+        import ctypes
+        from ctypes import wintypes
+
+        class Guid(ctypes.Structure):
+            _fields_ = [("data1", wintypes.DWORD), ("data2", wintypes.WORD),
+                        ("data3", wintypes.WORD), ("data4", ctypes.c_ubyte * 8)]
+
+        # FOLDERID_ProgramData, {62AB5D82-FDC1-4DC3-A9DD-070D1D495D97}
+        folder_id = Guid(0x62AB5D82, 0xFDC1, 0x4DC3,
+                         (ctypes.c_ubyte * 8)(0xA9, 0xDD, 0x07, 0x0D, 0x1D, 0x49, 0x5D, 0x97))
+        found = ctypes.c_wchar_p()
+        windll = ctypes.windll  # type: ignore[attr-defined]  # only on Windows
+        if windll.shell32.SHGetKnownFolderPath(ctypes.byref(folder_id), 0, None,
+                                               ctypes.byref(found)) != 0:
+            return fallback
+        try:
+            return Path(found.value) if found.value else fallback
+        finally:
+            windll.ole32.CoTaskMemFree(found)
+    except (AttributeError, ImportError, OSError, ValueError):  # not Windows, or no shell32
+        return fallback
 
 
 def _present(path: Path) -> bool:

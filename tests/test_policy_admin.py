@@ -35,6 +35,19 @@ def _write(path, **keys):
     return path
 
 
+def test_on_windows_the_system_file_is_not_where_programdata_points(tmp_path, monkeypatch):
+    """%PROGRAMDATA% is a variable any person can set for their own programs: the policy was
+    read from wherever it pointed (a folder of theirs with no policy, or a lenient one). The
+    folder is asked of Windows instead (here, off Windows, its usual place)."""
+    (tmp_path / "MemoryOS").mkdir()
+    planted = _write(tmp_path / "MemoryOS" / "policy.json", export=True)
+    monkeypatch.setenv("PROGRAMDATA", str(tmp_path))
+    monkeypatch.setattr(policy.sys, "platform", "win32")
+    path = policy.system_policy_path()
+    assert path != planted and tmp_path not in path.parents
+    assert path.parts[-2:] == ("MemoryOS", "policy.json")
+
+
 def test_the_system_file_wins_over_the_variable(system_file, tmp_path, monkeypatch, memory):
     memory.add_memory("I like chess", "ok")
     _write(system_file, export=False)
