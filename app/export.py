@@ -113,6 +113,7 @@ class EraseDialog(QDialog):
         text.setMinimumWidth(pixels(392))
         self.word = QLineEdit()
         self.word.setPlaceholderText(ERASE_WORD)
+        self.word.setAccessibleName(f"Type {ERASE_WORD} to confirm")  # the label is no buddy
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.erase_button = QPushButton("Erase everything", objectName="dangerSolid")
         self.erase_button.setEnabled(False)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QStackedWidget,
+    QStyledItemDelegate,
     QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
@@ -78,6 +79,16 @@ def forget_question(title: str, preview: Any) -> tuple[str, str]:
     return question, detail + "\n\nThis cannot be undone."
 
 
+class TitleEditor(QStyledItemDelegate):
+    """The box Rename (F2) opens over a row, named: Qt's own box has no name, and a screen
+    reader said only "text field"."""
+
+    def createEditor(self, parent: QWidget, option: Any, index: Any) -> QWidget:  # noqa: N802
+        editor = super().createEditor(parent, option, index)
+        editor.setAccessibleName("Conversation title")
+        return editor
+
+
 class Sidebar(QFrame):
     """Lists conversations; asks the window to open one with `open_requested(id)`."""
 
@@ -112,6 +123,7 @@ class Sidebar(QFrame):
         self._open_first = False  # Enter pressed before the results were drawn: open the first
         self.tree = QTreeWidget()
         self.tree.setAccessibleName("Conversation list")
+        self.tree.setItemDelegate(TitleEditor(self.tree))
         self.tree.setHeaderHidden(True)
         self.tree.setRootIsDecorated(False)
         self.tree.setIndentation(8)

@@ -143,6 +143,9 @@ def password_field(placeholder: str) -> QLineEdit:
     field = QLineEdit()
     field.setEchoMode(QLineEdit.EchoMode.Password)
     field.setPlaceholderText(placeholder)
+    # Qt gives a screen reader the placeholder only as a description, and the field has no
+    # label of its own: without a name it was read as an unnamed text field
+    field.setAccessibleName(placeholder)
     return field
 
 
