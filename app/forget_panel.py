@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 from app import remembered as shown
 from app import theme
 from app.persona_items import status_words
+from app.widgets import scrolled_column
 from engine.records import SUPERSEDED
 from engine.remembered import EXCHANGE
 
@@ -121,18 +121,8 @@ class ForgetPanel(QFrame):
         # screen, the largest text): squeezed by the window's layout, they were drawn on top
         # of one another. The hint and the buttons stay, whole: in the scrolled part the hint
         # was cut where no key could scroll to it (Tab goes from the list to the buttons).
-        lines = QWidget(objectName="forgetLines")
-        lines_layout = QVBoxLayout(lines)
-        lines_layout.setContentsMargins(0, 0, 0, 0)
-        lines_layout.setSpacing(6)
-        lines_layout.addWidget(self.title)
-        lines_layout.addWidget(self.list)
-        self.lines = QScrollArea()
-        self.lines.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.lines.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.lines.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the list, then the buttons
-        self.lines.setWidgetResizable(True)
-        self.lines.setWidget(lines)
+        self.lines = scrolled_column("forgetLines", [self.title, self.list], spacing=6,
+                                     across=False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 10, 20, 10)
         layout.setSpacing(6)

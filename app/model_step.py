@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -24,7 +23,7 @@ from app.model_picker import Choice, ModelPicker
 from app.settings_added_models import remember_model
 from app.settings_dialog import FocusShown
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
-from app.widgets import fit_window
+from app.widgets import fit_window, scrolled_column
 from app.workers import WorkerPool
 
 
@@ -325,17 +324,8 @@ class ModelStepDialog(QDialog):
         # squeezed; the picker's buttons and "Keep …" stay under them, always in view. A field
         # given the keyboard is scrolled to.
         self.picker.layout().removeItem(self.picker.button_rows)
-        body = QWidget(objectName="modelStepBody")
-        body_layout = QVBoxLayout(body)
-        body_layout.setContentsMargins(0, 0, 0, 0)
-        body_layout.addWidget(title)
-        body_layout.addWidget(intro)
-        body_layout.addWidget(self.picker, 1)
-        self.body = QScrollArea()
-        self.body.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.body.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the fields inside
-        self.body.setWidgetResizable(True)
-        self.body.setWidget(body)
+        self.body = scrolled_column("modelStepBody", [title, intro, self.picker],
+                                    stretch=self.picker)
         FocusShown(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)

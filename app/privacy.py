@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QStyle,
     QStyleOptionButton,
@@ -52,11 +51,13 @@ from app.privacy_helpers import (
 from app.privacy_items import ItemsTabMixin
 from app.widgets import (
     KEYBOARD_FOCUS,
+    WholeRows,
     fit_window,
     no_default_buttons,
     one_line,
     redrawn_keeping,
     screen_room,
+    scrolled_column,
     when,
 )
 from app.workers import while_open
@@ -151,19 +152,9 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         # The subtitle and the tabs scroll where the screen is too short for them (a 1366x768
         # laptop at 1.5x has 452 px for the panel, which needed 495 and cut its buttons off):
         # the title and the buttons below stay in view (_keep_lines_whole)
-        middle = QWidget(objectName="privacyMiddle")
-        middle_column = QVBoxLayout(middle)
-        middle_column.setContentsMargins(0, 0, 0, 0)
-        middle_column.setSpacing(10)
-        middle_column.addWidget(subtitle)
-        middle_column.addWidget(self.tabs, 1)
-        self.middle = QScrollArea()
-        self.middle.setWidget(middle)
-        self.middle.setWidgetResizable(True)
-        self.middle.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.middle.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.middle.viewport().setAutoFillBackground(False)
-        middle.setAutoFillBackground(False)
+        self.middle = scrolled_column("privacyMiddle", [subtitle, self.tabs], stretch=self.tabs,
+                                      spacing=10)
+        WholeRows(self.items_splitter, self.tree, self.middle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.setSpacing(10)

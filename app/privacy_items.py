@@ -110,6 +110,7 @@ class ItemsTabMixin:
         splitter.addWidget(self.tree_box)
         splitter.addWidget(self.source)
         splitter.setSizes([380, 180])
+        self.items_splitter = splitter  # its list keeps to whole rows (PrivacyPanel: WholeRows)
         self.edit_button = QPushButton(themed("edit"), " Edit")
         self.edit_button.clicked.connect(self.edit_selected)
         self.delete_button = QPushButton(icon("erase", DANGER), " Delete", objectName="danger")

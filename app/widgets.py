@@ -6,16 +6,19 @@ import datetime as dt
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QPoint, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
     QComboBox,
     QHeaderView,
     QLabel,
+    QScrollArea,
+    QSplitter,
     QStackedWidget,
     QTreeWidget,
     QTreeWidgetItem,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -214,6 +217,88 @@ def make_tree(headers: Sequence[str], *, multi: bool = False, stretch: int = 1) 
         mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
         header.setSectionResizeMode(column, mode)
     return tree
+
+
+def scrolled_column(
+    name: str, widgets: Sequence[QWidget], *, stretch: QWidget | None = None,
+    spacing: int | None = None, across: bool = True,
+) -> QScrollArea:
+    """`widgets` one under another in a column (a widget named `name`, its `.widget()`) that
+    scrolls where the window is too short for them, rather than squeezing them on top of one
+    another: no frame, the parent's background showing through, and never the keyboard's
+    stop (Tab goes to the fields inside). `stretch` takes the height left over; `spacing`
+    between them, the style's unless given; `across`: False where the column never scrolls
+    sideways (its lines wrap or elide instead)."""
+    column = QWidget(objectName=name)
+    layout = QVBoxLayout(column)
+    layout.setContentsMargins(0, 0, 0, 0)
+    if spacing is not None:
+        layout.setSpacing(spacing)
+    for widget in widgets:
+        layout.addWidget(widget, 1 if widget is stretch else 0)
+    area = QScrollArea()
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    if not across:
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setWidgetResizable(True)
+    area.setWidget(column)
+    column.setAutoFillBackground(False)  # setWidget() made it fill
+    area.viewport().setAutoFillBackground(False)
+    return area
+
+
+class WholeRows(QObject):
+    """Keeps the list at the top of a vertical `splitter` to whole rows, the pane below taking
+    the rest: at 1.5x on a 1366x768 screen Privacy's Facts table showed 3.5 rows, the fourth
+    cut in half. Where the splitter is in `area`, a scroll area too short for it, the list
+    ends where the area's view does as it opens (unless the splitter was moved by hand): the
+    rest of the page is scrolled to, the list's own rows are not cut by the view's edge."""
+
+    def __init__(self, splitter: QSplitter, view: QAbstractItemView,
+                 area: QScrollArea | None = None) -> None:
+        super().__init__(splitter)
+        self.splitter, self.view, self.area = splitter, view, area
+        self.moved = False  # by hand: its size is the person's, only made whole rows
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)  # once the layouts have placed it
+        self.timer.timeout.connect(self.snap)
+        splitter.installEventFilter(self)
+        view.installEventFilter(self)
+        if area is not None:
+            area.viewport().installEventFilter(self)
+        splitter.splitterMoved.connect(self._moved)
+        # the rows come after the panel shows (read in a worker), and change height with the text
+        view.model().rowsInserted.connect(lambda *_: self.timer.start())
+        view.model().modelReset.connect(lambda *_: self.timer.start())
+
+    def _moved(self) -> None:
+        self.moved = True
+        self.timer.start()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show, QEvent.Type.FontChange,
+                            QEvent.Type.StyleChange):
+            self.timer.start()
+        return False
+
+    def snap(self) -> None:
+        sizes = self.splitter.sizes()
+        row = self.view.sizeHintForRow(0)  # -1 with no rows
+        if len(sizes) != 2 or row <= 0 or not self.view.isVisible():
+            return
+        pane = self.splitter.widget(0)
+        fixed = pane.height() - self.view.viewport().height()  # header, frame, scroll bar
+        room = sizes[0]
+        area = self.area
+        if area is not None and not self.moved and area.verticalScrollBar().value() == 0:
+            shown = area.viewport().height() - pane.mapTo(area.widget(), QPoint(0, 0)).y()
+            if fixed + row <= shown < room:
+                room = shown
+        whole = fixed + max(1, (room - fixed) // row) * row
+        if whole != sizes[0] and whole < sum(sizes):
+            self.splitter.setSizes([whole, sum(sizes) - whole])
 
 
 class WithPlaceholder(QStackedWidget):
