@@ -88,5 +88,10 @@ class RowEditor(QStyledItemDelegate):
     """Edits "What it knows" in a box over the whole cell: Qt put it at the text's place,
     inside the row's padding, and it sat lower than the row it edits."""
 
+    def createEditor(self, parent: QWidget, option: Any, index: Any) -> QWidget:  # noqa: N802
+        editor = super().createEditor(parent, option, index)
+        editor.setAccessibleName("What it knows")  # Qt's own box has none: "text field"
+        return editor
+
     def updateEditorGeometry(self, editor: QWidget, option: Any, index: Any) -> None:  # noqa: N802
         editor.setGeometry(option.rect)

@@ -140,8 +140,6 @@ def test_privacy_and_both_of_its_tabs(qtbot, privacy):
     assert each_tab(qtbot, privacy, privacy.tabs) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="app/privacy_helpers.py RowEditor: the box that edits "
-                   "“What it knows” needs the name “What it knows” (report of the audit)")
 def test_editing_an_item_in_privacy(qtbot, privacy):
     privacy.tree.setCurrentItem(privacy_row(privacy, NURSE))
     privacy.edit_selected()
