@@ -464,6 +464,9 @@ class MemoryWindowMixin:
             self.set_temporary(False)
         self._history_due = False  # the start's conversation is not drawn over this one
         self._show_page = page_id
+        # Where the keyboard is as it starts to load (the row or result opened, the message
+        # box, none): the box gets it once loaded only if it is still there (see _continue).
+        self._focus_at_open = self.focusWidget()
         self.session.run(
             self.session.mem.continue_conversation,
             conversation_id,
@@ -475,7 +478,16 @@ class MemoryWindowMixin:
         self.shown_conversations = [conversation_id]
         self.sidebar.set_current(conversation_id)
         self.reload_conversation()
-        self.composer.input.setFocus()
+        self.box_takes_keyboard(self._focus_at_open)
+
+    def box_takes_keyboard(self, was: QWidget | None) -> None:
+        """The message box gets the keyboard after work the person started (a conversation
+        opened, an answer written) if it is still where it was then (`was`), in the box or
+        nowhere: moved to another pane meanwhile (F6, Tab, a click, the search), it stays."""
+        focus = self.focusWidget()
+        if focus is None or focus is was or focus is self.composer or \
+                self.composer.isAncestorOf(focus):
+            self.composer.input.setFocus()
 
     def toggle_sidebar(self, visible: bool | None = None) -> None:
         visible = not self.sidebar.isVisible() if visible is None else bool(visible)

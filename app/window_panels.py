@@ -115,7 +115,7 @@ class PanelsWindowMixin:
 
     def export_memory(self) -> None:
         """File → Export memory… (Ctrl+E). Turned off by the policy, its entry is greyed and
-        its shortcut comes here (main_window._apply_policy) to say why, not silently."""
+        its shortcut comes here (window_session._apply_policy) to say why, not silently."""
         from app.export import export_memory
         from app.policy_lock import export_refused_text
         from engine.errors import MemoryOSError
