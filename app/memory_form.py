@@ -150,7 +150,22 @@ class MemoryForm(QWidget):
                  if self.specs[name].group == group]
         for first, second in pairwise(shown):
             QWidget.setTabOrder(first, second)
+        self.boxes = [form.parentWidget() for form in groups.values()]
+        self.columns = 2
         grid.setRowStretch(grid.rowCount(), 1)
+
+    def set_columns(self, columns: int) -> None:
+        """The boxes in `columns` columns, in the same order (left to right, then down)."""
+        if columns == self.columns:
+            return
+        grid = self.layout()
+        grid.setRowStretch(-(-len(self.boxes) // self.columns), 0)  # the room under them
+        for box in self.boxes:
+            grid.removeWidget(box)
+        for index, box in enumerate(self.boxes):
+            grid.addWidget(box, index // columns, index % columns)
+        grid.setRowStretch(-(-len(self.boxes) // columns), 1)
+        self.columns = columns
 
     def set_settings(self, settings: Any) -> None:
         for name, widget in self.inputs.items():

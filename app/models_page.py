@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from app.model_picker import ModelPicker
 from app.model_step import ServerAddress
+from app.theme import pixels
 from app.workers import WorkerPool
 
 
-class ModelsPage(QWidget):
+class ModelsPage(QScrollArea):
     """Models on this computer, servers (found or added by address) and downloads; Use fills
-    the Model tab. `current`: the AppSettings in use, whose model's row says "in use"."""
+    the Model tab. `current`: the AppSettings in use, whose model's row says "in use".
+    Where the dialog is too short for it all (the largest text on a 1366x768 screen scaled by
+    1.5), the page scrolls, the table a few rows tall: squeezed, its buttons lost their text
+    and the table showed only its header."""
 
     def __init__(
         self, pool: WorkerPool, probe: bool = True, parent: QWidget | None = None,
@@ -21,10 +26,16 @@ class ModelsPage(QWidget):
     ) -> None:  # fmt: skip
         super().__init__(parent)
         self.picker = ModelPicker(pool, probe=probe, current=current)
+        self.picker.table.setMinimumHeight(pixels(140))
         self.address = ServerAddress(self.picker, pool)
         self.note = QLabel(objectName="hint")
         self.note.setWordWrap(True)
-        layout = QVBoxLayout(self)
+        page = QWidget()
+        layout = QVBoxLayout(page)
         layout.setContentsMargins(14, 14, 14, 14)
         layout.addWidget(self.picker, 1)
         layout.addWidget(self.note)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the fields inside
+        self.setWidget(page)

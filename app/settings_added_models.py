@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyleOptionComboBox,
     QStylePainter,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -121,7 +122,7 @@ class AddedModels(QWidget):
         # its own width, entries are shortened (in full in their tooltips)
         self.recent.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.recent.setMinimumContentsLength(24)
+        self.recent.setMinimumContentsLength(16)  # it stretches: this is its least
         self.recent.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.recent.activated.connect(self._recent_chosen)
         self.recent.currentIndexChanged.connect(self._recent_shown)
@@ -140,15 +141,46 @@ class AddedModels(QWidget):
         self.remove_recent.setToolTip(REMOVE_TIP)
         self.remove_recent.clicked.connect(lambda: self.remove_added(self.recent.currentIndex()))
         self.remove_recent.setEnabled(False)
-        recent_layout = QHBoxLayout(self)
-        recent_layout.setContentsMargins(0, 0, 0, 6)
-        recent_layout.addWidget(QLabel("Models you added"))
-        recent_layout.addWidget(self.recent, 1)
-        recent_layout.addWidget(self.remove_recent)
+        # The label goes above the box where the row is too narrow for all three (the largest
+        # text on a 1366x768 screen scaled by 1.5: the row was wider than the page)
+        self.label = QLabel("Models you added")
+        self.label.setBuddy(self.recent)
+        self.label_row = QHBoxLayout()  # the label, when it is above
+        self.row = QHBoxLayout()
+        self.row.addWidget(self.label)
+        self.row.addWidget(self.recent, 1)
+        self.row.addWidget(self.remove_recent)
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(0, 0, 0, 6)
+        rows.addLayout(self.label_row)
+        rows.addLayout(self.row)
         self.removed_note = QLabel(objectName="hint")  # what Save will take off the list
         self.removed_note.setWordWrap(True)
         self.removed_note.hide()
         self.show_added([])  # until the list is read
+        self.fit_row()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self.fit_row()
+
+    def fit_row(self) -> None:
+        """The label beside the box where the row is wide enough, else above it; the row's
+        least width is that of the narrower arrangement, for the page to be as narrow."""
+        spacing = max(0, self.row.spacing())
+        box = self.recent.minimumSizeHint().width() + spacing + self.remove_recent.sizeHint().width()
+        label = self.label.sizeHint().width()
+        if self.minimumWidth() != max(label, box):
+            self.setMinimumWidth(max(label, box))
+        above = self.width() < label + spacing + box
+        if above == (self.label_row.indexOf(self.label) >= 0):
+            return
+        if above:
+            self.row.removeWidget(self.label)
+            self.label_row.addWidget(self.label)
+        else:
+            self.label_row.removeWidget(self.label)
+            self.row.insertWidget(0, self.label)
 
     def show_added(self, entries: list) -> None:
         self.added = entries

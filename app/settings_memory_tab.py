@@ -67,6 +67,24 @@ class MemoryTab(QScrollArea):
                           else "Not allowed by your administrator")
             keeps.setMinimumWidth(keeps.sizeHint().width())
 
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """The boxes side by side in two columns where the page is wide enough for them, else
+        one under another: at the largest text on a 1366x768 screen scaled by 1.5 the second
+        column was past the page's right edge, reached only sideways. The page's width is
+        taken with its scroll bar shown (it is, at any width one column is needed): measured
+        without it, the bar that two columns then bring could send them back to one."""
+        form = self.memory_form
+        margins = self.widget().layout().contentsMargins()
+        room = (self.width() - self.verticalScrollBar().sizeHint().width()
+                - margins.left() - margins.right())
+        widths = [box.minimumSizeHint().width() for box in form.boxes]
+        two = max(widths[0::2]) + max(widths[1::2]) + form.layout().horizontalSpacing()
+        form.set_columns(2 if two <= room else 1)
+
     def reset_memory(self) -> None:
         """The paper's defaults, but for retention (a privacy choice): said beside the button."""
         refused = any(label.text() for label in self.memory_form.problems.values())

@@ -48,11 +48,28 @@ from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
 from app.theme import in_red, pixels
 from app.widgets import TallLabel
 from app.workers import WorkerPool, while_open
+from app.wrapped_buttons import WrappedButtons
 from engine.api_keys import API_KEY_ENV
 
 # Read only at a model load, never shown: a key in the environment is the person's own setting.
 KEY_TIP = (f"The key the server asks for, if any. With none given here, MemoryOS uses the key in "
            f"the {API_KEY_ENV} environment variable when it is set.")
+
+
+class FieldNote(TallLabel):
+    """A wrapped note under a field of "Running a local model": 460 px wide at the normal text
+    size, more with larger text, as far as the page allows, and 240 at least (460 at least kept
+    the page wider than a 1366x768 screen scaled by 1.5 at the largest text, its ends cut off).
+    """
+
+    def __init__(self, text: str = "", **kwargs: Any) -> None:
+        super().__init__(text, **kwargs)
+        self.setWordWrap(True)
+        self.setMinimumWidth(pixels(240))
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        width = max(super().sizeHint().width(), pixels(460))
+        return QSize(width, self.heightForWidth(width))
 
 
 class FormNote(QLabel):
@@ -111,6 +128,11 @@ class ModelTab(QScrollArea):
         layout.addWidget(self._embedder_group())
         layout.addWidget(locking)
         layout.addStretch(1)
+        # At the largest text on a small screen (1366x768 scaled by 1.5) the choices were wider
+        # than the page, their ends cut off: there they go onto two lines
+        self.wrapped = WrappedButtons(self)
+        self.wrapped.watch(self.bundled, self.gguf, self.server, self.allow_plain_http,
+                           self.embedder_box.bundled, self.embedder_box.folder)
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
         # No Tab stop of its own: the page showed no focus mark there, a keyboard user was
@@ -240,18 +262,14 @@ class ModelTab(QScrollArea):
         self.gpu_layers = QSpinBox()
         self.gpu_layers.setRange(0, 999)
         self.gpu_layers.setSpecialValueText("0 (CPU only)")
-        self.gpu_note = TallLabel("Checking GPU support…", objectName="hint")
-        self.gpu_note.setWordWrap(True)
-        self.gpu_note.setMinimumWidth(pixels(460))
+        self.gpu_note = FieldNote("Checking GPU support…", objectName="hint")
         self.context_size = QSpinBox()
         self.context_size.setRange(512, 262_144)
         self.context_size.setSingleStep(512)
         self.context_size.setSuffix(" tokens")
         self.context_size.valueChanged.connect(self._check_context)
         # past what the file was trained on: allowed, but said (it takes GBs more memory)
-        self.context_note = TallLabel(objectName="warnNote")
-        self.context_note.setWordWrap(True)
-        self.context_note.setMinimumWidth(pixels(460))
+        self.context_note = FieldNote(objectName="warnNote")
         self.threads = QSpinBox()
         self.threads.setRange(0, 256)
         self.threads.setSpecialValueText("Automatic")
@@ -277,9 +295,7 @@ class ModelTab(QScrollArea):
         )
         self.demo_limit.setWordWrap(True)
         form.addRow("", self.demo_limit)
-        self.fit_note = TallLabel(objectName="hint")  # why the values were chosen (Models page)
-        self.fit_note.setWordWrap(True)
-        self.fit_note.setMinimumWidth(pixels(460))
+        self.fit_note = FieldNote(objectName="hint")  # why the values were chosen (Models page)
         self.fit_note.hide()
         form.addRow("", self.fit_note)
         return local

@@ -66,3 +66,14 @@ def test_the_privacy_panel_fits_a_scaled_laptop_screen(tmp_path, largest):
     size = theme.MAX_SIZE if largest else theme.BASE_SIZE
     said = _looked_at(tmp_path, "1.5", size, "memory_panels and privacy")
     assert "1 passed" in said and "skipped" not in said  # it did look at it
+
+
+def test_settings_fits_a_scaled_laptop_screen_at_the_largest_text(tmp_path):
+    """From a walkthrough (1366x768, QT_SCALE_FACTOR=1.5, Ctrl+= to the largest text): Settings'
+    least size was 1089x452 on a screen with 910 px across for it, its right part off the
+    screen; the Model tab's choices and the Memory tab's second column were past the page's
+    edge, the Models tab's buttons squeezed. Every tab, at its size as opened and its smallest."""
+    from app import theme
+
+    said = _looked_at(tmp_path, "1.5", theme.MAX_SIZE, "settings")
+    assert "1 passed" in said and "skipped" not in said  # it did look at it
