@@ -6,7 +6,9 @@ mid_term.py      segments: placing pages, refreshing a segment's summary and cen
 heat.py          segment heat, eviction of the coldest, which segments are hot
 segment_index.py the active segments in RAM (placement and retrieval share it)
 chains.py        dialogue chains between consecutive pages
-long_term.py     the persona: learning from pages and hot segments, the person's edits
+long_term.py     the persona: adding a fact or profile entry, and what it replaces
+persona_learning.py  what pages and hot segments teach, written through the persona
+persona_edits.py     the person's own edits: facts added by hand, edits, deletes, undo
 persona_patterns.py  what a page teaches without an LLM (statements, profile slots)
 persona_analysis.py  what a hot segment teaches: the one structured call's prompt and schema
 persona_compare.py   which pages an item came from; is it the same taste, habit or place
