@@ -126,12 +126,16 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         self.undo_button = QPushButton("Undo")
         self.undo_button.clicked.connect(self.undo)
         self.undo_button.hide()
-        # Its room is kept while it is hidden, as wide as its longest text (_keep_lines_whole):
-        # the panel's least width came and went with it on every edit and undo, and each time
-        # at 1.5x the window was put back 1 px narrower (1306 -> 1300 px in six)
-        kept = self.undo_button.sizePolicy()
-        kept.setRetainSizeWhenHidden(True)
-        self.undo_button.setSizePolicy(kept)
+        # The note and Undo share one place, at least as wide as Undo with its longest text
+        # (_keep_lines_whole): the panel's least width came and went with Undo on every edit
+        # and undo, and each time at 1.5x the window was put back 1 px narrower (1306 -> 1300
+        # px in six). While Undo is hidden the note has its room: kept empty beside it, the
+        # note wrapped on two lines at 1.5x (257 px for 263 px of text)
+        self.note_place = QWidget()
+        place = QHBoxLayout(self.note_place)
+        place.setContentsMargins(0, 0, 0, 0)
+        place.addWidget(self.done_note, 1)
+        place.addWidget(self.undo_button)
         undo_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self)
         undo_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         undo_key.activated.connect(self.undo)
@@ -141,8 +145,7 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         self._buttons_row.addSpacing(12)
         # All the room there is: it wraps only when short. On a screen too narrow for the note
         # and Undo beside the buttons they go on a line of their own above them (_place_note)
-        self._buttons_row.addWidget(self.done_note, 1)
-        self._buttons_row.addWidget(self.undo_button)
+        self._buttons_row.addWidget(self.note_place, 1)
         self._buttons_row.addWidget(close)
         self._note_row = QHBoxLayout()
         bottom = QVBoxLayout()
@@ -155,6 +158,10 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         self.middle = scrolled_column("privacyMiddle", [subtitle, self.tabs], stretch=self.tabs,
                                       spacing=10)
         WholeRows(self.items_splitter, self.tree, self.middle)
+        # So do the conversations and the exchanges of one (at 1.5x the exchanges showed 7
+        # rows and 7 px of an eighth)
+        WholeRows(self.conversations_splitter, self.conversation_tree, self.middle)
+        WholeRows(self.exchanges.splitter, self.exchanges.tree, self.middle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.setSpacing(10)
@@ -241,6 +248,9 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
             QSize(widest, undo.fontMetrics().height()), undo).width()
         if undo.minimumWidth() != wide:
             undo.setMinimumWidth(wide)
+        place = wide + self.note_place.layout().spacing()
+        if self.note_place.minimumWidth() != place:
+            self.note_place.setMinimumWidth(place)
         for field in self._fields:
             need = field.sizeHint().height()
             if field.minimumHeight() != need:
@@ -282,30 +292,23 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         996 px wide of 871), on a line of their own above the buttons."""
         row, note = self._buttons_row, self._note_row
         margins = self.layout().contentsMargins()
+        place = self.note_place
         buttons = [row.itemAt(i).widget() for i in range(row.count())]
-        beside = sum(w.minimumSizeHint().width() if w is not self.undo_button
-                     else w.minimumWidth() for w in buttons if w is not None
-                     and w is not self.done_note)
-        beside += 12 + row.spacing() * (row.count() - 1) + margins.left() + margins.right()
-        if self.undo_button not in buttons:
-            beside += self.undo_button.minimumWidth() + 2 * row.spacing()
+        buttons = [w for w in buttons if w is not None and w is not place]
+        # The buttons, the note's place, the space before it and those between them
+        beside = (sum(w.minimumSizeHint().width() for w in buttons) + place.minimumWidth()
+                  + 12 + row.spacing() * (len(buttons) + 1) + margins.left() + margins.right())
         above = beside > room_width
-        if above == (note.indexOf(self.undo_button) >= 0):
+        if above == (note.indexOf(place) >= 0):
             return
-        kept = self.undo_button.sizePolicy()
-        kept.setRetainSizeWhenHidden(not above)  # its width matters beside only; above, height
-        self.undo_button.setSizePolicy(kept)
         close = buttons[-1]
-        for widget in (self.done_note, self.undo_button):
-            (row if above else note).removeWidget(widget)
+        (row if above else note).removeWidget(place)
         if above:
             row.insertStretch(row.indexOf(close), 1)
-            note.addWidget(self.done_note, 1)
-            note.addWidget(self.undo_button)
+            note.addWidget(place, 1)
         else:
             row.removeItem(row.itemAt(row.indexOf(close) - 1))  # the stretch
-            row.insertWidget(row.indexOf(close), self.done_note, 1)
-            row.insertWidget(row.indexOf(close), self.undo_button)
+            row.insertWidget(row.indexOf(close), place, 1)
 
     # --- keys --------------------------------------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override

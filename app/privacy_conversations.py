@@ -40,6 +40,7 @@ class ConversationsTabMixin:
         both.addWidget(self.conversation_box)
         both.addWidget(self.exchanges)
         both.setSizes([200, 300])
+        self.conversations_splitter = both  # its list keeps to whole rows (PrivacyPanel)
         self.forget_conversations_button = QPushButton(icon("erase", DANGER),
                                                        " Forget conversation", objectName="danger")
         self.forget_conversations_button.clicked.connect(lambda: self.forget_conversations())

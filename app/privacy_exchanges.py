@@ -70,6 +70,7 @@ class ExchangeList(QWidget):
         splitter.addWidget(self.detail)
         splitter.setChildrenCollapsible(False)
         splitter.setSizes([200, 110])
+        self.splitter = splitter  # its list keeps to whole rows (PrivacyPanel: WholeRows)
         self._keep_rows()
         self.count = QLabel(objectName="hint")
         self.earlier_button = QPushButton(f"Show {SHOWN_EXCHANGES} earlier")

@@ -297,6 +297,11 @@ class WholeRows(QObject):
             if fixed + row <= shown < room:
                 room = shown
         whole = fixed + max(1, (room - fixed) // row) * row
+        # Not under the pane's least height, which the splitter keeps (there Privacy's exchanges
+        # list showed two rows and a half, on a 1024x560 screen): the next whole row up
+        least = max(pane.minimumHeight(), pane.minimumSizeHint().height())
+        if whole < least:
+            whole += (least - whole + row - 1) // row * row
         if whole != sizes[0] and whole < sum(sizes):
             self.splitter.setSizes([whole, sum(sizes) - whole])
 
