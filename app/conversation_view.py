@@ -26,7 +26,9 @@ from app.link_guard import LinkGuard
 from app.text_formats import char_format as _format
 from app.text_formats import link_format as _link
 from app.view_answer import THINKING, AnswerMixin
+from app.view_learned import LearnedMixin
 from app.view_memory import Message, MessagesMixin, _is_code
+from app.view_menu import MenuMixin
 from app.view_place import PlaceMixin
 
 READING_CHARS = 1500  # a message this long takes the model seconds to read on a CPU
@@ -78,7 +80,9 @@ def _code_around(block: Any) -> str:
 
 
 
-class ConversationView(MessagesMixin, AnswerMixin, PlaceMixin, QStackedWidget):
+class ConversationView(
+    MessagesMixin, LearnedMixin, MenuMixin, AnswerMixin, PlaceMixin, QStackedWidget
+):
     """Messages of the current conversation; `append_chunk` buffers, a timer draws the batch."""
 
     flushed = Signal()  # a batch of streamed text reached the document (tests wait on it)

@@ -34,6 +34,7 @@ from app.thinking_fold import ThinkingFolds, ThinkingRouter
 from app.used_memories import UsedMemoriesRefresh
 from app.widgets import fit_window
 from app.window_actions import ActionsWindowMixin
+from app.window_conversation import ConversationWindowMixin
 from app.window_memory import WINDOW_LEAST, MemoryWindowMixin
 from app.window_panels import PanelsWindowMixin
 from app.window_session import SessionWindowMixin
@@ -69,7 +70,8 @@ def _banner(name: str, icon_name: str, color: str, text: str) -> tuple[QFrame, Q
 
 
 class MainWindow(
-    SessionWindowMixin, ActionsWindowMixin, MemoryWindowMixin, PanelsWindowMixin, QMainWindow
+    SessionWindowMixin, ActionsWindowMixin, MemoryWindowMixin, ConversationWindowMixin,
+    PanelsWindowMixin, QMainWindow
 ):
     """Chat with the assistant; everything slow goes through the Session's workers."""
 

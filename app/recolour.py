@@ -6,8 +6,8 @@ from PySide6.QtGui import QBrush, QColor, QTextCharFormat, QTextCursor, QTextDoc
 
 from app import theme
 
-# The colours of the light design the conversation is drawn in (conversation_view,
-# view_memory, thinking_fold): text, speakers, times, notes, links, and the frames' tints.
+# The colours of the light design the conversation is drawn in (conversation_view, view_memory,
+# view_learned, thinking_fold): text, speakers, times, notes, links, and the frames' tints.
 DRAWN = (theme.TEXT, theme.MUTED, theme.MUTED_ON_TINT, theme.ACCENT, theme.LEARNED,
          theme.ERROR_RED, "#374151", theme.USER_TINT, theme.LEARNED_TINT, theme.CODE_TINT)
 

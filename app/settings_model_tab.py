@@ -3,7 +3,6 @@ server it asks for its models), how a local model runs, the embedding model, the
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -11,7 +10,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -28,24 +26,16 @@ from PySide6.QtWidgets import (
 from app.auto_lock import minutes_text
 from app.demo_banner import DEMO_MAX_TOKENS
 from app.embedder_choice import EmbedderBox, app_embedder
-from app.errors import describe
-from app.outgoing import url_note
-from app.settings_added_models import AddedModels, added_models, elided
+from app.settings_added_models import AddedModels, added_models
+from app.settings_local_model import LocalModelMixin
 from app.settings_lookups import (
-    KEY_FOR_SESSION,
-    KEY_FROM_ENVIRONMENT,
-    KEY_FROM_KEYRING,
-    KeyRefused,
-    ask_server,
     bundled_limits,
-    gguf_refusal,
     gpu_support,
-    key_source,
     keyring_check,
-    read_gguf,
 )
+from app.settings_server import ServerMixin
 from app.settings_store import BUNDLED, GGUF, SERVER, AppSettings
-from app.theme import in_red, pixels
+from app.theme import pixels
 from app.widgets import TallLabel
 from app.workers import WorkerPool, while_open
 from app.wrapped_buttons import WrappedButtons
@@ -89,7 +79,7 @@ class FormNote(QLabel):
             self.updateGeometry()  # the form asks the height again, for this width
 
 
-class ModelTab(QScrollArea):
+class ModelTab(LocalModelMixin, ServerMixin, QScrollArea):
     """The model's source and running values; `set_values` and `values` carry the AppSettings
     fields it shows. A server's or a file's fields make the page taller than the dialog: it
     scrolls rather than squeeze the rows into each other."""
@@ -383,74 +373,6 @@ class ModelTab(QScrollArea):
         self._show_answer_limit()
         self._check_context()
 
-    def _show_answer_limit(self) -> None:
-        """Beside "Longest answer": a model under 1 B parameters stops at SMALL_MAX_TOKENS
-        whatever it says (engine/prompt.py), the bundled one and such a GGUF file alike. A
-        server's size is not known here."""
-        from engine.prompt import SMALL_MAX_TOKENS, SMALL_MODEL_PARAMETERS
-
-        if self.bundled.isChecked():
-            small = True
-            text = (f"The bundled demo model stops at {DEMO_MAX_TOKENS} tokens whatever this "
-                    "says: past that it rambles.")
-        else:
-            parameters = self._parameters.get(self._model_file(), 0)
-            small = 0 < parameters < SMALL_MODEL_PARAMETERS
-            text = (f"This model ({parameters / 1e6:,.0f} M parameters) stops at "
-                    f"{SMALL_MAX_TOKENS} tokens whatever this says: models under 1 B "
-                    "parameters ramble past that.")
-        self.demo_limit.setText(text)
-        self.demo_limit.setVisible(small)
-
-    def _model_file(self) -> str:
-        """The GGUF file the model tab's choice runs ("" for a server, or a file not read)."""
-        if self.bundled.isChecked():
-            return self._bundled_path
-        return self.gguf_path.text().strip() if self.gguf.isChecked() else ""
-
-    def _bundled_read(self, answer: tuple) -> None:
-        self._bundled_path, self._context_limits[answer[0]] = answer[0], answer[1]
-        self._check_context()
-        self.loaded.emit()
-
-    def _check_context(self, *_args: Any) -> None:
-        """A context longer than the file was trained on: allowed, but said, with the memory it
-        takes and what the Models page would suggest."""
-        trained, fitted, per_token = self._context_limits.get(self._model_file(), (0, 0, 0))
-        wanted = self.context_size.value()
-        over = trained > 0 and wanted > trained
-        if over:
-            from engine.terminal.wording import size
-
-            cost = (f" At {wanted:,} tokens the context alone takes about "
-                    f"{size(per_token * wanted)} of memory." if per_token else "")
-            fit = (f" Suggested for this computer: {fitted:,} tokens." if fitted else "")
-            self.context_note.setText(
-                f"More than the {trained:,} tokens this model was trained on: past those its "
-                f"answers get worse, yet the longer context still takes memory.{cost}{fit}")
-        self.local_form.setRowVisible(self.context_note, over)
-
-    def _keyring_checked(self, status: Any) -> None:
-        self.keyring_usable = bool(status.usable)
-        if status.usable:
-            return
-        # Said before the key is typed. The field stays open: a key typed is used for this
-        # session only (engine/api_keys.py holds it in memory); with the field disabled, a
-        # server needing a key could not be used from the app on a headless Linux box. A hint,
-        # not an error: many servers need no key. Not "servers on this computer need none": a
-        # llama.cpp server on 127.0.0.1 started with an API key refuses requests without it.
-        self.key_note.setObjectName("hint")
-        self.key_note.setText("This computer has no usable system keyring, so a key typed here "
-                              "is kept for this session only: never written to disk, and asked "
-                              "for again the next time MemoryOS starts. A server needs a key "
-                              "only when it was started or issued with one, on this computer "
-                              "or not.")
-        self.key_note.style().unpolish(self.key_note)
-        self.key_note.style().polish(self.key_note)
-        self._key_placeholder = "For this session only (no system keyring)"
-        if not self.key_source.text():  # "keep the key in use" says more
-            self.api_key.setPlaceholderText(self._key_placeholder)
-
     def _recent_chosen(self, entry: Any) -> None:
         if entry.source == "gguf":
             self.gguf_path.setText(entry.path)
@@ -459,202 +381,3 @@ class ModelTab(QScrollArea):
             self.server_url.setText(entry.url)
             self.server_model.setText(entry.model)
             self.server.setChecked(True)
-
-    def _show_url_note(self, *_args: Any) -> None:
-        """Under the Base URL: a malformed address said plainly (not judged "remote"), else
-        where it points, and for plain http:// to another computer, the box just below."""
-        from engine.network import is_loopback, plain_http_refused, url_problem
-
-        url = self.server_url.text()
-        problem = url_problem(url) if url.strip() else ""
-        if problem:
-            self.url_note.setText(in_red(f"{escape(problem)}."))
-            return
-        if url.strip() and self.policy.remote_forbidden and not is_loopback(url):
-            # Said as it is typed, not only once Save refuses it.
-            self.url_note.setText(in_red(
-                "Not allowed: models that are not on this computer are turned off by your "
-                f"administrator ({escape(self.policy.source)}). Use an address on this computer."))
-            return
-        note = url_note(url)
-        if url.strip() and plain_http_refused(url, allow_plain_http=self.allow_plain_http
-                                               .isChecked()):
-            note += "<br>" + in_red("Plain http:// to it is refused: use https://, or tick "
-                                    "the box below.")
-        self.url_note.setText(note)
-
-    def show_key_problem(self, problem: str) -> None:
-        """Why the server refused the key, under the key's field ("" hides it)."""
-        self.key_problem.setText(problem)
-        self.server_form.setRowVisible(self.key_problem, bool(problem))
-
-    def ask_key_source(self) -> None:
-        """Ask (in a worker: the keyring can be slow) whether a key is in use for the address
-        typed, and from where: said under the key's field once known."""
-        from engine.network import url_problem
-
-        url = self.server_url.text().strip()
-        if url and not url_problem(url):
-            self.pool.run(key_source, url, on_result=while_open(self, self._key_source_known))
-
-    def _key_source_known(self, answer: tuple) -> None:
-        url, source = answer
-        if url == self.server_url.text().strip():  # else the address changed meanwhile
-            self._show_key_source(source)
-
-    def _show_key_source(self, source: str | None) -> None:
-        """Under the key's field: that a key is in use for this address, and where it comes
-        from (None or "": none known, the note hidden). The key itself is never shown."""
-        where = {
-            KEY_FROM_KEYRING: "the system keyring",
-            KEY_FOR_SESSION: "this session only (typed earlier, not stored)",
-            KEY_FROM_ENVIRONMENT: f"the {API_KEY_ENV} environment variable",
-        }.get(source or "")
-        self.key_source.setText(f"A key is in use for this address, from {where}. Leave the "
-                                "field empty to keep it; a key typed replaces it."
-                                if where else "")
-        self.server_form.setRowVisible(self.key_source, bool(where))
-        self.api_key.setPlaceholderText("Leave empty to keep the key in use" if where
-                                        else self._key_placeholder)
-
-    # --- a server's models -------------------------------------------------------------
-    def list_server_models(self, again: bool = False) -> None:
-        """Ask the server at the URL typed for its models (in a worker, a short timeout): the
-        model-name box offers them, and takes the only one when there is one."""
-        from engine.errors import MemoryOSError
-        from engine.network import check_url
-
-        url = self.server_url.text().strip()
-        if not url or (url == self._listed_url and not again):
-            return
-        try:  # a URL that would be refused at Save is not asked either
-            check_url(url, allow_plain_http=self.allow_plain_http.isChecked())
-        except MemoryOSError:
-            return
-        self._listed_url = url
-        self.ask_key_source()
-        self.server_models_note.setText("Asking the server which models it has…")
-        self.server_models_note.show()
-        self.pool.run(ask_server, url, self.api_key.text().strip(),
-                      on_result=self._server_listed)
-
-    def _server_listed(self, answer: tuple) -> None:
-        url, ids, error = answer
-        if url != self.server_url.text().strip():
-            return  # the URL changed while the server was asked
-        typed = self.server_model.text().strip()
-        self.show_key_problem("")  # shown again below when the key was refused
-        self.server_model_box.clear()
-        if ids:
-            self.server_model_box.addItems(ids)
-            for index, model in enumerate(ids):
-                self.server_model_box.setItemData(index, model, Qt.ItemDataRole.ToolTipRole)
-        self.server_model_box.setCurrentIndex(-1)
-        # a name this server does not have (the last server's) is replaced by its only model
-        missing = bool(ids) and bool(typed) and typed not in ids
-        self.server_model.setText(ids[0] if ids and len(ids) == 1 and (missing or not typed)
-                                  else typed)
-        if missing and len(ids) == 1:
-            note = (f"The server has one model, {elided(ids[0], 60)}: it replaces "
-                    f"{elided(typed, 60)}, which this server does not have.")
-        elif missing:
-            note = (f"This server has no model named {elided(typed, 60)}: pick one of its "
-                    f"{len(ids)} models from the list.")
-        elif isinstance(error, OSError):
-            note = f"The server at {url} does not answer: is it running?"
-        elif isinstance(error, KeyRefused):
-            note = "The server lists its models only with the right API key: see below."
-            self.show_key_problem(str(error))
-        elif error is not None:
-            note = describe(error)
-        elif ids is None:
-            note = ("The server answered but did not list its models (it may need the API "
-                    "key): type the model name it knows.")
-        elif not ids:
-            note = "The server lists no models: load one in it, then type its name here."
-        elif len(ids) == 1:
-            note = f"The server has one model: {elided(ids[0], 60)}."
-        else:
-            note = f"The server has {len(ids)} models: pick one from the list."
-        self.server_models_note.setObjectName("error" if missing and len(ids) > 1 else "hint")
-        self.server_models_note.style().unpolish(self.server_models_note)
-        self.server_models_note.style().polish(self.server_models_note)
-        self.server_models_note.setText(note)
-        self.models_listed.emit()
-
-    # --- a GGUF file -------------------------------------------------------------------
-    def browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model file",
-                                              self.gguf_path.text(),
-                                              "GGUF models (*.gguf);;All files (*)")
-        if path:
-            self.gguf_path.setText(path)
-            self.gguf.setChecked(True)
-
-    def _path_edited(self) -> None:
-        # what was said of the file before is gone at once; the new one is read after a pause
-        self.gguf_info.setText("")
-        self._info_timer.start()
-        self._show_answer_limit()
-        self.choice_changed.emit()
-
-    def _read_gguf(self) -> None:
-        path = self.gguf_path.text().strip()
-        if not path:
-            self.gguf_info.setText("")
-            return
-        self.gguf_info.setText("Reading the file…")
-        self.pool.run(read_gguf, path, on_result=self._gguf_read)
-
-    def _gguf_read(self, answer: tuple) -> None:
-        path, html, problem, limits, parameters = answer
-        if problem:
-            self._gguf_failed(path, problem)
-            return
-        self._gguf_errors.pop(path, None)
-        self._context_limits[path] = limits
-        self._parameters[path] = parameters
-        self._show_answer_limit()
-        if path == self.gguf_path.text().strip():
-            self.gguf_info.setText(html)
-        self._check_context()
-        self.loaded.emit()
-
-    def _gguf_failed(self, path: str, problem: str) -> None:
-        self._gguf_errors[path] = problem  # Save refuses this file
-        if path == self.gguf_path.text().strip():
-            self.show_gguf_problem(problem)
-        self.loaded.emit()
-
-    def show_gguf_problem(self, problem: str) -> None:
-        """Why the file chosen cannot be used, under its field (the one place it is said)."""
-        self.gguf_info.setText(in_red(escape(problem)))
-
-    def gguf_problem(self, path: str) -> str:
-        """Why the file cannot be loaded ("" when it can, as far as is known): missing, not a
-        GGUF (its first bytes, read now), or damaged (what reading its header said)."""
-        from engine.errors import ModelLoadError
-        from engine.gguf import check_gguf_file
-
-        try:
-            check_gguf_file(path)
-        except ModelLoadError as error:
-            return gguf_refusal(path, error)
-        return self._gguf_errors.get(path, "")
-
-    def _gpu_checked(self, supported: bool) -> None:
-        self.gpu_layers.setProperty("gpu", supported)
-        if supported:
-            self.gpu_note.setText("This build of llama.cpp can offload layers to the GPU. "
-                                  "More layers on the GPU = faster, until its memory is full.")
-        else:
-            self.gpu_note.setText("This build of llama.cpp has no GPU support, so the model "
-                                  "runs on the CPU. Install a CUDA, Metal or Vulkan build to "
-                                  "use a GPU.")
-            self.gpu_layers.setValue(0)
-        self._source_changed()
-        self.loaded.emit()
-
-    def _gpu_unknown(self, error: Exception) -> None:
-        self.gpu_note.setText(f"GPU support unknown: {describe(error)}")
-        self.loaded.emit()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from app.view_memory import DELETED_NOTICE as DELETED
+from app.view_learned import DELETED_NOTICE as DELETED
 from tests.helpers import pausing_chat
 from tests.local_servers import ChatServer
 

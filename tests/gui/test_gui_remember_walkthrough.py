@@ -9,7 +9,7 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
-from app.view_memory import DELETED_NOTICE as DELETED
+from app.view_learned import DELETED_NOTICE as DELETED
 from tests.helpers import (
     create_vault,
     open_fast,
