@@ -53,10 +53,7 @@ Semantics follow the reference's ``memoryos-pypi/memoryos.py``; where ours diffe
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
-import sys
 import threading
 import time
 import weakref
@@ -64,170 +61,24 @@ from pathlib import Path
 from typing import Any
 
 from engine import unlock
-from engine.errors import InvalidInputError
+from engine.compat_models import make_reference_chat, make_reference_embedder, notice
+from engine.compat_reference import reference_for, reference_of, run_import
+from engine.compat_views import ReferenceReadsMixin, reference_time
 from engine.prompt import with_conversation_style
-from engine.records import ASSISTANT_KNOWLEDGE, SHORT_TERM, USER_FACT
+from engine.records import ASSISTANT_KNOWLEDGE
 from engine.settings import MemorySettings, plain_threshold, topical_threshold
-from engine.shared_knowledge import SharedKnowledge, assistant_vault_path, check_id, link_key
+from engine.shared_knowledge import SharedKnowledge, assistant_vault_path, check_id
 from engine.thinking import strip_thinking
 from engine.vault import keyring_status
 
 DEFAULT_ASSISTANT_ID = "default_assistant_profile"
-OPENAI_URL = "https://api.openai.com/v1"
-BUNDLED_EMBEDDER_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 VAULT_FILE = "vault.memoryos"
-
-
-def reference_time(timestamp: float) -> str:
-    """Epoch seconds as the reference writes them: local time, '2025-05-01 12:00:00'."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(timestamp))
 
 
 def vault_path(data_storage_path: str | os.PathLike, user_id: str) -> Path:
     """Where the vault of `user_id` lives under a reference-style data folder."""
     check_id(user_id, "user_id")
     return Path(data_storage_path).expanduser().resolve() / "users" / user_id / VAULT_FILE
-
-
-# How a library caller allows plain http:// to another computer (the app's refusal says Settings).
-ALLOW_PLAIN_HTTP = "pass allow_plain_http=True to Memoryos (memoryos mcp: --allow-plain-http)"
-
-
-def make_reference_chat(
-    openai_api_key: str | None,
-    openai_base_url: str | None,
-    llm_model: str,
-    allow_plain_http: bool = False,
-):
-    """The chat backend the reference's arguments describe (see the module docstring)."""
-    if openai_base_url or openai_api_key:
-        from engine.backends.openai_compat import OpenAIChat
-        from engine.network import check_address, check_url
-
-        url = openai_base_url or OPENAI_URL
-        if openai_base_url:  # the message names the key to correct, and shows an address
-            check_address(openai_base_url, f"openai_base_url {openai_base_url!r}")
-        check_url(url, allow_plain_http=allow_plain_http, how_to_allow=ALLOW_PLAIN_HTTP)
-        return OpenAIChat(
-            url, llm_model, api_key=openai_api_key or None, allow_plain_http=allow_plain_http
-        )
-    from engine.backends.build import make_chat
-    from engine.model_config import ModelConfig
-
-    return make_chat(ModelConfig(source="bundled"))
-
-
-def make_reference_embedder(name: str, kwargs: dict | None = None):
-    """The embedder for the reference's `embedding_model_name`, from local files only."""
-    from engine.backends.embedder import SentenceTransformerEmbedder
-
-    if kwargs:
-        _notice(f"embedding_model_kwargs {sorted(kwargs)} are not applied")
-    if not name or name.lower() in BUNDLED_EMBEDDER_NAMES:
-        return SentenceTransformerEmbedder()
-    folder = Path(name).expanduser()
-    if folder.is_dir():
-        return SentenceTransformerEmbedder(folder)
-    try:
-        from huggingface_hub import snapshot_download
-
-        cached = snapshot_download(name, local_files_only=True)
-        return SentenceTransformerEmbedder(cached, model_id=name)
-    except Exception:
-        _notice(
-            f"embedding model {name!r} is not on this computer (nothing is downloaded); "
-            "using the bundled all-MiniLM-L6-v2"
-        )
-        return SentenceTransformerEmbedder()
-
-
-def _notice(text: str) -> None:
-    print(f"Memoryos: {text}", file=sys.stderr)
-
-
-def _reference_of(data_storage_path: str, user_id: str, assistant_id: str) -> Any:
-    """The reference's memory of `user_id` in its data folder, read and checked (an
-    engine.reference_files.ReferenceData), with the knowledge of `assistant_id`: from its JSON
-    files, else from its chromadb variant's store (chroma_storage/); None when the reference
-    left nothing of this user."""
-    from engine import reference_chroma, reference_files
-
-    folder = Path(data_storage_path)
-    if _has_json_files(folder, user_id):
-        assistant = folder / "assistants" / assistant_id / "long_term_assistant.json"
-        return reference_files.read_reference(
-            folder, user_id, [assistant_id] if assistant.is_file() else []
-        )
-    return reference_chroma.read_user(folder, user_id, assistant_id)
-
-
-def _has_json_files(folder: Path, user_id: str) -> bool:
-    from engine.reference_files import USER_FILES
-
-    return any((folder / "users" / user_id / name).is_file() for name in USER_FILES)
-
-
-def _reference_place(data_storage_path: str, user_id: str) -> Path | None:
-    """Where the reference left memory of `user_id` (the data folder, or its chroma_storage/),
-    found without reading it; None when nowhere."""
-    from engine import reference_chroma
-
-    folder = Path(data_storage_path)
-    if _has_json_files(folder, user_id):
-        return folder
-    store = reference_chroma.store_folder(folder)
-    if store is None:
-        return None
-    try:
-        return store if user_id in reference_chroma.find_chroma_users(store) else None
-    except InvalidInputError:
-        return store  # unreadable: the import, when asked for, will say why
-
-
-def _holds_memories(memory: Any, assistant_id: str) -> bool:
-    """Has this vault any memory of its own: a page, a profile entry or a fact? Copies of the
-    assistant's shared knowledge (engine.shared_knowledge) are the assistant's, not the user's."""
-    vault = memory.vault
-    if vault.count_pages() or vault.slots(True):
-        return True
-    state = json.loads(vault.get_meta(link_key(assistant_id)) or "{}")
-    copies = {int(local) for _, local in state.get("links", [])}
-    return any(fact.id not in copies for fact in vault.facts(None, True))
-
-
-def _reference_for(memory: Any, data_storage_path: str, user_id: str, assistant_id: str) -> Any:
-    """The reference data to import into an existing vault: only into one without memories
-    (say, made by an earlier run before the reference's data was there), and never twice (an
-    import leaves its record in the vault, engine.reference_import); None otherwise. Into a
-    vault that already holds memories nothing is imported unasked: a notice says how."""
-    from engine.memory.vocabulary import IMPORTED_PREFIX
-
-    if memory.vault.get_meta(f"{IMPORTED_PREFIX}{user_id}") is not None:
-        return None  # imported before: what was forgotten since stays forgotten
-    if not _holds_memories(memory, assistant_id):
-        return _reference_of(data_storage_path, user_id, assistant_id)
-    place = _reference_place(data_storage_path, user_id)
-    if place is not None:
-        _notice(
-            f"the vault of user {user_id!r} already holds memories, so the reference MemoryOS "
-            f"memory in {place} was not imported into it; to add it, run: memoryos "
-            f"import-reference {shlex.quote(str(place))} --user {user_id} "
-            f"--data-folder {shlex.quote(data_storage_path)}"
-        )
-    return None
-
-
-def _run_import(memory: Any, data: Any, shared: dict[str, SharedKnowledge]) -> Any:
-    """Import read reference data into a new vault; returns what was added
-    (engine.reference_import.Added)."""
-    from engine.reference_import import import_steps
-
-    steps = import_steps(memory, data, shared)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as finished:
-            return finished.value
 
 
 def _erase(path: Path) -> None:
@@ -237,7 +88,9 @@ def _erase(path: Path) -> None:
     erase_vault(path)
 
 
-class Memoryos:
+# The models its arguments name are chosen in compat_models.py, the reference's memory to
+# import is found in compat_reference.py, the reference-shaped reads are in compat_views.py.
+class Memoryos(ReferenceReadsMixin):
     """The reference's `Memoryos` class, backed by one encrypted MemoryOS Desktop vault per user."""
 
     def __init__(
@@ -276,7 +129,7 @@ class Memoryos:
         check_id(assistant_id, "assistant_id")
         is_new = not (path.exists() and path.stat().st_size > 0)
         # read and checked before anything is created: a damaged file leaves no vault behind
-        reference = _reference_of(self.data_storage_path, user_id, assistant_id) if is_new else None
+        reference = reference_of(self.data_storage_path, user_id, assistant_id) if is_new else None
         settings = MemorySettings(
             stm_capacity=int(short_term_capacity),
             mtm_capacity=int(mid_term_capacity),
@@ -332,9 +185,9 @@ class Memoryos:
             raise
         try:
             if not is_new:  # before the first sync adds the assistant's knowledge to it
-                reference = _reference_for(memory, self.data_storage_path, user_id, assistant_id)
+                reference = reference_for(memory, self.data_storage_path, user_id, assistant_id)
             if reference is not None:
-                added = _run_import(memory, reference, {assistant_id: shared})
+                added = run_import(memory, reference, {assistant_id: shared})
         except BaseException:
             memory.close()
             shared.close()
@@ -349,7 +202,7 @@ class Memoryos:
                 if reference.folder == Path(self.data_storage_path)
                 else "its store is left as it was"
             )
-            _notice(
+            notice(
                 f"imported the reference MemoryOS memory of user {user_id!r} from "
                 f"{reference.folder}: {added.summary()} ({kept})"
             )
@@ -463,48 +316,6 @@ class Memoryos:
             "assistant_knowledge_count": len(self.get_assistant_knowledge_summary()),
         }
 
-    # ---- reference-shaped reads for the MCP compatibility tools ----------------------------
-
-    def short_term_entries(self) -> list[dict]:
-        """The short-term queue, oldest first, as the reference's QA dicts."""
-        return [_qa(p) for p in self._memory.short_term()]
-
-    def retrieve_context(self, query: str) -> dict[str, list[dict]]:
-        """Retrieved pages, user knowledge and assistant knowledge, as the reference's Retriever."""
-        with self._lock:
-            self._sync()
-            found = self._memory.retrieve(query)
-        return {
-            "retrieved_pages": [
-                {**_qa(item.page), "meta_info": item.page.chain_summary or None}
-                for item in found.pages
-                if item.page.tier != SHORT_TERM
-            ],
-            "retrieved_user_knowledge": [_knowledge(item.fact) for item in found.facts],
-            "retrieved_assistant_knowledge": [_knowledge(item.fact) for item in found.knowledge],
-        }
-
-    def user_knowledge(self) -> list[dict]:
-        return [_knowledge(f) for f in self._memory.facts(kind=USER_FACT)]
-
-    # ---- the reference's attributes that callers reach into (e.g. its MCP server) -----------
-
-    @property
-    def short_term_memory(self) -> _ShortTermView:
-        return _ShortTermView(self)
-
-    @property
-    def retriever(self) -> _RetrieverView:
-        return _RetrieverView(self)
-
-    @property
-    def user_long_term_memory(self) -> _LongTermView:
-        return _LongTermView(self)
-
-    @property
-    def assistant_long_term_memory(self) -> _LongTermView:
-        return _LongTermView(self)
-
     # ---- ours ------------------------------------------------------------------------------
 
     def forget_assistant_knowledge(self, knowledge: list[str] | None = None) -> int:
@@ -549,45 +360,6 @@ class Memoryos:
         )
 
 
-class _ShortTermView:
-    """Read-only stand-in for the reference's ShortTermMemory."""
-
-    def __init__(self, owner: Memoryos) -> None:
-        self._owner = owner
-
-    def get_all(self) -> list[dict]:
-        return self._owner.short_term_entries()
-
-    def is_full(self) -> bool:
-        return len(self.get_all()) >= self._owner.memory.settings.stm_capacity
-
-
-class _RetrieverView:
-    """Read-only stand-in for the reference's Retriever."""
-
-    def __init__(self, owner: Memoryos) -> None:
-        self._owner = owner
-
-    def retrieve_context(self, user_query: str, user_id: str | None = None, **_: Any) -> dict:
-        return self._owner.retrieve_context(user_query)
-
-
-class _LongTermView:
-    """Read-only stand-in for the reference's LongTermMemory (user's and assistant's)."""
-
-    def __init__(self, owner: Memoryos) -> None:
-        self._owner = owner
-
-    def get_raw_user_profile(self, user_id: str | None = None) -> str:
-        return self._owner.get_user_profile_summary()
-
-    def get_user_knowledge(self) -> list[dict]:
-        return self._owner.user_knowledge()
-
-    def get_assistant_knowledge(self) -> list[dict]:
-        return self._owner.get_assistant_knowledge_summary()
-
-
 def _close_both(memory: Any, shared: SharedKnowledge, listener: Any) -> None:
     memory.unsubscribe(listener)
     try:
@@ -606,13 +378,3 @@ def _queue_analysis(memory: Any, segment_id: int) -> None:
             memory.vault.enqueue(ANALYSE_SEGMENT, payload, time.time())
 
 
-def _qa(page: Any) -> dict:
-    return {
-        "user_input": page.user_input,
-        "agent_response": page.agent_response,
-        "timestamp": reference_time(page.timestamp),
-    }
-
-
-def _knowledge(fact: Any) -> dict:
-    return {"knowledge": fact.text, "timestamp": reference_time(fact.created)}

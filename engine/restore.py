@@ -35,317 +35,34 @@ the newer export's memory held. Not with `include_forgotten`: that keeps what it
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from engine import validation
-from engine.errors import InvalidInputError
 from engine.export import FORMAT
 from engine.forgetting import forget_held
 from engine.memory import short_term
 from engine.memory.persona_patterns import normalise_text
-from engine.records import (
-    ACTIVE,
-    ASSISTANT_KNOWLEDGE,
-    CANDIDATE,
-    SUPERSEDED,
-    USER_FACT,
-    Page,
-)
+from engine.records import ACTIVE, SUPERSEDED, Page
 from engine.remembered import EXCHANGE, FACT, KNOWLEDGE, PROFILE, MemoryUsed
-from engine.terminal.wording import count
+from engine.restore_reading import Export, is_export, read_export
+from engine.restore_report import Restored
+from engine.restore_writing import write_facts, write_pages, write_profile
 from engine.vault import forgotten as forgotten_keys
 from engine.vault.jobs import FORGET_HELD, LEARN_WORDS
 
-FORMAT_NAME = FORMAT.split("/")[0]  # "memoryos-export"
-VERSION = int(FORMAT.split("/")[1])
+# Reading the export is in restore_reading.py, the report in restore_report.py, writing the
+# exchanges, facts and profile entries in restore_writing.py; callers use them from here.
+__all__ = [
+    "FORMAT",
+    "Export",
+    "Restored",
+    "is_export",
+    "read_export",
+    "restore",
+]
+
 EMBED_BATCH = 256
-
-NOT_RESTORED = (
-    "topic summaries, visit counts and chain summaries (topics are rebuilt by consolidation)"
-)
-
-
-def is_export(data: Any) -> bool:
-    """Is this JSON a MemoryOS export (of any version)?"""
-    return (
-        isinstance(data, dict)
-        and isinstance(data.get("format"), str)
-        and data["format"].split("/")[0] == FORMAT_NAME
-    )
-
-
-def check_format(data: dict) -> None:
-    """A clear error for an export this program cannot read (a newer or unknown version)."""
-    name = data["format"]
-    _, _, version = name.partition("/")
-    if not version.isdigit():
-        raise InvalidInputError(f"unknown export format {name!r}: expected {FORMAT!r}")
-    if int(version) > VERSION:
-        raise InvalidInputError(
-            f"this export is {name!r}, written by a newer MemoryOS; this one restores "
-            f"{FORMAT!r}: update MemoryOS to restore it"
-        )
-    if int(version) != VERSION:
-        raise InvalidInputError(f"unknown export format {name!r}: expected {FORMAT!r}")
-
-
-@dataclass
-class Restored:
-    """What a restore did (counts), for the command's report."""
-
-    conversations: int = 0
-    exchanges: int = 0
-    skipped_exchanges: int = 0
-    facts: int = 0
-    linked_facts: int = 0
-    profile: int = 0
-    linked_profile: int = 0
-    # of those, how many are replaced by a newer one (the app lists them only on request)
-    replaced_facts: int = 0
-    linked_replaced_facts: int = 0
-    replaced_profile: int = 0
-    linked_replaced_profile: int = 0
-    settings: bool = False
-    forgotten_exchanges: int = 0  # forgotten in this vault after the export was made
-    forgotten_facts: int = 0
-    forgotten_profile: int = 0
-    forgotten_included: bool = False  # restored anyway (include_forgotten)
-    # held by this vault, forgotten in the memory the export came from: forgotten here too
-    forgot_exchanges: int = 0
-    forgot_facts: int = 0
-    forgot_profile: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def forgotten(self) -> int:
-        """How many items of the export were forgotten in this vault after it was made."""
-        return self.forgotten_exchanges + self.forgotten_facts + self.forgotten_profile
-
-    @property
-    def added(self) -> bool:
-        """Did the restore add anything (exchanges, facts, profile entries, settings)?"""
-        return bool(self.exchanges or self.facts or self.profile or self.settings)
-
-    def lines(self) -> list[str]:
-        conversations = "conversation" if self.conversations == 1 else "conversations"
-        if self.added:
-            out = [
-                f"Restored {count(self.exchanges, 'exchange')} in {self.conversations} "
-                f"{conversations}, {count(self.facts, 'fact')} and knowledge"
-                f"{_replaced(self.replaced_facts)}, "
-                f"{count(self.profile, 'profile entry', 'profile entries')}"
-                f"{_replaced(self.replaced_profile)}"
-                + (", and the memory settings" if self.settings else "")
-                + "."
-            ]
-        elif self.forgotten and not self.forgotten_included:
-            out = ["Nothing new to restore: this vault already holds the rest of the export."]
-        else:
-            out = ["Nothing new to restore: this vault already holds everything in the export."]
-        already = []
-        if self.skipped_exchanges:
-            already.append(count(self.skipped_exchanges, "exchange"))
-        if self.linked_facts:
-            already.append(
-                count(self.linked_facts, "fact") + _replaced(self.linked_replaced_facts)
-            )
-        if self.linked_profile:
-            already.append(
-                count(self.linked_profile, "profile entry", "profile entries")
-                + _replaced(self.linked_replaced_profile)
-            )
-        if already:
-            out.append(f"Already in the vault, not added again: {', '.join(already)}.")
-        if self.forgot_exchanges or self.forgot_facts or self.forgot_profile:
-            items = _items(self.forgot_exchanges, self.forgot_facts, self.forgot_profile)
-            out.append(f"Forgot {items} that were forgotten in the memory this export came from.")
-        if self.forgotten:
-            items = _items(self.forgotten_exchanges, self.forgotten_facts, self.forgotten_profile)
-            if self.forgotten_included:
-                out.append(
-                    f"Brought back, as asked: {items} forgotten since the export was made."
-                )
-            else:
-                # the forget may have been made in the memory a moved export came from: not "here"
-                out.append(f"Left out {items} forgotten since the export was made.")
-        if self.added:
-            out.append(f"Not restored: {NOT_RESTORED}.")
-        return out + self.notes
-
-
-def _items(exchanges: int, facts: int, profile: int) -> str:
-    return _joined(
-        [
-            count(n, one, many)
-            for n, one, many in (
-                (exchanges, "exchange", ""),
-                (facts, "fact", ""),
-                (profile, "profile entry", "profile entries"),
-            )
-            if n
-        ]
-    )
-
-
-def _replaced(n: int) -> str:
-    return f" ({n} of them replaced by a newer one)" if n else ""
-
-
-def _joined(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
-
-
-# ---- reading and checking ---------------------------------------------------------------
-
-
-def _rows(data: dict, table: str) -> list[dict]:
-    rows = data.get(table, [])
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise InvalidInputError(f"the export's {table!r} must be a list of JSON objects")
-    return rows
-
-
-def _int(row: dict, key: str, where: str, optional: bool = False) -> int | None:
-    value = row.get(key)
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(f"{where}: {key!r} must be a whole number")
-    return value
-
-
-def _number(row: dict, key: str, where: str) -> float:
-    value = row.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidInputError(f"{where}: {key!r} must be a number")
-    return validation.timestamp(float(value), 0.0)
-
-
-def _str(row: dict, key: str, where: str, allow_empty: bool = True) -> str:
-    value = row.get(key, "")
-    if not isinstance(value, str):
-        raise InvalidInputError(f"{where}: {key!r} must be text")
-    value = validation.text(value, f"{where}: {key}")
-    if not allow_empty and not value.strip():
-        raise InvalidInputError(f"{where}: {key!r} is empty")
-    return value
-
-
-def _links(data: dict, table: str, key: str, where: str) -> dict[int, list[int]]:
-    """A link table (a fact's source pages, a profile entry's evidence) as item -> page ids."""
-    links: dict[int, list[int]] = {}
-    for row in _rows(data, table):
-        item = _int(row, key, where)
-        links.setdefault(item, []).append(_int(row, "page_id", where))
-    return links
-
-
-@dataclass
-class Export:
-    conversations: dict[str, tuple[str, float]]  # id -> (title, created)
-    pages: list[tuple[int, Page, bool]]  # (exported id, draft, analysed)
-    facts: list[dict]
-    sources: dict[int, list[int]]  # exported fact id -> exported page ids
-    profile: list[dict]
-    evidence: dict[int, list[int]]
-    memories: dict[int, list[dict]]  # exported page id -> page_memories rows in order
-    settings: Any
-    exported_at: float | None = None  # None: unknown, anything forgotten counts as since
-    forgotten: list[tuple[str, str, float]] = field(default_factory=list)  # (kind, key, at)
-
-
-def read_export(data: dict) -> Export:
-    """Every row checked before anything is written: an error names the first bad one."""
-    check_format(data)
-    exported_at = None
-    if data.get("exported_at") is not None:
-        exported_at = _number(data, "exported_at", "the export")
-    conversations: dict[str, tuple[str, float]] = {}
-    for n, row in enumerate(_rows(data, "conversations")):
-        where = f"conversation {n}"
-        conversations[_str(row, "id", where, False)] = (
-            _str(row, "title", where),
-            _number(row, "created", where),
-        )
-    pages = []
-    for n, row in enumerate(_rows(data, "pages")):
-        where = f"exchange {row.get('id', n)}"
-        meta = row.get("meta") or {}
-        if not isinstance(meta, dict):
-            raise InvalidInputError(f"{where}: 'meta' must be a JSON object")
-        own = {k: v for k, v in meta.items() if k in validation.RESERVED_META}
-        try:
-            draft = validation.exchange(
-                row.get("user_input"),
-                row.get("agent_response"),
-                _number(row, "ts", where),
-                {k: v for k, v in meta.items() if k not in own},
-                conversation_id=_str(row, "conversation_id", where, False),
-                source=None,
-                program_meta=own,
-                now=0.0,
-            )
-        except InvalidInputError as exc:
-            raise InvalidInputError(f"{where}: {exc}") from None
-        pages.append((_int(row, "id", where), draft, bool(row.get("analysed"))))
-    facts = []
-    for row in _rows(data, "facts"):
-        where = f"fact {row.get('id')}"
-        _int(row, "id", where)
-        _int(row, "superseded_by", where, optional=True)
-        if row.get("kind") not in (USER_FACT, ASSISTANT_KNOWLEDGE):
-            raise InvalidInputError(f"{where}: unknown kind {row.get('kind')!r}")
-        if row.get("status") not in (ACTIVE, CANDIDATE, SUPERSEDED):
-            raise InvalidInputError(f"{where}: unknown status {row.get('status')!r}")
-        _str(row, "text", where, False), _str(row, "origin", where)
-        _number(row, "created", where), _number(row, "updated", where)
-        facts.append(row)
-    profile = []
-    for row in _rows(data, "profile"):
-        where = f"profile entry {row.get('id')}"
-        _int(row, "id", where)
-        _int(row, "superseded_by", where, optional=True)
-        if row.get("status") not in (ACTIVE, SUPERSEDED):
-            raise InvalidInputError(f"{where}: unknown status {row.get('status')!r}")
-        for key in ("category", "name", "value"):
-            _str(row, key, where, False)
-        _str(row, "origin", where)
-        _number(row, "created", where), _number(row, "updated", where)
-        profile.append(row)
-    sources = _links(data, "fact_sources", "fact_id", "fact source")
-    evidence = _links(data, "profile_evidence", "slot_id", "profile evidence")
-    memories: dict[int, list[dict]] = {}
-    for row in _rows(data, "page_memories"):
-        where = "page memory"
-        _int(row, "item_id", where), _int(row, "position", where), _str(row, "kind", where)
-        _number(row, "item_date", where)
-        memories.setdefault(_int(row, "page_id", where), []).append(row)
-    for rows in memories.values():
-        rows.sort(key=lambda r: r["position"])
-    forgotten = []
-    for n, row in enumerate(_rows(data, "forgotten")):  # absent from exports before they had it
-        where = f"forget record {n}"
-        kind, key = _str(row, "kind", where), _str(row, "key", where)
-        if kind not in forgotten_keys.KINDS:
-            raise InvalidInputError(f"{where}: unknown kind {kind!r}")
-        if not re.fullmatch(r"[0-9a-f]{32}", key):
-            raise InvalidInputError(f"{where}: 'key' is not 32 hexadecimal characters")
-        forgotten.append((kind, key, _number(row, "at", where)))
-    settings = data.get("settings")
-    if settings is not None:
-        from engine.settings import MemorySettings
-
-        if not isinstance(settings, dict):
-            raise InvalidInputError("the export's 'settings' must be a JSON object")
-        settings = MemorySettings.from_stored(settings)
-        settings.validate()
-    return Export(
-        conversations, pages, facts, sources, profile, evidence, memories, settings, exported_at,
-        forgotten,
-    )  # fmt: skip
 
 
 # ---- writing ----------------------------------------------------------------------------
@@ -460,10 +177,10 @@ def restore(
                 memory.settings = settings
                 vault.set_meta("settings", json.dumps(settings.to_dict()))
                 report.settings = True
-            report.conversations = _write_pages(memory, export, new_pages, embedded, page_map, now)
+            report.conversations = write_pages(memory, export, new_pages, embedded, page_map, now)
             report.exchanges = len(new_pages)
-            fact_map = _write_facts(memory, export, known_facts, vectors_of, page_map, report)
-            slot_map = _write_profile(
+            fact_map = write_facts(memory, export, known_facts, vectors_of, page_map, report)
+            slot_map = write_profile(
                 memory, export, known_slots, current_slots, page_map, report, now
             )
             for old_id, _, _ in new_pages:
@@ -574,98 +291,6 @@ def _left_out(row: dict, links: dict[int, list[int]], forgotten: set, pages: set
     exchanges that were (a forget takes what was learned only from them too)?"""
     sources = links.get(row["id"], [])
     return row["id"] in forgotten or bool(sources) and all(p in pages for p in sources)
-
-
-def _write_pages(memory, export: Export, new_pages, embedded, page_map, now: float) -> int:
-    vault = memory.vault
-    conversations = set()
-    for (old_id, draft, analysed), (vector, turns) in zip(new_pages, embedded, strict=True):
-        title, created = export.conversations.get(
-            draft.conversation_id,
-            (short_term.title(draft.user_input or draft.agent_response), draft.timestamp),
-        )
-        vault.ensure_conversation(draft.conversation_id, created, title=title)
-        conversations.add(draft.conversation_id)
-        page_id = short_term.insert(vault, draft, vector, turns, now)
-        if analysed:  # a capable model read it already: not analysed (and learned from) again
-            vault.mark_analysed([page_id])
-        page_map[old_id] = page_id
-    return len(conversations)
-
-
-def _write_facts(memory, export: Export, known, vectors_of, page_map, report) -> dict[int, int]:
-    vault = memory.vault
-    fact_map: dict[int, int] = {}
-    inserted: list[dict] = []
-    held = set(known.values())
-    for row in sorted(export.facts, key=lambda r: r["id"]):
-        sources = [page_map[p] for p in export.sources.get(row["id"], []) if p in page_map]
-        key = (row["kind"], normalise_text(row["text"]), row["status"] == SUPERSEDED)
-        if key in known:
-            fact_map[row["id"]] = known[key]
-            vault.add_fact_sources(known[key], sources)
-            report.linked_facts += known[key] in held
-            report.linked_replaced_facts += known[key] in held and key[2]
-            continue
-        fact_map[row["id"]] = known[key] = vault.insert_fact(
-            kind=row["kind"],
-            text=row["text"],
-            norm=key[1],
-            status=row["status"],
-            origin=row["origin"],
-            vector=vectors_of[id(row)],
-            sources=sources,
-            now=float(row["created"]),
-        )
-        inserted.append(row)
-        report.facts += 1
-        report.replaced_facts += key[2]
-    for row in inserted:  # what superseded what, once every fact has its new id
-        new_id = fact_map[row["id"]]
-        if row["status"] == SUPERSEDED:
-            vault.supersede_fact(new_id, fact_map.get(row.get("superseded_by")), row["updated"])
-        vault.touch_fact(new_id, float(row["updated"]))
-    return fact_map
-
-
-def _write_profile(memory, export, known, current, page_map, report, now) -> dict[int, int]:
-    vault = memory.vault
-    slot_map: dict[int, int] = {}
-    inserted: list[dict] = []
-    held_ids = set(known.values())
-    for row in sorted(export.profile, key=lambda r: r["id"]):
-        evidence = [page_map[p] for p in export.evidence.get(row["id"], []) if p in page_map]
-        superseded = row["status"] == SUPERSEDED
-        key = (row["category"], row["name"], normalise_text(row["value"]), superseded)
-        if key in known:
-            slot_map[row["id"]] = known[key]
-            vault.add_slot_evidence(known[key], evidence)
-            report.linked_profile += known[key] in held_ids
-            report.linked_replaced_profile += known[key] in held_ids and superseded
-            continue
-        slot_map[row["id"]] = known[key] = vault.insert_slot(
-            row["category"], row["name"], row["value"], row["origin"], evidence,
-            float(row["created"]),
-        )  # fmt: skip
-        inserted.append(row)
-        report.profile += 1
-    for row in inserted:
-        new_id = slot_map[row["id"]]
-        updated = float(row["updated"])
-        if row["status"] == SUPERSEDED:
-            vault.supersede_slot(new_id, slot_map.get(row.get("superseded_by")), updated)
-            report.replaced_profile += 1
-        else:
-            # The vault already had another value for this entry: the newer one stays.
-            held = current.get((row["category"], row["name"]))
-            if held is not None:
-                if updated >= held.updated:
-                    vault.supersede_slot(held.id, new_id, now)
-                else:
-                    vault.supersede_slot(new_id, held.id, updated)
-                    report.replaced_profile += 1
-        vault.touch_slot(new_id, updated)
-    return slot_map
 
 
 def _memories(rows: list[dict], page_map, fact_map, slot_map) -> list[MemoryUsed]:

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from engine.backends.openai_compat import OpenAIChat, _error_text, _HTTPError
+from engine.backends.openai_compat import OpenAIChat
+from engine.backends.openai_http import HTTPError, _error_text
 from engine.bundled import bundled_gguf_path
 from engine.errors import ServerError
 from engine.network import normalise_url
@@ -47,7 +48,7 @@ def test_unknown_model_bodies_read_as_unknown_model(status, body):
     chat = OpenAIChat("https://h/v1", "gpt-5x", api_key="sk-hidden")
     chat.available_models = ["llama3.1:8b"]
     message = _error_text(json.dumps(body).encode())
-    error = chat._error(_HTTPError(status, message, None))
+    error = chat._error(HTTPError(status, message, None))
     assert "has no model 'gpt-5x'" in str(error) and "llama3.1:8b" in str(error)
 
 

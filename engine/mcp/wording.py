@@ -24,7 +24,7 @@ GENERAL = Advice(
     context="start the server with a larger context",
 )
 
-# The app's directions in the chat backends' messages (engine/backends/openai_compat.py, the
+# The app's directions in the chat backends' messages (engine/backends/openai_http.py, the
 # fixes of ServerError), as the message reads where they appear. An MCP client reads them in
 # memory_status (consolidation's last_error) and in tool errors.
 _KEY = re.compile(r"(?:set it|check the key) in the model settings\.")

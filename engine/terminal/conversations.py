@@ -137,7 +137,7 @@ def run_forget(args) -> int:
     if not args.yes and not sys.stdin.isatty():
         raise errors.InvalidInputError("add --yes to confirm (no terminal to ask)")
     if args.what == "everything":  # before the passphrase and the question: it would be refused
-        from engine.api import EVERYTHING_ALSO, refuse_while_open_elsewhere
+        from engine.api_forgetting import EVERYTHING_ALSO, refuse_while_open_elsewhere
 
         refuse_while_open_elsewhere(
             vault_to_open(args), "nothing was forgotten", "forget everything again",
