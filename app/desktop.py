@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 
@@ -14,12 +15,16 @@ def tune_runtime() -> None:
     sys.setswitchinterval(0.001)
 
 
-def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) -> tuple[Any, Any]:
+def build(open_vault: Callable[..., Any] | None = None, settings: Any = None,
+          vault: Path | None = None) -> tuple[Any, Any]:
     """The main window and the vault opener wired together (the app, the self-test, tests).
 
     Once the vault is open the window gets a Session, the model loads in the background and
     the embedder warms up; after "erase everything" another memory opens, or the first run
-    starts again when there is none, saying which memory was erased.
+    starts again when there is none, saying which memory was erased. `vault` (`memoryos
+    --vault NAME`): that memory's file in the vaults folder instead of the one used last; it
+    opens as Switch memory opens it (a new name: its "new memory" dialog) and, once open, is
+    the one used last.
     """
     from app.main_window import MainWindow
     from app.session import Session
@@ -28,8 +33,11 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
     from engine.paths import vault_path
 
     window = MainWindow(settings or load_settings())
-    opener = VaultOpener(vault_path(window.settings.vault_name), open_vault or open_default,
-                         window.pool, window)
+    last = vault_path(window.settings.vault_name)
+    opener = VaultOpener(vault or last, open_vault or open_default, window.pool, window)
+    if vault is not None and Path(vault) != last:
+        opener.named = Path(vault).name.removesuffix(".memoryos")
+        window._resume_conversation = window._start_conversation = None  # the last one's
 
     def attach(mem: Any) -> None:
         if window.closing:  # the person quit while the vault was opening
@@ -37,6 +45,10 @@ def build(open_vault: Callable[..., Any] | None = None, settings: Any = None) ->
             return
         previous, opener.switched_from = opener.switched_from, None
         switched = previous is not None
+        named, opener.named = opener.named, None
+        if named is not None and not switched:  # `memoryos --vault NAME`: as Switch memory
+            window.settings.previous_vault = window.settings.vault_name
+            window.switch_ended(named)  # no memory is open yet: only the settings change
         erased, opener.erased = opener.erased, None
         if erased is not None:  # its key was in the keyring: it opened with no dialog to say it
             from app.vault_dialogs import erased_text
@@ -129,8 +141,10 @@ def policy_readable() -> bool:
     return True
 
 
-def run(argv: list[str] | None = None, *, on_ready: Callable[[Any], None] | None = None) -> int:
-    """Run the app until it quits; `on_ready(window)` is called once the window is up (bench)."""
+def run(argv: list[str] | None = None, *, on_ready: Callable[[Any], None] | None = None,
+        vault: Path | None = None) -> int:
+    """Run the app until it quits; `on_ready(window)` is called once the window is up (bench).
+    `vault`: open that memory instead of the one used last (`memoryos --vault NAME`)."""
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -142,7 +156,7 @@ def run(argv: list[str] | None = None, *, on_ready: Callable[[Any], None] | None
     theme.apply(app)  # type: ignore[arg-type]
     if not policy_readable():
         return 1
-    window, opener = build()
+    window, opener = build(vault=vault)
     window.show()
     if crashed is not None:
         from app.errors import show_message

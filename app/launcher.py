@@ -8,15 +8,24 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 # Nothing heavy at module level: `memoryos <command>` must start fast, so Qt and torch are
 # imported only on the branch that needs them.
 
+# With no command, these choose the vault the window opens (engine/cli.py's APP_VAULT_OPTIONS).
+VAULT_OPTIONS = ("--vault", "--vault-path")
+
 
 def main(argv: list[str] | None = None) -> int:
-    """Start the desktop app (no arguments), the self-test, or hand the arguments to the CLI."""
+    """Start the desktop app (no arguments, or --vault NAME / --vault-path FILE), the self-test,
+    or hand the arguments to the CLI."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args:
+    if not args or args[0].split("=", 1)[0] in VAULT_OPTIONS:
+        vault, problem = chosen_vault(args) if args else (None, "")
+        if problem:  # before the display check: a wrong option is said anywhere, no window
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
         if not has_display():
             print(
                 "memoryos: no display here (neither DISPLAY nor WAYLAND_DISPLAY is set): the "
@@ -27,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from app.desktop import run
 
-        return run()
+        return run(vault=vault) if vault is not None else run()
     if args[0] == "--embedder-process":  # the helper process of the frozen app
         from app.embedder_process import serve
 
@@ -44,6 +53,28 @@ def main(argv: list[str] | None = None) -> int:
     from engine.cli import main as cli_main
 
     return int(cli_main(args) or 0)
+
+
+def chosen_vault(args: list[str]) -> tuple[Path | None, str]:
+    """The vault `--vault NAME` / `--vault-path FILE` asks for (None: the one used last), or
+    why it cannot be opened. A new name must be one Switch memory would make."""
+    from engine import errors
+    from engine.cli import app_vault
+
+    try:
+        vault = app_vault(args)
+    except errors.MemoryOSError as error:
+        return None, error.in_terminal()
+    if vault is None or vault.exists():
+        return vault, ""
+    from app.vault_switch import name_problem
+
+    name = vault.name.removesuffix(".memoryos")
+    problem = name_problem(name)
+    if problem:
+        return None, (f"--vault {name!r}: there is no memory by that name, and a new one "
+                      f"cannot have it. {problem}")
+    return vault, ""
 
 
 def has_display() -> bool:

@@ -53,6 +53,9 @@ class VaultOpener(QObject):
         self.locked_meanwhile = False
         # File → Erase everything removed this memory: the next dialog says so at its top
         self.erased: str | None = None
+        # `memoryos --vault NAME` asked for this memory, not the one used last: a new name gets
+        # Switch memory's "new memory" dialog; desktop.build's attach remembers it once open
+        self.named: str | None = None
 
     def start(self) -> None:
         self.locked_meanwhile = False
@@ -125,9 +128,10 @@ class VaultOpener(QObject):
         if settings is not None and not settings.model_step_due and self.first_run:
             settings.model_step_due = True
             self.window._save_settings()
-        name = self.path.name.removesuffix(".memoryos") if switching else None
+        asked = switching or self.named is not None  # a name chosen: that one is made
+        name = self.path.name.removesuffix(".memoryos") if asked else None
         # No vault by this name, others here (restored from the terminal): offered first
-        others = [] if switching else self._other_files()
+        others = [] if asked else self._other_files()
         self._show(FirstRunDialog(self.path, keyring, self.open_vault, self.pool, self.window,
                                   new_name=name, others=others))
 

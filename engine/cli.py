@@ -14,7 +14,12 @@ from engine import errors
 
 DESCRIPTION = """\
 MemoryOS Desktop: a private assistant that remembers you. Everything it learns stays in one
-encrypted file on this computer. Run `memoryos` with no command to open the desktop app.
+encrypted file on this computer. Run `memoryos` with no command to open the desktop app:
+  memoryos                           on the memory used last
+  memoryos --vault NAME              on the memory NAME, as File → Switch memory opens it (a
+                                     new name: it offers to make it); once open, it is the
+                                     memory used last
+  memoryos --vault-path FILE         on the vault FILE in the app's vaults folder
 """
 EPILOG = """\
 examples:
@@ -122,6 +127,8 @@ def version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = CommandParser(
         prog="memoryos",
+        usage="%(prog)s [-h] [--version] COMMAND ...\n"
+        "       %(prog)s [--vault NAME | --vault-path FILE]",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -369,6 +376,52 @@ RUN_IN = {
 
 # Arguments that belong to the desktop app (app/launcher.py), not to the terminal CLI.
 APP_ARGUMENTS = ("--self-test", "--embedder-process")
+# With no command, these open the desktop app on a vault (app_vault reads them).
+APP_VAULT_OPTIONS = ("--vault", "--vault-path")
+
+
+def opens_app(argv: list[str]) -> bool:
+    """Do these arguments open the window: none, or --vault/--vault-path before any command?"""
+    return not argv or argv[0].split("=", 1)[0] in APP_VAULT_OPTIONS
+
+
+def app_vault(argv: list[str]):  # noqa: ANN201 (a Path; pathlib is imported when it runs)
+    """The vault file `memoryos --vault NAME` or `--vault-path FILE` opens the app on (None: the
+    one used last). A name may be new (the app makes it, as Switch memory does); a file must
+    be a vault, in the app's vaults folder: the app knows its memories by name. InvalidInputError
+    (or NotAVaultError) says what is wrong; an option argparse refuses exits 2 with the usage."""
+    from engine import paths
+    from engine.unlock import choose_vault
+
+    parser = CommandParser(prog="memoryos", usage="memoryos [--vault NAME | --vault-path FILE]")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--vault", metavar="NAME")
+    group.add_argument("--vault-path", metavar="FILE")
+    parsed, rest = parser.parse_known_args(argv)
+    if rest:
+        # `memoryos --vault bob chat`: the command's own --vault comes after its name
+        hint = f" (give it after the command: memoryos {rest[0]} --vault NAME)"
+        parser.error(f"unrecognized arguments: {' '.join(rest)}{hint if rest[0] in RUN_IN else ''}")
+    if parsed.vault_path is None:
+        return None if parsed.vault is None else choose_vault(parsed.vault)
+    from engine.terminal.opening import vault_to_open  # its model backends: 0.3 s to import
+
+    path = vault_to_open(parsed)  # missing: the terminal commands' refusal and its wording
+    from engine.vault.connection import _check_header
+
+    try:
+        _check_header(path)  # not a vault: refused as the commands refuse it at open
+    except OSError as exc:
+        raise errors.InvalidInputError(f"cannot read {path}: {exc.strerror}") from None
+    folder = paths.vaults_dir()
+    if path.suffix == ".memoryos" and path.resolve().parent == folder.resolve():
+        return paths.vault_path(path.stem)
+    raise errors.InvalidInputError(
+        f"--vault-path {path}: the desktop app opens the memories in its vaults folder "
+        f"({folder}), by name. Copy the file there as NAME.memoryos with MemoryOS closed and "
+        f"run `memoryos --vault NAME`; the terminal commands take it where it is (memoryos chat "
+        f"--vault-path {path})"
+    )
 
 
 def open_app(argv: list[str]) -> int:
@@ -393,7 +446,7 @@ def open_app(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run one terminal command; no arguments open the desktop app."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in APP_ARGUMENTS:
+    if opens_app(argv) or argv[0] in APP_ARGUMENTS:
         return open_app(argv)
     passthrough = {
         "mcp": ("engine.mcp_server", "main"),

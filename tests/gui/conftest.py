@@ -65,16 +65,17 @@ def desktop(qtbot):
     """desktop(path=None, settings=None): the desktop app as it starts (app.desktop.build: the
     window and its vault opener) with the fast fake models of open_fast, on default settings
     unless `settings` are given, shown; its opener opens the vault file at `path` when one is
-    given (the default memory's otherwise). Returns (window, opener); every window it made is
-    closed after the test."""
+    given (the default memory's otherwise); `vault`: as `memoryos --vault NAME` asks for it.
+    Returns (window, opener); every window it made is closed after the test."""
     from app.desktop import build
     from app.settings_store import AppSettings
     from tests.helpers import open_fast
 
     made = []
 
-    def _desktop(path: Path | None = None, settings=None):
-        window, opener = build(open_fast, settings=AppSettings() if settings is None else settings)
+    def _desktop(path: Path | None = None, settings=None, vault: Path | None = None):
+        window, opener = build(open_fast, settings=AppSettings() if settings is None else settings,
+                               vault=vault)
         qtbot.addWidget(window)
         made.append(window)
         if path is not None:
