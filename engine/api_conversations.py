@@ -168,12 +168,15 @@ class ConversationsMixin:
 
     def take_unanswered(self) -> Unanswered | None:
         """unanswered(), handed over: from now on it is the person's, in their message box
-        like anything they typed, and not offered again at the next open (deleted from the
-        box, it would otherwise come back every time)."""
-        found = unanswered.last(self.vault)
-        if found is not None:
-            unanswered.drop(self.vault, found.id)
-        return found
+        like anything they typed, and not offered again in this program (deleted from the
+        box, it would otherwise come back at every open). It stays in the vault until a
+        question is sent there or dismiss_unanswered() is called: a program that stops first
+        (`memoryos chat` then /quit) offers it again at its next start."""
+        return unanswered.offer(self.vault)
+
+    def dismiss_unanswered(self, record_id: str) -> None:
+        """The person does not want the offered question `record_id` (Unanswered.id) back."""
+        unanswered.drop(self.vault, record_id)
 
     def replace_response(
         self,

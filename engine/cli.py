@@ -407,10 +407,10 @@ def app_vault(argv: list[str]):  # noqa: ANN201 (a Path; pathlib is imported whe
     from engine.terminal.opening import vault_to_open  # its model backends: 0.3 s to import
 
     path = vault_to_open(parsed)  # missing: the terminal commands' refusal and its wording
-    from engine.vault.connection import _check_header
+    from engine.vault.connection import check_header
 
     try:
-        _check_header(path)  # not a vault: refused as the commands refuse it at open
+        check_header(path)  # not a vault: refused as the commands refuse it at open
     except OSError as exc:
         raise errors.InvalidInputError(f"cannot read {path}: {exc.strerror}") from None
     folder = paths.vaults_dir()

@@ -178,17 +178,26 @@ def _unlocked_by(key_location: str) -> str:
 
 def _vault(path: Path, embedder) -> Callable[[], str]:
     def check() -> str:
+        from engine.errors import VaultCorruptError
         from engine.terminal.wording import count
         from engine.unlock import open_memory
+        from engine.vault.damage import damaged_message
 
         if not path.exists():
             raise _Warning(f"no vault yet at {path} (it is created on first use)")
-        memory = open_memory(path, embedder=embedder, background=False, interactive=True)
         try:
+            memory = open_memory(path, embedder=embedder, background=False, interactive=True)
+        except VaultCorruptError as exc:  # damaged where opening reads: no exception name
+            raise _Problem(f"{path}: {exc}") from None
+        try:
+            damage = memory.vault.health()
+            if damage.damaged:
+                raise _Problem(f"{path}: {damage.summary()}. {damaged_message(capital=True)}")
             health = memory.vault.integrity_check()
             status = memory.consolidation_status()
             if health != "ok":
-                raise RuntimeError(f"integrity check: {health}")
+                what = damaged_message(capital=True)
+                raise _Problem(f"{path}: integrity check: {health}. {what}")
             return (
                 f"{path}: integrity ok, {count(memory.info().pages, 'page')}, {status.pending_jobs} jobs pending, "
                 f"{status.failed_jobs} failed; {_unlocked_by(memory.info().key_location)}"

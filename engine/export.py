@@ -11,6 +11,18 @@ from engine.memory.context import MemoryContext
 from engine.records import VaultInfo
 
 FORMAT = "memoryos-export/1"
+# What a damaged vault's export could not read, as a person counts it (unreadable_text)
+NAMES = {
+    "conversations": "conversations",
+    "pages": "exchanges",
+    "segments": "topics",
+    "facts": "facts",
+    "fact_sources": "links from facts to exchanges",
+    "profile": "profile entries",
+    "profile_evidence": "links from profile entries to exchanges",
+    "page_memories": "records of the memories an answer used",
+    "forgotten": "records of what was forgotten",
+}
 TABLES = (
     "conversations",
     "pages",
@@ -41,7 +53,8 @@ def check_target(path: str | Path) -> Path:
 
 
 def export_json(ctx: MemoryContext, info: VaultInfo, path: str | Path | None = None) -> dict:
-    """The export as a dict; written to `path` (owner-only, never a partial file) if given."""
+    """The export as a dict; written to `path` (owner-only, never a partial file) if given.
+    From a damaged vault, what can be read; `unreadable` counts what could not be."""
     rules = ctx.policy()
     if rules.export_forbidden:
         raise errors.PolicyError(
@@ -56,11 +69,24 @@ def export_json(ctx: MemoryContext, info: VaultInfo, path: str | Path | None = N
         "vault": {k: v for k, v in info.__dict__.items() if k != "size_bytes"},
         "settings": ctx.settings.to_dict(),
     }
+    # A damaged vault (engine/vault/damage.py): what can be read is exported, and how many
+    # rows of each table could not be read is kept under "unreadable" (None: not known).
+    unreadable: dict[str, int | None] = {}
     for table in TABLES:
-        data[table] = ctx.vault.dump_table(table)
+        read = ctx.vault.read_table(table)
+        data[table] = read.rows
+        if read.skipped != 0:
+            unreadable[table] = read.skipped
     # What was forgotten, as one-way keys and times (engine/vault/forgotten.py): a restore
     # elsewhere leaves it out of older exports too. Exports without this key still restore.
-    data["forgotten"] = ctx.vault.forgotten_records()
+    try:
+        data["forgotten"] = ctx.vault.forgotten_records()
+    except errors.VaultCorruptError:
+        read = ctx.vault.read_table("forgotten")
+        data["forgotten"] = [{k: row[k] for k in ("kind", "key", "at")} for row in read.rows]
+        unreadable["forgotten"] = read.skipped
+    if unreadable:
+        data["unreadable"] = unreadable
     for row in data["pages"] + data["segments"]:
         for key in ("meta", "keywords"):
             if isinstance(row.get(key), str):
@@ -71,3 +97,16 @@ def export_json(ctx: MemoryContext, info: VaultInfo, path: str | Path | None = N
         text = json.dumps(data, ensure_ascii=False, indent=1)
         write_private(target, text.encode("utf-8"))
     return data
+
+
+def unreadable_text(data: dict) -> str:
+    """'' for a whole export; else which rows a damaged vault kept back, said in full."""
+    from engine.vault.damage import skipped_text
+
+    parts = list(skipped_text(data.get("unreadable") or {}, NAMES))
+    if not parts:
+        return ""
+    return (
+        f"The vault file is damaged: {', '.join(parts)} could not be read and are not in the "
+        "export; everything else is."
+    )

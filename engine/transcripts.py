@@ -160,14 +160,24 @@ SCAN_BATCH = 2000  # pages read at a time when the whole vault is read
 
 
 def split_held(memory: Any, exchanges: list[Exchange]) -> tuple[list[Exchange], int]:
+    """The exchanges an open vault does not hold yet, and how many it does (see held())."""
+    new, already, _ = held(memory, exchanges)
+    return new, already
+
+
+def held(memory: Any, exchanges: list[Exchange]) -> tuple[list[Exchange], int, dict]:
     """The exchanges an open vault (engine.api.MemoryOS) does not hold yet, in order, and how
     many it does: importing a transcript again adds nothing twice. An exchange is held when a
     page has its question, answer and time (to the millisecond, as a restore and a reference
     import recognise a repeat; from any source). An exchange without a time is stored at the
     moment of its import, so for it the same question and answer imported before count. Each
     page stands for one exchange: a file that repeats an exchange more often than the vault
-    holds it adds the difference."""
-    vault, held = memory.vault, Counter()
+    holds it adds the difference.
+
+    The third value maps a transcript's conversation (Exchange.conversation) to the stored
+    conversation its exchanges went into at an earlier import of it (a run stopped part-way):
+    the rest continue that conversation rather than start another."""
+    vault, held, into = memory.vault, Counter(), {}
     times = [_time_of(e) for e in exchanges]
     dated = sorted(set(times) - {None})
     # Every page read once when that is fewer reads than one look-up per distinct time
@@ -177,26 +187,34 @@ def split_held(memory: Any, exchanges: list[Exchange]) -> tuple[list[Exchange], 
         while batch := vault.list_pages(None, SCAN_BATCH, offset):
             offset += len(batch)
             for page in batch:
-                held[(round(page.timestamp, 3), page.user_input, page.agent_response)] += 1
+                key = (round(page.timestamp, 3), page.user_input, page.agent_response)
+                held[key] += 1
                 if page.meta.get("source") == "import":
                     held[(None, page.user_input, page.agent_response)] += 1
+                    into.setdefault(key, []).append(page.conversation_id)
+                    into.setdefault((None, *key[1:]), []).append(page.conversation_id)
     else:
         seen: set[int] = set()
         for when in dated:
             ids = vault.page_ids_in_time_range(when - HELD_WINDOW, when + HELD_WINDOW, 10_000)
             for page in vault.pages([i for i in ids if i not in seen]):
                 seen.add(page.id)
-                held[(round(page.timestamp, 3), page.user_input, page.agent_response)] += 1
-    new, already = [], 0
+                key = (round(page.timestamp, 3), page.user_input, page.agent_response)
+                held[key] += 1
+                if page.meta.get("source") == "import":
+                    into.setdefault(key, []).append(page.conversation_id)
+    new, already, conversations = [], 0, {}
     for exchange, when in zip(exchanges, times, strict=True):
         key = (None if when is None else round(when, 3), exchange.user_input or "",
                exchange.agent_response or "")  # fmt: skip
         if held[key] > 0:
             held[key] -= 1
             already += 1
+            if into.get(key):  # imported before: the conversation it went into
+                conversations[exchange.conversation] = into[key].pop(0)
         else:
             new.append(exchange)
-    return new, already
+    return new, already, conversations
 
 
 def held_summary(added: int, already: int, vault_name: str) -> str:
@@ -212,6 +230,15 @@ def held_summary(added: int, already: int, vault_name: str) -> str:
         verb = "was" if already == 1 else "were"
         return f"{text}; {already} {verb} already in this vault, not added again."
     return f"{text}."
+
+
+def resumed_note(already: int, total: int) -> str:
+    """Said before a run that continues an earlier import of the same file."""
+    left = total - already
+    return (
+        f"{already} of {total} exchanges are already in this vault (an earlier import of this "
+        f"file?): skipped; importing the other {left}."
+    )
 
 
 def _time_of(exchange: Exchange) -> float | None:

@@ -12,7 +12,14 @@ the exchange it replaces: that exchange stays until the new one is stored, and t
 was nowhere else. A program that quits while answering keeps the question too (MemoryOS
 .mark_quitting): quitting is not the person's Stop. Nor is a window's Lock now or Switch
 memory, whose program goes on: its vault's close marks the question ended (release), and the
-next open of that vault offers it back, in the same program too."""
+next open of that vault offers it back, in the same program too.
+
+A question offered back stays kept until the person sends a question in that vault (keep()
+drops it in the transaction that keeps the new one: sent again or not, it was seen) or drops it
+by hand: a program that stops right after offering it (`memoryos chat` then /quit) offers it
+again at the next start, so it is never lost before the person chose. Within one program it is
+offered once (offer()): put in a message box and deleted there, it does not come back at each
+open of the vault, and sending anything else drops it for good."""
 
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ import uuid
 from dataclasses import dataclass
 
 META_KEY = "unanswered"  # a JSON list of records, one per answer under way in any process
+_offered: set[str] = set()  # the records offered back in this program (offer())
 
 
 @dataclass(frozen=True)
@@ -125,8 +133,9 @@ def drop_where(vault, conversation_id: str | None = None) -> None:
 
 
 def last(vault) -> Unanswered | None:
-    """The most recent question whose program stopped before its answer was stored."""
-    stopped = [r for r in _records(vault) if not _running(r)]
+    """The most recent question whose program stopped before its answer was stored, and that
+    this program has not offered back yet."""
+    stopped = [r for r in _records(vault) if not _running(r) and r.get("id") not in _offered]
     if not stopped:
         return None
     record = max(stopped, key=lambda r: float(r.get("asked_at", 0)))
@@ -138,3 +147,12 @@ def last(vault) -> Unanswered | None:
         id=str(record.get("id", "")),
         replaces=int(replaces) if isinstance(replaces, int) else None,
     )
+
+
+def offer(vault) -> Unanswered | None:
+    """last(), offered back to the person now: it stays in the vault until they send a
+    question there (keep()) or drop() it, but this program does not offer it again."""
+    found = last(vault)
+    if found is not None:
+        _offered.add(found.id)
+    return found

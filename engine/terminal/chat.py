@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from engine import errors
@@ -193,7 +194,87 @@ def _read_message(stdin) -> str | None:
     return "\n".join(lines)
 
 
+def _unread_lines(stdin) -> list[str]:
+    """The lines waiting unread on standard input: piped ones to the end, typed ones the
+    terminal already holds (typed ahead while an answer was written)."""
+    try:
+        if not stdin.isatty():
+            return stdin.read().splitlines()
+        import select
+
+        lines = []
+        while select.select([stdin], [], [], 0)[0] and (line := stdin.readline()):
+            lines.append(line.rstrip("\n"))
+        return lines
+    except (OSError, ValueError):  # closed, or Windows (whose select takes sockets only)
+        return []
+
+
+def _stopped(exc: errors.MemoryOSError, current: str | None, stdin) -> int:
+    """`memoryos chat` stops on an error that the next message would meet too (the disk full,
+    the vault locked or damaged): going on, each answer would be shown and not stored. What
+    was typed or piped and not done is said, to be sent again once that is fixed."""
+    if current is not None:
+        print(flush=True)  # ends the answer's line ("assistant> …"), if it was begun
+    print(f"error: {exc.in_terminal()}", file=sys.stderr)
+    waiting = [line for line in _unread_lines(stdin) if line.strip()]
+    if current is not None:
+        print(
+            "Not saved (send it again once this is fixed):\n  "
+            + "\n  ".join(current.splitlines()),
+            file=sys.stderr,
+        )
+    if waiting:
+        print(
+            f"Not sent, {wording.count(len(waiting), 'line')} that chat did not read (send "
+            f"{'it' if len(waiting) == 1 else 'them'} again once this is fixed):\n  "
+            + "\n  ".join(waiting),
+            file=sys.stderr,
+        )
+    return 1
+
+
+class _BackgroundErrors(logging.Handler):
+    """The background memory building's failures, while `memoryos chat` runs: one plain line
+    each, not a traceback between answers, and not again while the same failure lasts (each
+    job it fails on logs it)."""
+
+    said = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, errors.MemoryOSError):  # the environment: the disk, the vault
+            why = exc.in_terminal()
+            then = "it goes on by itself once that is fixed"
+        else:  # a bug: what /status shows too
+            why = f"{type(exc).__name__}: {exc}" if exc is not None else record.getMessage()
+            then = "please report this"
+        if why == self.said:
+            return
+        self.said = why
+        print(
+            f"(memory building stopped: {why}. Your exchanges are stored; {then}. "
+            "/status shows how it stands)",
+            file=sys.stderr,
+        )
+        if record.exc_info and not isinstance(exc, errors.MemoryOSError):
+            # a bug: its traceback once, for the report (what the log printed before)
+            print(logging.Formatter().formatException(record.exc_info), file=sys.stderr)
+
+
 def run_chat(args) -> int:
+    background = logging.getLogger("engine.consolidation")
+    handler = _BackgroundErrors()
+    background.addHandler(handler)
+    propagate, background.propagate = background.propagate, False
+    try:
+        return _run_chat(args)
+    finally:
+        background.removeHandler(handler)
+        background.propagate = propagate
+
+
+def _run_chat(args) -> int:
     vault_to_open(args, create=args.create, first_run=True)  # before anything is loaded
     chat = make_chat(args.model, args.url_model, allow_plain_http=args.allow_plain_http)
     memory = _open(args, create=args.create, first_run=True, chat=chat)
@@ -220,7 +301,8 @@ def run_chat(args) -> int:
         if waiting is not None:  # offered, never sent again by itself
             print(
                 "Your last message was not answered: MemoryOS stopped while answering it. "
-                "Send it again if you still want an answer:\n  "
+                "Send it again if you still want an answer (it is kept until you send a "
+                "message):\n  "
                 + "\n  ".join(waiting.text.splitlines()),
                 file=sys.stderr,
             )
@@ -239,69 +321,81 @@ def run_chat(args) -> int:
         history = _line_editing(stdin)
         if waiting is not None and history is not None:
             history.add_history(waiting.text)  # Up brings the unanswered question back
-        while True:
-            line = _read_message(stdin)
-            if line is None:  # end of input (Ctrl+D)
-                break
-            if not line.strip():
-                continue
-            if line.strip() in ("/quit", "/exit"):
-                break
-            if line.strip() == "/new":
-                memory.new_conversation()
-                print("(new conversation)", file=sys.stderr)
-                continue
-            if line.strip() == "/facts":
-                _print_facts(memory, None, False)
-                continue
-            if line.strip() == "/status":
-                print(status_text(memory.consolidation_status()), file=sys.stderr)
-                continue
-            from engine import chat_commands
-
-            command = chat_commands.parse(line)
-            if command is not None:
-                _chat_command(memory, command, stdin, args.temporary)
-                continue
-            try:
-                stream = memory.get_response(
-                    line, max_tokens=args.max_tokens, temporary=args.temporary
-                )
-            except errors.InvalidInputError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                continue
-            print("assistant> ", end="", flush=True)
-            splitter = ThinkingSplitter()
-            # Ctrl+C while it answers stops the answer (what was written is stored, as Stop in
-            # the app): it used to end the stream with an error, and the exchange was lost.
-            stream.stop_on_interrupt = True
-            try:
-                for chunk in stream:
-                    for kind, text in splitter.feed(chunk):
-                        # A reasoning model's thinking goes to stderr, dimmed: not the answer.
-                        if kind == ANSWER:
-                            print(text, end="", flush=True)
-                        else:
-                            print(_dim(text, sys.stderr), end="", file=sys.stderr, flush=True)
-                for kind, text in splitter.finish():
-                    print(
-                        text, end="", flush=True, file=sys.stdout if kind == ANSWER else sys.stderr
-                    )
-                if stream.cancelled:
-                    print(" [stopped]", end="")
-            except KeyboardInterrupt:
-                stream.cancel()
-                for _ in stream:
-                    pass
-                print(" [stopped]", end="")
-            except errors.BackendError as exc:
-                print(f"\nerror: {exc.in_terminal()} (nothing was stored)", file=sys.stderr)
-            print()
-            if stream.cut_short:
-                note = _cut_short_note(memory.chat, args.max_tokens)
-                print(_dim(note, sys.stderr), file=sys.stderr)  # dim: about, not of, the answer
-            if args.show_memory:
-                _print_memories(memory, stream.memories)
+        doing: list[str] = []  # the message or /command being done
+        try:
+            _converse(memory, args, stdin, doing)
+        except errors.MemoryOSError as exc:  # not the person's input (that is said and skipped)
+            return _stopped(exc, doing[0] if doing else None, stdin)
     finally:
         memory.close()
     return 0
+
+
+def _converse(memory, args, stdin, doing: list[str]) -> None:
+    """The messages and /commands, one at a time, to the end of the input or /quit; `doing`
+    holds the one being done."""
+    while True:
+        doing.clear()
+        line = _read_message(stdin)
+        if line is None:  # end of input (Ctrl+D)
+            break
+        doing.append(line)
+        if not line.strip():
+            continue
+        if line.strip() in ("/quit", "/exit"):
+            break
+        if line.strip() == "/new":
+            memory.new_conversation()
+            print("(new conversation)", file=sys.stderr)
+            continue
+        if line.strip() == "/facts":
+            _print_facts(memory, None, False)
+            continue
+        if line.strip() == "/status":
+            print(status_text(memory.consolidation_status()), file=sys.stderr)
+            continue
+        from engine import chat_commands
+
+        command = chat_commands.parse(line)
+        if command is not None:
+            _chat_command(memory, command, stdin, args.temporary)
+            continue
+        try:
+            stream = memory.get_response(
+                line, max_tokens=args.max_tokens, temporary=args.temporary
+            )
+        except errors.InvalidInputError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            continue
+        print("assistant> ", end="", flush=True)
+        splitter = ThinkingSplitter()
+        # Ctrl+C while it answers stops the answer (what was written is stored, as Stop in
+        # the app): it used to end the stream with an error, and the exchange was lost.
+        stream.stop_on_interrupt = True
+        try:
+            for chunk in stream:
+                for kind, text in splitter.feed(chunk):
+                    # A reasoning model's thinking goes to stderr, dimmed: not the answer.
+                    if kind == ANSWER:
+                        print(text, end="", flush=True)
+                    else:
+                        print(_dim(text, sys.stderr), end="", file=sys.stderr, flush=True)
+            for kind, text in splitter.finish():
+                print(
+                    text, end="", flush=True, file=sys.stdout if kind == ANSWER else sys.stderr
+                )
+            if stream.cancelled:
+                print(" [stopped]", end="")
+        except KeyboardInterrupt:
+            stream.cancel()
+            for _ in stream:
+                pass
+            print(" [stopped]", end="")
+        except errors.BackendError as exc:
+            print(f"\nerror: {exc.in_terminal()} (nothing was stored)", file=sys.stderr)
+        print()
+        if stream.cut_short:
+            note = _cut_short_note(memory.chat, args.max_tokens)
+            print(_dim(note, sys.stderr), file=sys.stderr)  # dim: about, not of, the answer
+        if args.show_memory:
+            _print_memories(memory, stream.memories)

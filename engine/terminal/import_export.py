@@ -30,7 +30,11 @@ def run_import(args) -> int:
     try:
         from tqdm import tqdm
 
-        exchanges, already = transcripts.split_held(memory, exchanges)  # imported before
+        total = len(exchanges)
+        # imported before (a run stopped part-way): skipped, and their conversations continued
+        exchanges, already, conversations = transcripts.held(memory, exchanges)
+        if already and exchanges:
+            print(transcripts.resumed_note(already, total), file=sys.stderr)
         note = forgetting.retention_note(
             memory.retention()[0], [e.timestamp for e in exchanges], time.time()
         )
@@ -42,7 +46,6 @@ def run_import(args) -> int:
                 print("Nothing was imported.", file=sys.stderr)
                 return 1
 
-        conversations: dict[str | None, str] = {}
         added = 0
         for exchange in tqdm(exchanges, desc="Importing", unit="exchange", file=sys.stderr):
             if exchange.conversation not in conversations:
@@ -130,7 +133,7 @@ def _consolidate_with_progress(memory) -> None:
 
 
 def run_export(args) -> int:
-    from engine.export import check_target
+    from engine.export import check_target, unreadable_text
     from engine.records import SUPERSEDED
 
     if args.file != "-":
@@ -138,7 +141,8 @@ def run_export(args) -> int:
     memory = _open(args, background=False)
     try:
         if args.file == "-":
-            json.dump(memory.export_json(), sys.stdout, ensure_ascii=False, indent=1)
+            data = memory.export_json()
+            json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
             print()
         else:
             data = memory.export_json(args.file)
@@ -153,4 +157,8 @@ def run_export(args) -> int:
             )
     finally:
         memory.close()
+    damaged = unreadable_text(data)
+    if damaged:  # the export holds what could be read; exit 1 so a script does not take it whole
+        print(damaged, file=sys.stderr)
+        return 1
     return 0

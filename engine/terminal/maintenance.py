@@ -31,8 +31,16 @@ def run_status(args) -> int:
         if status.last_error:
             print(f"last error {status.last_error}")
         print(f"policy     {in_force}")
+        health = memory.vault.health()  # reads every page: the figures above read only a few
     finally:
         memory.close()
+    if health.damaged:
+        from engine.vault.damage import damaged_message
+
+        print(f"health     DAMAGED: {health.summary()}")
+        print(damaged_message(capital=True), file=sys.stderr)
+        return 1
+    print("health     ok (every page of the file was read)")
     return 0
 
 

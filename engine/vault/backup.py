@@ -20,6 +20,7 @@ from engine import errors
 from engine.files import replacing
 from engine.vault import cipher, keys
 from engine.vault.connection import PLAIN_SQLITE_HEADER, _apsw
+from engine.vault.damage import DAMAGED
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,16 @@ class Backup:
     size_bytes: int
     keyring: bool  # its key is the random one in this computer's keyring, not a passphrase
     own_passphrase: bool = False  # it opens with a passphrase chosen for the copy
+    damaged: bool = False  # a byte copy of a damaged vault: it carries the damage
 
     def how_to_open(self) -> str:
+        if self.damaged:
+            return (
+                "The vault file is damaged, so this backup is a copy of the file as it is: it "
+                "carries the same damage, and keeps what can be read in case trying to repair "
+                "the vault loses more. It opens with this memory's key or passphrase "
+                "(`--vault-path FILE`)."
+            )
         kept = (
             " What you forget from now on stays in this backup: after forgetting something, "
             "delete it and make a new one."
@@ -105,8 +114,19 @@ def backup(
     if passphrase is not None:
         cipher.check_new_passphrase(passphrase)  # a short one: refused before anything is written
     # VACUUM INTO writes into the empty 0600 file and keeps its mode
+    damaged = False
     with replacing(target) as temp:
-        vault.copy_to(temp, passphrase)
+        try:
+            vault.copy_to(temp, passphrase)
+        except errors.VaultCorruptError:
+            if passphrase is not None:  # re-encrypting reads every page, as VACUUM INTO does
+                raise errors.VaultCorruptError(
+                    f"{DAMAGED}, so its backup can only be a copy of the file as it is, which "
+                    "keeps the vault's key: run the backup again without --passphrase (in the "
+                    "app: with “Open it on another computer” not ticked). Nothing was written"
+                ) from None
+            vault.copy_bytes_to(temp)  # VACUUM INTO stopped at the damage: keep what is there
+            damaged = True
         _check_encrypted(temp)
     keyring_key = vault.key_location.startswith("keyring") and passphrase is None
     if passphrase is not None:
@@ -114,7 +134,7 @@ def backup(
         keys.delete_key(target)
     elif keyring_key:
         _keep_key_for(vault.path, target)
-    return Backup(target, target.stat().st_size, keyring_key, passphrase is not None)
+    return Backup(target, target.stat().st_size, keyring_key, passphrase is not None, damaged)
 
 
 def _check_encrypted(path: Path) -> None:

@@ -40,7 +40,7 @@ def open_connection(
     if not exists and not create:
         raise errors.VaultError(f"no vault at {path}: create one first")
     if exists:
-        _check_header(path)
+        check_header(path)
     flags = apsw.SQLITE_OPEN_READWRITE | (apsw.SQLITE_OPEN_CREATE if create else 0)
     if create:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -103,7 +103,7 @@ def journal_hint(path: Path) -> str:
     )
 
 
-def _check_header(path: Path) -> None:
+def check_header(path: Path) -> None:
     with open(path, "rb") as handle:
         head = handle.read(16)
     if head == PLAIN_SQLITE_HEADER:
@@ -148,14 +148,22 @@ def translate(exc: BaseException) -> errors.MemoryOSError:
         return errors.DiskFullError(
             "the disk is full: free some space; the last change was not saved"
         )
+    said = str(exc)
+    if isinstance(exc, apsw.SQLError) and "sqlite-vec" in said and "Could not insert" in said:
+        # sqlite-vec adding a chunk of vectors met SQLite's disk-full error and reports it as
+        # its own, without the code (seen on a full disk and at the vault's page limit)
+        return errors.DiskFullError(
+            "the disk is full (the vault could not grow): free some space; the last change "
+            "was not saved"
+        )
     if isinstance(exc, (apsw.BusyError, apsw.LockedError)):
         return errors.VaultLockedError(
             "the vault is busy in another program (another MemoryOS window or MCP server): try again"
         )
     if isinstance(exc, apsw.CorruptError):
-        return errors.VaultCorruptError(
-            "the vault file is damaged: restore a backup, or export what can be read"
-        )
+        from engine.vault.damage import damaged_message
+
+        return errors.VaultCorruptError(damaged_message())
     if isinstance(exc, apsw.NotADBError):
         return errors.NotAVaultError("the file is not a MemoryOS vault, or the key is wrong")
     if isinstance(exc, (apsw.ReadOnlyError, apsw.PermissionsError)):

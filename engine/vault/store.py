@@ -13,6 +13,7 @@ from engine.files import private_dir, private_file
 from engine.records import ACTIVE, ARCHIVED, MID_TERM, SHORT_TERM, SUPERSEDED, ConversationInfo
 from engine.vault import cipher, keys
 from engine.vault.connection import mapped_errors, open_connection
+from engine.vault.damage import Health, TableRead, check, damaged_message, read_table
 from engine.vault.forget import ForgetMixin
 from engine.vault.forgotten import ForgottenMixin
 from engine.vault.jobs import JobsMixin
@@ -52,6 +53,10 @@ def _unlock(path: Path, hexkey, passphrase, create: bool, is_new: bool):
 
 
 COPY_SCHEMA = "backup_copy"  # the name a backup copy is attached under (copy_to)
+DUMPED_TABLES = (
+    "pages", "segments", "facts", "fact_sources", "profile", "profile_evidence",
+    "page_memories", "conversations", "jobs", "meta", "migrations", "forgotten",
+)  # fmt: skip
 
 class Vault(
     PagesMixin,
@@ -217,6 +222,11 @@ class Vault(
     def integrity_check(self) -> str:
         return self.conn.execute("PRAGMA integrity_check").fetchall()[0][0]
 
+    @_locked
+    def health(self) -> Health:
+        """Read every page of the file (engine/vault/damage.py): is any of it damaged?"""
+        return check(self.conn)
+
     # ---- conversations -------------------------------------------------------------------
 
     @_locked
@@ -297,6 +307,39 @@ class Vault(
                 self.conn.execute(f"DETACH DATABASE {COPY_SCHEMA}")
 
     @_locked
+    def copy_bytes_to(self, path: Path) -> None:
+        """Copy the file as it is, damage included, into the empty file `path`: what VACUUM
+        INTO cannot do for a damaged vault (it reads every row). What the -wal journal holds
+        is copied beside it and merged into the copy, which SQLite3MC opens with the vault's
+        key, without reading any damaged page (a checkpoint copies whole pages)."""
+        import shutil
+
+        if self._depth:
+            raise errors.VaultError("cannot back up the vault inside a transaction")
+        wal, copy_wal = Path(f"{self.path}-wal"), Path(f"{path}-wal")
+        with mapped_errors():
+            # a read transaction: no checkpoint can empty the journal while the two are copied
+            self.conn.execute("BEGIN")
+            try:
+                self.conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+                shutil.copyfile(self.path, path)
+                if wal.exists() and wal.stat().st_size:
+                    shutil.copyfile(wal, copy_wal)
+            finally:
+                self.conn.execute("COMMIT")
+            if not copy_wal.exists():
+                return
+            private_file(copy_wal)
+            self.conn.execute(f"ATTACH DATABASE ? AS {COPY_SCHEMA}", (str(path),))
+            try:
+                self.conn.execute(f"PRAGMA {COPY_SCHEMA}.wal_checkpoint(TRUNCATE)").fetchall()
+                self.conn.execute(f"PRAGMA {COPY_SCHEMA}.journal_mode=DELETE").fetchall()
+            finally:
+                self.conn.execute(f"DETACH DATABASE {COPY_SCHEMA}")
+        for leftover in (copy_wal, Path(f"{path}-shm")):
+            leftover.unlink(missing_ok=True)
+
+    @_locked
     def rekey(self, passphrase: str | bytes) -> None:
         """Re-encrypt every page under `passphrase` with the strong key derivation (also moves
         a keyring vault to a passphrase). SQLite3MC cannot rekey in WAL mode, so the journal
@@ -323,25 +366,18 @@ class Vault(
 
     @_locked
     def dump_table(self, table: str) -> list[dict]:
-        assert table in (
-            "pages",
-            "segments",
-            "facts",
-            "fact_sources",
-            "profile",
-            "profile_evidence",
-            "page_memories",
-            "conversations",
-            "jobs",
-            "meta",
-            "migrations",
-        )
-        cursor = self.conn.execute(f"SELECT * FROM {table}")
-        try:
-            names = [d[0] for d in cursor.getdescription()]
-        except Exception:
-            return []
-        return [dict(zip(names, row, strict=True)) for row in cursor]
+        """Every row of `table`; a damaged page of it is an error (an export reads past it
+        with read_table)."""
+        read = self.read_table(table)
+        if read.skipped != 0:
+            raise errors.VaultCorruptError(damaged_message())
+        return read.rows
+
+    @_locked
+    def read_table(self, table: str) -> TableRead:
+        """The rows of `table` that can be read, and how many a damaged page kept back."""
+        assert table in DUMPED_TABLES
+        return read_table(self.conn, table)
 
 
 __all__ = ["Vault", "PAGE_COLUMNS", "_blob"]
