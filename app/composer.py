@@ -174,6 +174,12 @@ class Composer(QFrame):
         self.notice.show()
         self._put_back_words = set(text.split())
 
+    def take_back(self, text: str) -> None:
+        """`text`, put back in the box, is sent another way (Regenerate): the box empties if
+        it holds just that, its notice with it; anything else typed there stays."""
+        if self.input.toPlainText().strip() == text.strip():
+            self.input.clear()
+
     def _drop_stale_notice(self) -> None:
         """The notice goes once most of the text it speaks of is gone from the box (a few
         words changed keep it): it said "It is back in the box" over an empty box after an

@@ -29,9 +29,10 @@ from app.workers import Worker
 ERASE_WORD = "erase"
 
 
-def write_export(mem: Any, path: str, progress: Any = None) -> str:
-    """Read everything from the vault and write it as JSON readable only by this user."""
-    from engine.export import check_target
+def write_export(mem: Any, path: str, progress: Any = None) -> tuple[str, str]:
+    """Read everything from the vault and write it as JSON readable only by this user: (the
+    file, what a damaged vault could not give it, "" for nothing)."""
+    from engine.export import check_target, unreadable_text
 
     target = check_target(path)  # a folder that does not exist: refused, named, nothing made
     if progress:
@@ -50,7 +51,7 @@ def write_export(mem: Any, path: str, progress: Any = None) -> str:
         raise
     if progress:
         progress(1.0, "Done")
-    return str(target)
+    return str(target), unreadable_text(data)
 
 
 def export_memory(parent: QWidget, session: Any, path: str | None = None) -> Worker | None:
@@ -74,9 +75,11 @@ def export_memory(parent: QWidget, session: Any, path: str | None = None) -> Wor
         dialog.setLabelText(f"{label}…")
         dialog.setValue(int(fraction * 100))
 
-    def done(written: str) -> None:
+    def done(result: tuple[str, str]) -> None:
+        written, damaged = result
         dialog.close()
-        show_message(parent, "Export", f"Everything was exported to\n{written}\n\n"
+        said = f"{damaged}\n\nWhat could be read" if damaged else "Everything"
+        show_message(parent, "Export", f"{said} was exported to\n{written}\n\n"
                      "This copy is not encrypted: only your account can open it, but anyone "
                      "with access to it can read all of it. Delete it when you are done.")  # fmt: skip
 

@@ -21,6 +21,7 @@ from app.auto_lock import AutoLock
 from app.chat_commands import ChatActions
 from app.composer import Composer
 from app.conversation_view import READING_CHARS, ConversationView
+from app.damage_banner import DamageBanner
 from app.demo_banner import DemoBanner
 from app.errors import describe, show_message
 from app.forget_panel import ForgetPanel
@@ -39,6 +40,15 @@ from app.window_memory import WINDOW_LEAST, MemoryWindowMixin
 from app.window_panels import PanelsWindowMixin
 from app.window_session import SessionWindowMixin
 from app.workers import WorkerPool
+
+# The disk was full when an exchange was to be stored: under its answer, above the message
+# box the question is put back in, and over the earlier exchange a regeneration kept.
+NOT_SAVED_NOTE = ("Not saved: the disk is full. Free some space, then send your message "
+                  "again: it is back in the box.")
+NOT_SAVED_BOX = ("The disk was full, so your last message and its answer were not saved. "
+                 "Free some space, then send it again.")
+NOT_SAVED_REPLACING = ("The disk is full, so the new answer was not saved; the earlier one is "
+                       "kept. Free some space, then send the question again.")
 
 
 class _Mark(QLabel):
@@ -125,6 +135,8 @@ class MainWindow(
         fix = QPushButton("Model settings…")
         fix.clicked.connect(self.open_settings)
         notice_row.addWidget(fix)
+        self.damage_banner = DamageBanner()  # the open vault's file is damaged
+        self.damage_banner.backup_requested.connect(self.backup_memory)
         self.demo_banner = DemoBanner()
         self.demo_banner.choose_requested.connect(self.open_model_step)
         self.demo_banner.follow(self.view)  # all of it only where the conversation has room
@@ -133,6 +145,7 @@ class MainWindow(
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        layout.addWidget(self.damage_banner)
         layout.addWidget(self.notice)
         layout.addWidget(self.demo_banner)
         layout.addWidget(self.temporary_banner)
@@ -157,6 +170,9 @@ class MainWindow(
         # again, and an edited question goes back into the message box (_restore_edit).
         self._replacing: tuple[int, str | None] | None = None
         self._restore_edit: tuple[int, str] | None = None
+        # A question the disk was too full to store, and its record kept in the vault (its
+        # drop failed too): let go once the question is stored (_let_go_unsaved)
+        self._unsaved_question: tuple[str, str] | None = None
         self.status = StatusLine()
         self.setStatusBar(self.status)
         self.auto_lock = AutoLock(0, self)
@@ -229,6 +245,10 @@ class MainWindow(
         if replaces is not None or self.composer.property("editing"):
             self.view.remove_last_exchange()
             self._set_editing(False)
+        else:
+            last = self.view.last_exchange()
+            if last and last[0].not_saved and last[0].text == text:
+                self.view.remove_last_exchange()  # sent again: its unsaved copy goes
         self._ask(text, replaces, edited=replaces is not None)
 
     def _ask(self, text: str, replaces: int | None, edited: bool = False) -> None:
@@ -285,6 +305,7 @@ class MainWindow(
         self.view.end_answer(note)
         page_id = answer.page.id if answer.page is not None else None
         self.view.finish_last_answer(page_id, list(answer.memories))
+        self._let_go_unsaved(answer.page)
         if answer.page is not None:
             self.sidebar.set_current(answer.page.conversation_id)
         if thinking:
@@ -307,11 +328,50 @@ class MainWindow(
         self.reload_conversation("Stopped: the earlier answer is kept.")
 
     def _answer_failed(self, error: Exception) -> None:
-        self._replacing = None
+        from engine.errors import DiskFullError
+
+        replacing, self._replacing = self._replacing, None
         self._router = None
-        self.view.end_answer(f"⚠ {describe(error)}")
-        self._answer_ended()
+        if isinstance(error, DiskFullError):
+            self._not_saved(error, replacing)
+        else:
+            self.view.end_answer(f"⚠ {describe(error)}")
+            self._answer_ended()
         self.answer_finished.emit(error)
+
+    def _not_saved(self, error: Exception, replacing: tuple[int, str | None] | None) -> None:
+        """The disk was full: the exchange on screen was not stored. It says so, and the
+        question waits in the message box to be sent again (never sent from here). A
+        regeneration or an edit left the earlier exchange stored: it is drawn again, and the
+        question waits to replace it, as after a Stop."""
+        exchange = self.view.last_exchange()
+        question = exchange[0].text if exchange else ""
+        kept = getattr(error, "kept_question", None)
+        if question and kept is not None:
+            self._unsaved_question = (question, kept)
+        if replacing is not None:
+            self.view.end_answer()
+            self._answer_ended()
+            self._restore_edit = (replacing[0], replacing[1] or question)
+            self.reload_conversation(f"⚠ {NOT_SAVED_REPLACING}")
+            return
+        self.view.end_answer(f"⚠ {NOT_SAVED_NOTE}")
+        for message in exchange:
+            message.not_saved = True
+        self._answer_ended()
+        if question:
+            self.composer.put_back(question, NOT_SAVED_BOX)
+
+    def _let_go_unsaved(self, page: Any) -> None:
+        """A question the disk was too full to store is stored now (sent again): its record,
+        kept in the vault by the failure, goes (else the next start offered it back)."""
+        unsaved = self._unsaved_question
+        if page is None or unsaved is None or self.session is None:
+            return
+        if page.user_input == unsaved[0]:
+            self._unsaved_question = None
+            self.session.run(self.session.mem.dismiss_unanswered, unsaved[1],
+                             on_error=lambda _error: None)  # offered at the next start then
 
     def _answer_ended(self) -> None:
         self.composer.set_busy(False)

@@ -112,7 +112,7 @@ def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tok
                   replaces: int | None = None) -> Iterator[str]:
     """Stream one answer; the engine stores the exchange (or the stopped part) at the end.
     With `replaces` (a page id) the new exchange takes that one's place (regenerate, edit)."""
-    from engine.errors import GenerationCancelled
+    from engine.errors import DiskFullError, GenerationCancelled
 
     if replaces is not None:
         stream = mem.replace_response(replaces, question, cancel=cancel, max_tokens=max_tokens)
@@ -123,6 +123,11 @@ def answer_chunks(mem: Any, question: str, cancel: Any, temporary: bool, max_tok
         yield from stream
     except GenerationCancelled:
         pass
+    except DiskFullError as error:
+        # The question's record stays in the vault (its drop failed too): the window lets it
+        # go once the question sent again is stored (else the next start offers it back).
+        error.kept_question = getattr(stream, "unanswered", None)
+        raise
     return Answer(text=stream.text, page=stream.page, stopped=cancel.cancelled,
                   memories=tuple(getattr(stream, "memories", ())),
                   cut_short=bool(getattr(stream, "cut_short", False)))

@@ -81,7 +81,10 @@ def memory_parts(status: Any) -> tuple[str, str]:
         known_text(status),
     ])
     jobs = f"{status.pending_jobs} job{'s' if status.pending_jobs != 1 else ''}"
-    if status.running:
+    paused = paused_because(status)
+    if paused:
+        doing = [f"memory building paused: {paused}"]
+    elif status.running:
         doing = [f"consolidating ({jobs})" if status.pending_jobs else "consolidating"]
     elif status.pending_jobs:
         doing = [f"{jobs} queued"]
@@ -90,6 +93,19 @@ def memory_parts(status: Any) -> tuple[str, str]:
     if status.failed_jobs:
         doing.append(f"{status.failed_jobs} failed")
     return counts, " · ".join(doing)
+
+
+def paused_because(status: Any) -> str:
+    """Why memory building waits, with what to do, when the environment stopped it (it
+    retries by itself): it said "1 job queued" for as long as the disk was full. "" if not."""
+    error = (status.last_error or "").lower()
+    if not status.pending_jobs or status.running or not error:
+        return ""
+    if "diskfullerror" in error or "disk is full" in error:
+        return "the disk is full: free some space"
+    if "vaultlockederror" in error or "vault is busy" in error:
+        return "the vault is busy in another program"
+    return ""
 
 
 class ElidedLabel(QLabel):

@@ -50,6 +50,7 @@ class Message:
     changed: dict[Any, str] = field(default_factory=dict)  # notice key: its item's text now
     long: bool = False  # the person's message is long: shown folded until unfolded
     unfolded: bool = False
+    not_saved: bool = False  # its exchange was answered but could not be stored (disk full)
 
 
 def is_long(text: str) -> bool:
@@ -304,14 +305,24 @@ class MessagesMixin:
     def remove_last_exchange(self) -> None:
         """Take the last question and answer off the screen (they are being replaced)."""
         exchange = self.last_exchange()
-        if not exchange:
+        if not exchange or not all(self._drawn(m) for m in exchange):
             return
-        cursor = QTextCursor(self.browser.document())
-        cursor.setPosition(max(0, exchange[0].frame.firstPosition() - 1))
-        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        cursor.removeSelectedText()
+        start = max(0, exchange[0].frame.firstPosition() - 1)
+        # Off the list before their frames are deleted: the view's width changes as the text
+        # goes (its scroll bar goes), and the resize redraws every frame in the list: one
+        # deleted under it crashed the app (a long answer regenerated).
         del self.messages[-2:]
         self._messages -= 2
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(start)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+
+    def _drawn(self, message: Message) -> bool:
+        """Whether `message`'s frame is still in the document (compared, never used: a frame
+        deleted with its text must not be touched)."""
+        return any(frame == message.frame
+                   for frame in self.browser.document().rootFrame().childFrames())
 
     def _answer_of(self, page_id: int) -> Message | None:
         for message in self.messages:

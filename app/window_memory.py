@@ -224,6 +224,10 @@ class MemoryWindowMixin:
             return
         question, answer = exchange
         self.view.remove_last_exchange()
+        if answer.page_id is None:
+            # Never stored (the disk was full, a temporary chat): there is nothing to replace,
+            # the question is asked again; put back in the box, it is taken from there.
+            self.composer.take_back(question.text)
         self._ask(question.text, answer.page_id)
 
     def edit_last_question(self) -> None:

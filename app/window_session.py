@@ -18,9 +18,11 @@ from app.model_choice import remote_host
 from app.outgoing import temporary_text
 from app.session import FAILED, LOADING, READY, UNREACHABLE, Session
 
-# Above the message box when a message the app was answering as it stopped is put back there.
-# After a crash, a quit, Lock now or Switch memory before the answer's first word
-UNANSWERED_NOTICE = ("Your last message was not answered: the answer stopped before it began. "
+# Above the message box when a message the app was answering as it stopped is put back there:
+# after a crash, a quit, Lock now or Switch memory before the answer was stored (before its
+# first word, or part-way), or an answer written whole that a full disk kept from being stored.
+# The vault's record does not say which, so the notice says only what is true of them all.
+UNANSWERED_NOTICE = ("Your last message was not answered, or its answer could not be saved. "
                      "It is back in the box.")
 
 
@@ -42,6 +44,7 @@ class SessionWindowMixin:
         session.outside_written.connect(self.show_outside_exchanges)  # another process wrote
         self.sidebar.attach(session)
         self.demo_banner.watch(session, self.settings)  # a served model's size: once loaded
+        self.damage_banner.watch(session)  # every page read in a worker: is the file damaged?
         for action in self.vault_actions:
             action.setEnabled(True)
         self._padlock(True)
@@ -143,12 +146,27 @@ class SessionWindowMixin:
         if waiting is None or self.session is None:
             return
         self.composer.put_back(waiting.text, UNANSWERED_NOTICE)
+        # The vault keeps it until a message is sent (engine/unanswered.py), so a quit with it
+        # in the box offers it again next time; emptying the box is the person's "no"
+        self._offered_question = (self.session, waiting.id)
+        if not getattr(self, "_watching_offered", False):
+            self._watching_offered = True
+            self.composer.input.textChanged.connect(self._offered_question_emptied)
         last = self.view.last_exchange()
         if waiting.replaces is not None and last and last[1].page_id == waiting.replaces:
             # An edit of the last question: sent, it replaces that exchange, as it would
             # have before the app stopped (the earlier answer stays until then).
             self._editing = waiting.replaces
             self._set_editing(True)
+
+    def _offered_question_emptied(self) -> None:
+        offered = getattr(self, "_offered_question", None)
+        if offered is None or self.composer.input.toPlainText().strip():
+            return
+        self._offered_question = None
+        session, record = offered
+        if session is self.session and session is not None:
+            session.run(session.mem.dismiss_unanswered, record)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)
