@@ -405,3 +405,25 @@ def focus_by_tab(qtbot, widget) -> None:
     qtbot.waitUntil(lambda: QApplication.activeWindow() is widget.window())
     widget.setFocus(Qt.FocusReason.TabFocusReason)
     qtbot.waitUntil(widget.hasFocus)
+
+
+def settle() -> None:
+    """The layouts' pending requests handled (each may post the next)."""
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(6):
+        QApplication.sendPostedEvents(None, 0)  # 0: every kind of posted event
+        QApplication.processEvents()
+
+
+def cut_rows(tree) -> list[str]:
+    """The rows of `tree` a person sees only in part: cut by the list's own edge, or by the
+    edge of the scrolled page it is on."""
+    seen = tree.viewport().visibleRegion()
+    cut = []
+    for index in range(tree.topLevelItemCount()):
+        rect = tree.visualItemRect(tree.topLevelItem(index))
+        shown = seen.intersected(rect).boundingRect()
+        if not shown.isEmpty() and shown.height() < rect.height():
+            cut.append(f"row {index}: {shown.height()} px of {rect.height()}")
+    return cut

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QApplication
 
 from app import theme
 from app.privacy_helpers import ROLE
+from tests.helpers import cut_rows, settle
 
 pytestmark = pytest.mark.gui
 
@@ -29,25 +29,6 @@ def room(monkeypatch, request):
     return request.param
 
 
-def _settle() -> None:
-    for _ in range(6):
-        QApplication.sendPostedEvents(None, 0)
-        QApplication.processEvents()
-
-
-def _cut_rows(tree) -> list[str]:
-    """The rows of `tree` a person sees only in part: cut by the list's own edge, or by the
-    edge of the scrolled page it is on."""
-    seen = tree.viewport().visibleRegion()
-    cut = []
-    for index in range(tree.topLevelItemCount()):
-        rect = tree.visualItemRect(tree.topLevelItem(index))
-        shown = seen.intersected(rect).boundingRect()
-        if not shown.isEmpty() and shown.height() < rect.height():
-            cut.append(f"row {index}: {shown.height()} px of {rect.height()}")
-    return cut
-
-
 def _whole(tree, name: str, page=None) -> list[str]:
     """Why `tree` does not show whole rows ([] if it does). On the scrolled `page` as it opens,
     only where the page shows a whole row of it: at the largest text the page's view ends
@@ -61,7 +42,7 @@ def _whole(tree, name: str, page=None) -> list[str]:
                         f"{row})")
     top = tree.viewport().mapTo(page.widget(), QPoint(0, 0)).y() if page is not None else 0
     if page is None or page.viewport().height() - top >= row:
-        problems += [f"{name}: {problem}" for problem in _cut_rows(tree)]
+        problems += [f"{name}: {problem}" for problem in cut_rows(tree)]
     return problems
 
 
@@ -88,17 +69,17 @@ def test_the_conversations_tab_shows_whole_rows(qtbot, qapp, window, memory, roo
                  if conversations.topLevelItem(i).data(0, ROLE) == "talk-0")
     conversations.setCurrentItem(first)
     qtbot.waitUntil(lambda: exchanges.topLevelItemCount() == 20, timeout=10_000)
-    _settle()
+    settle()
     for state in ("as opened", "at its smallest"):
         if state == "at its smallest":
             panel.resize(panel.minimumSize())
-            _settle()
+            settle()
         conversations.scrollToTop()
         panel.middle.verticalScrollBar().setValue(0)  # the page as it opens
-        _settle()
+        settle()
         problems = _whole(conversations, "conversations", panel.middle)
         panel.middle.ensureWidgetVisible(exchanges, 0, 0)
-        _settle()
+        settle()
         problems += _whole(exchanges, "exchanges")
         assert problems == [], f"{state}: " + "\n".join(problems)
     panel.close()

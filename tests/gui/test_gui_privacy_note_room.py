@@ -6,25 +6,19 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QPushButton
 
 from tests.gui.test_gui_privacy_done_note import undone  # noqa: F401  (the fixture)
 from tests.gui.test_privacy_undo_edit import NURSE, TYPO, _edit
-from tests.helpers import privacy_row
+from tests.helpers import privacy_row, settle
 
 pytestmark = pytest.mark.gui
-
-
-def _settle() -> None:
-    for _ in range(6):
-        QApplication.sendPostedEvents(None, 0)
-        QApplication.processEvents()
 
 
 def _one_line(panel) -> list[str]:
     """Why the note is not on one line where its text fits the room left of Close ([] if it
     is, or if its text does not fit there)."""
-    _settle()
+    settle()
     note = panel.done_note
     close = next(b for b in panel.findChildren(QPushButton) if b.text() == "Close")
     left = note.mapTo(panel, note.rect().topLeft()).x()
@@ -53,13 +47,13 @@ def test_the_note_keeps_its_line_through_edits_and_undos(qtbot, undone):  # noqa
     for _ in range(2):
         _edit(qtbot, undone, NURSE, TYPO)
         qtbot.waitUntil(lambda: privacy_row(undone, TYPO) is not None)
-        _settle()
+        settle()
         assert undone.undo_button.isVisible()
         assert (_one_line(undone), undone.minimumWidth()) == ([], least)
         with qtbot.waitSignal(undone.changed, timeout=10_000):
             qtbot.mouseClick(undone.undo_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: privacy_row(undone, NURSE) is not None)
-        _settle()
+        settle()
         assert not undone.undo_button.isVisible()
         assert "before your edit" in undone.done_note.text()
         assert (_one_line(undone), undone.minimumWidth()) == ([], least)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QScrollArea
+from PySide6.QtWidgets import QLabel, QLineEdit, QScrollArea
 
 from app import theme
+from tests.helpers import cut_rows, settle
 
 pytestmark = pytest.mark.gui
 
@@ -21,12 +22,6 @@ def scaled_laptop(monkeypatch):
 
     monkeypatch.setattr(widgets, "screen_room", lambda window: ROOM)
     monkeypatch.setattr(privacy, "screen_room", lambda window: ROOM)
-
-
-def _settle() -> None:
-    for _ in range(6):
-        QApplication.sendPostedEvents(None, 0)
-        QApplication.processEvents()
 
 
 def test_the_scrolled_column_holds_its_widgets_without_frame_or_focus(qtbot):
@@ -51,19 +46,6 @@ def test_the_scrolled_column_holds_its_widgets_without_frame_or_focus(qtbot):
     assert other.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
 
 
-def _cut_rows(tree) -> list[str]:
-    """The rows of `tree` a person sees only in part: cut by the table's own edge, or by the
-    edge of the scrolled page it is on."""
-    seen = tree.viewport().visibleRegion()
-    cut = []
-    for index in range(tree.topLevelItemCount()):
-        rect = tree.visualItemRect(tree.topLevelItem(index))
-        shown = seen.intersected(rect).boundingRect()
-        if not shown.isEmpty() and shown.height() < rect.height():
-            cut.append(f"row {index}: {shown.height()} px of {rect.height()}")
-    return cut
-
-
 @pytest.mark.parametrize("size", [theme.BASE_SIZE, theme.MAX_SIZE],
                          ids=["normal text", "largest text"])
 def test_the_facts_table_shows_whole_rows(qtbot, qapp, window, memory, scaled_laptop,
@@ -76,13 +58,13 @@ def test_the_facts_table_shows_whole_rows(qtbot, qapp, window, memory, scaled_la
     panel = window.open_privacy()
     qtbot.waitExposed(panel)
     qtbot.waitUntil(lambda: panel.tree.topLevelItemCount() == 20, timeout=10_000)
-    _settle()
+    settle()
     tree, row = panel.tree, panel.tree.sizeHintForRow(0)
     for state in ("as opened", "at its smallest"):
         if state == "at its smallest":
             panel.resize(panel.minimumSize())
-            _settle()
+            settle()
         assert tree.viewport().height() >= row, state  # a row is there to see
         assert tree.viewport().height() % row == 0, state  # its own edge cuts no row
-        assert _cut_rows(tree) == [], state  # nor does the page's, as it opens
+        assert cut_rows(tree) == [], state  # nor does the page's, as it opens
     panel.close()
