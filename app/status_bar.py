@@ -101,7 +101,9 @@ def paused_because(status: Any) -> str:
     error = (status.last_error or "").lower()
     if not status.pending_jobs or status.running or not error:
         return ""
-    if "diskfullerror" in error or "disk is full" in error:
+    # DiskFullError's two wordings (engine/vault/connection.translate): SQLite's own, and a
+    # write the disk refused with no byte left ("could not be written (it may be full)")
+    if "diskfullerror" in error or "disk is full" in error or "may be full" in error:
         return "the disk is full: free some space"
     if "vaultlockederror" in error or "vault is busy" in error:
         return "the vault is busy in another program"

@@ -181,22 +181,22 @@ def _vault(path: Path, embedder) -> Callable[[], str]:
         from engine.errors import VaultCorruptError
         from engine.terminal.wording import count
         from engine.unlock import open_memory
-        from engine.vault.damage import damaged_message
+        from engine.vault.damage import damaged_message, naming_vault
 
         if not path.exists():
             raise _Warning(f"no vault yet at {path} (it is created on first use)")
         try:
             memory = open_memory(path, embedder=embedder, background=False, interactive=True)
         except VaultCorruptError as exc:  # damaged where opening reads: no exception name
-            raise _Problem(f"{path}: {exc}") from None
+            raise _Problem(f"{path}: {naming_vault(exc, path)}") from None
         try:
             damage = memory.vault.health()
             if damage.damaged:
-                raise _Problem(f"{path}: {damage.summary()}. {damaged_message(capital=True)}")
+                raise _Problem(f"{path}: {damage.summary()}. {damaged_message(capital=True, path=path)}")
             health = memory.vault.integrity_check()
             status = memory.consolidation_status()
             if health != "ok":
-                what = damaged_message(capital=True)
+                what = damaged_message(capital=True, path=path)
                 raise _Problem(f"{path}: integrity check: {health}. {what}")
             return (
                 f"{path}: integrity ok, {count(memory.info().pages, 'page')}, {status.pending_jobs} jobs pending, "

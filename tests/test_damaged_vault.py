@@ -30,12 +30,24 @@ def cli(*args: str, home):
     return done.returncode, done.stdout.decode(), done.stderr.decode()
 
 
-def names_what_to_do(text: str) -> None:
-    """The advice names the real commands and menus: keep a copy, open a backup, export."""
-    for step in ("`memoryos backup FILE`", "File → Back up memory…", str(paths.vaults_dir()),
-                 "File → Switch memory…", "--vault-path FILE", "`memoryos export memory.json`",
-                 "--create"):  # fmt: skip
+def names_what_to_do(text: str, option: str = " --vault damaged") -> None:
+    """The advice names the real commands and menus: keep a copy, open a backup, export; the
+    commands name the vault (`option`), or they would act on the default vault."""
+    for step in (f"`memoryos backup FILE{option}`", "File → Back up memory…",
+                 str(paths.vaults_dir()), "File → Switch memory…", "--vault-path FILE",
+                 f"`memoryos export memory.json{option}`", "--create"):  # fmt: skip
         assert step in text, step
+
+
+def run_as_advised(text: str, command: str, target, home) -> tuple[int, str]:
+    """Run the advice's `memoryos COMMAND ...` as typed, its FILE or memory.json as `target`."""
+    import re
+    import shlex
+
+    [typed] = re.findall(rf"`memoryos ({command} [^`]*)`", text)
+    args = [str(target) if arg in ("FILE", "memory.json") else arg for arg in shlex.split(typed)]
+    done = run_cli(*args, *FAKE, home=home, passphrase=PASSPHRASE)
+    return done.returncode, done.stderr.decode()
 
 
 def test_a_whole_vault_reads_ok_in_status(vault, home):
@@ -57,6 +69,48 @@ def test_status_and_doctor_say_damaged_with_what_to_do(vault, home, table):
     [line] = [line for line in out.splitlines() if line.startswith("[ FAIL  ] vault")]
     assert code == 1 and "VaultCorruptError" not in line
     names_what_to_do(line)
+
+
+def test_the_commands_status_advises_act_on_the_damaged_vault_not_the_default(
+    vault, home, tmp_path
+):
+    path, pages = vault
+    damage(path, pages[READ])
+    code, _, err = cli("status", home=home)
+    assert code == 1
+    code, said = run_as_advised(err, "backup", tmp_path / "kept.memoryos", home)
+    assert code == 0 and "it carries the same damage" in said  # the damaged vault's copy
+    code, said = run_as_advised(err, "export", tmp_path / "memory.json", home)
+    assert code == 1 and "could not be read and are not in the export" in said
+    assert not paths.vault_path("default").exists()  # nothing acted on the default vault
+
+
+def test_a_vault_outside_the_vaults_folder_is_named_by_its_path(vault, home, tmp_path):
+    import shlex
+    import shutil
+
+    path, pages = vault
+    damage(path, pages[READ])
+    elsewhere = tmp_path / "my memories" / "old.memoryos"
+    elsewhere.parent.mkdir()
+    shutil.move(path, elsewhere)
+    done = run_cli("status", "--vault-path", str(elsewhere), *FAKE, home=home,
+                   passphrase=PASSPHRASE)  # fmt: skip
+    err = done.stderr.decode()
+    assert done.returncode == 1
+    names_what_to_do(err, f" --vault-path {shlex.quote(str(elsewhere))}")
+    code, said = run_as_advised(err, "backup", tmp_path / "kept.memoryos", home)
+    assert code == 0 and "it carries the same damage" in said
+
+
+def test_damage_found_where_the_vault_is_not_known_says_to_give_the_same_vault():
+    import apsw
+
+    from engine.vault.connection import translate
+
+    said = str(translate(apsw.CorruptError("database disk image is malformed")))
+    names_what_to_do(said, option="")
+    assert "the same --vault NAME or --vault-path FILE" in said
 
 
 def test_an_export_skips_the_damaged_exchanges_says_how_many_and_restores(vault, home, tmp_path):

@@ -13,9 +13,14 @@ from engine.terminal.opening import _open, embedder_name, vault_to_open
 def run_status(args) -> int:
     from engine import chat_commands, policy
     from engine.terminal.wording import size
+    from engine.vault.damage import damaged_message, naming_vault
 
     in_force = policy.summary()  # a broken policy stops here, with its error, before unlocking
-    memory = _open(args, background=False)
+    path = vault_to_open(args)
+    try:
+        memory = _open(args, background=False)
+    except errors.VaultCorruptError as exc:  # damaged where opening reads: say which vault
+        raise naming_vault(exc, path) from exc
     try:
         info, status = memory.info(), memory.consolidation_status()
         print(
@@ -32,13 +37,13 @@ def run_status(args) -> int:
             print(f"last error {status.last_error}")
         print(f"policy     {in_force}")
         health = memory.vault.health()  # reads every page: the figures above read only a few
+    except errors.VaultCorruptError as exc:
+        raise naming_vault(exc, path) from exc
     finally:
         memory.close()
     if health.damaged:
-        from engine.vault.damage import damaged_message
-
         print(f"health     DAMAGED: {health.summary()}")
-        print(damaged_message(capital=True), file=sys.stderr)
+        print(damaged_message(capital=True, path=path), file=sys.stderr)
         return 1
     print("health     ok (every page of the file was read)")
     return 0

@@ -168,9 +168,33 @@ def translate(exc: BaseException) -> errors.MemoryOSError:
         return errors.NotAVaultError("the file is not a MemoryOS vault, or the key is wrong")
     if isinstance(exc, (apsw.ReadOnlyError, apsw.PermissionsError)):
         return errors.VaultError("the vault file is read-only: check its permissions")
+    if isinstance(exc, apsw.IOError) and _write_failed(apsw, exc):
+        # A disk with no byte left fails these with SQLITE_IOERR_*, not SQLITE_FULL: opening
+        # a vault could not make its shared-memory file, and the person saw "I/O error"
+        return errors.DiskFullError(
+            "the disk could not be written (it may be full): free some space and try again; "
+            "what was being written was not saved"
+        )
     if isinstance(exc, apsw.IOError):
         return errors.VaultError(f"the disk reported an I/O error: {exc}")
     raise exc  # a bug: let it surface with its traceback
+
+
+# SQLite's I/O failures in writing to the disk or growing a file on it (the -wal and -shm
+# files too); a full disk gives these. A failure to read stays a plain I/O error.
+WRITE_FAILURES = (
+    "SQLITE_IOERR_WRITE",
+    "SQLITE_IOERR_FSYNC",
+    "SQLITE_IOERR_DIR_FSYNC",
+    "SQLITE_IOERR_TRUNCATE",
+    "SQLITE_IOERR_SHMSIZE",
+    "SQLITE_IOERR_SHMMAP",
+)
+
+
+def _write_failed(apsw, exc: BaseException) -> bool:
+    code = getattr(exc, "extendedresult", None)
+    return code is not None and code in {getattr(apsw, name) for name in WRITE_FAILURES}
 
 
 @contextlib.contextmanager

@@ -9,31 +9,69 @@ touched the damaged page. `PRAGMA quick_check` reads every page (about 0.1 s for
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine import paths
 
 DAMAGED = "the vault file is damaged (part of it cannot be read)"
+SUFFIX = ".memoryos"
 
 
-def advice() -> str:
-    """What to do about a damaged vault, with the real commands and menus."""
+def vault_option(path: Path | None) -> str:
+    """What a command needs to act on the vault at `path`: ' --vault NAME' for one in the
+    vaults folder, ' --vault-path FILE' for one elsewhere, '' for the default vault where no
+    $MEMORYOS_VAULT names another."""
+    from engine.unlock import DEFAULT_VAULT, VAULT_ENV
+
+    path = Path(path)
+    if path.parent != paths.vaults_dir() or not path.name.endswith(SUFFIX):
+        return f" --vault-path {shlex.quote(str(path))}"
+    name = path.name[: -len(SUFFIX)]
+    if name == DEFAULT_VAULT and (os.environ.get(VAULT_ENV) or DEFAULT_VAULT) == DEFAULT_VAULT:
+        return ""
+    return f" --vault {shlex.quote(name)}"
+
+
+def advice(path: Path | None = None) -> str:
+    """What to do about a damaged vault, with the real commands and menus. With the vault's
+    `path` the commands name it; without it they say to give the same vault option: typed
+    as shown after `memoryos status --vault work`, they would act on the default vault."""
+    option = vault_option(path) if path is not None else ""
+    same = (
+        "" if path is not None else
+        " (in a terminal, give each command the same --vault NAME or --vault-path FILE as the "
+        "command that found the damage)"
+    )  # fmt: skip
     return (
-        "First keep a copy of it as it is: `memoryos backup FILE` (File → Back up memory…). "
-        "Then open a backup made before the damage: put it in "
+        f"First keep a copy of it as it is: `memoryos backup FILE{option}` (File → Back up "
+        "memory…). Then open a backup made before the damage: put it in "
         f"{paths.vaults_dir()} under a new name ending in .memoryos and open it with File → "
         "Switch memory… (a command opens it with `--vault-path FILE`); or save what can still "
-        "be read: `memoryos export memory.json` (File → Export memory…), then `memoryos import "
-        "memory.json --create --vault NEW-NAME` makes a new memory of it"
+        f"be read: `memoryos export memory.json{option}` (File → Export memory…), then "
+        "`memoryos import memory.json --create --vault NEW-NAME` makes a new memory of it"
+        f"{same}"
     )
 
 
-def damaged_message(capital: bool = False) -> str:
+def damaged_message(capital: bool = False, path: Path | None = None) -> str:
     """The whole message of a damaged vault: what is wrong, then what to do; `capital`: as
-    a sentence of its own."""
-    text = f"{DAMAGED}. {advice()}."
+    a sentence of its own; `path`: the vault's file, for commands that name it."""
+    text = f"{DAMAGED}. {advice(path)}."
     return text[0].upper() + text[1:] if capital else text
+
+
+def naming_vault(exc: Exception, path: Path) -> Exception:
+    """`exc` with its advice naming the vault at `path`, where it is the damaged-vault message
+    that translate() gave without knowing the vault; any other error as it is."""
+    from engine import errors
+
+    if isinstance(exc, errors.VaultCorruptError) and str(exc) == damaged_message():
+        return errors.VaultCorruptError(damaged_message(path=path))
+    return exc
 
 
 @dataclass(frozen=True)

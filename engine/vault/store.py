@@ -370,7 +370,7 @@ class Vault(
         with read_table)."""
         read = self.read_table(table)
         if read.skipped != 0:
-            raise errors.VaultCorruptError(damaged_message())
+            raise errors.VaultCorruptError(damaged_message(path=self.path))
         return read.rows
 
     @_locked

@@ -170,6 +170,12 @@ def test_the_status_line_says_memory_building_is_paused_while_the_disk_is_full(q
     said = line.memory.full_text()
     assert "paused" in said and "disk is full" in said and "free some space" in said
     assert "queued" not in said
+    # A write refused with no byte left, as the job stores it (the message alone)
+    no_room = apsw.IOError("disk I/O error")
+    no_room.result, no_room.extendedresult = apsw.SQLITE_IOERR, apsw.SQLITE_IOERR_SHMSIZE
+    line.set_memory(dataclasses.replace(status, last_error=str(translate(no_room))))
+    said = line.memory.full_text()
+    assert "paused" in said and "free some space" in said and "queued" not in said
     line.set_memory(memory.consolidation_status())  # it goes on: the line says so again
     assert "paused" not in line.memory.full_text()
     memory.run_consolidation()
