@@ -17,14 +17,27 @@ from engine import paths
 
 
 def damage_text() -> str:
-    """What the banner says: the damage, then the menus that keep, restore or save the memory."""
+    """What the banner says, in two lines on a laptop screen (seven pushed the conversation
+    down on a 768 px one): the damage, and what to do first; the steps are in its tooltip."""
     return (
         "This memory's file is damaged: part of it cannot be read, and what is written to it "
-        "now may be lost. First keep a copy of it as it is: File → Back up memory…. Then open "
-        f"a backup made before the damage (put it in {paths.vaults_dir()} under a new name "
-        "ending in .memoryos, then File → Switch memory…), or save what can still be read "
-        "(File → Export memory…) and import it into a new memory (File → Switch memory…, a "
-        "new name, then File → Import conversations…)."
+        "now may be lost. Back it up first, as it is; then open an older backup or export what "
+        "can still be read (What to do… gives the steps)."
+    )
+
+
+def damage_steps() -> str:
+    """The banner's tooltip: the menus that keep, restore or save the memory, step by step.
+    No sentence ends on a menu's name: "Back up memory…." read as a typo."""
+    return (
+        "1. Keep a copy of the file as it is: File → Back up memory… (the button beside this "
+        "line).\n"
+        "2. To go back to a backup made before the damage, put it in "
+        f"{paths.vaults_dir()} under a new name ending in .memoryos, and open it with "
+        "File → Switch memory… under that name.\n"
+        "3. Or save what can still be read with File → Export memory…, then import it into a "
+        "new memory: File → Switch memory… with a new name, then File → Import conversations… "
+        "in it."
     )
 
 
@@ -48,11 +61,24 @@ class DamageBanner(QFrame):
         self.text.setWordWrap(True)
         self.backup_button = QPushButton("Back up memory…")
         self.backup_button.clicked.connect(self.backup_requested)
+        # The steps, also from the keyboard (a tooltip is not: only a pointer shows it)
+        self.steps_button = QPushButton("What to do…")
+        self.steps_button.clicked.connect(self.show_steps)
         row.addWidget(self.text, 1)
+        row.addWidget(self.steps_button)
         row.addWidget(self.backup_button)
         self.setAccessibleName("The memory's file is damaged")
         self._session: Any = None
         self.hide()
+
+    def show_steps(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        box = QMessageBox(QMessageBox.Icon.Warning, "The memory's file is damaged",
+                          damage_steps(), QMessageBox.StandardButton.Close, self)  # fmt: skip
+        box.setObjectName("damageSteps")
+        box.setDetailedText(self.text.toolTip())
+        box.open()
 
     def watch(self, session: Any) -> None:
         """Check `session`'s vault in the background; the banner shows if it is damaged."""
@@ -67,7 +93,8 @@ class DamageBanner(QFrame):
             return  # another vault opened meanwhile: its own check decides
         if health.damaged:
             self.text.setText(damage_text())
-            self.text.setToolTip(health.summary())
+            found = health.summary()
+            self.text.setToolTip(f"{damage_steps()}\n\n{found[:1].upper()}{found[1:]}.")
             self.show()
         self.checked.emit(health.damaged)
 

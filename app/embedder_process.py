@@ -26,6 +26,10 @@ def helper_command() -> list[str]:
     return [sys.executable, "-m", "app.embedder_process"]
 
 
+class _AppGone(Exception):
+    """The app reading the replies has gone (it quit while memory was being built)."""
+
+
 def serve(model_path: str | None = None) -> int:
     """The helper process: load the model once, then answer pickled requests on stdin/stdout."""
     requests = sys.stdin.buffer
@@ -34,27 +38,39 @@ def serve(model_path: str | None = None) -> int:
     from engine.backends.build import make_embedder
 
     def reply(message: tuple) -> None:
-        pickle.dump(message, replies, protocol=pickle.HIGHEST_PROTOCOL)
-        replies.flush()
+        try:
+            pickle.dump(message, replies, protocol=pickle.HIGHEST_PROTOCOL)
+            replies.flush()
+        except OSError as error:  # a broken pipe: nobody to answer or to tell
+            # What is still buffered goes nowhere: flushed at exit, it printed a traceback.
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, replies.fileno())
+            os.close(quiet)
+            raise _AppGone from error
 
     try:
-        embedder = make_embedder(model_path)
-        embedder.load()
-    except Exception as error:  # reported to the app, which shows it
-        reply(("error", f"{type(error).__name__}: {error}"))
-        return 1
-    reply(("ready", embedder.dimension))
-    while True:
         try:
-            request = pickle.load(requests)
-        except (EOFError, OSError, pickle.UnpicklingError):  # the app has gone
-            return 0
-        if request[0] == "stop":
-            return 0
-        try:
-            reply(("ok", embedder.embed(request[1], kind=request[2])))
-        except Exception as error:
+            embedder = make_embedder(model_path)
+            embedder.load()
+        except Exception as error:  # reported to the app, which shows it
             reply(("error", f"{type(error).__name__}: {error}"))
+            return 1
+        reply(("ready", embedder.dimension))
+        while True:
+            try:
+                request = pickle.load(requests)
+            except (EOFError, OSError, pickle.UnpicklingError):  # the app has gone
+                return 0
+            if request[0] == "stop":
+                return 0
+            try:
+                vectors = embedder.embed(request[1], kind=request[2])
+            except Exception as error:
+                reply(("error", f"{type(error).__name__}: {error}"))
+                continue
+            reply(("ok", vectors))
+    except _AppGone:  # the app quit meanwhile: the helper ends quietly
+        return 0
 
 
 class ProcessEmbedder(Embedder):

@@ -75,6 +75,7 @@ class SessionWindowMixin:
         self.sidebar.detach()
         self.learned_notices.reset()  # they belong to the vault that learned them
         if self.session is not None:
+            self._leave_offered_question()
             session, self.session = self.session, None
             session.close()  # waits for running work: a New chat or a continue has happened
             if not self._history_due:  # else nothing was shown yet: keep the earlier one
@@ -148,7 +149,7 @@ class SessionWindowMixin:
         self.composer.put_back(waiting.text, UNANSWERED_NOTICE)
         # The vault keeps it until a message is sent (engine/unanswered.py), so a quit with it
         # in the box offers it again next time; emptying the box is the person's "no"
-        self._offered_question = (self.session, waiting.id)
+        self._offered_question = (self.session, waiting.id, waiting.text)
         if not getattr(self, "_watching_offered", False):
             self._watching_offered = True
             self.composer.input.textChanged.connect(self._offered_question_emptied)
@@ -164,9 +165,29 @@ class SessionWindowMixin:
         if offered is None or self.composer.input.toPlainText().strip():
             return
         self._offered_question = None
-        session, record = offered
+        session, record, _text = offered
         if session is self.session and session is not None:
             session.run(session.mem.dismiss_unanswered, record)
+
+    def _leave_offered_question(self) -> None:
+        """The vault closes (Lock now, the idle lock, Switch memory): a box holding just the
+        question it offered back, or one the full disk kept out, empties with its notice (sent
+        now, it was asked in the memory opened next). The vault keeps it and offers it again
+        when it is open here again. Anything else in the box stays; so does a question whose
+        record the full disk kept out too: nowhere else, it is the person's to keep."""
+        offered = getattr(self, "_offered_question", None)
+        unsaved = getattr(self, "_unsaved_question", None)
+        held = self.composer.input.toPlainText().strip()
+        if offered is not None and offered[0] is self.session and held == offered[2].strip():
+            self._offered_question = None  # not the person's "no": the record stays
+            self.session.mem.withdraw_unanswered(offered[1])
+        elif not (unsaved is not None and unsaved[1] is not None and held == unsaved[0].strip()):
+            return
+        self._unsaved_question = None
+        self.composer.take_back(held)
+        self.composer.notice.hide()
+        self._editing = None
+        self._set_editing(False)
 
     def _on_model_state(self, state: str, text: str) -> None:
         self.status.set_model(state, text)

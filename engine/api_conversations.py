@@ -174,6 +174,11 @@ class ConversationsMixin:
         (`memoryos chat` then /quit) offers it again at its next start."""
         return unanswered.offer(self.vault)
 
+    def withdraw_unanswered(self, record_id: str) -> None:
+        """The offered question `record_id` left the person's box unsent (its vault closed
+        with it there): offered again at the next open, in this program too. No I/O."""
+        unanswered.withdraw(record_id)
+
     def dismiss_unanswered(self, record_id: str) -> None:
         """The person does not want the offered question `record_id` (Unanswered.id) back."""
         unanswered.drop(self.vault, record_id)

@@ -127,6 +127,12 @@ def release(vault, record_ids) -> None:
             vault.set_meta(META_KEY, json.dumps(records))
 
 
+def withdraw(record_id: str) -> None:
+    """An offered question taken out of the person's box unsent (the window closed its vault
+    with it there): offered again at the next open of the vault, in this program too."""
+    _offered.discard(record_id)
+
+
 def drop_where(vault, conversation_id: str | None = None) -> None:
     """Forgetting: the questions of `conversation_id` (None: all of them) are gone too."""
     _drop(vault, lambda r: conversation_id is None or r.get("conversation_id") == conversation_id)

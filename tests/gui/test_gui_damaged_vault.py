@@ -3,6 +3,9 @@ banner that says what is wrong and what to do."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
 from engine import paths
 from tests.damaged_vault import PASSPHRASE, damage, leaf_page, make_vault
 
@@ -32,12 +35,25 @@ def test_a_damaged_vault_gets_a_banner_saying_what_to_do(qtbot, home, chat):
     try:
         banner = window.damage_banner
         assert damaged and banner.isVisible()
-        text = banner.text.text()
-        assert "damaged" in text
+        assert "damaged" in banner.text.text()
+        text = banner.text.toolTip()  # the steps: two lines of banner, the rest on pointing
         for step in ("File → Back up memory…", "File → Switch memory…", str(paths.vaults_dir()),
                      "File → Export memory…"):  # fmt: skip
             assert step in text, step
         assert banner.backup_button.isVisible()
+        assert "…." not in banner.text.text()  # "Back up memory…." read as a typo
+        # A few lines on a laptop's window, not seven (the conversation was pushed down)
+        window.resize(1366, 740)
+        qtbot.waitUntil(lambda: banner.text.width() > 600)
+        lines = banner.text.height() / banner.text.fontMetrics().lineSpacing()
+        assert lines < 3.5, lines
+        # The steps from the keyboard too: What to do… shows them
+        banner.steps_button.setFocus()
+        qtbot.keyClick(banner.steps_button, Qt.Key.Key_Space)
+        qtbot.waitUntil(lambda: banner.findChild(QMessageBox, "damageSteps") is not None)
+        box = banner.findChild(QMessageBox, "damageSteps")
+        assert "File → Export memory…" in box.text()
+        box.close()
         window.detach()  # locked or switched: the banner goes with the vault
         qtbot.waitUntil(lambda: not banner.isVisible(), timeout=10_000)
     finally:

@@ -259,3 +259,44 @@ def test_a_cancelled_switch_gives_the_stopped_message_back_at_once(
     mem = open_fast(mem.path, False, None)
     assert mem.unanswered() is None and mem.pages() == []
     mem.close()
+
+
+def _switch_back_to(qtbot, window, name: str) -> None:
+    """Switch memory → the memory `name` (already made, its key in the keyring) → Open."""
+    dialog = switch_dialog(qtbot, window)
+    names = [dialog._name_at(i) for i in range(dialog.list.count())]
+    dialog.list.setCurrentRow(names.index(name))
+    with qtbot.waitSignal(window.session_attached, timeout=10_000):
+        qtbot.mouseClick(switch_open_button(dialog), Qt.MouseButton.LeftButton)
+
+
+def test_a_message_given_back_does_not_follow_into_another_memory(qtbot, switching):
+    """From a walkthrough: the question given back in "default"'s box stayed in the box, its
+    note too, after Switch memory to "work": Send would have asked it there."""
+    window, _path, _conversation = switching
+    _drawn(qtbot, window)
+    _switch_back_to(qtbot, window, "default")
+    box, notice = window.composer.input, window.composer.notice
+    qtbot.waitUntil(lambda: box.toPlainText() == QUESTION)
+
+    _switch_back_to(qtbot, window, "work")
+    _drawn(qtbot, window)
+    assert box.toPlainText() == "" and not notice.isVisible()
+    assert window.session.mem.unanswered() is None
+
+    _switch_back_to(qtbot, window, "default")  # it stayed with its memory: given back again
+    qtbot.waitUntil(lambda: box.toPlainText() == QUESTION)
+    assert "not answered" in notice.text()
+
+
+def test_what_the_person_typed_stays_in_the_box_across_a_switch(qtbot, switching):
+    window, _path, _conversation = switching
+    _drawn(qtbot, window)
+    _switch_back_to(qtbot, window, "default")
+    box = window.composer.input
+    qtbot.waitUntil(lambda: box.toPlainText() == QUESTION)
+    box.setPlainText(QUESTION + " And on Monday.")  # the person's own now
+
+    _switch_back_to(qtbot, window, "work")
+    _drawn(qtbot, window)
+    assert box.toPlainText() == QUESTION + " And on Monday."
