@@ -127,8 +127,9 @@ def version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = CommandParser(
         prog="memoryos",
-        usage="%(prog)s [-h] [--version] COMMAND ...\n"
-        "       %(prog)s [--vault NAME | --vault-path FILE]",
+        # No usage= of two lines here: each command's usage starts with this one's, and
+        # "usage: memoryos chat …" became three lines naming the app's --vault form
+        # (DESCRIPTION lists `memoryos --vault NAME`, which opens the app)
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
