@@ -13,15 +13,14 @@ from pathlib import Path
 # Nothing heavy at module level: `memoryos <command>` must start fast, so Qt and torch are
 # imported only on the branch that needs them.
 
-# With no command, these choose the vault the window opens (engine/cli.py's APP_VAULT_OPTIONS).
-VAULT_OPTIONS = ("--vault", "--vault-path")
-
 
 def main(argv: list[str] | None = None) -> int:
     """Start the desktop app (no arguments, or --vault NAME / --vault-path FILE), the self-test,
     or hand the arguments to the CLI."""
+    from engine.cli import opens_app  # argparse and the errors module only: quick to import
+
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0].split("=", 1)[0] in VAULT_OPTIONS:
+    if opens_app(args):
         vault, problem = chosen_vault(args) if args else (None, "")
         if problem:  # before the display check: a wrong option is said anywhere, no window
             print(f"error: {problem}", file=sys.stderr)

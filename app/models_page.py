@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.model_picker import ModelPicker
 from app.model_step import ServerAddress
 from app.theme import pixels
+from app.widgets import scrolled_column
 from app.workers import WorkerPool
 
 
-class ModelsPage(QScrollArea):
+class ModelsPage(QWidget):
     """Models on this computer, servers (found or added by address) and downloads; Use fills
     the Model tab. `current`: the AppSettings in use, whose model's row says "in use".
     Where the dialog is too short for it all (the largest text on a 1366x768 screen scaled by
@@ -30,12 +30,9 @@ class ModelsPage(QScrollArea):
         self.address = ServerAddress(self.picker, pool)
         self.note = QLabel(objectName="hint")
         self.note.setWordWrap(True)
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.setContentsMargins(14, 14, 14, 14)
-        layout.addWidget(self.picker, 1)
-        layout.addWidget(self.note)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the fields inside
-        self.setWidget(page)
+        self.scroll = scrolled_column("models_column", [self.picker, self.note],
+                                      stretch=self.picker)
+        self.scroll.widget().layout().setContentsMargins(14, 14, 14, 14)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scroll)

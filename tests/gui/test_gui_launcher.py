@@ -19,11 +19,10 @@ def test_importing_the_launcher_loads_neither_qt_nor_torch():
 
 def test_arguments_go_to_the_terminal_cli(monkeypatch):
     from app import launcher
+    from engine import cli
 
     seen: list = []
-    fake = types.ModuleType("engine.cli")
-    fake.main = lambda argv: seen.append(argv) or 3
-    monkeypatch.setitem(sys.modules, "engine.cli", fake)
+    monkeypatch.setattr(cli, "main", lambda argv: seen.append(argv) or 3)
     assert launcher.main(["search", "ramen"]) == 3
     assert seen == [["search", "ramen"]]
 
