@@ -107,8 +107,9 @@ class MainWindow(
         self._focus_at_open: QWidget | None = None
         self._focus_at_ask: QWidget | None = None
         self.panels: dict[str, QWidget] = {}
-        # Privacy's last delete or edit, so its Undo outlives the panel: (session, change,
-        # what the panel said of it); dropped with the vault (app/privacy.py, UNDO_LASTS)
+        # Privacy's deletes and edits still to undo, so its Undo outlives the panel: (session,
+        # [(change, what the panel said of it)], newest last); dropped with the vault
+        # (app/privacy.py, UNDO_LASTS)
         self.privacy_undo: tuple | None = None
         # Stored conversations drawn above the current one (the last one, when the window opened)
         self.shown_conversations: list[str] = []

@@ -81,10 +81,10 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         self._drawing = False  # the list drawn again (_draw): its rows are selected again
         # After a delete: (the keys deleted, the key of the row to select once they are gone)
         self._after_delete: tuple[set, Any] | None = None
-        # The last delete or edit, while its Undo is offered; then the keys to select once it
-        # is undone
-        self.last_change: Deleted | Edited | None = None
-        self._undo_note = ""  # what the panel said of that change ("Deleted 1 fact.")
+        # The deletes and edits Undo can take back, oldest first, each with what the panel said
+        # of it ("Deleted 1 fact."); then the keys to select once one is undone
+        self.undo_stack: list[tuple[Deleted | Edited, str]] = []
+        self._changing = 0  # changes running in workers: Undo waits for them (_run_change)
         self._after_undo: set | None = None
         self.last_forget_preview: Any = None  # what the last forget dialog showed
         # Where the keyboard was in the window behind (the message box): it goes back there
@@ -199,8 +199,10 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         self._icons_of = [(export, "export"), (self.edit_button, "edit")]
         kept = getattr(parent, "privacy_undo", None)
         if kept is not None and kept[0] is session:  # closed since, this memory still open
-            self._offer_undo(kept[1], kept[2])
-            self.done_note.setText(f"{kept[2]} You can still undo it {UNDO_LASTS}.".lstrip())
+            self.undo_stack = list(kept[1])
+            self._offer_undo()
+            note = self.undo_stack[-1][1]
+            self.done_note.setText(f"{note} You can still undo it {UNDO_LASTS}.".lstrip())
         self.refresh()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
@@ -489,21 +491,17 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
     # --- changes -----------------------------------------------------------------------
     def _write(self, fn: Any, *args: Any, said: Any = None) -> None:
         """Run a change in a worker; `said(result)`: the confirmation shown once it is done.
-        The Undo of an earlier delete or edit goes: only the last change is offered back."""
+        A delete or an edit is kept for Undo, on top of the earlier ones."""
         self.done_note.clear()
-        self._forget_undo()
-        # Closed before it is done (Close right after Delete): the change is made all the same,
-        # and the notices and Used lines follow the engine's "facts" event, not this panel.
-        self.session.run(fn, *args,
-                         on_result=while_open(self, lambda result: self._written(result, said)),
-                         on_error=self._failed)
+        self._run_change(fn, *args, done=lambda result: self._written(result, said),
+                         failed=self._failed)
 
     def _written(self, result: object, said: Any = None) -> None:
         note = said(result) if said is not None else ""
         if said is not None:
             self.done_note.setText(note)
         if isinstance(result, (Deleted, Edited)):
-            self._offer_undo(result, note)
+            self._keep_undo(result, note)
         self.refresh()
         self.changed.emit()
 
@@ -519,6 +517,9 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
             self.last_forget_preview = preview
             if confirm and not forget_preview.confirm(self, question, preview):
                 return
+            # A forget cannot be undone, and the deletes and edits before it are not offered
+            # past it: Ctrl+Z just after it put back an older change, not what it took
+            self._forget_undo()
             if delete:
                 self._follow_delete(delete)
                 self._write(delete_and_forget, self.session.mem, delete, pages,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -58,6 +59,9 @@ from app.workers import while_open
 from engine.errors import NotFoundError
 from engine.memory import when as when_said
 from engine.reference_import import ORIGIN as REFERENCE_ORIGIN
+
+# The deletes and edits Undo can take back, newest first; older ones drop off
+UNDO_DEPTH = 20
 
 
 class ItemsTabMixin:
@@ -262,44 +266,77 @@ class ItemsTabMixin:
         self.source.setHtml("".join(html))
 
     # --- changes -----------------------------------------------------------------------
-    def _offer_undo(self, change: Deleted | Edited, note: str = "") -> None:
-        """Show Undo, saying what it puts back; the window keeps it for the next time the panel
-        opens, while this memory is open (`note`: what the panel said of the change)."""
-        self.last_change, self._undo_note = change, note
+    @property
+    def last_change(self) -> Deleted | Edited | None:
+        """The delete or edit Undo takes back next: the newest of those kept, or None."""
+        return self.undo_stack[-1][0] if self.undo_stack else None
+
+    def _run_change(self, fn: Any, *args: Any, done: Any, failed: Any) -> None:
+        """Run a change (a delete, an edit, a forget, an undo) in a worker. Undo waits while one
+        runs: two undos at once could put back an edit before the delete after it, which then
+        found no item to put the text in."""
+        self._changing += 1
+        self._offer_undo()
+
+        def then(handle: Any) -> Any:
+            def call(value: Any) -> None:
+                self._changing -= 1
+                self._offer_undo()
+                handle(value)
+            return while_open(self, call)
+
+        # Closed before it is done (Close right after Delete): the change is made all the same,
+        # and the notices and Used lines follow the engine's "facts" event, not this panel.
+        self.session.run(fn, *args, on_result=then(done), on_error=then(failed))
+
+    def _keep_undo(self, change: Deleted | Edited, note: str = "") -> None:
+        """Keep a change for Undo, the newest on top (`note`: what the panel said of it); the
+        oldest drops off past UNDO_DEPTH."""
+        self.undo_stack.append((change, note))
+        del self.undo_stack[:-UNDO_DEPTH]
+        self._offer_undo()
+
+    def _offer_undo(self) -> None:
+        """Show Undo for the newest change kept, saying what it puts back (none while a change
+        runs). The window keeps the changes for the next time the panel opens, while this
+        memory is open."""
+        window = self.parentWidget()
+        if window is not None and hasattr(window, "privacy_undo"):
+            window.privacy_undo = (self.session, list(self.undo_stack)) if self.undo_stack else None
+        change = self.last_change
+        if change is None or self._changing:
+            self.undo_button.hide()
+            return
         if isinstance(change, Edited):
             self.undo_button.setText("Undo edit")
             self.undo_button.setToolTip(
                 f"Put back the text as it was before your edit: "
                 f"“{one_line(change.item.shown, 80)}” (Ctrl+Z, {UNDO_LASTS})")
         else:
+            items = list(change.items)
+            more = f" and {len(items) - 1} more" if len(items) > 1 else ""
             self.undo_button.setText("Undo delete")
             self.undo_button.setToolTip(
-                f"Put back the {items_words(list(change.items))} just deleted "
-                f"(Ctrl+Z, {UNDO_LASTS})")
+                f"Put back the {items_words(items)} deleted: "
+                f"“{one_line(items[0].shown, 80)}”{more} (Ctrl+Z, {UNDO_LASTS})")
         self.undo_button.show()
-        window = self.parentWidget()
-        if window is not None and hasattr(window, "privacy_undo"):
-            window.privacy_undo = (self.session, change, note)
 
     def _forget_undo(self) -> None:
-        self.last_change = None
-        self.undo_button.hide()
-        window = self.parentWidget()
-        if getattr(window, "privacy_undo", None) is not None:
-            window.privacy_undo = None
+        self.undo_stack.clear()
+        self._offer_undo()
 
     def undo(self) -> None:
-        """Take back the last delete or edit (the Undo button, Ctrl+Z in the panel)."""
-        change = self.last_change
-        if change is None:
+        """Take back the newest delete or edit kept (the Undo button, Ctrl+Z in the panel); the
+        one before it is offered next."""
+        if not self.undo_stack or self._changing:
             return
-        self._forget_undo()
+        change, note = self.undo_stack.pop()
         self._after_delete = None  # they come back: the row after them is not wanted now
         self.done_note.clear()
         undo = undo_edit if isinstance(change, Edited) else undo_delete
-        self.session.run(undo, self.session.mem, change,
-                         on_result=while_open(self, lambda keys: self._undone(change, keys)),
-                         on_error=while_open(self, lambda error: self._undo_failed(change, error)))
+        self._run_change(undo, self.session.mem, change,
+                         done=lambda keys: self._undone(change, keys),
+                         failed=lambda error: self._undo_failed(change, note, error))
 
     def _undone(self, change: Deleted | Edited, keys: set) -> None:
         if isinstance(change, Edited):
@@ -310,7 +347,8 @@ class ItemsTabMixin:
         self.refresh()
         self.changed.emit()
 
-    def _undo_failed(self, change: Deleted | Edited, error: Exception) -> None:
+    def _undo_failed(self, change: Deleted | Edited, note: str, error: Exception) -> None:
+        # Put back or not, it is dropped; the older changes stay offered
         if isinstance(change, Edited) and isinstance(error, NotFoundError):
             show_message(self, "Privacy", "The text could not be put back: the item was deleted "
                          "or forgotten after your edit.", warning=True)
@@ -320,7 +358,7 @@ class ItemsTabMixin:
                          "put back: an exchange they were learned from was forgotten since, and "
                          "what was learned from it stays forgotten.", warning=True)
             return
-        self._offer_undo(change, self._undo_note)  # nothing was put back: it may be tried again
+        self._keep_undo(change, note)  # nothing was put back: it may be tried again
         self._failed(error)
 
     def edit_selected(self) -> None:
