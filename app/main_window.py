@@ -38,7 +38,7 @@ from app.window_actions import ActionsWindowMixin
 from app.window_conversation import ConversationWindowMixin
 from app.window_memory import WINDOW_LEAST, MemoryWindowMixin
 from app.window_panels import PanelsWindowMixin
-from app.window_session import SessionWindowMixin
+from app.window_session import NOT_SAVED, HeldQuestion, SessionWindowMixin
 from app.workers import WorkerPool
 
 # The disk was full when an exchange was to be stored: under its answer, above the message
@@ -49,6 +49,11 @@ NOT_SAVED_BOX = ("The disk was full, so your last message and its answer were no
                  "Free some space, then send it again.")
 NOT_SAVED_REPLACING = ("The disk is full, so the new answer was not saved; the earlier one is "
                        "kept. Free some space, then send the question again.")
+# Asked at a quit while the box holds a message the full disk kept out: it is nowhere else
+NOT_SAVED_QUIT = ("This message was not saved: the disk is full, and it is only in the message "
+                  "box. Quit anyway and it is lost.")
+NOT_SAVED_QUIT_MORE = ("Cancel to keep it: free some space, then send it again, or copy it "
+                       "somewhere safe.")
 
 
 class _Mark(QLabel):
@@ -171,9 +176,9 @@ class MainWindow(
         # again, and an edited question goes back into the message box (_restore_edit).
         self._replacing: tuple[int, str | None] | None = None
         self._restore_edit: tuple[int, str] | None = None
-        # A question the disk was too full to store, and its record kept in the vault (its
-        # drop failed too): let go once the question is stored (_let_go_unsaved)
-        self._unsaved_question: tuple[str, str] | None = None
+        # The question in the message box the window put there (offered back by the vault, or
+        # one the full disk kept out), with what the vault holds of it (app/window_session.py)
+        self._held_question: HeldQuestion | None = None
         self.status = StatusLine()
         self.setStatusBar(self.status)
         self.auto_lock = AutoLock(0, self)
@@ -347,9 +352,12 @@ class MainWindow(
         question waits to replace it, as after a Stop."""
         exchange = self.view.last_exchange()
         question = exchange[0].text if exchange else ""
+        # The record written as it was asked (None: the full disk kept that out too, or a
+        # regeneration, whose question the earlier exchange holds). The failure let the record
+        # go where it could, so the vault may hold no copy of the question either way.
         kept = getattr(error, "kept_question", None)
-        if question and kept is not None:
-            self._unsaved_question = (question, kept)
+        if question and (kept is not None or replacing is None or replacing[1] is not None):
+            self._held_question = HeldQuestion(self.session, kept, question, NOT_SAVED)
         if replacing is not None:
             self.view.end_answer()
             self._answer_ended()
@@ -364,15 +372,18 @@ class MainWindow(
             self.composer.put_back(question, NOT_SAVED_BOX)
 
     def _let_go_unsaved(self, page: Any) -> None:
-        """A question the disk was too full to store is stored now (sent again): its record,
-        kept in the vault by the failure, goes (else the next start offered it back)."""
-        unsaved = self._unsaved_question
-        if page is None or unsaved is None or self.session is None:
+        """A question the disk was too full to store is stored now (sent again). Its record
+        goes too if the failure could not drop it: the new exchange's transaction drops only
+        the record of the question just sent, and this program's other records stay while it
+        runs, so the next start would offer this one back."""
+        held = self._held_question
+        if page is None or held is None or held.why != NOT_SAVED or self.session is None:
             return
-        if page.user_input == unsaved[0]:
-            self._unsaved_question = None
-            self.session.run(self.session.mem.dismiss_unanswered, unsaved[1],
-                             on_error=lambda _error: None)  # offered at the next start then
+        if page.user_input == held.text:
+            self._held_question = None
+            if held.record is not None and held.session is self.session:  # not another vault's
+                self.session.run(self.session.mem.dismiss_unanswered, held.record,
+                                 on_error=lambda _error: None)  # offered at the next start then
 
     def _answer_ended(self) -> None:
         self.composer.set_busy(False)
@@ -461,10 +472,39 @@ class MainWindow(
             return ""
         return self.session.mem.conversation_id
 
+    def _may_lose_box(self) -> bool:
+        """Whether quitting may go on: the box holds no message the full disk kept out, or the
+        person chose Quit anyway. Such a message is nowhere else (its exchange was not stored,
+        and the failure let its record go, or could not write it), so Cancel is the default."""
+        from PySide6.QtWidgets import QMessageBox
+
+        held = self._held_question
+        if held is None or held.why != NOT_SAVED:
+            return True
+        if not held.in_box(self.composer.input.toPlainText()):
+            return True
+        box = QMessageBox(QMessageBox.Icon.Warning, "MemoryOS", NOT_SAVED_QUIT,
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("notSavedQuitBox")
+        box.setInformativeText(NOT_SAVED_QUIT_MORE)
+        quit_anyway = box.addButton("Quit anyway", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        box.deleteLater()
+        if box.clickedButton() is not quit_anyway:
+            self.focus_composer()
+            return False
+        return True
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Stop the answer, let consolidation finish its step, close the vault, then quit. A
         question whose answer has not begun is kept for the next start (quitting is not the
-        person's Stop, which lets it go); one with words is stored with them, as Stop does."""
+        person's Stop, which lets it go); one with words is stored with them, as Stop does.
+        A message the full disk kept out, still in the box, is asked about first."""
+        if not self.closing and not self._may_lose_box():
+            event.ignore()
+            return
         self.closing = True
         if self.session is not None:
             self.session.mem.mark_quitting()

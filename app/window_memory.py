@@ -218,9 +218,11 @@ class MemoryWindowMixin:
 
     def regenerate(self) -> None:
         """Answer the last question again; the new answer takes the old one's place once it is
-        whole (stopped half-way, the old one stays)."""
+        whole (stopped half-way, the old one stays). Not while the conversation is being drawn
+        again (after a regeneration the full disk kept out): the exchange on screen then is the
+        one that was not stored, and the earlier one it would have replaced comes back."""
         exchange = self.view.last_exchange()
-        if not exchange or self.session is None or not self.session.can_answer:
+        if not exchange or self.session is None or not self.session.can_answer or self.reloading:
             return
         question, answer = exchange
         self.view.remove_last_exchange()

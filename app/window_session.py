@@ -7,6 +7,7 @@ window's view, composer, sidebar, status line, actions, session, settings and wo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -24,6 +25,24 @@ from app.session import FAILED, LOADING, READY, UNREACHABLE, Session
 # The vault's record does not say which, so the notice says only what is true of them all.
 UNANSWERED_NOTICE = ("Your last message was not answered, or its answer could not be saved. "
                      "It is back in the box.")
+
+# Why a question is in the message box (HeldQuestion.why)
+OFFERED = "offered"  # offered back by the vault: a crash, a quit, Lock now or Switch memory
+NOT_SAVED = "not saved"  # put back by the window: the full disk kept its exchange out
+
+
+@dataclass(frozen=True)
+class HeldQuestion:
+    """The question in the message box that the window put there, and what the vault holds
+    of it: the record of an unanswered question (engine/unanswered.py), or None."""
+
+    session: Any  # the Session whose vault it belongs to
+    record: str | None
+    text: str
+    why: str  # OFFERED or NOT_SAVED
+
+    def in_box(self, box: str) -> bool:
+        return box.strip() == self.text.strip()
 
 
 class SessionWindowMixin:
@@ -149,7 +168,7 @@ class SessionWindowMixin:
         self.composer.put_back(waiting.text, UNANSWERED_NOTICE)
         # The vault keeps it until a message is sent (engine/unanswered.py), so a quit with it
         # in the box offers it again next time; emptying the box is the person's "no"
-        self._offered_question = (self.session, waiting.id, waiting.text)
+        self._held_question = HeldQuestion(self.session, waiting.id, waiting.text, OFFERED)
         if not getattr(self, "_watching_offered", False):
             self._watching_offered = True
             self.composer.input.textChanged.connect(self._offered_question_emptied)
@@ -161,30 +180,28 @@ class SessionWindowMixin:
             self._set_editing(True)
 
     def _offered_question_emptied(self) -> None:
-        offered = getattr(self, "_offered_question", None)
-        if offered is None or self.composer.input.toPlainText().strip():
+        held = self._held_question
+        if held is None or held.why != OFFERED or self.composer.input.toPlainText().strip():
             return
-        self._offered_question = None
-        session, record, _text = offered
-        if session is self.session and session is not None:
-            session.run(session.mem.dismiss_unanswered, record)
+        self._held_question = None
+        if held.session is self.session and held.session is not None:
+            held.session.run(held.session.mem.dismiss_unanswered, held.record)
 
     def _leave_offered_question(self) -> None:
         """The vault closes (Lock now, the idle lock, Switch memory): a box holding just the
-        question it offered back, or one the full disk kept out, empties with its notice (sent
-        now, it was asked in the memory opened next). The vault keeps it and offers it again
-        when it is open here again. Anything else in the box stays; so does a question whose
-        record the full disk kept out too: nowhere else, it is the person's to keep."""
-        offered = getattr(self, "_offered_question", None)
-        unsaved = getattr(self, "_unsaved_question", None)
-        held = self.composer.input.toPlainText().strip()
-        if offered is not None and offered[0] is self.session and held == offered[2].strip():
-            self._offered_question = None  # not the person's "no": the record stays
-            self.session.mem.withdraw_unanswered(offered[1])
-        elif not (unsaved is not None and unsaved[1] is not None and held == unsaved[0].strip()):
+        question it offered back empties with its notice (sent now, it was asked in the memory
+        opened next). The vault keeps it and offers it again when it is open here again.
+        Anything else in the box stays; so does a question the full disk kept out: the failure
+        let its record go where it could, so it may be nowhere else."""
+        held = self._held_question
+        box = self.composer.input.toPlainText()
+        if held is None or held.why != OFFERED or held.session is not self.session:
             return
-        self._unsaved_question = None
-        self.composer.take_back(held)
+        if not held.in_box(box):
+            return
+        self._held_question = None  # not the person's "no": the record stays
+        self.session.mem.withdraw_unanswered(held.record)
+        self.composer.take_back(box.strip())
         self.composer.notice.hide()
         self._editing = None
         self._set_editing(False)
