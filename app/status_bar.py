@@ -95,19 +95,21 @@ def memory_parts(status: Any) -> tuple[str, str]:
     return counts, " · ".join(doing)
 
 
+# Why memory building waits, by the class of the error it waits out (status.paused_by)
+PAUSES = {
+    "DiskFullError": "the disk is full: free some space",
+    "VaultLockedError": "the vault is busy in another program",
+}
+
+
 def paused_because(status: Any) -> str:
     """Why memory building waits, with what to do, when the environment stopped it (it
-    retries by itself): it said "1 job queued" for as long as the disk was full. "" if not."""
-    error = (status.last_error or "").lower()
-    if not status.pending_jobs or status.running or not error:
+    retries by itself): it said "1 job queued" for as long as the disk was full. "" if not.
+    Read from which error paused it, not from words of its message (a wording changed, or
+    another error's message naming a full disk, would change what the line says)."""
+    if not status.pending_jobs or status.running:
         return ""
-    # DiskFullError's two wordings (engine/vault/connection.translate): SQLite's own, and a
-    # write the disk refused with no byte left ("could not be written (it may be full)")
-    if "diskfullerror" in error or "disk is full" in error or "may be full" in error:
-        return "the disk is full: free some space"
-    if "vaultlockederror" in error or "vault is busy" in error:
-        return "the vault is busy in another program"
-    return ""
+    return PAUSES.get(getattr(status, "paused_by", "") or "", "")
 
 
 class ElidedLabel(QLabel):

@@ -49,6 +49,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
+# Errors of the environment, not of a job: the jobs wait (handed back untouched) and run again
+# by themselves once it is fixed. Their class names are what status().paused_by says.
+WAITS_OUT = (errors.VaultLockedError, errors.DiskFullError)
 
 
 class Consolidator:
@@ -59,6 +62,7 @@ class Consolidator:
         self.persona = persona
         self.model = ConsolidationModel(ctx, self._report)
         self.last_error: str | None = None
+        self.paused_by = ""  # the class name of the error this process's jobs wait out
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -91,6 +95,7 @@ class Consolidator:
             running=self.running,
             failed_jobs=jobs.get("failed", 0),
             last_error=self.last_error or vault.last_job_error(),
+            paused_by=self.paused_by or vault.jobs_paused_by(),
             short_term_pages=counts["short"],
             mid_term_pages=counts["mid"] + counts["archived"],
             segments=counts["segments"],
@@ -155,6 +160,7 @@ class Consolidator:
                 if failing is not None:  # it ran again: what failed is over
                     if self.last_error == failing:
                         self.last_error = None
+                        self.paused_by = ""
                     failing = None
                     ran += 1  # "jobs" is said: the status line said "consolidating" for good
             except Exception as exc:  # the worker must survive anything, and say what happened
@@ -162,6 +168,7 @@ class Consolidator:
                 if message != failing:  # once, not every turn of the loop while it lasts
                     log.exception("consolidation failed")
                 failing = self.last_error = message
+                self.paused_by = type(exc).__name__ if isinstance(exc, WAITS_OUT) else ""
                 ran += 1
                 self._stop.wait(1.0)
             finally:
@@ -218,16 +225,21 @@ class Consolidator:
         try:
             action(jobs)
             self.last_error = None
+            self.paused_by = ""
         except Exception as exc:
             now = time.time()
-            if isinstance(exc, (errors.VaultLockedError, errors.DiskFullError)):
-                # the environment, not the job: hand it back untouched and retry later
+            if isinstance(exc, WAITS_OUT):
+                # the environment, not the job: hand it back untouched and retry later, with
+                # which error it waits out (the status line says why, from the class, not
+                # from words of the message)
+                self.paused_by = type(exc).__name__
                 with contextlib.suppress(Exception), vault.transaction():
                     for job in jobs:
-                        vault.release_job(job.id, str(exc), now)
+                        vault.release_job(job.id, str(exc), now, self.paused_by)
                 raise
             message = f"{jobs[0].kind} failed: {type(exc).__name__}: {exc}"
             self.last_error = message
+            self.paused_by = ""
             log.exception("consolidation job failed")
             with vault.transaction():
                 for job in jobs:

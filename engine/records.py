@@ -306,6 +306,9 @@ class ConsolidationStatus:
     facts: int
     words: int = 0  # the vocabulary (engine/memory/vocabulary.py)
     profile: int = 0  # current profile entries (the privacy panel lists them with the facts)
+    # The class name of the error memory building waits out (DiskFullError, VaultLockedError:
+    # its jobs were handed back, to run again by themselves), "" when none stops it
+    paused_by: str = ""
 
 
 @dataclass(frozen=True)

@@ -5,20 +5,33 @@ from __future__ import annotations
 import json
 import os
 import sys
+from types import SimpleNamespace
 
 from engine import errors
+from engine.records import ConversationInfo
 from engine.terminal import wording
 from engine.terminal.facts import learned_items
 from engine.terminal.opening import _open, vault_to_open
+from engine.vault.damage import naming_vault
 
 
 def run_conversations(args) -> int:
-    """Each conversation with the id `memoryos forget conversation ID` takes, newest first."""
+    """Each conversation with the id `memoryos forget conversation ID` takes, newest first.
+    A damaged vault lists what can be read, says what could not be and exits 1 (as export
+    does): the person sees what it holds before deciding what to save."""
     if getattr(args, "pages", None) is not None:
         return _conversation_pages(args)
-    memory = _open(args, background=False)
+    path = vault_to_open(args)
     try:
-        conversations = memory.conversations()  # newest last exchange first
+        memory = _open(args, background=False)
+    except errors.VaultCorruptError as exc:  # damaged where opening reads: say which vault
+        raise naming_vault(exc, path) from exc
+    damaged = ""
+    try:
+        try:
+            conversations = memory.conversations()  # newest last exchange first
+        except errors.VaultCorruptError:
+            conversations, damaged = _readable_conversations(memory)
         if getattr(args, "json", False):
             data = [
                 {"id": c.id, "title": c.title, "first_ts": c.first_ts, "last_ts": c.last_ts,
@@ -28,7 +41,7 @@ def run_conversations(args) -> int:
             ]  # fmt: skip
             print(json.dumps(data, indent=1, ensure_ascii=False))
         elif not conversations:
-            print("No conversations yet.")
+            print("No conversation could be read." if damaged else "No conversations yet.")
         else:
             width = max(len(c.id) for c in conversations)
             for c in conversations:
@@ -40,7 +53,47 @@ def run_conversations(args) -> int:
                 )
     finally:
         memory.close()
+    if damaged:  # after the list: a script reading it does not take it for the whole memory
+        print(damaged, file=sys.stderr)
+        return 1
     return 0
+
+
+# What a damaged vault's listing could not read, as a person counts it
+UNREAD = {"pages": "exchanges", "conversations": "conversation titles"}
+
+
+def _readable(
+    memory, tables: tuple[str, ...], left_out: str
+) -> tuple[dict[str, list[dict]], str]:
+    """The rows of `tables` that a damaged vault gives (engine/vault/damage.py), and what to
+    say of it: how many rows could not be read (`left_out`: where they are missing), then
+    what to do, the commands naming the vault."""
+    from engine.vault.damage import advice, skipped_text
+
+    read = {table: memory.vault.read_table(table) for table in tables}
+    lost = list(skipped_text({t: r.skipped for t, r in read.items() if r.skipped != 0}, UNREAD))
+    if lost:
+        said = f"The vault file is damaged: {', '.join(lost)} could not be read ({left_out})"
+    else:  # an index or other pages of the file, not these rows
+        said = "The vault file is damaged: everything shown was read, the damage is elsewhere"
+    return {t: r.rows for t, r in read.items()}, f"{said}. {advice(memory.path)}."
+
+
+def _readable_conversations(memory) -> tuple[list[ConversationInfo], str]:
+    """memory.conversations() from the rows a damaged vault gives, and what to say of it."""
+    rows, damaged = _readable(memory, ("conversations", "pages"), "not counted above")
+    titles = {row["id"]: row["title"] for row in rows["conversations"]}
+    times: dict[str, list[float]] = {}
+    for page in rows["pages"]:
+        times.setdefault(page["conversation_id"], []).append(page["ts"])
+    conversations = [
+        ConversationInfo(id=cid, title=titles.get(cid, ""), first_ts=min(ts), last_ts=max(ts),
+                         pages=len(ts))
+        for cid, ts in times.items()
+    ]  # fmt: skip
+    conversations.sort(key=lambda c: c.last_ts, reverse=True)
+    return conversations, damaged
 
 
 def _conversation_pages(args) -> int:
@@ -48,11 +101,26 @@ def _conversation_pages(args) -> int:
     page ids `memoryos forget page ID` takes (export may be off by policy, and the app shows
     no ids)."""
     conversation_id = args.pages.strip()
-    memory = _open(args, background=False)
+    path = vault_to_open(args)
     try:
-        pages = sorted(memory.pages(conversation_id=conversation_id, limit=1_000_000),
-                       key=lambda p: (p.timestamp, p.id))
-        if not pages:
+        memory = _open(args, background=False)
+    except errors.VaultCorruptError as exc:
+        raise naming_vault(exc, path) from exc
+    damaged = ""
+    try:
+        try:
+            pages = memory.pages(conversation_id=conversation_id, limit=1_000_000)
+        except errors.VaultCorruptError:
+            rows, damaged = _readable(memory, ("pages",), "some may be of this conversation")
+            pages = [
+                SimpleNamespace(id=row["id"], timestamp=row["ts"], user_input=row["user_input"],
+                                agent_response=row["agent_response"])
+                for row in rows["pages"] if row["conversation_id"] == conversation_id
+            ]  # fmt: skip
+        pages = sorted(pages, key=lambda p: (p.timestamp, p.id))
+        if not pages and damaged and not getattr(args, "json", False):
+            print(f"No exchange of conversation {conversation_id!r} could be read.")
+        elif not pages:
             raise errors.NotFoundError(
                 f"no conversation with id {conversation_id!r} in this vault: "
                 "`memoryos conversations` lists the ids")
@@ -63,7 +131,7 @@ def _conversation_pages(args) -> int:
                 for p in pages
             ]  # fmt: skip
             print(json.dumps(data, indent=1, ensure_ascii=False))
-        else:
+        elif pages:
             width = max(len(str(p.id)) for p in pages)
             for p in pages:
                 said = " ".join(p.user_input.split()) or "(nothing said)"
@@ -71,6 +139,9 @@ def _conversation_pages(args) -> int:
                 print(f"{p.id:>{width}}  {wording.when(p.timestamp)}  {said}")
     finally:
         memory.close()
+    if damaged:  # some of the vault's exchanges could not be read: maybe of this conversation
+        print(damaged, file=sys.stderr)
+        return 1
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 from engine.records import Job
 from engine.vault.sql import locked as _locked
@@ -30,6 +31,13 @@ LEARN_WORDS = "learn_words"  # the vocabulary of pages stored before it (0007, a
 # records' kinds and one-way keys); queued with the restore, so a crash before they ran does
 # not leave those items here
 FORGET_HELD = "forget_held"
+
+# Meta keys of the queue (no schema step: a vault without them reads as before). What kind of
+# error handed jobs back to wait (an exception's class name: DiskFullError, VaultLockedError),
+# until a job is done; and when a job was last done, which makes older errors of jobs still
+# waiting no longer "the last error".
+PAUSED_BY = "jobs_paused_by"
+DONE_AT = "jobs_done_at"
 
 
 class JobsMixin:
@@ -106,7 +114,14 @@ class JobsMixin:
 
     @_locked
     def finish_job(self, job_id: int) -> None:
+        """A job done (inside its transaction): what paused the queue is over."""
         self.conn.execute("DELETE FROM jobs WHERE id=?", (job_id,))
+        self.conn.execute("DELETE FROM meta WHERE key=?", (PAUSED_BY,))
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (DONE_AT, repr(time.time())),
+        )
 
     @_locked
     def fail_job(self, job_id: int, error: str, give_up: bool, now: float) -> None:
@@ -116,12 +131,26 @@ class JobsMixin:
         )
 
     @_locked
-    def release_job(self, job_id: int, error: str, now: float) -> None:
-        """Hand a claimed job back without counting an attempt (the disk or a lock failed)."""
+    def release_job(self, job_id: int, error: str, now: float, cause: str = "") -> None:
+        """Hand a claimed job back without counting an attempt (the disk or a lock failed);
+        `cause`: the class name of the error, kept until a job is done (jobs_paused_by)."""
         self.conn.execute(
             "UPDATE jobs SET state='pending', owner=NULL, error=?, updated=? WHERE id=?",
             (error[:500], now, job_id),
         )
+        if cause:
+            self.conn.execute(
+                "INSERT INTO meta(key, value) VALUES(?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (PAUSED_BY, cause),
+            )
+
+    @_locked
+    def jobs_paused_by(self) -> str:
+        """The class name of the error that handed jobs back to wait ("" if none did since
+        the last job was done, or the vault is older than this record)."""
+        rows = self.conn.execute("SELECT value FROM meta WHERE key=?", (PAUSED_BY,)).fetchall()
+        return str(rows[0][0]) if rows else ""
 
     @_locked
     def job_counts(self) -> dict[str, int]:
@@ -129,7 +158,17 @@ class JobsMixin:
 
     @_locked
     def last_job_error(self) -> str | None:
+        """The newest error of a job that failed for good, or of one waiting to run again
+        that no job has been done since (a job done after it shows the disk had room again,
+        the lock came free: the disk-full message stayed "the last error" after that)."""
+        done = self.conn.execute("SELECT value FROM meta WHERE key=?", (DONE_AT,)).fetchall()
+        try:
+            since = float(done[0][0]) if done else 0.0
+        except (TypeError, ValueError):  # not a time: every error counts, as before
+            since = 0.0
         rows = self.conn.execute(
-            "SELECT error FROM jobs WHERE error IS NOT NULL ORDER BY updated DESC LIMIT 1"
+            "SELECT error FROM jobs WHERE error IS NOT NULL AND (state='failed' OR updated > ?) "
+            "ORDER BY updated DESC LIMIT 1",
+            (since,),
         ).fetchall()
         return rows[0][0] if rows else None

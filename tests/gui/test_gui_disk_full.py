@@ -165,7 +165,8 @@ def test_the_status_line_says_memory_building_is_paused_while_the_disk_is_full(q
     status = memory.consolidation_status()
     assert status.pending_jobs and not status.running
     error = translate(apsw.FullError("database or disk is full"))
-    full = dataclasses.replace(status, last_error=f"{type(error).__name__}: {error}")
+    full = dataclasses.replace(status, last_error=f"{type(error).__name__}: {error}",
+                               paused_by=type(error).__name__)
     line.set_memory(full)
     said = line.memory.full_text()
     assert "paused" in said and "disk is full" in said and "free some space" in said
@@ -173,7 +174,9 @@ def test_the_status_line_says_memory_building_is_paused_while_the_disk_is_full(q
     # A write refused with no byte left, as the job stores it (the message alone)
     no_room = apsw.IOError("disk I/O error")
     no_room.result, no_room.extendedresult = apsw.SQLITE_IOERR, apsw.SQLITE_IOERR_SHMSIZE
-    line.set_memory(dataclasses.replace(status, last_error=str(translate(no_room))))
+    no_byte = translate(no_room)
+    line.set_memory(dataclasses.replace(status, last_error=str(no_byte),
+                                        paused_by=type(no_byte).__name__))
     said = line.memory.full_text()
     assert "paused" in said and "free some space" in said and "queued" not in said
     line.set_memory(memory.consolidation_status())  # it goes on: the line says so again
