@@ -9,6 +9,7 @@ import pytest
 from engine.backends.fake import HashEmbedder
 from engine.eval import baselines, report
 from engine.eval.locomo import parse_conversation
+from engine.eval.report_constants import OVERALL
 
 
 def conversation():
@@ -94,9 +95,9 @@ def test_report_scores_and_writes_files(tmp_path):
     assert ours["4"]["recall@5"] == 1.0 and ours["2"]["recall@5"] == 1.0
     assert ours["2"]["recall_turns@5"] == 1.0 and ours["2"]["recall@10"] == 1.0
     assert fusion["4"]["recall@5"] == 1.0 and fusion["2"]["recall@5"] == 0.5
-    assert fusion[report.OVERALL]["recall@5"] == 0.75
+    assert fusion[OVERALL]["recall@5"] == 0.75
     assert ours["4"]["f1"] == 1.0 and ours["2"]["f1"] == 0.0 and ours["5"]["f1"] == 1.0
-    assert ours[report.OVERALL]["f1"] == 0.5 and ours[report.OVERALL]["questions"] == 2
+    assert ours[OVERALL]["f1"] == 0.5 and ours[OVERALL]["questions"] == 2
     assert results["cost"]["ingest"]["llm_calls_per_turn"] == 0.5
     assert results["cost"]["ingest"]["consolidation_pages_per_s"] == 2.0
     report.write_all(results, tmp_path)
@@ -130,20 +131,20 @@ def test_report_says_how_sure_each_gap_is(tmp_path):
     }
     results = report.build_results({"data": "x", "llm": "none"}, [conv], records)
 
-    ours = results["metrics"]["ours"][report.OVERALL]
+    ours = results["metrics"]["ours"][OVERALL]
     low, high = ours["recall_turns@10_ci95"]
     assert low < ours["recall_turns@10"] == 20 / 30 < high
-    gap = results["comparisons"]["ours - fusion"][report.OVERALL]
+    gap = results["comparisons"]["ours - fusion"][OVERALL]
     assert gap["questions"] == 30 and gap["difference"] == pytest.approx(1 / 3)
     assert 0 < gap["ci95"][0] < 1 / 3 < gap["ci95"][1]
-    same = results["ablation"]["same as ours"][report.OVERALL]["versus_ours"]
+    same = results["ablation"]["same as ours"][OVERALL]["versus_ours"]
     assert same["difference"] == 0 and same["ci95"] == [0.0, 0.0]
-    flat = results["ablation"]["flat"][report.OVERALL]["versus_ours"]
+    flat = results["ablation"]["flat"][OVERALL]["versus_ours"]
     assert flat["difference"] == pytest.approx(-1 / 3) and flat["ci95"][1] < 0
     by_conversation = results["by_conversation"]
-    assert by_conversation["a"]["ours"][report.OVERALL] == 1.0  # questions 0-14 all found
-    assert by_conversation["b"]["fusion"][report.OVERALL] == 0.0
-    assert by_conversation["b"]["ours"][report.OVERALL] == pytest.approx(5 / 15)
+    assert by_conversation["a"]["ours"][OVERALL] == 1.0  # questions 0-14 all found
+    assert by_conversation["b"]["fusion"][OVERALL] == 0.0
+    assert by_conversation["b"]["ours"][OVERALL] == pytest.approx(5 / 15)
 
     report.write_all(results, tmp_path)
     text = (tmp_path / "report.md").read_text()

@@ -15,8 +15,8 @@ from engine.eval.bench import (
     flat_scan,
     format_table,
     run_bench,
-    synthetic_exchange,
 )
+from engine.eval.bench_data import synthetic_exchange
 from engine.eval.cli import bench_main
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from engine import errors
 from engine.api import MemoryOS
-from engine.eval.bench import build_vault, synthetic_exchange
+from engine.eval.bench import build_vault
+from engine.eval.bench_data import synthetic_exchange
 from engine.memory import vectors as mirror_module
 from engine.memory import vocabulary
 from engine.memory.vectors import VectorMirror

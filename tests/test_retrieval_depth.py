@@ -8,7 +8,7 @@ import random
 import pytest
 
 from engine.backends.fake import HashEmbedder
-from engine.eval.bench import synthetic_exchange
+from engine.eval.bench_data import synthetic_exchange
 from engine.retrieval import retrieve
 
 

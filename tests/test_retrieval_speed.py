@@ -10,7 +10,8 @@ import pytest
 
 from engine.api import MemoryOS
 from engine.backends.fake import HashEmbedder
-from engine.eval.bench import build_vault, synthetic_exchange
+from engine.eval.bench import build_vault
+from engine.eval.bench_data import synthetic_exchange
 from engine.memory import keywords
 
 NOW = 1_790_000_000.0

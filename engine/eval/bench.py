@@ -5,84 +5,22 @@ from __future__ import annotations
 import gc
 import os
 import random
-import resource
 import secrets
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.eval.bench_data import synthetic_exchange
+from engine.eval.bench_memory import (
+    current_rss_mb,
+    load_average,
+    peak_rss_mb,
+    peak_since_reset_mb,
+    reset_peak,
+)
 from engine.eval.metrics import percentile
-
-NAMES = ["Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Grace", "Hugo", "Iris", "Jonas"]
-VERBS = [
-    "visited",
-    "cooked",
-    "painted",
-    "repaired",
-    "booked",
-    "read about",
-    "bought",
-    "planned",
-    "photographed",
-    "learned about",
-    "argued about",
-    "finished",
-]
-THINGS = [
-    "a sourdough loaf",
-    "the old bicycle",
-    "a trip to Lisbon",
-    "the garden shed",
-    "a jazz concert",
-    "the tax forms",
-    "a pottery class",
-    "a used camera",
-    "the kitchen tap",
-    "a marathon plan",
-    "a birthday present",
-    "the violin lessons",
-    "a chess opening",
-    "the roof tiles",
-    "a hiking route",
-    "a podcast about whales",
-    "the budget sheet",
-]
-WHEN = [
-    "yesterday",
-    "last weekend",
-    "on Tuesday",
-    "this morning",
-    "two weeks ago",
-    "in March",
-    "after work",
-    "before the holidays",
-]
-FEELINGS = [
-    "It was fun.",
-    "That took longer than planned.",
-    "I want to do it again.",
-    "Not sure it was worth it.",
-    "The kids loved it.",
-    "I am still tired.",
-    "",
-]
-
-
-def synthetic_exchange(rng: random.Random) -> tuple[str, str]:
-    """A varied, plausible exchange (so FTS and vectors are not degenerate)."""
-    who = rng.choice(NAMES)
-    user = (
-        f"{rng.choice(WHEN).capitalize()} {who} and I {rng.choice(VERBS)} "
-        f"{rng.choice(THINGS)}. {rng.choice(FEELINGS)}"
-    ).strip()
-    agent = (
-        f"How did {rng.choice(THINGS)} compare with {rng.choice(THINGS)}? "
-        f"You mentioned {rng.choice(NAMES)} {rng.choice(VERBS)} it {rng.choice(WHEN)}."
-    )
-    return user, agent
 
 
 @dataclass
@@ -96,12 +34,6 @@ class BenchConfig:
     consolidation_pages: int = 200
     folder: str | None = None  # where the throwaway vaults go (a temp folder by default)
     seed: int = 7
-
-
-def peak_rss_mb() -> float:
-    """Peak resident set size of this process so far, in MiB."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
 def _open(
@@ -248,33 +180,6 @@ def flat_scan(turns: Any, pages: Any, vector: Any) -> tuple[Any, Any]:
 REFERENCE_MAX_BYTES = 3 * 2**30
 
 
-def _reset_peak() -> bool:
-    """Start a new peak-RSS measure (Linux: clear_refs 5 resets VmHWM); False elsewhere."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
-def _status_mb(field: str) -> float | None:
-    """A memory figure of this process from /proc/self/status ("VmRSS", "VmHWM") in MiB;
-    None where there is no /proc."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(f"{field}:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
-
-
-def _peak_since_reset_mb() -> float:
-    """VmHWM (the peak since the last reset) in MiB; the whole run's peak where unknown."""
-    peak = _status_mb("VmHWM")
-    return peak_rss_mb() if peak is None else peak
-
-
 def bench_retrieval(
     folder: Path,
     size: int,
@@ -307,8 +212,8 @@ def bench_retrieval(
     texts = [synthetic_exchange(rng)[0] for _ in range(queries)]
     vectors = embedder.embed(texts, kind="query")
     gc.collect()
-    _reset_peak()
-    rss_open = _current_rss_mb()
+    reset_peak()
+    rss_open = current_rss_mb()
     opened = time.perf_counter()
     mem = _open(folder, f"retrieve-{size}", embedder, passphrase=passphrase)
     try:
@@ -323,7 +228,7 @@ def bench_retrieval(
         ready_ms = (keyword_index.built_at - opened) * 1000 if keyword_index.built_at else None
         for text, vector in zip(texts, vectors, strict=True):  # every query once, untimed
             mem.retrieve(text, query_vector=vector, record_visits=False)
-        peak = _peak_since_reset_mb()
+        peak = peak_since_reset_mb()
         keyword_index_mb = mem.ctx.keyword_index.held_bytes() / 2**20
         rows = mem.vault.count_rows("turns_vec") + mem.vault.count_rows("pages_vec")
         reference = rows * embedder.dimension * 4 <= REFERENCE_MAX_BYTES
@@ -375,20 +280,8 @@ def bench_retrieval(
     }
 
 
-def _current_rss_mb() -> float | None:
-    return _status_mb("VmRSS")
-
-
 def _ratio(ours: float | None, reference: float | None) -> float | None:
     return ours / reference if ours is not None and reference else None
-
-
-def load_average() -> float | None:
-    """The machine's 1-minute load average (None where the OS has none)."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
 
 
 def _chat(name: str) -> Any:

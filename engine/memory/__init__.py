@@ -14,4 +14,5 @@ persona_analysis.py  what a hot segment teaches: the one structured call's promp
 persona_compare.py   which pages an item came from; is it the same taste, habit or place
 model.py         the chat model as consolidation may use it
 vectors.py       in-RAM vector mirrors;  keywords.py, when.py: words and dates
+sentences.py     text cut into sentences;  clauses.py: where a profile value's clause ends
 """

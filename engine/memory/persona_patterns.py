@@ -7,25 +7,10 @@ import re
 from dataclasses import dataclass
 
 from engine.memory import keywords
+from engine.memory.clauses import to_clause_end
+from engine.memory.sentences import sentences
 from engine.records import ASSISTANT_KNOWLEDGE, USER_FACT, Page
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-# A period that ends a short form, not a sentence. Before a name or a number the form never ends
-# one ("Dr. Hansen", "St. Olav", "No. 5"); "e.g." and "vs." are followed by more of the same
-# sentence. A form that can also close a sentence ("etc.", "a.m.", "Jr.", "Inc.") ends one only
-# before a capital ("... at 7 a.m. every day" is one sentence, "... etc. My dog ..." two). An
-# initial ("J. K. Rowling") is one capital letter; a number's decimal point has no space after
-# it and never split.
-_TITLES = frozenset(
-    "mr mrs ms mx dr prof st mt ft rev fr gen col capt lt sgt cpl maj adm gov sen rep "
-    "pres hon supt insp det messrs mme mlle".split()
-)
-_NEVER_LAST = frozenset("e.g eg i.e ie vs viz cf approx ca incl esp fig figs vol vols ch".split())
-_MAY_BE_LAST = frozenset(
-    "etc a.m p.m am pm inc ltd co corp bros jr sr phd ph.d b.a m.a b.sc m.sc u.s u.k "
-    "ave rd blvd dept est".split()
-)
-_BEFORE_NUMBER = frozenset("no nos nr pp p".split())
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|me|myself|we|our|we're|we've)\b", re.I)
 # A sentence about what the one before it introduced: "We have a golden retriever called Bamse.
 # He is four." Its subject is a pronoun, so alone it says nothing of the person; it is kept
@@ -366,41 +351,6 @@ def normalise_text(text: str) -> str:
     return " ".join(keywords.tokens(text))
 
 
-def _sentences(text: str) -> list[str]:
-    """`text` cut into sentences at ".", "!", "?" and line breaks, but not at the period of a
-    short form ("Dr. Hansen", "St. Olav", "e.g. tea", "J. K. Rowling")."""
-    sentences: list[str] = []
-    for line in text.split("\n"):  # a line break always ends a sentence
-        joined: list[str] = []
-        for piece in (s.strip() for s in _SENTENCE.split(line)):
-            if not piece:
-                continue
-            if joined and joined[-1].endswith(".") and _short_form_before(joined[-1], piece):
-                joined[-1] += " " + piece
-            else:
-                joined.append(piece)
-        sentences += joined
-    return sentences
-
-
-def _short_form_before(before: str, after: str) -> bool:
-    """Whether the period that ends `before` closes a short form that `after` continues."""
-    words = before.split()
-    last = words[-1].rstrip(".").lstrip("(\"'‘“").lower()
-    nxt = after[:1]
-    if last in _TITLES or last in _NEVER_LAST:
-        return True
-    if last in _BEFORE_NUMBER:
-        return nxt.isdigit()
-    if len(last) == 1 and last.isalpha():
-        # an initial inside a name ("J. K. Rowling", "John F. Kennedy"), not "I got a B. Then"
-        named = len(words) > 1 and words[-2][:1].isupper() or re.match(r"[A-Z]\.(?:\s|$)", after)
-        return words[-1][:1].isupper() and nxt.isupper() and bool(named)
-    if last in _MAY_BE_LAST or re.fullmatch(r"(?:[a-z]\.)+[a-z]", last):
-        return not nxt.isupper()
-    return False
-
-
 def _named_speaker(page: Page, side: str) -> str | None:
     key = "user_speaker" if side == "user" else "agent_speaker"
     name = page.meta.get(key)
@@ -421,7 +371,7 @@ def statement_candidates(page: Page) -> list[tuple[str, str]]:
     for side, text in sides:
         speaker = _named_speaker(page, side)
         introduced = None  # where in `out` the sentence before, naming something, was kept
-        for sentence in _sentences(text):
+        for sentence in sentences(text):
             if introduced is not None and _refers_back(sentence):
                 kind, said = out[introduced]
                 if len(said.split()) + len(sentence.split()) <= 45:
@@ -441,8 +391,8 @@ def statement_candidates(page: Page) -> list[tuple[str, str]]:
             if _INTRODUCES.search(sentence):
                 introduced = len(out) - 1
     if not _named_speaker(page, "agent"):
-        asked = any(_ASKED_TO_KEEP.match(s) for s in _sentences(page.user_input))
-        for sentence in _sentences(page.agent_response):
+        asked = any(_ASKED_TO_KEEP.match(s) for s in sentences(page.user_input))
+        for sentence in sentences(page.agent_response):
             if not 4 <= len(sentence.split()) <= 45 or sentence.endswith("?"):
                 continue
             if _DONE.search(sentence) or (asked and _PROMISE.search(sentence)):
@@ -463,7 +413,7 @@ def _refers_back(sentence: str) -> bool:
 
 def moved_away(text: str) -> bool:
     """Whether `text` says the person's taste moved away from something it names."""
-    return any(p.search(s) for s in _sentences(text) for p in _MOVED_AWAY)
+    return any(p.search(s) for s in sentences(text) for p in _MOVED_AWAY)
 
 
 def habits(text: str) -> list[str]:
@@ -473,7 +423,7 @@ def habits(text: str) -> list[str]:
     Ana")."""
     return [
         match.group(1)
-        for sentence in _sentences(text)
+        for sentence in sentences(text)
         if _HABIT_WORD.search(sentence) and not sentence.endswith("?")
         for match in _HABIT_VERB.finditer(sentence)
     ]
@@ -500,7 +450,7 @@ def slots_said(text: str) -> list[SlotCandidate]:
 
 def _slots(text: str) -> list[SlotCandidate]:
     found: list[SlotCandidate] = []
-    for sentence in _sentences(text):
+    for sentence in sentences(text):
         if sentence.endswith("?"):
             continue
         start = len(found)
@@ -517,7 +467,7 @@ def _slots(text: str) -> list[SlotCandidate]:
                 else:
                     # "I work as a bookbinder and I like strong coffee": the occupation is
                     # "bookbinder", not the sentence up to the full stop
-                    value = _to_clause_end(value)
+                    value = to_clause_end(value)
                 if not value or len(value.split()) > 8:
                     continue
                 if category == "preference":
@@ -529,68 +479,6 @@ def _slots(text: str) -> list[SlotCandidate]:
                     found.append(SlotCandidate(category, name, value))
         found[start:] = _switch_from(_not_amounts(found[start:]))
     return found
-
-
-# Where a slot's value ends: at a word that always starts another clause ("I like cooking but
-# not baking"), or at a conjunction that a new subject follows ("I like tea and I hate coffee",
-# "I hate waking up early and my boss knows it"). A conjunction between two things is kept:
-# "I like tea and biscuits", "I like rock and roll", "I love my job and my colleagues".
-_ALWAYS_ENDS = re.compile(r"\s+(?:but|because|although|whereas)\b", re.I)
-_CONJUNCTION = re.compile(
-    r"\s+(?:and|or|nor|so|since|while|whilst|though|when|whenever|yet|as|after|before|until|"
-    r"till|unless|if|once)(?:\s+(?:then|now|also|still|so))?\s+(?=\S)",
-    re.I,
-)
-# Words that start a clause wherever they stand ("and he loves it", "so we're moving").
-_SUBJECTS = frozenset(
-    "i i'm i've i'd i'll we we're we've we'd we'll he he's he'd he'll she she's she'd she'll "
-    "they they're they've they'd they'll you're you've you'd you'll it's it'd it'll that's "
-    "there's".split()
-)
-# Words that start a clause only with more after them: "and it helps me relax", "and you know
-# it", but "I like tea and you", "I like him and her".
-_SUBJECTS_BEFORE_MORE = frozenset("it you there".split())
-# A noun phrase that starts with these is a subject only with a verb after the noun: "and my
-# boss knows it", "and my sister is a chef", not "and my wife", "and my kids' toys".
-_POSSESSIVES = frozenset("my our his her their your its".split())
-_VERBS = frozenset(
-    "is was are were has had have does did do can could will would should may might must "
-    "isn't wasn't aren't weren't hasn't hadn't haven't doesn't didn't don't can't couldn't "
-    "won't wouldn't shouldn't".split()
-)
-_NUMBER_WORDS = frozenset("two three four five six seven eight nine ten few many".split())
-_NOT_IN_NOUN = frozenset("and or of with in on at for from to".split())
-
-
-def _to_clause_end(value: str) -> str:
-    """`value` up to where a new clause begins ("tea" of "tea and I hate coffee")."""
-    always = _ALWAYS_ENDS.search(value)
-    if always:
-        value = value[: always.start()]
-    for conjunction in _CONJUNCTION.finditer(value):
-        if _opens_clause(value[conjunction.end() :].split()):
-            return value[: conjunction.start()]
-    return value
-
-
-def _opens_clause(words: list[str]) -> bool:
-    """Whether `words` (what follows a conjunction) start with a subject and its verb."""
-    first = words[0].lower().replace("’", "'")
-    if first in _SUBJECTS:
-        return True
-    if first in _SUBJECTS_BEFORE_MORE:
-        return len(words) > 1 and (first != "there" or words[1].lower() in _VERBS)
-    if first not in _POSSESSIVES or len(words) < 3 or words[1].lower() in _NUMBER_WORDS:
-        return False
-    for i in (2, 3):
-        if i >= len(words):
-            return False
-        before, word = words[i - 1].lower(), words[i].lower().replace("’", "'")
-        if before in _NOT_IN_NOUN or before.endswith(("'", "’", "'s", "’s")):
-            return False
-        if word in _VERBS or (len(word) > 3 and word.endswith(("s", "ed"))):
-            return True
-    return False
 
 
 _AN_AMOUNT = re.compile(
