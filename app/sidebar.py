@@ -449,21 +449,25 @@ class Sidebar(QFrame):
             return
         if self.session is not None:
             self.session.run(
-                conversations.search,
+                conversations.find,
                 self.session.mem,
                 text,
                 on_result=self._draw_results,
                 on_error=self._failed,
             )
 
-    def _draw_results(self, hits: list) -> None:
+    def _draw_results(self, found: Any) -> None:
+        """The count and order first ("The first 50 of 212 exchanges in 40 conversations, best
+        match first"), then each exchange found: its conversation, when, and the words."""
         open_first, self._open_first = self._open_first, False
         if self.session is None or not self.search.text().strip():  # locked or cleared since
             return
+        hits = found.hits
+        muted = theme.color(theme.MUTED)
         if not hits:
-            html = f"<p style='color:{theme.color(theme.MUTED)}'>No conversation mentions this.</p>"
+            html = f"<p style='color:{muted}'>No conversation mentions this.</p>"
         else:
-            parts = []
+            parts = [f"<p style='color:{muted}; font-size:small'>{escape(found.summary())}</p>"]
             plain = f"text-decoration:none; color:{theme.color(theme.TEXT)}"
             for hit in hits:
                 when = dt.datetime.fromtimestamp(hit.timestamp)

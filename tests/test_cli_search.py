@@ -53,3 +53,29 @@ def test_search_without_words_or_with_a_bad_limit_says_what_to_do(tmp_path, home
     assert bad.returncode == 2 and "--limit" in bad.stderr.decode()
     one = run_cli("search", "cello", "--limit", "1", *FAKE, home=home).stdout.decode()
     assert one.count("page ") == 1 and "--limit N for more" in one
+
+
+def test_search_shows_the_words_as_said_marked_whole_with_the_count(tmp_path, home):
+    """`memoryos search Lisbon March` printed "last Tuesday [24 [March]…": the snippet was cut
+    inside the date the index holds resolved. It shows what was typed, the matching relative
+    date marked whole, and how many exchanges were found."""
+    data = [
+        {"user": "Lisbon was lovely, we walked for hours with my sister last Tuesday and it was "
+                 "good and then we ate custard tarts until late",
+         "assistant": "That sounds like a lovely break.", "timestamp": "2026-03-27T12:00:00Z"},
+        {"user": "In March I flew to Lisbon again", "assistant": "Twice in a month!",
+         "timestamp": "2026-03-30T12:00:00Z"},
+    ]  # fmt: skip
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert run_cli("import", str(path), "--create", *FAKE, home=home).returncode == 0
+
+    found = run_cli("search", "Lisbon", "March", *FAKE, home=home)
+    assert found.returncode == 0, found.stderr.decode()
+    out = found.stdout.decode()
+    assert out.count("page ") == 2 and "2 exchanges in 1 conversation" in out
+    assert "[last Tuesday]" in out and "[Lisbon]" in out
+    assert "2026]" not in out and "[24" not in out and "[[" not in out
+
+    cut = run_cli("search", "Lisbon", "March", "--limit", "1", *FAKE, home=home).stdout.decode()
+    assert cut.count("page ") == 1 and "(the first 1 of 2: --limit N for more)" in cut

@@ -147,7 +147,8 @@ def _conversation_pages(args) -> int:
 
 def run_search(args) -> int:
     """`memoryos search WORDS`: what the app's sidebar search finds (every word, the last one a
-    prefix), then the facts and profile entries holding all the words."""
+    prefix), in its order (best match first, equal ones newest first) and with its count, then
+    the facts and profile entries holding all the words."""
     from engine import conversations as past
     from engine.vault.search import MARK_END, MARK_START
 
@@ -158,7 +159,8 @@ def run_search(args) -> int:
         raise errors.InvalidInputError(f"--limit {args.limit}: give a number of 1 or more")
     memory = _open(args, background=False)
     try:
-        hits = past.search(memory, text, limit=args.limit)
+        found = past.find(memory, text, limit=args.limit)
+        hits = found.hits
         words = [w.casefold() for w in text.split()]
         # the items `facts list` shows (not the superseded ones), facts before profile entries
         learned = sorted(learned_items(memory), key=lambda entry: entry.kind == "profile")
@@ -176,6 +178,8 @@ def run_search(args) -> int:
                     for h in hits
                 ],
                 "facts": [{"ref": ref, "text": item_text} for ref, item_text in items],
+                "exchanges_found": found.exchanges,  # the list holds the first --limit of them
+                "conversations_found": found.conversations,
             }  # fmt: skip
             print(json.dumps(data, indent=1, ensure_ascii=False))
             return 0
@@ -184,6 +188,8 @@ def run_search(args) -> int:
             return 1
         bold = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         start, end = ("\033[1m", "\033[0m") if bold else ("[", "]")
+        if hits:
+            print(f"{found.summary()}:")
         for hit in hits:
             title = " ".join(hit.title.split()) or "(untitled)"
             title = title if len(title) <= 50 else title[:49] + "…"
@@ -191,8 +197,8 @@ def run_search(args) -> int:
             print(f"page {hit.page_id}  {wording.when(hit.timestamp)}  {title}  "
                   f"({hit.conversation_id})")
             print(f"    {snippet.replace(MARK_END, end)}")
-        if len(hits) == args.limit:
-            print(f"(the first {args.limit}: --limit N for more)")
+        if len(hits) < found.exchanges:
+            print(f"(the first {len(hits)} of {found.exchanges}: --limit N for more)")
         if items:
             print("Facts and profile entries:")
             for ref, item_text in items:
