@@ -6,7 +6,8 @@ nothing and the next open resumes. LLM calls (capable models only) happen outsid
 transaction; every write is one transaction with the job's completion.
 
     PAGE_ADDED       long_term.Persona.prepare/learn, then short_term.check_overflow
-    STM_OVERFLOW     mid_term.overflow (placement, heat eviction, hot segments queued)
+    STM_OVERFLOW     mid_term.overflow of short_term.leaving (placement, heat eviction, hot
+                     segments queued)
     ANALYSE_SEGMENT  long_term.Persona.analyse_segment
     EMBED_TURNS      short_term.embed_turns
     LEARN_WORDS      vocabulary.learn_backlog

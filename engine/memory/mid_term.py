@@ -64,19 +64,19 @@ def segments(ctx: MemoryContext, include_archived: bool = False) -> list[Segment
 
 
 def overflow(ctx: MemoryContext, model: ConsolidationModel, job_id: int) -> None:
-    """Move the oldest short-term pages into segments, a chunk per transaction (an import of
-    thousands of pages never holds the write lock for long); the job ends with the last."""
-    while True:
-        count = short_term.overflow_count(ctx.vault.count_pages("short"), ctx.settings)
-        pages = short_term.oldest(ctx.vault, min(count, CHUNK))
-        last = count <= CHUNK
+    """Move the pages leaving the short-term queue (short_term.leaving: the oldest by time)
+    into segments, a chunk per transaction (an import of thousands of pages never holds the
+    write lock for long); the job ends with the last. Which pages leave is decided once: the
+    batch is the one the queue overflowed with, however the chunks cut it."""
+    leaving = short_term.leaving(ctx.vault, ctx.settings)
+    for start in range(0, max(len(leaving), 1), CHUNK):
+        pages = short_term.in_order(ctx.vault, leaving[start : start + CHUNK])
+        last = start + CHUNK >= len(leaving)
         touched = place(ctx, pages, job_id if last else None)
         ctx.notify("pages")
         ctx.notify("segments")
         if touched:
             llm_refresh(ctx, model, pages, list(touched))
-        if last or not pages:
-            return
 
 
 def place(ctx: MemoryContext, pages: list[Page], finish_job: int | None) -> dict[int, int]:

@@ -1,7 +1,12 @@
-"""Short-term memory: the FIFO queue of the most recent pages; overflow leaves in batches.
+"""Short-term memory: the queue of the most recent pages by their time; overflow leaves in
+batches, the oldest first.
 
 Writing a page is one embedding batch (the page and each of its turns) and one transaction
-that also enqueues the PAGE_ADDED job, so consolidation never misses a page."""
+that also enqueues the PAGE_ADDED job, so consolidation never misses a page. A page stored
+with an older time than the queue holds (an import or a restore of older exchanges) joins
+the queue only while it is among the most recent; otherwise the overflow job moves it on to
+the mid-term tier as soon as it has been learned from (`leaving`), and no newer page leaves
+for it."""
 
 from __future__ import annotations
 
@@ -123,13 +128,42 @@ def oldest(vault, count: int) -> list[Page]:
     return vault.pages_in_tier(SHORT_TERM, limit=count, oldest_first=True)
 
 
+def leaving(vault, settings: MemorySettings) -> list[int]:
+    """The ids of the pages that leave the queue now, oldest first (by time, then id).
+
+    Taken in the order they were stored, a page is past the queue when it is older than a page
+    that already left it, or when the queue was full and it is older than all the queue held:
+    it was never one of the most recent, so it leaves and no newer page leaves for it. The
+    others are the queue; once it is over capacity its oldest leave in a batch
+    (`overflow_count`). Stored in time order (a chat, the LoCoMo ingest), no page is past it."""
+    newest_left = vault.newest_outside_queue()
+    past: list[tuple[float, int]] = []
+    queue: list[tuple[float, int]] = []
+    queue_oldest = float("inf")
+    for page_id, ts in vault.queue_arrivals():
+        if (newest_left is not None and ts < newest_left) or (
+            len(queue) >= settings.stm_capacity and ts < queue_oldest
+        ):
+            past.append((ts, page_id))
+        else:
+            queue.append((ts, page_id))
+            queue_oldest = min(queue_oldest, ts)
+    queue.sort()
+    out = sorted(past + queue[: overflow_count(len(queue), settings)])
+    return [page_id for _, page_id in out]
+
+
+def in_order(vault, ids: list[int]) -> list[Page]:
+    """The pages with these ids (those still stored), in the order of `ids`."""
+    by_id = {page.id: page for page in vault.pages(ids)}
+    return [by_id[page_id] for page_id in ids if page_id in by_id]
+
+
 def check_overflow(ctx: MemoryContext, now: float) -> None:
-    """After pages joined the queue (inside the caller's transaction): once it is over
-    capacity, one STM_OVERFLOW job moves the oldest into the mid-term store."""
+    """After pages joined the queue (inside the caller's transaction): once some must leave
+    (`leaving`), one STM_OVERFLOW job moves them into the mid-term store."""
     vault = ctx.vault
-    if overflow_count(vault.count_pages(SHORT_TERM), ctx.settings) and not vault.has_pending(
-        STM_OVERFLOW, {}
-    ):
+    if leaving(vault, ctx.settings) and not vault.has_pending(STM_OVERFLOW, {}):
         vault.enqueue(STM_OVERFLOW, {}, now)
 
 

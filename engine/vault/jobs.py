@@ -23,7 +23,7 @@ def _alive(pid: int) -> bool:
 
 # The kinds of consolidation job (engine/consolidation.py runs them).
 PAGE_ADDED = "page_added"  # a page joined the short-term queue: learn from it
-STM_OVERFLOW = "stm_overflow"  # the queue is over capacity: move its oldest to segments
+STM_OVERFLOW = "stm_overflow"  # pages leave the queue for segments (short_term.leaving)
 ANALYSE_SEGMENT = "analyse_segment"  # a segment is hot: the persona analyses its pages
 EMBED_TURNS = "embed_turns"  # schema step 0002's backfill of turn vectors
 LEARN_WORDS = "learn_words"  # the vocabulary of pages stored before it (0007, a new embedder)

@@ -9,6 +9,7 @@ from functools import lru_cache
 import numpy as np
 
 from engine.records import (
+    ARCHIVED,
     MID_TERM,
     SHORT_TERM,
     Page,
@@ -105,6 +106,27 @@ class PagesMixin:
             (tier, limit),
         ).fetchall()
         return [page_from_row(row) for row in rows]
+
+    @_locked
+    def queue_arrivals(self) -> list[tuple[int, float]]:
+        """(id, ts) of each short-term page, in the order they were stored (a new page's id
+        is above every stored one)."""
+        return self.conn.execute(
+            "SELECT id, ts FROM pages WHERE tier=? ORDER BY id", (SHORT_TERM,)
+        ).fetchall()
+
+    @_locked
+    def newest_outside_queue(self) -> float | None:
+        """The time of the newest page that left the short-term queue (mid-term or archived),
+        or None: one index lookup per tier (pages_tier), not a scan."""
+        found = [
+            row[0]
+            for tier in (MID_TERM, ARCHIVED)
+            for row in self.conn.execute(
+                "SELECT ts FROM pages WHERE tier=? ORDER BY ts DESC LIMIT 1", (tier,)
+            )
+        ]
+        return max(found) if found else None
 
     @_locked
     def count_pages(self, tier: str | None = None) -> int:
