@@ -28,10 +28,11 @@ class TranscriptImported:
 
 def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tuple[int, int]]:
     """Add every exchange of the transcript the memory does not hold yet (the same question,
-    answer and time: engine.transcripts.split_held); yields (done, total) so the worker
-    reports progress.
+    answer and time: engine.transcripts.held), a batch at a time; yields (done, total) after
+    each batch so the worker reports progress, and Stop keeps the batches stored.
 
-    Each transcript conversation gets its own id, so the conversation on screen is untouched.
+    Each transcript conversation gets its own id, so the conversation on screen is untouched;
+    one an earlier import stopped part-way is continued.
     A MemoryOS export ("Export everything", `memoryos export`) is restored instead, all or
     nothing, reporting through `progress(fraction, label)`; it returns the restore's report.
     A transcript returns a TranscriptImported.
@@ -45,17 +46,17 @@ def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tupl
                 progress(done / max(1, total), f"Restoring the export: {done} of {total} exchanges…")
 
         return restore.restore(mem, data, progress=embedded)
-    exchanges, already = transcripts.split_held(mem, transcripts.exchanges_of(data))
+    # imported before (a run stopped part-way): skipped, and their conversations continued
+    exchanges, already, ids = transcripts.held(mem, transcripts.exchanges_of(data))
     note = forgetting.retention_note(
         mem.retention()[0], [e.timestamp for e in exchanges], time.time()
     )
-    ids: dict[str | None, str] = {}
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    for done, exchange in enumerate(exchanges, start=1):
-        if exchange.conversation not in ids:
-            ids[exchange.conversation] = f"import-{stamp}-{uuid.uuid4().hex[:6]}"
-        mem.add_memory(exchange.user_input, exchange.agent_response, exchange.timestamp,
-                       exchange.meta, conversation_id=ids[exchange.conversation], source="import")
+
+    def new_id() -> str:
+        return f"import-{stamp}-{uuid.uuid4().hex[:6]}"
+
+    for done in transcripts.store(mem, exchanges, ids, new_id):
         yield done, len(exchanges)
     return TranscriptImported(already, note)
 

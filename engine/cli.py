@@ -192,9 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     _vault_options(imp)
     imp.add_argument(
         "file",
-        help="JSON: a list of {user, assistant, timestamp?} or of chat messages "
-        "{role, content, timestamp?}, a LoCoMo-shaped file, or an export (memoryos-export/1) "
-        "to restore",
+        help="JSON: a list of {user, assistant, timestamp?, conversation?} or of chat messages "
+        "{role, content, timestamp?, conversation?}, a LoCoMo-shaped file, or an export "
+        "(memoryos-export/1) to restore. Items with the same conversation (a name or number) "
+        "go into one conversation, in file order; those without one into one of their own",
     )
     imp.add_argument("--create", action="store_true", help="create the vault if it is missing")
     imp.add_argument("--no-consolidate", action="store_true", help="do not wait for consolidation")

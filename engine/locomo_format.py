@@ -143,9 +143,11 @@ def turn_text(raw: dict[str, Any]) -> str:
     return text
 
 
-def parse_conversation(sample: dict[str, Any]) -> Conversation:
-    """One sample of the file: sessions in order (date keys without a session are ignored)."""
-    conv = sample["conversation"]
+def parse_conversation(sample: dict[str, Any], index: int = 0) -> Conversation:
+    """One sample of the file (the `index`-th: named in errors): sessions in order (date keys
+    without a session are ignored). A shape that is not LoCoMo's is an InvalidInputError that
+    says where and what is expected."""
+    conv = _checked(sample, index)
     numbers = sorted(int(m.group(1)) for key in conv if (m := _SESSION.fullmatch(key)))
     sessions: list[Session] = []
     for number in numbers:
@@ -171,6 +173,62 @@ def parse_conversation(sample: dict[str, Any]) -> Conversation:
         speaker_b=str(conv.get("speaker_b") or ""),
         sessions=tuple(sessions),
         questions=questions,
+    )
+
+
+SAMPLE_SHAPE = (
+    '{"sample_id": ..., "conversation": {"speaker_a": ..., "speaker_b": ..., "session_1": '
+    '[{"speaker": ..., "text": ..., "dia_id"?}, ...], "session_1_date_time"?, ...}, "qa"?: [...]}'
+)
+
+
+def _checked(sample: Any, index: int) -> dict[str, Any]:
+    """The sample's "conversation", its sessions lists of turns (objects) and "qa" a list of
+    objects; otherwise an error naming the sample and the part."""
+    from engine.errors import InvalidInputError
+
+    def wrong(what: str) -> InvalidInputError:
+        return InvalidInputError(f"item {index} (a LoCoMo sample): {what}; expected {SAMPLE_SHAPE}")
+
+    if not isinstance(sample, dict):
+        raise wrong("it is not a JSON object")
+    if not isinstance(sample.get("conversation"), dict):
+        kind = _json_kind(sample.get("conversation"))
+        raise wrong(f"its 'conversation' is {kind}, not an object holding the sessions")
+    conv = sample["conversation"]
+    if not any(_SESSION.fullmatch(key) for key in conv):
+        raise wrong("its 'conversation' holds no sessions (session_1, session_2, ...)")
+    for key, value in conv.items():
+        if not _SESSION.fullmatch(key) or value is None:
+            continue
+        if not isinstance(value, list):
+            raise wrong(f"'{key}' must be a list of turns")
+        for number, turn in enumerate(value):
+            if not isinstance(turn, dict):
+                raise wrong(f"turn {number} of '{key}' is not a JSON object")
+    questions = sample.get("qa")
+    if questions is not None and (
+        not isinstance(questions, list)
+        or not all(isinstance(q, dict) and _whole(q.get("category")) for q in questions)
+    ):
+        raise wrong("'qa' must be a list of objects, each 'category' a whole number")
+    return conv
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in words: 'text', 'a number', 'a list'..."""
+    if value is None:
+        return "missing or null"
+    if isinstance(value, bool):
+        return "true or false"
+    kinds = {str: "text", int: "a number", float: "a number", list: "a list"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _whole(value: Any) -> bool:
+    """A question's category as the file may give it: absent, a whole number, or its digits."""
+    return value is None or (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, str) and value.strip().isdigit()
     )
 
 

@@ -150,7 +150,10 @@ def check(exchanges: list[Exchange]) -> None:
             validation.timestamp(item.timestamp, 0.0)
             validation.meta(item.meta)
             if item.conversation is not None and not isinstance(item.conversation, (str, int)):
-                raise InvalidInputError("'conversation' must be text or a number")
+                raise InvalidInputError(
+                    "'conversation' must be text or a number: the name of the conversation "
+                    "it belongs to (items with the same one are stored together)"
+                )
         except InvalidInputError as exc:
             raise InvalidInputError(f"item {index}: {exc}") from None
 
@@ -241,6 +244,51 @@ def resumed_note(already: int, total: int) -> str:
     )
 
 
+STORE_BATCH = 64  # exchanges per embedding call and transaction; Stop and Ctrl+C wait for one
+
+
+def store(
+    memory: Any, exchanges: list[Exchange], conversations: dict, new_conversation: Any
+) -> Iterator[int]:
+    """Store the exchanges in order, a batch at a time (memory.add_memories: one embedding call
+    and one transaction each, many times faster than one exchange at a time); yields how many
+    are stored after each batch. Stopping between batches keeps what is stored.
+
+    The exchanges of one transcript conversation (Exchange.conversation; None for those that
+    name none) go into one stored conversation: `conversations` maps those continued from an
+    earlier import (held()) and gets the others, each made by `new_conversation()`."""
+    done = 0
+    for conversation, batch in _batches(exchanges):
+        if conversation not in conversations:
+            conversations[conversation] = new_conversation()
+        memory.add_memories(
+            [
+                {"user_input": e.user_input, "agent_response": e.agent_response,
+                 "timestamp": e.timestamp, "meta": e.meta}
+                for e in batch
+            ],  # fmt: skip
+            conversation_id=conversations[conversation],
+            source="import",
+        )
+        done += len(batch)
+        yield done
+
+
+def _batches(exchanges: list[Exchange]) -> Iterator[tuple[Any, list[Exchange]]]:
+    """Runs of consecutive exchanges of one conversation, at most STORE_BATCH each: the file's
+    order is the order they are stored in."""
+    batch: list[Exchange] = []
+    for exchange in exchanges:
+        if batch and (
+            exchange.conversation != batch[0].conversation or len(batch) == STORE_BATCH
+        ):
+            yield batch[0].conversation, batch
+            batch = []
+        batch.append(exchange)
+    if batch:
+        yield batch[0].conversation, batch
+
+
 def _time_of(exchange: Exchange) -> float | None:
     """The exchange's time as the vault stores it, None when the transcript gives none."""
     from engine.timestamps import parse_timestamp
@@ -251,9 +299,17 @@ def _time_of(exchange: Exchange) -> float | None:
     return parse_timestamp(value)
 
 
+PAIR_SHAPE = '{"user": "...", "assistant": "...", "timestamp"?, "conversation"?}'
+MESSAGE_SHAPE = '{"role": "user" or "assistant", "content": "...", "timestamp"?, "conversation"?}'
+
+
 def parse(data: Any) -> Iterator[Exchange]:
-    if isinstance(data, dict) and "conversation" in data:
-        data = [data]
+    """The exchanges of a transcript in one of three shapes, told apart by its first item: a
+    list of exchanges (PAIR_SHAPE), of chat messages (MESSAGE_SHAPE, or {"messages": [...]}),
+    or LoCoMo samples (an object "conversation" holding speaker_a, session_1, ...). An item's
+    "conversation" (text or a number) names the conversation it belongs to."""
+    if isinstance(data, dict) and isinstance(data.get("conversation"), dict):
+        data = [data]  # one LoCoMo sample
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         data = data["messages"]
     if not isinstance(data, list) or not data:
@@ -264,19 +320,31 @@ def parse(data: Any) -> Iterator[Exchange]:
         )
     first = data[0]
     if not isinstance(first, dict):
-        raise InvalidInputError("each item must be a JSON object")
-    if "conversation" in first:
-        yield from _locomo(data)
+        raise InvalidInputError(
+            f"item 0 is not a JSON object: each item is an exchange {PAIR_SHAPE} or a "
+            f"message {MESSAGE_SHAPE}"
+        )
+    if isinstance(first.get("conversation"), dict) and not any(k in first for k in _PAIR_KEYS):
+        yield from _locomo(data)  # LoCoMo's is an object; text is a conversation's name
     elif "role" in first:
         yield from _messages(data)
     else:
         yield from _pairs(data)
 
 
+_PAIR_KEYS = ("user", "user_input", "assistant", "agent_response")
+
+
 def _pairs(items: list) -> Iterator[Exchange]:
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            raise InvalidInputError(f"item {index} is not a JSON object")
+            raise InvalidInputError(f"item {index} is not a JSON object: expected {PAIR_SHAPE}")
+        if not any(key in item for key in _PAIR_KEYS):
+            raise InvalidInputError(
+                f"item {index} has neither 'user' nor 'assistant' (its keys: "
+                f"{', '.join(sorted(map(str, item))) or 'none'}): expected {PAIR_SHAPE}, as "
+                "the first item is"
+            )
         user = item.get("user", item.get("user_input", ""))
         agent = item.get("assistant", item.get("agent_response", ""))
         if not isinstance(user, str) or not isinstance(agent, str):
@@ -288,30 +356,53 @@ def _pairs(items: list) -> Iterator[Exchange]:
 
 
 def _messages(items: list) -> Iterator[Exchange]:
+    """User messages paired with the assistant's reply that follows in the same conversation;
+    messages of other roles (system, tool) are left out."""
     pending: dict | None = None
     for index, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("content", ""), str):
-            raise InvalidInputError(f"message {index} needs a text 'content'")
+            raise InvalidInputError(f"message {index} needs a text 'content': {MESSAGE_SHAPE}")
         role = item.get("role")
-        if role == "user":
+        if not isinstance(role, str):
+            raise InvalidInputError(
+                f"message {index} has no 'role' (user or assistant): expected {MESSAGE_SHAPE}, "
+                "as the first item is"
+            )
+        if role == "assistant" and pending is not None and _same(pending, item):
+            yield _exchange(pending, item)
+            pending = None
+        elif role in ("user", "assistant"):
             if pending is not None:
-                yield Exchange(pending["content"], "", pending.get("timestamp"))
-            pending = item
-        elif role == "assistant":
-            if pending is None:
-                yield Exchange("", item["content"], item.get("timestamp"))
-            else:
-                yield Exchange(pending["content"], item["content"], pending.get("timestamp"))
+                yield _exchange(pending, None)
                 pending = None
+            if role == "user":
+                pending = item
+            else:
+                yield _exchange(None, item)
     if pending is not None:
-        yield Exchange(pending["content"], "", pending.get("timestamp"))
+        yield _exchange(pending, None)
+
+
+def _same(user: dict, reply: dict) -> bool:
+    """Is the reply in the user message's conversation (a reply elsewhere does not answer it)?"""
+    return user.get("conversation") == reply.get("conversation")
+
+
+def _exchange(user: dict | None, reply: dict | None) -> Exchange:
+    said = user if user is not None else reply
+    return Exchange(
+        user["content"] if user is not None else "",
+        reply["content"] if reply is not None else "",
+        said.get("timestamp"),
+        conversation=said.get("conversation"),
+    )
 
 
 def _locomo(samples: list) -> Iterator[Exchange]:
     from engine.locomo_format import exchanges, parse_conversation
 
-    for sample in samples:
-        conversation = parse_conversation(sample)
+    for index, sample in enumerate(samples):
+        conversation = parse_conversation(sample, index)
         for exchange in exchanges(conversation):
             yield Exchange(
                 exchange.first.text,

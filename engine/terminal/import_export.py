@@ -47,18 +47,11 @@ def run_import(args) -> int:
                 return 1
 
         added = 0
-        for exchange in tqdm(exchanges, desc="Importing", unit="exchange", file=sys.stderr):
-            if exchange.conversation not in conversations:
-                conversations[exchange.conversation] = memory.new_conversation()
-            memory.add_memory(
-                exchange.user_input,
-                exchange.agent_response,
-                exchange.timestamp,
-                exchange.meta,
-                conversation_id=conversations[exchange.conversation],
-                source="import",
-            )
-            added += 1
+        with tqdm(total=len(exchanges), desc="Importing", unit="exchange", file=sys.stderr) as bar:
+            for added in transcripts.store(
+                memory, exchanges, conversations, memory.new_conversation
+            ):
+                bar.update(added - bar.n)
         print(transcripts.held_summary(added, already, memory.path.name), file=sys.stderr)
         if not args.no_consolidate:
             _consolidate_with_progress(memory)

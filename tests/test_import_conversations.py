@@ -1,0 +1,159 @@
+"""A transcript's `conversation` key: items that share one go into one stored conversation (a
+year of chats is not one conversation of thousands of exchanges), a shape the importer does
+not understand is refused with the item and what is expected, and exchanges are stored a
+batch at a time."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine import paths, transcripts
+from engine.api import MemoryOS
+from engine.backends.fake import HashEmbedder
+from engine.errors import InvalidInputError
+from tests.helpers import run_cli
+
+FAKE = ("--embedder", "fake")
+PASSPHRASE = "correct horse battery"
+
+CHATS = [
+    {"user": "I repotted the basil today.", "assistant": "It likes the sun.",
+     "timestamp": "2025-03-01T10:00:00Z", "conversation": "c000"},
+    {"user": "The basil leaves are curling.", "assistant": "Water it less.",
+     "timestamp": "2025-03-01T10:05:00Z", "conversation": "c000"},
+    {"user": "My bike's chain keeps slipping.", "assistant": "Check the derailleur.",
+     "timestamp": "2025-04-02T18:00:00Z", "conversation": "c001"},
+    {"user": "Should I replace the chain?", "assistant": "If it is stretched, yes.",
+     "timestamp": "2025-04-02T18:02:00Z", "conversation": "c001"},
+    {"user": "The basil flowered.", "assistant": "Pinch the flowers off.",
+     "timestamp": "2025-05-03T09:00:00Z", "conversation": "c000"},
+    {"user": "I start the new job on Monday.", "assistant": "Good luck!",
+     "timestamp": "2025-06-01T08:00:00Z"},
+    {"user": "The new job went well.", "assistant": "Glad to hear it.",
+     "timestamp": "2025-06-02T19:00:00Z"},
+]  # fmt: skip
+
+
+def _stored(memory) -> list[list[str]]:
+    """Each stored conversation's questions in order, conversations by their first question."""
+    return sorted([p.user_input for p in memory.pages(c.id)] for c in memory.conversations())
+
+
+def _expected() -> list[list[str]]:
+    groups: dict = {}
+    for item in CHATS:
+        groups.setdefault(item.get("conversation"), []).append(item["user"])
+    return sorted(groups.values())
+
+
+def test_items_with_a_conversation_key_go_into_their_conversations(tmp_path, home):
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(CHATS), encoding="utf-8")
+
+    done = run_cli("import", str(path), "--vault", "probe", "--create", "--no-consolidate",
+                   *FAKE, home=home)  # fmt: skip
+
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "Traceback" not in err and "Imported 7 exchanges" in err
+    memory = MemoryOS.open(paths.vault_path("probe"), passphrase=PASSPHRASE,
+                           embedder=HashEmbedder(384), background=False)  # fmt: skip
+    try:
+        # c000 (its third exchange later in the file too), c001, and those that name none
+        assert _stored(memory) == _expected()
+    finally:
+        memory.close()
+
+
+def test_the_apps_import_keeps_the_conversations_and_continues_a_stopped_one(memory, tmp_path):
+    from app.importer import import_exchanges
+
+    part, whole = tmp_path / "part.json", tmp_path / "whole.json"
+    part.write_text(json.dumps(CHATS[:1]), encoding="utf-8")  # what a stopped import stored
+    whole.write_text(json.dumps(CHATS), encoding="utf-8")
+    list(import_exchanges(memory, str(part)))
+
+    list(import_exchanges(memory, str(whole)))
+
+    assert _stored(memory) == _expected()  # nothing twice; c000 went on where it had stopped
+
+
+def test_exchanges_are_embedded_a_batch_at_a_time(memory, embedder, tmp_path):
+    """One embedding call per exchange made a year of chats take hours."""
+    from app.importer import import_exchanges
+
+    many = [{"user": f"Note {i}: the tomatoes grew {i} mm.", "assistant": f"Noted {i}."}
+            for i in range(200)]  # fmt: skip
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(many), encoding="utf-8")
+    before = embedder.calls
+
+    steps = list(import_exchanges(memory, str(path)))
+
+    assert len(memory.pages(limit=1000)) == 200 and steps[-1] == (200, 200)
+    assert embedder.calls - before < 200 // 10  # at least ten exchanges a call
+
+
+def _locomo(conversation) -> dict:
+    return {"sample_id": "s1", "conversation": conversation, "qa": []}
+
+
+SESSION = [{"speaker": "Ana", "text": "Hi", "dia_id": "D1:1"},
+           {"speaker": "Bo", "text": "Hello", "dia_id": "D1:2"}]  # fmt: skip
+LOCOMO = {"speaker_a": "Ana", "speaker_b": "Bo", "session_1": SESSION,
+          "session_1_date_time": "1:56 pm on 8 May, 2023"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("data", "where", "expected"),
+    [
+        ([_locomo({**LOCOMO, "session_2": "Hi there"})], "item 0", "'session_2'"),
+        ([_locomo({**LOCOMO, "session_2": ["Hi there"]})], "item 0", "turn 0 of 'session_2'"),
+        ([_locomo(LOCOMO), _locomo("c001")], "item 1", "'conversation' is text"),
+        ([_locomo(LOCOMO), ["Ana", "Bo"]], "item 1", "not a JSON object"),
+        ([_locomo({"speaker_a": "Ana"})], "item 0", "no sessions"),
+        ([{"user": "Hi", "assistant": "Hello"}, {"role": "user", "content": "Hey"}], "item 1",
+         '"user"'),
+        ([{"role": "user", "content": "Hi"}, {"user": "Hey", "assistant": "Hello"}],
+         "message 1", '"role"'),
+        ([{"user": "Hi", "assistant": "Hello", "conversation": {"id": 3}}], "item 0",
+         "'conversation' must be text or a number"),
+    ],
+    ids=["session-not-a-list", "turn-not-an-object", "locomo-then-text", "locomo-then-list",
+         "no-sessions", "pair-then-message", "message-then-pair", "conversation-an-object"],
+)
+def test_a_shape_the_importer_does_not_understand_names_the_item(data, where, expected):
+    with pytest.raises(InvalidInputError) as raised:
+        transcripts.exchanges_of(data)
+    assert str(raised.value).startswith(where) and expected in str(raised.value)
+
+
+def test_a_bad_shape_is_refused_in_words_and_nothing_is_created(tmp_path, home):
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps([_locomo(LOCOMO), _locomo("c001")]), encoding="utf-8")
+
+    done = run_cli("import", str(path), "--vault", "probe", "--create", *FAKE, home=home)
+
+    err = done.stderr.decode()
+    assert done.returncode != 0 and "Traceback" not in err
+    assert "item 1" in err and "expected" in err
+    assert not paths.vault_path("probe").exists()
+
+
+def test_messages_of_one_conversation_pair_only_within_it():
+    messages = [
+        {"role": "user", "content": "Is the shop open?", "conversation": "a"},
+        {"role": "assistant", "content": "Which shop?", "conversation": "b"},
+        {"role": "user", "content": "The bakery.", "conversation": "a"},
+        {"role": "assistant", "content": "Until six.", "conversation": "a"},
+    ]
+
+    exchanges = transcripts.exchanges_of(messages)
+
+    assert [(e.user_input, e.agent_response, e.conversation) for e in exchanges] == [
+        ("Is the shop open?", "", "a"),
+        ("", "Which shop?", "b"),
+        ("The bakery.", "Until six.", "a"),
+    ]
