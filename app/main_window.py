@@ -38,15 +38,24 @@ from app.window_actions import ActionsWindowMixin
 from app.window_conversation import ConversationWindowMixin
 from app.window_memory import WINDOW_LEAST, MemoryWindowMixin
 from app.window_panels import PanelsWindowMixin
-from app.window_session import NOT_SAVED, HeldQuestion, SessionWindowMixin
+from app.window_session import (
+    NOT_ASKED_BOX,
+    NOT_SAVED,
+    NOT_SAVED_BOX,
+    HeldQuestion,
+    SessionWindowMixin,
+)
 from app.workers import WorkerPool
 
 # The disk was full when an exchange was to be stored: under its answer, above the message
 # box the question is put back in, and over the earlier exchange a regeneration kept.
 NOT_SAVED_NOTE = ("Not saved: the disk is full. Free some space, then send your message "
                   "again: it is back in the box.")
-NOT_SAVED_BOX = ("The disk was full, so your last message and its answer were not saved. "
-                 "Free some space, then send it again.")
+# The question itself could not be kept while it was answered (engine/unanswered.py), so it
+# was not asked: no answer began, and the answer's place says only this
+NOT_ASKED_NOTE = ("Not answered and not saved: the disk is full, so your message could not be "
+                  "kept while it was answered. Free some space, then send it again: it is back "
+                  "in the box.")
 NOT_SAVED_REPLACING = ("The disk is full, so the new answer was not saved; the earlier one is "
                        "kept. Free some space, then send the question again.")
 # Asked at a quit while the box holds a message the full disk kept out: it is nowhere else
@@ -357,19 +366,23 @@ class MainWindow(
         # go where it could, so the vault may hold no copy of the question either way.
         kept = getattr(error, "kept_question", None)
         if question and (kept is not None or replacing is None or replacing[1] is not None):
-            self._held_question = HeldQuestion(self.session, kept, question, NOT_SAVED)
+            self._held_question = HeldQuestion(self.session, kept, question, NOT_SAVED,
+                                               self.settings.vault_name)
         if replacing is not None:
             self.view.end_answer()
             self._answer_ended()
             self._restore_edit = (replacing[0], replacing[1] or question)
             self.reload_conversation(f"⚠ {NOT_SAVED_REPLACING}")
             return
-        self.view.end_answer(f"⚠ {NOT_SAVED_NOTE}")
+        # No record: the question could not be kept, so it was not asked and no answer began
+        # (an answer's empty place said "(no answer)", as if the model had said nothing)
+        asked = kept is not None
+        self.view.end_answer(f"⚠ {NOT_SAVED_NOTE if asked else NOT_ASKED_NOTE}", begun=asked)
         for message in exchange:
             message.not_saved = True
         self._answer_ended()
         if question:
-            self.composer.put_back(question, NOT_SAVED_BOX)
+            self.composer.put_back(question, NOT_SAVED_BOX if asked else NOT_ASKED_BOX)
 
     def _let_go_unsaved(self, page: Any) -> None:
         """A question the disk was too full to store is stored now (sent again). Its record

@@ -115,8 +115,10 @@ class AnswerMixin:
             self._scroll_to_end()
         self.flushed.emit()
 
-    def end_answer(self, note: str = "") -> str:
-        """Finish the streamed answer: render it as Markdown, add a note; return its text."""
+    def end_answer(self, note: str = "", begun: bool = True) -> str:
+        """Finish the streamed answer: render it as Markdown, add a note; return its text.
+        `begun` False: no answer was asked for (the question could not be kept), so its place
+        holds the note alone, not "(no answer)"."""
         self._timer.stop()
         self._waiting.stop()
         if self._answer is None:
@@ -126,9 +128,12 @@ class AnswerMixin:
         text = "".join(self._answer_chunks)
         follow = self._at_end()
         self._erase_answer(self._answer_start)
-        self._insert_markdown(self._answer, text)
-        if note:
-            self._insert_note(self._answer, note)
+        if begun or text.strip():
+            self._insert_markdown(self._answer, text)
+            if note:
+                self._insert_note(self._answer, note)
+        elif note:  # on the answer's first line
+            self._answer.insertText(note, _format(theme.MUTED, italic=True, size=9))
         answers = [m for m in self.messages if m.role == "assistant"]
         if answers:
             answers[-1].text = text

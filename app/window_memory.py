@@ -17,6 +17,10 @@ from app import theme
 from app.icons import themed
 from app.sidebar import Sidebar
 
+# Regenerate pressed while the box holds a changed edit of the last question
+EDIT_PENDING = ("Your edit of the last question is in the message box: Enter sends it, Esc "
+                "cancels it. Then Regenerate answers the question again.")
+
 # The window's minimum size at the normal text size; it grows with the text (fit_to_text).
 WINDOW_LEAST = (560, 420)
 
@@ -225,6 +229,16 @@ class MemoryWindowMixin:
         if not exchange or self.session is None or not self.session.can_answer or self.reloading:
             return
         question, answer = exchange
+        if self._editing is not None or self.composer.property("editing"):
+            # An edit of this question waits in the box. Changed, it is the person's: kept, and
+            # the edit goes on. Unchanged (or emptied), it ends as Esc ends it, and the question
+            # is asked again: left on, it pointed at the exchange this answer replaces, gone.
+            box = self.composer.input.toPlainText().strip()
+            if box and box != question.text.strip():
+                self.status.showMessage(EDIT_PENDING, 10000)
+                self.focus_composer()
+                return
+            self.cancel_editing()
         self.view.remove_last_exchange()
         if answer.page_id is None:
             # Never stored (the disk was full, a temporary chat): there is nothing to replace,

@@ -26,6 +26,17 @@ from app.session import FAILED, LOADING, READY, UNREACHABLE, Session
 UNANSWERED_NOTICE = ("Your last message was not answered, or its answer could not be saved. "
                      "It is back in the box.")
 
+# Above the message box a message the full disk kept out is put back in: its answer was written
+# and could not be stored, or (NOT_ASKED_BOX) the question could not be kept while it was
+# answered, so it was not asked. In another memory (Switch memory) the box says where it was
+# not saved: "your last message" and "send it again" were said of the memory open then.
+NOT_SAVED_BOX = ("The disk was full, so your last message and its answer were not saved. "
+                 "Free some space, then send it again.")
+NOT_ASKED_BOX = ("The disk was full, so your last message could not be saved, and it was not "
+                 "answered. Free some space, then send it again.")
+NOT_SAVED_ELSEWHERE = ("This message was not saved in “{was}”: the disk was full. Sent now, it "
+                       "is asked in “{now}”, the memory open now.")
+
 # Why a question is in the message box (HeldQuestion.why)
 OFFERED = "offered"  # offered back by the vault: a crash, a quit, Lock now or Switch memory
 NOT_SAVED = "not saved"  # put back by the window: the full disk kept its exchange out
@@ -40,6 +51,7 @@ class HeldQuestion:
     record: str | None
     text: str
     why: str  # OFFERED or NOT_SAVED
+    memory: str = ""  # the name of the memory it was asked in (Switch memory)
 
     def in_box(self, box: str) -> bool:
         return box.strip() == self.text.strip()
@@ -343,12 +355,31 @@ class SessionWindowMixin:
             return
         if self.session is not None:
             self.detach()
+        self._box_to_memory(name)
         # The conversation to come back to belongs to the vault closed: the other one opens
         # at its own most recent conversation.
         self._resume_conversation = self._start_conversation = None
         self.settings.vault_name = name
         self.settings.last_conversation = ""
         self._save_settings()
+
+    def _box_to_memory(self, name: str) -> None:
+        """Switch memory to `name`: what stays in the message box is a message for it. An edit
+        of the last question ends there (sent, it replaced the exchange of that number in
+        `name`, another conversation's), and a message the full disk kept out says which
+        memory it was not saved in (back in that one, it says what it said there)."""
+        self._editing = None
+        self._set_editing(False)
+        held = self._held_question
+        box = self.composer.input.toPlainText()
+        if held is None or held.why != NOT_SAVED or not held.in_box(box):
+            return
+        if name == held.memory:
+            said = NOT_SAVED_BOX if held.record is not None else NOT_ASKED_BOX
+        else:
+            said = NOT_SAVED_ELSEWHERE.format(was=held.memory, now=name)
+        self.composer.input.clear()
+        self.composer.put_back(held.text, said)
 
     def _close_and_ask(self, title: str, hint: str) -> None:
         """Close the vault (dropping what was decrypted), say why, and have the key asked for."""
