@@ -31,6 +31,31 @@ def widgets_deleted(qapp):
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item):
+    """While pytest-qt closes a test's windows (its own teardown runs after this one's start):
+    a window whose message box holds a message the full disk kept out asks before it closes
+    (app/main_window.py _may_lose_box), and nobody is here to answer; a test that failed
+    before emptying its box would hang the whole run. Such a question is answered Quit anyway,
+    as a person leaving would."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox) and box.objectName() == "notSavedQuitBox":
+            role = QMessageBox.ButtonRole.DestructiveRole
+            next(b for b in box.buttons() if box.buttonRole(b) == role).click()
+
+    timer = QTimer()
+    timer.timeout.connect(answer)
+    timer.start(100)
+    try:
+        yield
+    finally:
+        timer.stop()
+
+
 @pytest.fixture
 def loads():
     """A chat factory for the settings and model tests: records what it was asked to load
