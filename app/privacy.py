@@ -170,7 +170,7 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         layout.addLayout(bottom)
         self._place_note(screen_room(self)[0])  # before the window first takes its size
         no_default_buttons(self)
-        self._fields = [self.search, self.kind, self.edit_button, self.delete_button,
+        self._fields = [self.search, self.conversation_search, self.kind, self.edit_button, self.delete_button,
                         self.forget_button, self.forget_conversations_button,
                         self.exchanges.earlier_button, self.exchanges.forget_button, export,
                         erase, self.undo_button, close]
@@ -181,6 +181,7 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         self._timer.timeout.connect(self.refresh)
         session.memory_changed.connect(self._on_event)
         self.search.installEventFilter(self)
+        self.conversation_search.installEventFilter(self)
         self.tree.installEventFilter(self)
         self.conversation_tree.installEventFilter(self)
         # Ctrl+Tab to a tab whose list had the keyboard: the list keeps it, and gets a row
@@ -219,6 +220,7 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
         for button, name in self._icons_of:
             button.setIcon(themed(name))
         self.search_icon.setIcon(themed("search"))
+        self.conversation_search_icon.setIcon(themed("search"))
         self.refresh()
         self._selected()
 
@@ -315,6 +317,11 @@ class PrivacyPanel(ItemsTabMixin, ConversationsTabMixin, QDialog):
     # --- keys --------------------------------------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if watched is self.search and self._search_undo_key(event):
+            return True
+        if (watched is self.conversation_search and event.type() == QEvent.Type.KeyPress
+                and event.key() == Qt.Key.Key_Escape and not event.modifiers()
+                and watched.text()):
+            watched.clear()  # Esc clears the search first; pressed again it closes the panel
             return True
         if (watched is self.conversation_tree and event.type() == QEvent.Type.KeyPress
                 and event.key() in OPEN_KEYS and not event.modifiers()

@@ -190,8 +190,11 @@ class ExchangeList(QWidget):
         page = self.selected_page()
         self.forget_button.setEnabled(page is not None)
         muted = theme.color(theme.MUTED)
+        if page is None and not self.conversation:
+            self.detail.clear()  # the list above says to choose one: said twice, it read as amiss
+            return
         if page is None:
-            text = CHOOSE if not self.conversation else "Select an exchange to see it in full."
+            text = "Select an exchange to see it in full."
             self.detail.setHtml(f"<p style='color:{muted}'>{text}</p>")
             return
         user, agent = speakers(page)
