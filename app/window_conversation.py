@@ -16,6 +16,36 @@ from PySide6.QtWidgets import QWidget
 from app.chat_commands import SHOWN_EXCHANGES, load_conversation
 
 
+def earlier_notice(earlier: int) -> tuple[str, list[tuple[str, str]]] | None:
+    """The line above a conversation drawn without its first `earlier` exchanges, with the
+    link that draws more of them; None when there are none."""
+    if earlier <= 0:
+        return None
+    more = min(earlier, SHOWN_EXCHANGES)
+    return (
+        f"{earlier:,} earlier exchange{'s' if earlier != 1 else ''} of this conversation "
+        "not shown",
+        [(f"Show {'the' if more == earlier else ''} {more:,} earlier".replace("  ", " "),
+          "earlier:")],
+    )
+
+
+def read_earlier(mem: Any, conversation_id: str, first_id: int, count: int) -> dict:
+    """Read in a worker: the `count` exchanges of a conversation before `first_id` (the first
+    drawn), oldest first, with what each answer remembered; "earlier": how many are before
+    those still, "drawn": how many of its most recent exchanges are drawn with them."""
+    drawn = mem.conversation_length(conversation_id, first_id)
+    pages = mem.pages(conversation_id=conversation_id, limit=count, offset=drawn, newest=True)
+    total = mem.conversation_length(conversation_id)
+    ids = [page.id for page in pages]
+    return {
+        "pages": pages,
+        "memories": mem.memories_used(ids) if ids else {},
+        "earlier": max(total - drawn - len(pages), 0),
+        "drawn": drawn + len(pages),
+    }
+
+
 class ConversationWindowMixin:
     """Methods MainWindow gets for drawing its conversation from the vault."""
 
@@ -110,24 +140,61 @@ class ConversationWindowMixin:
         if self.session is None:  # locked or closed while it was read: nothing is drawn
             return
         self._drawn = (tuple(self._conversation_ids()), limit)
-        if earlier > 0:
-            more = min(earlier, SHOWN_EXCHANGES)
-            self.view.add_notice(
-                f"{earlier:,} earlier exchange{'s' if earlier != 1 else ''} of this conversation "
-                "not shown",
-                [(f"Show {'the' if more == earlier else ''} {more:,} earlier".replace("  ", " "),
-                  "earlier:")],
-            )
+        notice = earlier_notice(earlier)
+        if notice is not None:
+            self.view.add_notice(*notice)
 
     def show_earlier(self) -> None:
-        """Draw SHOWN_EXCHANGES more of the conversation's earlier exchanges, the exchange
-        that was first on screen kept in view."""
-        if self.session is None or self.temporary or self.session.generating:
+        """Put SHOWN_EXCHANGES more of the conversation's earlier exchanges above those drawn
+        (only they are read and drawn), the exchange that was first on screen kept in view.
+        The link says "Showing…" meanwhile; a second click then does nothing."""
+        session = self.session
+        if session is None or self.temporary or session.generating:
             return
-        first = self.view.page_ids()[:1]
-        self._drawn = (tuple(self._conversation_ids()), self._drawn_limit() + SHOWN_EXCHANGES)
-        self._show_page = first[0] if first else None
-        self.reload_conversation()
+        ids = tuple(self._conversation_ids())
+        first_id = next((m.page_id for m in self.view.messages[:1] if m.page_id is not None),
+                        None)
+        if first_id is None or getattr(self, "_earlier_asked", None) == (ids, first_id):
+            return
+        self._earlier_asked = (ids, first_id)
+        self.view.earlier_link(working=True)
+        if len(set(ids)) > 1:  # several conversations on screen: drawn again, in time order
+            self._drawn = (ids, self._drawn_limit() + SHOWN_EXCHANGES)
+            self._show_page = first_id
+            self.reload_conversation()
+            return
+        session.run(read_earlier, session.mem, ids[-1], first_id, SHOWN_EXCHANGES,
+                    on_result=lambda data: self._earlier_read(session, ids, first_id, data),
+                    on_error=lambda error: self._earlier_failed(session, ids, first_id, error))
+
+    def _earlier_current(self, session: Any, ids: tuple, first_id: int) -> bool:
+        """Whether what was asked for still fits the view: the same memory open, the same
+        conversation drawn from the same first exchange, no answer being written."""
+        if getattr(self, "_earlier_asked", None) == (ids, first_id):
+            self._earlier_asked = None
+        messages = self.view.messages
+        return (self.session is session and not session.generating and not self.temporary
+                and tuple(self._conversation_ids()) == ids
+                and bool(messages) and messages[0].page_id == first_id)
+
+    def _earlier_read(self, session: Any, ids: tuple, first_id: int, data: dict) -> None:
+        from engine.remembered import saved_list
+
+        if not self._earlier_current(session, ids, first_id):
+            return  # locked, another conversation, or drawn again meanwhile: nothing drawn
+        pages = data["pages"]
+        self.view.put_earlier(
+            [(page, saved_list(page, data["memories"]), self.stored_note(page))
+             for page in pages],
+            earlier_notice(data["earlier"]),
+        )
+        self._drawn = (ids, data["drawn"])
+        self.learned_notices.redraw()
+
+    def _earlier_failed(self, session: Any, ids: tuple, first_id: int, error: Exception) -> None:
+        if self._earlier_current(session, ids, first_id):
+            self.view.earlier_link(working=False)  # another click tries again
+            self._show_error(error)
 
     @property
     def reloading(self) -> bool:
