@@ -97,6 +97,8 @@ def test_the_remembered_line_stays_after_a_forget(qtbot, window, chat, memory, s
     assert line.blockFormat().alignment() & Qt.AlignmentFlag.AlignHCenter  # a notice's look
 
     _forget(qtbot, window, "peanuts")  # the exchange before the line goes
+    # drawn with the forget's result (a redraw for the facts it changed may come first)
+    qtbot.waitUntil(lambda: "Forgot 1 item." in window.view.plain_text(), timeout=5000)
     text = window.view.plain_text()
     assert "Any snacks without peanuts?" not in text
     assert "Remembered: I am vegetarian" in text
@@ -108,6 +110,7 @@ def test_the_remembered_line_stays_after_a_forget(qtbot, window, chat, memory, s
 
     _forget(qtbot, window, "vegetarian")  # the fact itself goes
     assert memory.facts() == []
+    qtbot.waitUntil(lambda: "(forgotten since)" in window.view.plain_text(), timeout=5000)
     text = window.view.plain_text()
     assert "Remembered: I am vegetarian (forgotten since)" in text
 
@@ -204,7 +207,11 @@ def test_the_hint_under_the_message_box_reads_whole_at_the_largest_text(
     hint = window.composer.hint
     for text in (hint.text(), BUSY_HINT):
         hint.setText(text)
-        qtbot.wait(20)  # laid out again for the new text
-        assert hint.isVisible() and hint.visibleRegion().boundingRect() == hint.rect()
+
+        def whole() -> bool:  # once laid out again for the new text (later on a busy machine)
+            shown = hint.isVisible() and hint.visibleRegion().boundingRect() == hint.rect()
+            return shown and _text_fits(hint)[0]
+
+        qtbot.waitUntil(whole, timeout=3000)
         fits, detail = _text_fits(hint)
         assert fits, detail
