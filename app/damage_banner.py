@@ -84,7 +84,8 @@ class DamageBanner(QFrame):
         """Check `session`'s vault in the background; the banner shows if it is damaged."""
         self.hide()
         self._session = session
-        session.destroyed.connect(lambda *_: self._closed(session))
+        # The session may outlive the banner (the window deleted first at quit)
+        session.destroyed.connect(while_open(self, lambda *_: self._closed(session)))
         checked = while_open(self, lambda health: self._checked(session, health))
         session.run(check_health, session.mem, on_result=checked)
 

@@ -88,3 +88,19 @@ def test_the_apps_export_of_a_damaged_vault_says_what_it_could_not_read(home, tm
     kept = len(json.loads((tmp_path / "memory.json").read_text(encoding="utf-8"))["pages"])
     assert written == str(tmp_path / "memory.json") and 0 < kept < EXCHANGES
     assert f"{EXCHANGES - kept} exchanges could not be read" in damaged
+
+
+def test_a_banner_deleted_before_its_vault_closes_raises_nothing(qtbot, window):
+    """At quit the window's widgets may be deleted before the vault's session: the session's
+    end then reached a deleted banner ("Internal C++ object (DamageBanner) already deleted")."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from app.damage_banner import DamageBanner
+
+    banner = DamageBanner()
+    with qtbot.waitSignal(banner.checked, timeout=10_000):
+        banner.watch(window.session)
+    banner.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+    window.session.destroyed.emit()  # as the session's deletion after the banner's emits it
+    assert not window.damage_banner.isVisible()
