@@ -144,9 +144,9 @@ def turn_text(raw: dict[str, Any]) -> str:
 
 
 def parse_conversation(sample: dict[str, Any], index: int = 0) -> Conversation:
-    """One sample of the file (the `index`-th: named in errors): sessions in order (date keys
-    without a session are ignored). A shape that is not LoCoMo's is an InvalidInputError that
-    says where and what is expected."""
+    """One sample of the file (the `index`-th from 0; errors count from 1): sessions in order
+    (date keys without a session are ignored). A shape that is not LoCoMo's is an
+    InvalidInputError that says where and what is expected."""
     conv = _checked(sample, index)
     numbers = sorted(int(m.group(1)) for key in conv if (m := _SESSION.fullmatch(key)))
     sessions: list[Session] = []
@@ -188,12 +188,14 @@ def _checked(sample: Any, index: int) -> dict[str, Any]:
     from engine.errors import InvalidInputError
 
     def wrong(what: str) -> InvalidInputError:
-        return InvalidInputError(f"item {index} (a LoCoMo sample): {what}; expected {SAMPLE_SHAPE}")
+        return InvalidInputError(
+            f"item {index + 1} (a LoCoMo sample): {what}; expected {SAMPLE_SHAPE}"
+        )
 
     if not isinstance(sample, dict):
         raise wrong("it is not a JSON object")
     if not isinstance(sample.get("conversation"), dict):
-        kind = _json_kind(sample.get("conversation"))
+        kind = json_kind(sample.get("conversation"))
         raise wrong(f"its 'conversation' is {kind}, not an object holding the sessions")
     conv = sample["conversation"]
     if not any(_SESSION.fullmatch(key) for key in conv):
@@ -203,9 +205,13 @@ def _checked(sample: Any, index: int) -> dict[str, Any]:
             continue
         if not isinstance(value, list):
             raise wrong(f"'{key}' must be a list of turns")
-        for number, turn in enumerate(value):
+        for number, turn in enumerate(value, start=1):
             if not isinstance(turn, dict):
                 raise wrong(f"turn {number} of '{key}' is not a JSON object")
+            # a number was stored as the words said, and a turn without text dropped
+            if not isinstance(turn.get("text"), str):
+                kind = json_kind(turn.get("text"))
+                raise wrong(f"turn {number} of '{key}': its 'text' is {kind}, not the words said")
     questions = sample.get("qa")
     if questions is not None and (
         not isinstance(questions, list)
@@ -215,7 +221,7 @@ def _checked(sample: Any, index: int) -> dict[str, Any]:
     return conv
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
     """What a JSON value is, in words: 'text', 'a number', 'a list'..."""
     if value is None:
         return "missing or null"

@@ -155,7 +155,7 @@ def check(exchanges: list[Exchange]) -> None:
                     "it belongs to (items with the same one are stored together)"
                 )
         except InvalidInputError as exc:
-            raise InvalidInputError(f"item {index}: {exc}") from None
+            raise InvalidInputError(f"item {index + 1}: {exc}") from None
 
 
 HELD_WINDOW = 0.001  # seconds either side of an exchange's time searched for its page
@@ -321,7 +321,7 @@ def parse(data: Any) -> Iterator[Exchange]:
     first = data[0]
     if not isinstance(first, dict):
         raise InvalidInputError(
-            f"item 0 is not a JSON object: each item is an exchange {PAIR_SHAPE} or a "
+            f"item 1 is not a JSON object: each item is an exchange {PAIR_SHAPE} or a "
             f"message {MESSAGE_SHAPE}"
         )
     if isinstance(first.get("conversation"), dict) and not any(k in first for k in _PAIR_KEYS):
@@ -333,39 +333,62 @@ def parse(data: Any) -> Iterator[Exchange]:
 
 
 _PAIR_KEYS = ("user", "user_input", "assistant", "agent_response")
+# each side of an exchange: its key, and the other name it may have (the reference's)
+_SIDES = (("user", "user_input"), ("assistant", "agent_response"))
+_KNOWN_KEYS = (*_PAIR_KEYS, "timestamp", "conversation", "meta")
 
 
 def _pairs(items: list) -> Iterator[Exchange]:
-    for index, item in enumerate(items):
+    for number, item in enumerate(items, start=1):
         if not isinstance(item, dict):
-            raise InvalidInputError(f"item {index} is not a JSON object: expected {PAIR_SHAPE}")
-        if not any(key in item for key in _PAIR_KEYS):
+            raise InvalidInputError(f"item {number} is not a JSON object: expected {PAIR_SHAPE}")
+        unknown = [key for key in item if key not in _KNOWN_KEYS]
+        if unknown:
+            # a misspelt "User" was ignored, and what it held was lost
+            keys = ", ".join(repr(key) for key in unknown)
             raise InvalidInputError(
-                f"item {index} has neither 'user' nor 'assistant' (its keys: "
-                f"{', '.join(sorted(map(str, item))) or 'none'}): expected {PAIR_SHAPE}, as "
-                "the first item is"
+                f"item {number} has {'a key' if len(unknown) == 1 else 'keys'} that this format "
+                f"does not know: {keys} (keys are lower case; known: user, assistant, timestamp, "
+                "conversation, meta, and user_input, agent_response for user, assistant). "
+                f"Correct the item to {PAIR_SHAPE}, then import again"
             )
-        user = item.get("user", item.get("user_input", ""))
-        agent = item.get("assistant", item.get("agent_response", ""))
-        if not isinstance(user, str) or not isinstance(agent, str):
-            raise InvalidInputError(f"item {index}: 'user' and 'assistant' must be text")
+        user, agent = (_side(item, number, *names) for names in _SIDES)
         meta = item.get("meta") or {}
         if not isinstance(meta, dict):
-            raise InvalidInputError(f"item {index}: 'meta' must be a JSON object")
+            raise InvalidInputError(f"item {number}: 'meta' must be a JSON object")
         yield Exchange(user, agent, item.get("timestamp"), meta, item.get("conversation"))
+
+
+def _side(item: dict, number: int, key: str, other: str) -> str:
+    """What one side said: its key (or the other name for it) must be there and hold text;
+    a side where nothing was said is given as "", so a missing key is never taken for one."""
+    given = [name for name in (key, other) if name in item]
+    if not given:
+        raise InvalidInputError(
+            f"item {number} has no '{key}': each item is an exchange {PAIR_SHAPE}; where "
+            f'nothing was said on one side, give it as "{key}": ""'
+        )
+    if len(given) == 2:
+        raise InvalidInputError(f"item {number} has both '{key}' and '{other}': keep one")
+    value = item[given[0]]
+    if not isinstance(value, str):
+        from engine.locomo_format import json_kind
+
+        raise InvalidInputError(f"item {number}: '{given[0]}' must be text, not {json_kind(value)}")
+    return value
 
 
 def _messages(items: list) -> Iterator[Exchange]:
     """User messages paired with the assistant's reply that follows in the same conversation;
     messages of other roles (system, tool) are left out."""
     pending: dict | None = None
-    for index, item in enumerate(items):
+    for number, item in enumerate(items, start=1):
         if not isinstance(item, dict) or not isinstance(item.get("content", ""), str):
-            raise InvalidInputError(f"message {index} needs a text 'content': {MESSAGE_SHAPE}")
+            raise InvalidInputError(f"message {number} needs a text 'content': {MESSAGE_SHAPE}")
         role = item.get("role")
         if not isinstance(role, str):
             raise InvalidInputError(
-                f"message {index} has no 'role' (user or assistant): expected {MESSAGE_SHAPE}, "
+                f"message {number} has no 'role' (user or assistant): expected {MESSAGE_SHAPE}, "
                 "as the first item is"
             )
         if role == "assistant" and pending is not None and _same(pending, item):

@@ -18,10 +18,10 @@ def _write(tmp_path, data) -> str:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ([{"user": "hi", "assistant": "yo", "meta": {"source": "chat"}}], "item 0: metadata key 'source' is reserved"),
-        ([{"user": "hi", "assistant": "yo"}, {"user": "a", "assistant": "b", "meta": [1]}], "item 1: 'meta' must be a JSON object"),
-        ([{"user": "hi", "assistant": "yo", "timestamp": {"no": 1}}], "item 0"),
-        ([{"user": "hi", "assistant": "yo"}, {"user": "a", "assistant": "b", "conversation": {"x": 1}}], "item 1: 'conversation' must be text or a number"),
+        ([{"user": "hi", "assistant": "yo", "meta": {"source": "chat"}}], "item 1: metadata key 'source' is reserved"),
+        ([{"user": "hi", "assistant": "yo"}, {"user": "a", "assistant": "b", "meta": [1]}], "item 2: 'meta' must be a JSON object"),
+        ([{"user": "hi", "assistant": "yo", "timestamp": {"no": 1}}], "item 1"),
+        ([{"user": "hi", "assistant": "yo"}, {"user": "a", "assistant": "b", "conversation": {"x": 1}}], "item 2: 'conversation' must be text or a number"),
         ([{"user": 3, "assistant": "yo"}], "must be text"),
     ],
 )  # fmt: skip

@@ -109,25 +109,97 @@ LOCOMO = {"speaker_a": "Ana", "speaker_b": "Bo", "session_1": SESSION,
 @pytest.mark.parametrize(
     ("data", "where", "expected"),
     [
-        ([_locomo({**LOCOMO, "session_2": "Hi there"})], "item 0", "'session_2'"),
-        ([_locomo({**LOCOMO, "session_2": ["Hi there"]})], "item 0", "turn 0 of 'session_2'"),
-        ([_locomo(LOCOMO), _locomo("c001")], "item 1", "'conversation' is text"),
-        ([_locomo(LOCOMO), ["Ana", "Bo"]], "item 1", "not a JSON object"),
-        ([_locomo({"speaker_a": "Ana"})], "item 0", "no sessions"),
-        ([{"user": "Hi", "assistant": "Hello"}, {"role": "user", "content": "Hey"}], "item 1",
+        ([_locomo({**LOCOMO, "session_2": "Hi there"})], "item 1", "'session_2'"),
+        ([_locomo({**LOCOMO, "session_2": ["Hi there"]})], "item 1", "turn 1 of 'session_2'"),
+        ([_locomo(LOCOMO), _locomo("c001")], "item 2", "'conversation' is text"),
+        ([_locomo(LOCOMO), ["Ana", "Bo"]], "item 2", "not a JSON object"),
+        ([_locomo({"speaker_a": "Ana"})], "item 1", "no sessions"),
+        ([{"user": "Hi", "assistant": "Hello"}, {"role": "user", "content": "Hey"}], "item 2",
          '"user"'),
         ([{"role": "user", "content": "Hi"}, {"user": "Hey", "assistant": "Hello"}],
-         "message 1", '"role"'),
-        ([{"user": "Hi", "assistant": "Hello", "conversation": {"id": 3}}], "item 0",
+         "message 2", '"role"'),
+        ([{"user": "Hi", "assistant": "Hello", "conversation": {"id": 3}}], "item 1",
          "'conversation' must be text or a number"),
+        ([_locomo({**LOCOMO, "session_1": [SESSION[0], {**SESSION[1], "text": 5}]})], "item 1",
+         "turn 2 of 'session_1'"),
+        ([_locomo({**LOCOMO, "session_1": [SESSION[0], {"speaker": "Bo", "dia_id": "D1:2"}]})],
+         "item 1", "turn 2 of 'session_1'"),
+        ([{"user": "Hi", "assistant": "Hello"}, {"user": 3, "assistant": "Yo"}], "item 2",
+         "'user' must be text"),
+        ([{"user": "Hi", "assistant": "Hello"}, {"user": "Hey", "assistant": ["Yo"]}], "item 2",
+         "'assistant' must be text"),
     ],
     ids=["session-not-a-list", "turn-not-an-object", "locomo-then-text", "locomo-then-list",
-         "no-sessions", "pair-then-message", "message-then-pair", "conversation-an-object"],
+         "no-sessions", "pair-then-message", "message-then-pair", "conversation-an-object",
+         "turn-text-a-number", "turn-without-text", "user-not-text", "assistant-not-text"],
 )
 def test_a_shape_the_importer_does_not_understand_names_the_item(data, where, expected):
     with pytest.raises(InvalidInputError) as raised:
         transcripts.exchanges_of(data)
-    assert str(raised.value).startswith(where) and expected in str(raised.value)
+    message = str(raised.value)
+    assert message.startswith(where) and message[len(where)] in " :" and expected in message
+
+
+MISSPELT = [{"User": "My bike is a red Brompton.", "assistant": "Nice bike!"},
+            {"user": "I ride it to work.", "Assistant": "Good exercise."}]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("data", "where", "named"),
+    [
+        (MISSPELT, "item 1", "'User'"),
+        ([MISSPELT[0] | {"user": "Hi"}], "item 1", "'User'"),
+        ([{"user": "Hi", "assistant": "Hello"}, {"assistant": "Hello again"}], "item 2",
+         "'user'"),
+        ([{"user": "Hi"}], "item 1", "'assistant'"),
+        ([{"user": "Hi", "assistant": "Hello"}, {"user": "Hey", "asisstant": "Yo"}], "item 2",
+         "'asisstant'"),
+    ],
+    ids=["misspelt-user", "extra-misspelt-key", "no-user", "no-assistant", "misspelt-assistant"],
+)
+def test_an_item_with_an_unknown_key_or_a_side_missing_is_refused(data, where, named):
+    """A misspelt key was ignored and its side stored as "(nothing said)"."""
+    with pytest.raises(InvalidInputError) as raised:
+        transcripts.exchanges_of(data)
+    message = str(raised.value)
+    assert message.startswith(where) and message[len(where)] in " :" and named in message
+    assert "user" in message and "assistant" in message and "timestamp" in message
+
+
+def test_a_side_given_as_empty_text_is_imported_empty():
+    """An exchange with nothing said on one side is still possible when the file says so."""
+    exchanges = transcripts.exchanges_of([{"user": "Hi", "assistant": ""},
+                                          {"user_input": "", "agent_response": "Hello"}])
+
+    assert [(e.user_input, e.agent_response) for e in exchanges] == [("Hi", ""), ("", "Hello")]
+
+
+def test_a_misspelt_key_imports_nothing(tmp_path, home):
+    path = tmp_path / "misspelt.json"
+    path.write_text(json.dumps(MISSPELT), encoding="utf-8")
+
+    done = run_cli("import", str(path), "--vault", "probe", "--create", "--no-consolidate",
+                   *FAKE, home=home)  # fmt: skip
+
+    err = done.stderr.decode()
+    assert done.returncode != 0 and "Traceback" not in err
+    assert "item 1" in err and "'User'" in err
+    assert not paths.vault_path("probe").exists()
+
+
+def test_importing_the_same_file_again_draws_no_empty_bar(tmp_path, home):
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(CHATS), encoding="utf-8")
+    args = ("import", str(path), "--vault", "probe", "--create", "--no-consolidate", *FAKE)
+    first = run_cli(*args, home=home)
+    assert first.returncode == 0, first.stderr.decode()
+
+    again = run_cli(*args, home=home)
+
+    err = again.stderr.decode()
+    assert again.returncode == 0, err
+    assert "nothing new was added" in err
+    assert "Importing" not in err  # no "Importing: 0exchange [00:00, ?exchange/s]"
 
 
 def test_a_bad_shape_is_refused_in_words_and_nothing_is_created(tmp_path, home):
@@ -138,7 +210,7 @@ def test_a_bad_shape_is_refused_in_words_and_nothing_is_created(tmp_path, home):
 
     err = done.stderr.decode()
     assert done.returncode != 0 and "Traceback" not in err
-    assert "item 1" in err and "expected" in err
+    assert "item 2" in err and "expected" in err
     assert not paths.vault_path("probe").exists()
 
 

@@ -47,11 +47,14 @@ def run_import(args) -> int:
                 return 1
 
         added = 0
-        with tqdm(total=len(exchanges), desc="Importing", unit="exchange", file=sys.stderr) as bar:
-            for added in transcripts.store(
-                memory, exchanges, conversations, memory.new_conversation
-            ):
-                bar.update(added - bar.n)
+        if exchanges:  # all held already: no empty "Importing: 0exchange [00:00, ?exchange/s]"
+            with tqdm(
+                total=len(exchanges), desc="Importing", unit="exchange", file=sys.stderr
+            ) as bar:
+                for added in transcripts.store(
+                    memory, exchanges, conversations, memory.new_conversation
+                ):
+                    bar.update(added - bar.n)
         print(transcripts.held_summary(added, already, memory.path.name), file=sys.stderr)
         if not args.no_consolidate:
             _consolidate_with_progress(memory)
