@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]|\d+")
+# A letter of any script ("é", "ü", "д", "東"); apostrophes and hyphens only inside a word.
+_LETTER = r"[^\W\d_]"
+_TOKEN = re.compile(rf"{_LETTER}(?:{_LETTER}|['\-])*{_LETTER}|{_LETTER}|\d+")
 
 STOPWORDS = frozenset(
     """
@@ -43,8 +46,9 @@ def stem(word: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case word tokens (apostrophes kept inside words)."""
-    return [t.lower().strip("'-") for t in _TOKEN.findall(text)]
+    """Lower-case word tokens (apostrophes kept inside words), accents kept: "belém"."""
+    # NFC first: a decomposed "é" (e + combining accent) would otherwise end the word.
+    return [t.lower().strip("'-") for t in _TOKEN.findall(unicodedata.normalize("NFC", text))]
 
 
 def content_words(text: str) -> list[str]:
@@ -93,10 +97,18 @@ def _porter():
     return snowballstemmer.stemmer("porter")  # the algorithm of FTS5's porter tokenizer
 
 
+def fold(word: str) -> str:
+    """A word without its accents, lower-case ("Belém" -> "belem"), as FTS5's unicode61
+    tokenizer with remove_diacritics 2 (engine/vault/schema.py FTS_TOKENIZER) stores it."""
+    # NFD, not NFKD: unicode61 keeps ligatures such as "ﬁ" as they are.
+    decomposed = unicodedata.normalize("NFD", word)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
 @lru_cache(maxsize=100_000)  # retrieval stems every word of ~100 candidate turns per query
 def fts_term(word: str) -> str:
-    """A word as FTS5's porter tokenizer stores it."""
-    return _porter().stemWord(word.lower())
+    """A word as FTS5's porter tokenizer stores it ("pastéis" -> "pastei")."""
+    return _porter().stemWord(fold(word))
 
 
 def search_words(text: str) -> list[str]:
