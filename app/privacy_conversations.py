@@ -119,6 +119,10 @@ class ConversationsTabMixin:
         column.addLayout(filters)
         column.addWidget(both, 1)
         column.addLayout(row)
+        # The list first, as before the search box came: Ctrl+Tab or Tab into the page gives
+        # the keyboard to the list, with a row selected, where Delete forgets (F1); its search
+        # box comes next
+        QWidget.setTabOrder(self.conversation_tree, self.conversation_search)
         return page
 
     def _list_exchanges(self) -> None:

@@ -157,6 +157,8 @@ def test_tab_into_the_conversations_list_selects_its_current_row(qtbot, privacy)
     press_key(qtbot, Qt.Key.Key_Tab)
     qtbot.waitUntil(tree.hasFocus)
     assert tree.selectedItems() and privacy.forget_conversations_button.isEnabled()
+    press_key(qtbot, Qt.Key.Key_Tab)  # the list's search box comes next
+    qtbot.waitUntil(privacy.conversation_search.hasFocus)
 
 
 # --- focus marks on tab bars and tables ----------------------------------------------------
