@@ -332,9 +332,9 @@ def parse(data: Any) -> Iterator[Exchange]:
         yield from _pairs(data)
 
 
-_PAIR_KEYS = ("user", "user_input", "assistant", "agent_response")
 # each side of an exchange: its key, and the other name it may have (the reference's)
 _SIDES = (("user", "user_input"), ("assistant", "agent_response"))
+_PAIR_KEYS = tuple(name for side in _SIDES for name in side)
 _KNOWN_KEYS = (*_PAIR_KEYS, "timestamp", "conversation", "meta")
 
 

@@ -163,7 +163,8 @@ def check_overflow(ctx: MemoryContext, now: float) -> None:
     """After pages joined the queue (inside the caller's transaction): once some must leave
     (`leaving`), one STM_OVERFLOW job moves them into the mid-term store."""
     vault = ctx.vault
-    if leaving(vault, ctx.settings) and not vault.has_pending(STM_OVERFLOW, {}):
+    # the pending check first: leaving() reads the whole queue, at every page stored
+    if not vault.has_pending(STM_OVERFLOW, {}) and leaving(vault, ctx.settings):
         vault.enqueue(STM_OVERFLOW, {}, now)
 
 

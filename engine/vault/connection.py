@@ -76,6 +76,9 @@ def open_connection(
             raise errors.NotAVaultError(f"{path} is an encrypted database but not a MemoryOS vault")
         _configure(conn)
         _load_vec(conn)
+        from engine.vault.search import register_ranking  # it imports this module
+
+        register_ranking(conn)  # search_pages orders by it
         return conn
     except errors.MemoryOSError:
         conn.close()

@@ -49,6 +49,11 @@ def _bm25(rarity: float, frequency: int, length: int, mean_length: float) -> flo
     return rarity * frequency * (K1 + 1) / (frequency + norm)
 
 
+def register_ranking(conn) -> None:
+    """Give a vault connection search_pages' rank function (once, when it is opened)."""
+    conn.register_fts5_function("said_rank", _said_rank)
+
+
 class SearchMixin:
     """Reads for the sidebar; the only write is a conversation's title."""
 
@@ -60,7 +65,6 @@ class SearchMixin:
         (engine/conversations.py cuts it)."""
         if not match:
             return []
-        self.conn.register_fts5_function("said_rank", _said_rank)  # this connection's
         rows = self.conn.execute(
             "SELECT p.id, p.conversation_id, coalesce(c.title, ''), p.ts, "
             f"highlight(pages_fts, 0, '{MARK_START}', '{MARK_END}') "
