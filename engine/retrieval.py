@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.memory import heat, when
 from engine.memory.context import MemoryContext
+from engine.question_parts import interleaved, question_parts
 from engine.records import (
     SHORT_TERM,
     Page,
@@ -148,6 +149,9 @@ class Stages:
     # less: the answer to a question about the past is in what was told, not in what was asked
     # (retrieval_scores.ASKING, only_asks).
     asking: bool = True
+    # A question that asks two things is retrieved for part by part, the parts' turns taken in
+    # turn (engine/question_parts.py; no development question is split, so no dev figure).
+    parts: bool = True
 
 
 FLAT = Stages(
@@ -160,6 +164,7 @@ FLAT = Stages(
     term_hop=False,
     expansion=False,
     asking=False,
+    parts=False,
 )
 
 
@@ -203,6 +208,90 @@ def retrieve(
         elapsed = (time.perf_counter() - started) * 1000
         return Retrieval(query, (), (), (), (), (), (), elapsed_ms=elapsed), set()
     short = vault.pages_in_tier(SHORT_TERM)
+    parts = question_parts(query) if stages.parts and query_vector is None else [query]
+    rankings = [
+        _rank(memory, part, query_vector, now, weights, stages, pool, keyword_pool, short)
+        for part in parts
+    ]
+    turns, scores, sources, pages, facts, knowledge, segments = _merged(rankings)
+
+    profile = tuple(vault.slots(include_superseded=False)[:40])
+    # The memory budget holds the profile, facts, knowledge and older exchanges. The recent
+    # exchanges are the conversation itself, fitted to the model's context by the prompt: they
+    # used to count here too, and three long answers in the queue left one older exchange, or
+    # none. However many facts, older exchanges keep at least OLDER_SHARE of the budget.
+    budget = settings.context_budget_tokens
+    budget -= sum(estimate_tokens(s.text) for s in profile)
+    budget -= sum(estimate_tokens(f.fact.text) for f in facts + knowledge)
+    budget = max(budget, int(OLDER_SHARE * settings.context_budget_tokens))
+    chosen: list[ScoredTurn] = []
+    start = 0
+    while start < len(turns) and len(chosen) < max_turns:
+        batch = turns[start : start + 2 * max_turns]  # pages are read for the best turns only
+        start += len(batch)
+        load_missing(vault, pages, {turn_page(t) for t in batch})
+        for turn in batch:
+            page = pages.get(turn_page(turn))
+            text = page.turn_text(turn_side(turn)) if page is not None else ""
+            if not text:
+                continue  # gone, or the empty side of a one-sided exchange
+            cost = estimate_tokens(text)
+            if chosen and cost > budget:
+                continue
+            chosen.append(ScoredTurn(page.id, turn_side(turn), scores[turn], tuple(sources[turn])))
+            budget -= cost
+            if len(chosen) >= max_turns:
+                break
+    order: list[int] = []
+    for item in chosen:
+        if item.page_id not in order:
+            order.append(item.page_id)
+    best = {pid: max(t.score for t in chosen if t.page_id == pid) for pid in order}
+    found = {
+        pid: tuple(dict.fromkeys(s for t in chosen if t.page_id == pid for s in t.sources))
+        for pid in order
+    }
+    scored_pages = tuple(ScoredPage(pages[pid], best[pid], found[pid]) for pid in order)
+    changed = frozenset(vault.pages_since_changed(order + [p.id for p in short]))
+    # A thread is summarised by its keywords, which cannot carry an out-of-date mark: an
+    # exchange whose facts were replaced since does not bring its thread ("bristol, live").
+    chains = _chain_summaries([p.page for p in scored_pages if p.page.id not in changed]
+                              + [p for p in short if p.id not in changed])
+    visited = {s.id for s in segments} | {
+        p.page.segment_id for p in scored_pages if p.page.segment_id
+    }
+    result = Retrieval(
+        query=query,
+        short_term=tuple(short),
+        pages=scored_pages,
+        segments=tuple(segments),
+        profile=profile,
+        facts=tuple(facts),
+        knowledge=tuple(knowledge),
+        chain_summaries=chains,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        turns=tuple(chosen),
+        changed=changed,
+    )
+    return result, visited
+
+
+@dataclass
+class _Ranking:
+    """One question's (or one part's) turns, best first, with what the prompt takes beside them."""
+
+    turns: list[int]
+    scores: dict[int, float]
+    sources: dict[int, list[str]]
+    pages: dict[int, Page]
+    facts: list
+    knowledge: list
+    segments: list
+
+
+def _rank(memory, query, query_vector, now, weights, stages, pool, keyword_pool, short) -> _Ranking:
+    """Every list for `query`, fused, then moved by neighbours, asking and speakers."""
+    settings, vault = memory.settings, memory.vault
     match, idf = keyword_terms(vault, "pages_fts", query)
     lexical = vault.keyword_search("pages_fts", match, keyword_pool) if match else []
     pages = load_pages(vault, {p for p, _ in lexical})
@@ -265,66 +354,34 @@ def retrieve(
         turns.sort(key=lambda t: (-scores[t], t))
     if named:
         turns = prefer_named_speakers(vault, pages, turns, scores, named, pool)
+    return _Ranking(turns, scores, sources, pages, facts, knowledge, segments)
 
-    profile = tuple(vault.slots(include_superseded=False)[:40])
-    # The memory budget holds the profile, facts, knowledge and older exchanges. The recent
-    # exchanges are the conversation itself, fitted to the model's context by the prompt: they
-    # used to count here too, and three long answers in the queue left one older exchange, or
-    # none. However many facts, older exchanges keep at least OLDER_SHARE of the budget.
-    budget = settings.context_budget_tokens
-    budget -= sum(estimate_tokens(s.text) for s in profile)
-    budget -= sum(estimate_tokens(f.fact.text) for f in facts + knowledge)
-    budget = max(budget, int(OLDER_SHARE * settings.context_budget_tokens))
-    chosen: list[ScoredTurn] = []
-    start = 0
-    while start < len(turns) and len(chosen) < max_turns:
-        batch = turns[start : start + 2 * max_turns]  # pages are read for the best turns only
-        start += len(batch)
-        load_missing(vault, pages, {turn_page(t) for t in batch})
-        for turn in batch:
-            page = pages.get(turn_page(turn))
-            text = page.turn_text(turn_side(turn)) if page is not None else ""
-            if not text:
-                continue  # gone, or the empty side of a one-sided exchange
-            cost = estimate_tokens(text)
-            if chosen and cost > budget:
-                continue
-            chosen.append(ScoredTurn(page.id, turn_side(turn), scores[turn], tuple(sources[turn])))
-            budget -= cost
-            if len(chosen) >= max_turns:
-                break
-    order: list[int] = []
-    for item in chosen:
-        if item.page_id not in order:
-            order.append(item.page_id)
-    best = {pid: max(t.score for t in chosen if t.page_id == pid) for pid in order}
-    found = {
-        pid: tuple(dict.fromkeys(s for t in chosen if t.page_id == pid for s in t.sources))
-        for pid in order
-    }
-    scored_pages = tuple(ScoredPage(pages[pid], best[pid], found[pid]) for pid in order)
-    changed = frozenset(vault.pages_since_changed(order + [p.id for p in short]))
-    # A thread is summarised by its keywords, which cannot carry an out-of-date mark: an
-    # exchange whose facts were replaced since does not bring its thread ("bristol, live").
-    chains = _chain_summaries([p.page for p in scored_pages if p.page.id not in changed]
-                              + [p for p in short if p.id not in changed])
-    visited = {s.id for s in segments} | {
-        p.page.segment_id for p in scored_pages if p.page.segment_id
-    }
-    result = Retrieval(
-        query=query,
-        short_term=tuple(short),
-        pages=scored_pages,
-        segments=tuple(segments),
-        profile=profile,
-        facts=tuple(facts),
-        knowledge=tuple(knowledge),
-        chain_summaries=chains,
-        elapsed_ms=(time.perf_counter() - started) * 1000,
-        turns=tuple(chosen),
-        changed=changed,
-    )
-    return result, visited
+
+def _merged(rankings: list[_Ranking]):
+    """A question's parts taken in turn (question_parts): each part's best turn, then each
+    one's second…; facts, knowledge and segments alike, no more of each than one part had."""
+    if len(rankings) == 1:
+        r = rankings[0]
+        return r.turns, r.scores, r.sources, r.pages, r.facts, r.knowledge, r.segments
+    turns = interleaved([r.turns for r in rankings])
+    scores: dict[int, float] = {}
+    sources: dict[int, list[str]] = {}
+    pages: dict[int, Page] = {}
+    for r in rankings:
+        pages.update(r.pages)
+        for turn, score in r.scores.items():
+            scores[turn] = max(score, scores.get(turn, score))
+            sources.setdefault(turn, [])
+            sources[turn] += [s for s in r.sources.get(turn, ()) if s not in sources[turn]]
+
+    def taken(name: str, key) -> list:
+        lists = [getattr(r, name) for r in rankings]
+        return interleaved(lists, key)[: max(len(items) for items in lists)]
+
+    facts = taken("facts", lambda f: f.fact.id)
+    knowledge = taken("knowledge", lambda f: f.fact.id)
+    segments = taken("segments", lambda s: s.id)
+    return turns, scores, sources, pages, facts, knowledge, segments
 
 
 # Segments are ranked for a question as placement compares them: the cos without the

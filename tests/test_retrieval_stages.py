@@ -283,3 +283,49 @@ def test_a_turn_that_only_asks_counts_less_than_the_answer(memory):
 
     assert top_turns(memory, question, Stages(), now)[0] == (told.id, 0)
     assert top_turns(memory, question, replace(Stages(), asking=False), now)[0] != (told.id, 0)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("What is my dog called, and where did I go in March?",
+         ["What is my dog called", "where did I go in March?"]),
+        ("What is my dog called? Where did I go in March?",
+         ["What is my dog called?", "Where did I go in March?"]),
+        ("Where did I go in March? And who came with me?",
+         ["Where did I go in March?", "who came with me?"]),
+        # one question: the second half leans on the first, or "and" joins names
+        ("What is sourdough and how do I make it?", ["What is sourdough and how do I make it?"]),
+        ("What do Melanie and Caroline both like?", ["What do Melanie and Caroline both like?"]),
+        ("When did Caroline go to the support group and what did she do there?",
+         ["When did Caroline go to the support group and what did she do there?"]),
+        ("I got a new job. What do you think?", ["I got a new job. What do you think?"]),
+    ],
+)  # fmt: skip
+def test_a_question_that_asks_two_things_is_read_as_its_parts(question, parts):
+    from engine.question_parts import question_parts
+
+    assert question_parts(question) == parts
+
+
+def test_each_part_of_a_two_part_question_is_retrieved_for(memory):
+    """Searched as a whole, "What is my dog called, and which city did my sister move to?"
+    found the exchanges about the dog and not the one about the sister: the model could answer
+    its first half only. Each part retrieved on its own, both reach the budget."""
+    fillers(memory, 30, ts("2024-01-02T09:00:00"))
+    dogs = [
+        memory.add_memory(f"My dog is called Biscuit; {tail}.", "Cute!",
+                          timestamp=ts("2024-02-01T09:00:00") + i * 3600)  # fmt: skip
+        for i, tail in enumerate(["she is a beagle", "what a dog", "the dog snores", "good dog"])
+    ]
+    sister = memory.add_memory(
+        "My sister lives in Lisbon now.", "How exciting!", timestamp=ts("2024-02-03T09:00:00")
+    )
+    fillers(memory, 5, ts("2024-02-04T09:00:00"))
+    memory.run_consolidation()
+    question = "What is my dog called, and which city did my sister move to?"
+    now = ts("2024-03-01T00:00:00")
+
+    found = top_turns(memory, question, Stages(), now)
+    assert (sister.id, 0) in found and any((dog.id, 0) in found for dog in dogs)
+    assert (sister.id, 0) not in top_turns(memory, question, replace(Stages(), parts=False), now)

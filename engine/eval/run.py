@@ -451,7 +451,9 @@ def app_prompt_tokens(mem: Any, query: str, now: float) -> int:
 def _ablation() -> list[tuple[str, Any]]:
     """Stages switched on one by one (the default stages are the row marked 'full'), then
     each stage left out of the full set: what the system loses without it. Stages that are
-    off by default (segments, second hop) are shown added to flat turns or to the full set."""
+    off by default (segments, second hop) are shown added to flat turns or to the full set.
+    Question parts (Stages.parts) have no row: no development question asks two things
+    (engine/question_parts.py), so the row would repeat the full set's."""
     from engine.retrieval import FLAT, Stages
 
     full = Stages()
