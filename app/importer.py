@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shlex
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,10 +25,13 @@ class TranscriptImported:
     note: str = ""
 
 
-def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tuple[int, int]]:
+def import_exchanges(
+    mem: Any, path: str, progress: Any = None
+) -> Iterator[tuple[int, int, int]]:
     """Add every exchange of the transcript the memory does not hold yet (the same question,
-    answer and time: engine.transcripts.held), a batch at a time; yields (done, total) after
-    each batch so the worker reports progress, and Stop keeps the batches stored.
+    answer and time: engine.transcripts.held), a batch at a time; yields (done, total,
+    conversations stored into) after each batch so the worker reports progress, and Stop keeps
+    the batches stored.
 
     Each transcript conversation gets its own id, so the conversation on screen is untouched;
     one an earlier import stopped part-way is continued.
@@ -51,13 +53,8 @@ def import_exchanges(mem: Any, path: str, progress: Any = None) -> Iterator[tupl
     note = forgetting.retention_note(
         mem.retention()[0], [e.timestamp for e in exchanges], time.time()
     )
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-
-    def new_id() -> str:
-        return f"import-{stamp}-{uuid.uuid4().hex[:6]}"
-
-    for done in transcripts.store(mem, exchanges, ids, new_id):
-        yield done, len(exchanges)
+    for done in transcripts.store(mem, exchanges, ids):
+        yield done, len(exchanges), transcripts.stored_into(exchanges, ids, done)
     return TranscriptImported(already, note)
 
 
@@ -82,10 +79,10 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
             return None
     dialog = _progress_dialog(parent, "Importing conversations…", "Stop")
     worker = Worker(import_exchanges, session.mem, path, progress=True)
-    state = {"done": 0}
+    state = {"done": 0, "conversations": 0}
 
-    def step(progress: tuple[int, int]) -> None:
-        state["done"], total = progress
+    def step(progress: tuple[int, int, int]) -> None:
+        state["done"], total, state["conversations"] = progress
         dialog.setLabelText(f"Imported {state['done']} of {total} exchanges…")
         dialog.setValue(int(100 * state["done"] / max(1, total)))
 
@@ -104,7 +101,8 @@ def import_transcript(parent: QWidget, session: Any, path: str | None = None) ->
             return
         found = result if isinstance(result, TranscriptImported) else TranscriptImported()
         note = found.note  # what retention will forget
-        show_message(parent, "Import", _transcript_report(state["done"], found.already, stopped)
+        show_message(parent, "Import", _transcript_report(state["done"], found.already, stopped,
+                                                           state["conversations"])
                      + (f"\n\n{note}" if note else ""), warning=bool(note))  # fmt: skip
 
     def failed(error: Exception) -> None:
@@ -139,14 +137,16 @@ def _forgotten_hint(report: Any, path: str, vault: Any) -> list[str]:
     ]
 
 
-def _transcript_report(done: int, already: int, stopped: str) -> str:
-    """'Imported 2 exchanges. 3 exchanges were already in this memory …', in words."""
+def _transcript_report(done: int, already: int, stopped: str, conversations: int = 1) -> str:
+    """'Imported 2 exchanges. 3 exchanges were already in this memory …', 'Imported 40
+    exchanges in 3 conversations.', in words."""
     from engine.terminal.wording import count
+    from engine.transcripts import in_conversations
 
     if already and not done and not stopped:
         return (f"Everything in this file is already in this memory: nothing new was added "
                 f"({count(already, 'exchange')}).")  # fmt: skip
-    text = f"Imported {count(done, 'exchange')}{stopped}."
+    text = f"Imported {count(done, 'exchange')}{in_conversations(conversations)}{stopped}."
     if already:
         verb = "was" if already == 1 else "were"
         text += f" {count(already, 'exchange')} {verb} already in this memory, not added again."

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -31,7 +30,9 @@ class ConversationsMixin:
 
     @staticmethod
     def _new_id() -> str:
-        return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        from engine.transcripts import new_conversation_id
+
+        return new_conversation_id()
 
     def new_conversation(self) -> str:
         self._conversation_id = self._new_id()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -220,15 +222,16 @@ def held(memory: Any, exchanges: list[Exchange]) -> tuple[list[Exchange], int, d
     return new, already, conversations
 
 
-def held_summary(added: int, already: int, vault_name: str) -> str:
+def held_summary(added: int, already: int, vault_name: str, conversations: int = 1) -> str:
     """What `memoryos import` added: 'Imported 3 exchanges into bob.memoryos; 2 were already
-    in this vault, not added again.', 'Already in bob.memoryos: nothing new was added (…)'."""
+    in this vault, not added again.', 'Imported 40 exchanges in 3 conversations into …',
+    'Already in bob.memoryos: nothing new was added (…)'."""
     from engine.terminal.wording import count
 
     if already and not added:
         exchanges = count(already, "exchange")
         return f"Already in {vault_name}: nothing new was added ({exchanges})."
-    text = f"Imported {count(added, 'exchange')} into {vault_name}"
+    text = f"Imported {count(added, 'exchange')}{in_conversations(conversations)} into {vault_name}"
     if already:
         verb = "was" if already == 1 else "were"
         return f"{text}; {already} {verb} already in this vault, not added again."
@@ -244,11 +247,29 @@ def resumed_note(already: int, total: int) -> str:
     )
 
 
+def in_conversations(conversations: int) -> str:
+    """' in 3 conversations' after 'Imported 40 exchanges'; nothing for one (or none)."""
+    return f" in {conversations} conversations" if conversations > 1 else ""
+
+
+def new_conversation_id() -> str:
+    """The id of a conversation an import starts: made as the app and `memoryos chat` make
+    theirs (engine/api_conversations.py), so imported conversations look alike whichever way
+    they came in (the app's used to start "import-")."""
+    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+def stored_into(exchanges: list[Exchange], conversations: dict, done: int) -> int:
+    """How many stored conversations the first `done` exchanges went into (store()'s map)."""
+    return len({conversations.get(e.conversation) for e in exchanges[:done]} - {None})
+
+
 STORE_BATCH = 64  # exchanges per embedding call and transaction; Stop and Ctrl+C wait for one
 
 
 def store(
-    memory: Any, exchanges: list[Exchange], conversations: dict, new_conversation: Any
+    memory: Any, exchanges: list[Exchange], conversations: dict,
+    new_conversation: Any = new_conversation_id,
 ) -> Iterator[int]:
     """Store the exchanges in order, a batch at a time (memory.add_memories: one embedding call
     and one transaction each, many times faster than one exchange at a time); yields how many
@@ -256,7 +277,8 @@ def store(
 
     The exchanges of one transcript conversation (Exchange.conversation; None for those that
     name none) go into one stored conversation: `conversations` maps those continued from an
-    earlier import (held()) and gets the others, each made by `new_conversation()`."""
+    earlier import (held()) and gets the others, each made by `new_conversation()` (which
+    leaves the memory's current conversation as it is)."""
     done = 0
     for conversation, batch in _batches(exchanges):
         if conversation not in conversations:

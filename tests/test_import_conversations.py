@@ -6,6 +6,7 @@ batch at a time."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -57,14 +58,36 @@ def test_items_with_a_conversation_key_go_into_their_conversations(tmp_path, hom
 
     err = done.stderr.decode()
     assert done.returncode == 0, err
-    assert "Traceback" not in err and "Imported 7 exchanges" in err
+    assert "Traceback" not in err and "Imported 7 exchanges in 3 conversations into" in err
     memory = MemoryOS.open(paths.vault_path("probe"), passphrase=PASSPHRASE,
                            embedder=HashEmbedder(384), background=False)  # fmt: skip
     try:
         # c000 (its third exchange later in the file too), c001, and those that name none
         assert _stored(memory) == _expected()
+        assert all(CONVERSATION_ID.match(c.id) for c in memory.conversations())
     finally:
         memory.close()
+
+
+# The ids the app and `memoryos chat` give a conversation: the terminal's import and the app's
+# named imported conversations differently ("import-20261127-…" in the app only).
+CONVERSATION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
+
+
+def test_the_apps_import_names_and_counts_conversations_as_the_terminals_does(
+    memory, tmp_path
+):
+    from app.importer import _transcript_report, import_exchanges
+
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(CHATS), encoding="utf-8")
+
+    steps = list(import_exchanges(memory, str(path)))
+
+    assert steps[-1] == (7, 7, 3)
+    assert all(CONVERSATION_ID.match(c.id) for c in memory.conversations())
+    assert _transcript_report(7, 0, "", 3).startswith("Imported 7 exchanges in 3 conversations.")
+    assert _transcript_report(2, 0, "", 1).startswith("Imported 2 exchanges.")
 
 
 def test_the_apps_import_keeps_the_conversations_and_continues_a_stopped_one(memory, tmp_path):
@@ -92,7 +115,7 @@ def test_exchanges_are_embedded_a_batch_at_a_time(memory, embedder, tmp_path):
 
     steps = list(import_exchanges(memory, str(path)))
 
-    assert len(memory.pages(limit=1000)) == 200 and steps[-1] == (200, 200)
+    assert len(memory.pages(limit=1000)) == 200 and steps[-1] == (200, 200, 1)
     assert embedder.calls - before < 200 // 10  # at least ten exchanges a call
 
 

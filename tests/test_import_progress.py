@@ -63,6 +63,6 @@ def test_the_apps_import_steps_never_move_back_and_end_at_their_total(memory, tm
                   import_reference_steps(memory, str(reference_copy(tmp_path)), None)):  # fmt: skip
         drawn = list(steps)
         assert drawn, "no progress was reported"
-        values = [done for done, _ in drawn]
-        assert len({total for _, total in drawn}) == 1 and values == sorted(values), drawn
+        values = [step[0] for step in drawn]  # (done, total), a transcript's with its conversations
+        assert len({step[1] for step in drawn}) == 1 and values == sorted(values), drawn
         assert values[-1] <= drawn[-1][1]

@@ -51,11 +51,10 @@ def run_import(args) -> int:
             with tqdm(
                 total=len(exchanges), desc="Importing", unit="exchange", file=sys.stderr
             ) as bar:
-                for added in transcripts.store(
-                    memory, exchanges, conversations, memory.new_conversation
-                ):
+                for added in transcripts.store(memory, exchanges, conversations):
                     bar.update(added - bar.n)
-        print(transcripts.held_summary(added, already, memory.path.name), file=sys.stderr)
+        into = transcripts.stored_into(exchanges, conversations, added)
+        print(transcripts.held_summary(added, already, memory.path.name, into), file=sys.stderr)
         if not args.no_consolidate:
             _consolidate_with_progress(memory)
     finally:
