@@ -78,3 +78,30 @@ def test_retrieval_finds_an_exchange_by_an_accented_word(memory):
     assert ranked and ranked[0] == ids[0]
     ranked = [item.page.id for item in memory.retrieve("Когда я был в Москве?").pages]
     assert ranked and ranked[0] == ids[2]
+
+
+# Stored by the index (unicode61 remove_diacritics 2) as the right-hand side: Latin letters lose
+# their accents, Greek and Cyrillic keep theirs.
+STORED = {"Belém": "belem", "Łódź": "łodz", "Nẵng": "nang", "Αθήνα": "αθήνα",
+          "Ἀθῆναι": "ἀθῆναι", "ёлка": "ёлка", "йогурт": "йогурт"}  # fmt: skip
+
+
+def test_words_are_folded_as_the_index_stores_them(memory):
+    memory.add_memory(" ".join(STORED), "Noted.")
+    held = memory.vault.document_frequency("pages_fts", sorted(STORED.values()))
+
+    assert {keywords.fold(word) for word in STORED} == set(STORED.values())
+    assert all(held.get(term) == 1 for term in STORED.values()), held
+
+
+def test_a_greek_word_on_every_page_is_not_taken_for_a_rare_one(memory):
+    """Retrieval leaves out of the keyword search the words most exchanges hold. Folded as
+    Latin, "Αθήνα" was looked up as "αθηνα", counted on no page, and kept as a rare word."""
+    from engine.retrieval_lists import keyword_terms
+
+    for day in range(25):
+        memory.add_memory(f"Στην Αθήνα σήμερα, μέρα {day}", "Ωραία.")
+
+    match, idf = keyword_terms(memory.vault, "pages_fts", "Αθήνα καφές")
+
+    assert "αθήνα" not in match.casefold() and "καφές" in match

@@ -98,11 +98,27 @@ def _porter():
 
 
 def fold(word: str) -> str:
-    """A word without its accents, lower-case ("Belém" -> "belem"), as FTS5's unicode61
-    tokenizer with remove_diacritics 2 (engine/vault/schema.py FTS_TOKENIZER) stores it."""
+    """A word lower-case and without the accents FTS5's unicode61 tokenizer with
+    remove_diacritics 2 (engine/vault/schema.py FTS_TOKENIZER) takes off ("Belém" -> "belem"),
+    as it stores it. unicode61 folds Latin letters only: Greek "Αθήνα" is stored "αθήνα" and
+    Cyrillic "ёлка" as it is (checked against the tokenizer, tests/test_accented_words.py);
+    folded as Latin, their look-up in the index found nothing."""
     # NFD, not NFKD: unicode61 keeps ligatures such as "ﬁ" as they are.
-    decomposed = unicodedata.normalize("NFD", word)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    kept, base = [], ""
+    for char in unicodedata.normalize("NFD", word):
+        if not unicodedata.combining(char):
+            base = char
+        elif _latin(base):
+            continue
+        kept.append(char)
+    return unicodedata.normalize("NFC", "".join(kept)).lower()
+
+
+def _latin(char: str) -> bool:
+    """Latin letters (up to Latin Extended-B, and Latin Extended Additional), whose accents
+    unicode61 removes."""
+    code = ord(char) if char else 0
+    return code < 0x250 or 0x1E00 <= code <= 0x1EFF
 
 
 @lru_cache(maxsize=100_000)  # retrieval stems every word of ~100 candidate turns per query
