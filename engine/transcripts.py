@@ -357,7 +357,15 @@ def parse(data: Any) -> Iterator[Exchange]:
 # each side of an exchange: its key, and the other name it may have (the reference's)
 _SIDES = (("user", "user_input"), ("assistant", "agent_response"))
 _PAIR_KEYS = tuple(name for side in _SIDES for name in side)
-_KNOWN_KEYS = (*_PAIR_KEYS, "timestamp", "conversation", "meta")
+_OTHER_KEYS = ("timestamp", "conversation", "meta")
+_KNOWN_KEYS = (*_PAIR_KEYS, *_OTHER_KEYS)
+# Said when an item has a key outside _KNOWN_KEYS: "user, assistant, timestamp, conversation,
+# meta, and user_input, agent_response for user, assistant".
+_KNOWN_WORDS = (
+    ", ".join((*(side[0] for side in _SIDES), *_OTHER_KEYS))
+    + ", and " + ", ".join(side[1] for side in _SIDES)
+    + " for " + ", ".join(side[0] for side in _SIDES)
+)
 
 
 def _pairs(items: list) -> Iterator[Exchange]:
@@ -370,8 +378,7 @@ def _pairs(items: list) -> Iterator[Exchange]:
             keys = ", ".join(repr(key) for key in unknown)
             raise InvalidInputError(
                 f"item {number} has {'a key' if len(unknown) == 1 else 'keys'} that this format "
-                f"does not know: {keys} (keys are lower case; known: user, assistant, timestamp, "
-                "conversation, meta, and user_input, agent_response for user, assistant). "
+                f"does not know: {keys} (keys are lower case; known: {_KNOWN_WORDS}). "
                 f"Correct the item to {PAIR_SHAPE}, then import again"
             )
         user, agent = (_side(item, number, *names) for names in _SIDES)
