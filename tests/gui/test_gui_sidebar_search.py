@@ -20,7 +20,7 @@ def _highlighted(browser) -> list[str]:
     from PySide6.QtGui import QColor
 
     from app import theme
-    from app.sidebar import HIGHLIGHT
+    from app.sidebar_search import HIGHLIGHT
 
     colour = QColor(theme.color(HIGHLIGHT)).name()
     stretches, previous = [], False
