@@ -89,3 +89,26 @@ def test_a_link_of_an_exchange_drawn_before_still_acts_on_its_own_message(qtbot,
     _click_link(qtbot, view, f"longmessage:{view.messages.index(last_question)}")
     assert last_question.unfolded  # "Show all" under it unfolded it, not another message
     assert not any(m.unfolded for m in view.messages[:-2])
+
+
+@pytest.mark.parametrize("meanwhile", ["new conversation", "lock"])
+def test_what_was_read_for_a_view_that_changed_meanwhile_is_not_drawn(qtbot, opened, meanwhile):
+    """The 200 earlier exchanges arrive after the person started a new conversation or locked
+    the memory: they are not put into the new conversation, nor into a locked window."""
+    window = opened
+    held = []
+    window._earlier_read = lambda *args: held.append(args)  # the worker's answer, held back
+    window.show_earlier()
+    qtbot.waitUntil(lambda: bool(held), timeout=20_000)
+    del window._earlier_read
+    if meanwhile == "lock":
+        window.lock_now()
+        assert window.session is None
+    else:
+        window.new_conversation()
+        assert not window.view.messages
+
+    window._earlier_read(*held[0])  # what the worker read arrives now
+
+    assert not window.view.messages
+    assert "Question number 100" not in window.view.plain_text()
