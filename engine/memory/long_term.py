@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from engine.memory import fact_values, keywords, persona_compare
+from engine.memory import fact_values, keywords, persona_compare, when
 from engine.memory.context import MemoryContext
 from engine.memory.persona_edits import ByHand, PersonaEdits
 from engine.memory.persona_learning import PersonaLearning
@@ -63,10 +63,15 @@ class Persona(PersonaLearning, PersonaEdits):
                 top = next((f for f in alike if f.id == hits[0][0]), None)
                 if top is not None and fact_values.same_values(top.text, text):
                     existing = top.id
+        if existing is not None and sources and when.undated(text):
+            same = self.vault.find_facts(kind, norm) or [existing]
+            existing = self._said_that_day(same, sources)
+            alike = alike if existing is not None else []
         if existing is not None:
             self.vault.add_fact_sources(existing, sources)
             self.vault.touch_fact(existing, now)
             return existing
+        vector = vector if vector is not None else self.embedder.embed_one(text)
         fact_id = self.vault.insert_fact(
             kind=kind,
             text=text,
@@ -86,6 +91,24 @@ class Persona(PersonaLearning, PersonaEdits):
             if changed:
                 self._supersede_older_value(fact_id, sources, changed, now)
         return fact_id
+
+    def _said_that_day(self, fact_ids: list[int], sources: list[int]) -> int | None:
+        """Of these facts with the words of a new one that names a relative date ("I went
+        hiking on Sunday", "my sister visits next week"), the one said on the day its `sources`
+        were: said on another day it is another event, not the same fact again. Merged, history
+        imported from 2023 gave a 2025 fact its 2023 exchanges: its date was read from one,
+        "said" from the other, and the Undo of its Learned notice under the 2023 exchange
+        deleted the 2025 fact."""
+        days = self._days_said(sources)
+        if not days:
+            return fact_ids[0]  # its exchanges are gone: nothing tells the days apart
+        for fact in self.vault.facts(None, True, ids=fact_ids):
+            if self._days_said(fact.source_page_ids) & days:
+                return fact.id
+        return None
+
+    def _days_said(self, page_ids: list[int]) -> set[str]:
+        return {when.describe_day(page.timestamp) for page in self.vault.pages(page_ids)}
 
     def _said_values(self, text: str) -> list[Fact]:
         """Current user facts that `text` gives another value ("I take 100 micrograms now

@@ -106,6 +106,15 @@ class PersonaMixin:
         return rows[0][0] if rows else None
 
     @_locked
+    def find_facts(self, kind: str, norm: str) -> list[int]:
+        """Every current fact of `kind` with these normalised words, oldest first."""
+        rows = self.conn.execute(
+            "SELECT id FROM facts WHERE kind=? AND norm=? AND status!=? ORDER BY id",
+            (kind, norm, SUPERSEDED),
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    @_locked
     def touch_fact(self, fact_id: int, now: float) -> None:
         self.conn.execute("UPDATE facts SET updated=? WHERE id=?", (now, fact_id))
 
