@@ -297,18 +297,19 @@ def store(
 
 
 def _batches(exchanges: list[Exchange]) -> Iterator[tuple[Any, list[Exchange]]]:
-    """Runs of consecutive exchanges of one conversation, at most STORE_BATCH each: the file's
-    order is the order they are stored in."""
-    batch: list[Exchange] = []
+    """The exchanges of each conversation, at most STORE_BATCH at a time, in the file's order
+    within a conversation. A file that interleaves its conversations item by item (messages
+    sorted by time across conversations) got batches of one, as slow as storing one exchange
+    at a time: each conversation's exchanges are gathered instead, and a batch stored when
+    full, the rest in the order their conversations first appear. Exchanges without a time
+    get the moment their batch is stored, so their order is kept within a conversation."""
+    pending: dict[Any, list[Exchange]] = {}
     for exchange in exchanges:
-        if batch and (
-            exchange.conversation != batch[0].conversation or len(batch) == STORE_BATCH
-        ):
-            yield batch[0].conversation, batch
-            batch = []
+        batch = pending.setdefault(exchange.conversation, [])
         batch.append(exchange)
-    if batch:
-        yield batch[0].conversation, batch
+        if len(batch) == STORE_BATCH:
+            yield exchange.conversation, pending.pop(exchange.conversation)
+    yield from pending.items()
 
 
 def _time_of(exchange: Exchange) -> float | None:

@@ -252,3 +252,24 @@ def test_messages_of_one_conversation_pair_only_within_it():
         ("", "Which shop?", "b"),
         ("The bakery.", "Until six.", "a"),
     ]
+
+
+def test_a_file_that_interleaves_its_conversations_is_stored_a_batch_at_a_time(
+    memory, embedder, tmp_path
+):
+    """Messages sorted by time across two conversations came in batches of one."""
+    from app.importer import import_exchanges
+
+    items = [{"user": f"Step {i} of the {topic} plan.", "assistant": f"Noted {i}.",
+              "timestamp": 1_700_000_000 + 60 * (2 * i + side), "conversation": topic}
+             for i in range(100) for side, topic in enumerate(("garden", "bike"))]  # fmt: skip
+    path = tmp_path / "interleaved.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    before = embedder.calls
+
+    list(import_exchanges(memory, str(path)))
+
+    assert embedder.calls - before < 200 // 10
+    stored = {tuple(p.user_input for p in memory.pages(c.id)) for c in memory.conversations()}
+    assert stored == {tuple(f"Step {i} of the {topic} plan." for i in range(100))
+                      for topic in ("garden", "bike")}  # fmt: skip
