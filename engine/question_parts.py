@@ -5,7 +5,9 @@ Embedded whole, such a question sits near whatever its stronger half is about, a
 list is led by the rarer half's words: the memories for the other half never reached the model.
 A part is a question of its own: it begins with a question word after ", and", "and", ";" or
 the question mark that ends the part before it, and says something of its own (a content word:
-"and how do I make it?" leans on the first half and stays with it). No part of LoCoMo's
+"and how do I make it?" leans on the first half and stays with it). The whole question is
+ranked too and leads (engine/retrieval.py): a part can still lean on the rest ("…, and what did
+Melanie think?") and then the whole keeps its best turns. No part of LoCoMo's
 development questions is split this way (one reads two parts, neither asked separately), so
 there is no development figure for it; tests/test_retrieval_stages.py shows what it finds.
 """

@@ -209,9 +209,12 @@ def retrieve(
         return Retrieval(query, (), (), (), (), (), (), elapsed_ms=elapsed), set()
     short = vault.pages_in_tier(SHORT_TERM)
     parts = question_parts(query) if stages.parts and query_vector is None else [query]
+    # Asked in parts, the whole question is ranked too and leads: a part may lean on the rest
+    # ("…, and what did Melanie think?"), and the whole keeps its best turns.
+    queries = [query, *parts] if len(parts) > 1 else parts
     rankings = [
-        _rank(memory, part, query_vector, now, weights, stages, pool, keyword_pool, short)
-        for part in parts
+        _rank(memory, text, query_vector, now, weights, stages, pool, keyword_pool, short)
+        for text in queries
     ]
     turns, scores, sources, pages, facts, knowledge, segments = _merged(rankings)
 
@@ -358,8 +361,9 @@ def _rank(memory, query, query_vector, now, weights, stages, pool, keyword_pool,
 
 
 def _merged(rankings: list[_Ranking]):
-    """A question's parts taken in turn (question_parts): each part's best turn, then each
-    one's second…; facts, knowledge and segments alike, no more of each than one part had."""
+    """A question and its parts taken in turn (question_parts): the best turn of the whole
+    and of each part, then the second of each…; facts, knowledge and segments alike, no more
+    of each than one ranking had."""
     if len(rankings) == 1:
         r = rankings[0]
         return r.turns, r.scores, r.sources, r.pages, r.facts, r.knowledge, r.segments
