@@ -60,7 +60,7 @@ NOT_SAVED_REPLACING = ("The disk is full, so the new answer was not saved; the e
                        "kept. Free some space, then send the question again.")
 # Asked at a quit while the box holds a message the full disk kept out: it is nowhere else
 # Past tense: after Switch memory the box may be asked about in a memory whose disk has room.
-NOT_SAVED_QUIT = ("This message could not be saved (the disk was full), and it is only in the "
+NOT_SAVED_QUIT = ("This message was not saved (the disk was full), and it is only in the "
                   "message box. Quit anyway and it is lost.")
 NOT_SAVED_QUIT_MORE = ("Cancel to keep it: free some space, then send it again, or copy it "
                        "somewhere safe.")
