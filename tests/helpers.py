@@ -191,239 +191,63 @@ def pausing_chat():
     return PausingChat()
 
 
-def shown_dialog(qtbot, opener, start):
-    """The dialog a VaultOpener shows when `start()` runs (unlock, first run, other memory)."""
-    with qtbot.waitSignal(opener.dialog_shown, timeout=10_000) as shown:
-        start()
-    return shown.args[0]
+def fill_disk(memory, spare: int = 0) -> None:
+    """The vault may grow by `spare` pages at most: a write past that fails as a full disk."""
+    with memory.vault._lock:
+        pages = memory.vault.conn.execute("PRAGMA page_count").fetchall()[0][0]
+        memory.vault.conn.execute(f"PRAGMA max_page_count={pages + spare}")
 
 
-def unlock(qtbot, window, dialog, passphrase: str) -> None:
-    """Type `passphrase` into an unlock dialog and press Enter; wait for the vault to open in
-    `window` (deriving the key takes seconds on a busy machine: pytest-qt's 5 s was missed)."""
-    from PySide6.QtCore import Qt
-
-    dialog.passphrase.clear()
-    with qtbot.waitSignal(window.session_attached, timeout=30_000):
-        qtbot.keyClicks(dialog.passphrase, passphrase)
-        qtbot.keyClick(dialog.passphrase, Qt.Key.Key_Return)
+def free_disk(memory) -> None:
+    """The vault may grow again (to SQLite's own limit), as after space was freed."""
+    with memory.vault._lock:
+        memory.vault.conn.execute("PRAGMA max_page_count=1073741823")
 
 
-def window_with_settings(qtbot, memory, chat):
-    """The main window on `memory` and `chat` with the settings file as saved, as the app
-    starts, shown and exposed."""
-    from app.main_window import MainWindow
-    from app.settings_store import load_settings
-
-    window = MainWindow.for_memory(memory, chat, settings=load_settings())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
-
-
-def restarted_window(qtbot, memory, chat):
-    """A new window on the same vault and settings file, as after quitting and starting again
-    (closing the first window closed the vault)."""
-    from engine.api import MemoryOS
-    from engine.backends.fake import HashEmbedder
-
-    mem = MemoryOS.open(memory.path, embedder=HashEmbedder(), background=False)
-    return window_with_settings(qtbot, mem, chat)
-
-
-def shown_settings(qtbot, settings):
-    """The Settings dialog on `settings`, shown and exposed."""
-    from app.settings_dialog import SettingsDialog
-
-    dialog = SettingsDialog(settings)
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
-    return dialog
-
-
-def privacy_row(panel, needle: str):
-    """The privacy panel's row whose "What it knows" holds `needle` (None when none does), as
-    read from the vault: a row whose text was typed over and not yet drawn again does not count
-    (its text and the item it holds disagree until the list is read back)."""
-    from app.privacy import ROLE
-
-    for index in range(panel.tree.topLevelItemCount()):
-        row = panel.tree.topLevelItem(index)
-        if needle in row.text(1) and row.text(1) == row.data(0, ROLE).shown:
-            return row
-    return None
-
-
-def delete_in_privacy(qtbot, panel, needle: str) -> dict:
-    """Select the privacy panel's row holding `needle` alone, click Delete and answer the
-    question with Delete; the question's texts and buttons (as answer_box keeps them)."""
-    from PySide6.QtCore import Qt
-
-    panel.tree.clearSelection()
-    privacy_row(panel, needle).setSelected(True)
-    seen: dict = {}
-    answer_box(panel, "Delete", "Delete", seen)
-    with qtbot.waitSignal(panel.changed, timeout=10_000):
-        qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
-    assert seen["texts"], "the delete was not asked"
-    return seen
-
-
-def privacy_with_two_exchanges(qtbot, window, memory, job: str, food: str):
-    """The privacy panel over two exchanges of one conversation (`job`, then `food`), each with
-    what was learned from it."""
-    memory.add_memory(job, "Nice, data science is a great field.")
-    memory.add_memory(food, "Noted!")
+def learn_exchanges(memory, exchanges) -> None:
+    """Store each (what the person said, what was answered), then consolidate."""
+    for said, answered in exchanges:
+        memory.add_memory(said, answered)
     memory.run_consolidation()
-    privacy = window.open_privacy()
-    qtbot.waitUntil(lambda: privacy_row(privacy, "data scientist") is not None)
-    return privacy
 
 
-def last_answer(window):
-    """The last answer in the window's conversation (its message on screen)."""
-    return [m for m in window.view.messages if m.role == "assistant"][-1]
+def mcp_server_waiting(home: Path, vault: Path) -> subprocess.Popen:
+    """`memoryos mcp` on `vault` in a child process, waiting for a client on its stdin."""
+    from tests.test_mcp_server import server_env
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "engine.mcp_server", "--vault-path", str(vault),
+         "--embedder", "fake"],
+        env=server_env(home), cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
 
 
-def used_list(window) -> str:
-    """The conversation's text with the last answer's list ("Used N memories") open."""
-    message = last_answer(window)
-    if not message.expanded:
-        window.view.toggle_remembered(message)
-    return window.view.plain_text()
+def killed_while_streaming(script: str, *args: str) -> str:
+    """tests/`script` run with `args`, SIGKILLed once it prints "streaming ...": that line."""
+    import signal
+
+    child = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / script), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
+    )  # fmt: skip
+    try:
+        line = child.stdout.readline()  # the first piece of the answer came
+        assert line.startswith("streaming "), line
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(30)
+        child.stdout.close()
+    return line
 
 
-def click_text(qtbot, view, text: str, after: str = "") -> None:
-    """Click the first occurrence of `text` in the conversation (a link), after `after`."""
-    from PySide6.QtCore import Qt
+def import_into_a_new_vault(tmp_path: Path, home: Path, transcript: list):
+    """`memoryos import --create` of `transcript` into `home`'s vault: the finished process."""
+    import json
 
-    document = view.browser.document()
-    cursor = document.find(text, document.find(after)) if after else document.find(text)
-    assert not cursor.isNull(), text
-    cursor.setPosition(cursor.selectionStart() + 1)
-    point = view.browser.cursorRect(cursor).center()
-    qtbot.mouseClick(view.browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
-
-
-def answer_box(parent, title: str, choice: str, seen: dict) -> None:
-    """When the modal message box with this title (or object name) opens under `parent`, keep
-    its text and buttons in `seen` and press the button labelled `choice` (Cancel if there is
-    none, so the test fails, not hangs)."""
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QMessageBox
-
-    def look() -> None:
-        boxes = [b for b in parent.findChildren(QMessageBox)
-                 if title in (b.windowTitle(), b.objectName()) and b.isVisible()]  # fmt: skip
-        if not boxes:
-            QTimer.singleShot(20, look)
-            return
-        box = boxes[-1]
-        seen.setdefault("texts", []).append(box.text())
-        seen.setdefault("buttons", []).append([b.text() for b in box.buttons()])
-        button = next((b for b in box.buttons() if b.text() == choice), None)
-        if button is None:
-            box.reject()
-        else:
-            button.click()
-
-    QTimer.singleShot(0, look)
-
-
-def create_vault(qtbot, window, dialog, passphrase: str | None) -> None:
-    """Fill the welcome (create) dialog, with `passphrase` or for the keyring, and create."""
-    from PySide6.QtCore import Qt
-
-    if passphrase:
-        qtbot.keyClicks(dialog.passphrase, passphrase)
-        qtbot.keyClicks(dialog.confirm, passphrase)
-    with qtbot.waitSignal(window.session_attached, timeout=30_000):
-        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
-
-
-def choose_in_menu(qtbot, button, entry: str, seen: dict | None = None) -> None:
-    """Click `button` and, in the menu it opens, choose the entry labelled `entry` with the
-    keyboard (the menu closes if there is none or it is greyed out, so the test fails, not
-    hangs). The entries shown, each with whether it was enabled, go in `seen["entries"]`."""
-    from PySide6.QtCore import Qt, QTimer
-
-    def look() -> None:
-        menu = button.menu()
-        if not menu.isVisible():
-            QTimer.singleShot(20, look)
-            return
-        actions = [action for action in menu.actions() if action.isVisible()]
-        if seen is not None:
-            seen["entries"] = [(action.text(), action.isEnabled()) for action in actions]
-        chosen = next((a for a in actions if a.text() == entry and a.isEnabled()), None)
-        if chosen is None:
-            menu.close()
-            return
-        menu.setActiveAction(chosen)
-        qtbot.keyClick(menu, Qt.Key.Key_Return)
-
-    QTimer.singleShot(0, look)
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-
-
-def press_key(qtbot, key, modifier=None) -> None:
-    """A key pressed on the keyboard: it goes to the widget that has the keyboard."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QApplication
-
-    target = QApplication.focusWidget() or QApplication.activeWindow()
-    assert target is not None, "no window has the keyboard"
-    qtbot.keyClick(target, key, Qt.KeyboardModifier.NoModifier if modifier is None else modifier)
-
-
-def switch_dialog(qtbot, window):
-    """File → Switch memory: its dialog, once it is the modal one."""
-    from PySide6.QtWidgets import QApplication
-
-    from app.vault_switch import SwitchVaultDialog
-
-    window.switch_action.trigger()
-    qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), SwitchVaultDialog))
-    return QApplication.activeModalWidget()
-
-
-def switch_open_button(dialog):
-    """The Switch memory dialog's Open button."""
-    from PySide6.QtWidgets import QDialogButtonBox
-
-    return dialog.buttons.button(QDialogButtonBox.StandardButton.Open)
-
-
-def focus_by_tab(qtbot, widget) -> None:
-    """`widget` gets the keyboard as Tab gives it, its window in front (as on a desktop)."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QApplication
-
-    widget.window().activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget.window())
-    widget.setFocus(Qt.FocusReason.TabFocusReason)
-    qtbot.waitUntil(widget.hasFocus)
-
-
-def settle() -> None:
-    """The layouts' pending requests handled (each may post the next)."""
-    from PySide6.QtWidgets import QApplication
-
-    for _ in range(6):
-        QApplication.sendPostedEvents(None, 0)  # 0: every kind of posted event
-        QApplication.processEvents()
-
-
-def cut_rows(tree) -> list[str]:
-    """The rows of `tree` a person sees only in part: cut by the list's own edge, or by the
-    edge of the scrolled page it is on."""
-    seen = tree.viewport().visibleRegion()
-    cut = []
-    for index in range(tree.topLevelItemCount()):
-        rect = tree.visualItemRect(tree.topLevelItem(index))
-        shown = seen.intersected(rect).boundingRect()
-        if not shown.isEmpty() and shown.height() < rect.height():
-            cut.append(f"row {index}: {shown.height()} px of {rect.height()}")
-    return cut
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(transcript), encoding="utf-8")
+    return run_cli("import", str(path), "--create", "--embedder", "fake", home=home)

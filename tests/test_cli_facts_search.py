@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.helpers import run_cli
+from tests.helpers import import_into_a_new_vault, run_cli
 
 FAKE = ("--embedder", "fake")
 
@@ -20,9 +20,7 @@ def _import(tmp_path, home) -> str:
          "timestamp": "2025-11-10T10:05:00Z"},
         {"role": "assistant", "content": "Noted."},
     ]  # fmt: skip
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps(said), encoding="utf-8")
-    assert run_cli("import", str(path), "--create", *FAKE, home=home).returncode == 0
+    assert import_into_a_new_vault(tmp_path, home, said).returncode == 0
     return run_cli("facts", *FAKE, "list", home=home).stdout.decode()
 
 

@@ -4,12 +4,11 @@ and imported today). The day it was learned is beside it only when that is anoth
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from datetime import datetime
 
-from tests.helpers import run_cli
+from tests.helpers import import_into_a_new_vault, run_cli
 from tests.local_servers import ChatServer
 
 FAKE = ("--embedder", "fake")
@@ -27,9 +26,7 @@ def _import(tmp_path, home) -> None:
         {"role": "user", "content": DOSE, "timestamp": SAID},
         {"role": "assistant", "content": "Noted."},
     ]
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    out = run_cli("import", str(path), "--create", *FAKE, home=home)
+    out = import_into_a_new_vault(tmp_path, home, data)
     assert out.returncode == 0, out.stderr.decode()
 
 

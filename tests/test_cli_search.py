@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import run_cli
+from tests.helpers import import_into_a_new_vault, run_cli
 
 FAKE = ("--embedder", "fake")
 
@@ -19,9 +19,7 @@ def _import(tmp_path, home) -> None:
         {"user": "I bought new cello strings.", "assistant": "Nice.",
          "timestamp": "2025-03-03T10:00:00Z"},
     ]  # fmt: skip
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    done = run_cli("import", str(path), "--create", *FAKE, home=home)
+    done = import_into_a_new_vault(tmp_path, home, data)
     assert done.returncode == 0, done.stderr.decode()
 
 
@@ -66,9 +64,7 @@ def test_search_shows_the_words_as_said_marked_whole_with_the_count(tmp_path, ho
         {"user": "In March I flew to Lisbon again", "assistant": "Twice in a month!",
          "timestamp": "2026-03-30T12:00:00Z"},
     ]  # fmt: skip
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    assert run_cli("import", str(path), "--create", *FAKE, home=home).returncode == 0
+    assert import_into_a_new_vault(tmp_path, home, data).returncode == 0
 
     found = run_cli("search", "Lisbon", "March", *FAKE, home=home)
     assert found.returncode == 0, found.stderr.decode()

@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from engine import errors
+from tests.helpers import mcp_server_waiting
 from tests.test_mcp_server import ROOT, call, make_vault, open_direct, serve, server_env
 
 FACT = "The Q3 audit deadline is October 14."
@@ -131,11 +132,7 @@ def test_the_holder_of_a_vault_carries_its_command(home):
     from engine.api import vault_open_elsewhere
 
     vault = _vault_with_a_memory(home)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "engine.mcp_server", "--vault-path", str(vault),
-         "--embedder", "fake"],
-        env=server_env(home), cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+    server = mcp_server_waiting(home, vault)
     try:
         deadline = time.monotonic() + 60
         while not (named := vault_open_elsewhere(vault)) and time.monotonic() < deadline:

@@ -9,22 +9,10 @@ import pytest
 
 from engine import errors, paths
 from tests.damaged_vault import PASSPHRASE
-from tests.helpers import run_cli
+from tests.helpers import fill_disk, free_disk, run_cli
 from tests.test_backup import open_fast
 
 FAKE = ("--embedder", "fake")
-
-
-def fill_disk(memory) -> None:
-    """The vault may not grow by one page: a write that needs one fails as a full disk."""
-    with memory.vault._lock:
-        pages = memory.vault.conn.execute("PRAGMA page_count").fetchall()[0][0]
-        memory.vault.conn.execute(f"PRAGMA max_page_count={pages}")
-
-
-def free_disk(memory) -> None:
-    with memory.vault._lock:
-        memory.vault.conn.execute("PRAGMA max_page_count=1073741823")
 
 
 def said(n: int) -> str:

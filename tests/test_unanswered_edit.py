@@ -6,10 +6,7 @@ was answering. Real encrypted vaults; a real `memoryos chat` and a real child pr
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import threading
 
 import pytest
@@ -19,7 +16,7 @@ from engine.api import MemoryOS
 from engine.backends.base import CancelToken
 from engine.backends.fake import HashEmbedder
 from engine.unanswered import META_KEY
-from tests.helpers import ROOT, raw_bytes, run_cli
+from tests.helpers import killed_while_streaming, raw_bytes, run_cli
 from tests.local_servers import ChatServer
 from tests.test_unanswered_crash import PASSPHRASE, _chat_child, _open, read_until
 
@@ -124,22 +121,9 @@ def test_quitting_after_the_first_words_stores_them_with_the_question(memory, ch
 
 def test_an_edit_being_answered_when_the_program_is_killed_is_offered_back(tmp_path):
     path = tmp_path / "killed.memoryos"
-    child = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "unanswered_edit_child.py"), str(path), PASSPHRASE,
-         QUESTION, EDITED],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
-    )  # fmt: skip
-    try:
-        line = child.stdout.readline()  # the first piece of the new answer came
-        assert line.startswith("streaming "), line
-        child.send_signal(signal.SIGKILL)
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(30)
-        child.stdout.close()
+    # killed once the first piece of the new answer came
+    line = killed_while_streaming("unanswered_edit_child.py", str(path), PASSPHRASE, QUESTION,
+                                  EDITED)
     _, conversation, page_id = line.split()
 
     assert b"Friday" not in raw_bytes(path)  # kept inside the encrypted vault

@@ -75,12 +75,9 @@ def loads():
 @pytest.fixture
 def window(qtbot, memory, chat):
     """The main window on the `memory` vault with the FakeChat model; closed after the test."""
-    from app.main_window import MainWindow
+    from tests.gui_steps import shown_window
 
-    win = MainWindow.for_memory(memory, chat)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_window(qtbot, memory, chat)
     yield win
     win.close()
 

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tests.helpers import open_fast, privacy_row
+from tests.gui_steps import privacy_row
+from tests.helpers import open_fast
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import create_vault, shown_dialog, switch_dialog, switch_open_button
+from tests.gui_steps import create_vault, shown_dialog, switch_dialog, switch_open_button
 
 pytestmark = pytest.mark.gui
 

@@ -7,6 +7,8 @@ import threading
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.gui_steps import answering_a_long_story
+
 pytestmark = pytest.mark.gui
 
 LONG_REPLY = " ".join(f"word{i}" for i in range(200))
@@ -62,11 +64,7 @@ def test_shift_enter_starts_a_new_line_and_enter_sends(qtbot, window, chat):
 
 
 def test_stop_cancels_the_answer_and_keeps_what_was_said(qtbot, window, chat, memory):
-    chat.queue(LONG_REPLY)
-    chat.chunk_delay = 0.02
-    window.composer.input.setPlainText("Tell me a long story")
-    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: len(window.view.answer_text()) > 0)
+    answering_a_long_story(qtbot, window, chat, LONG_REPLY)
     assert window.composer.stop_button.isVisible()
     assert window.session.ask("a second question at the same time") is None  # one at a time
 
@@ -112,11 +110,7 @@ def test_new_conversation_clears_the_view(qtbot, window, chat, memory, send):
 
 
 def test_quitting_during_an_answer_is_clean(qtbot, window, chat, memory):
-    chat.queue(LONG_REPLY)
-    chat.chunk_delay = 0.02
-    window.composer.input.setPlainText("Tell me a long story")
-    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: len(window.view.answer_text()) > 0)
+    answering_a_long_story(qtbot, window, chat, LONG_REPLY)
     generation = window.session.generation
 
     window.close()
@@ -148,11 +142,7 @@ def test_errors_become_messages_not_crashes(qtbot, window, chat, send, monkeypat
 
 
 def test_new_conversation_during_an_answer_stops_it_first(qtbot, window, chat, memory):
-    chat.queue(LONG_REPLY)
-    chat.chunk_delay = 0.02
-    window.composer.input.setPlainText("Tell me a long story")
-    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: len(window.view.answer_text()) > 0)
+    answering_a_long_story(qtbot, window, chat, LONG_REPLY)
     first = memory.conversation_id
 
     with qtbot.waitSignal(window.answer_finished):

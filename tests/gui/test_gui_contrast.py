@@ -17,15 +17,6 @@ pytestmark = pytest.mark.gui
 SCHEMES = ("light", "dark")
 
 
-@pytest.fixture
-def light_again(qapp):
-    """Whatever a test chose, the next one starts light and at the normal size."""
-    yield
-    from app import theme
-
-    theme.apply_look(qapp, "light", theme.BASE_SIZE)
-
-
 def _luminance(color: QColor) -> float:
     def channel(value: float) -> float:
         return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
@@ -81,7 +72,7 @@ def _placeholder() -> str:
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_coloured_text_reads_on_the_window_and_fields(qapp, scheme, light_again):
+def test_coloured_text_reads_on_the_window_and_fields(qapp, scheme, look_back):
     """The red of errors and "no: ..." verdicts, the amber "▲ Remote: ...", the green "● On
     this computer", "slow", the accent, muted notes: 4.5:1 at least on the window and on a
     field's white (near-black in dark). On dark the red was 3.7:1, the amber 3.0:1."""
@@ -142,7 +133,7 @@ STYLED_TEXT = [
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_style_sheet_text_reads_on_its_own_background(qapp, scheme, light_again):
+def test_style_sheet_text_reads_on_its_own_background(qapp, scheme, look_back):
     """Each text colour of resources/style.qss, as the scheme resolves it, on the background
     its rule (or the window) gives it: the danger buttons' red was 3.7:1 on dark, the selected
     tab's indigo 3.0:1, the notice's red 2.8:1."""
@@ -170,7 +161,7 @@ def _stroke(image) -> QColor:
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_red_icons_read_on_their_buttons(qapp, scheme, light_again):
+def test_red_icons_read_on_their_buttons(qapp, scheme, look_back):
     """The red erase and stop icons of the danger buttons (Privacy's Erase, Delete, Forget
     conversation; Stop) at 3:1 at least on the button, as drawn in each scheme."""
     from app import theme
@@ -190,7 +181,7 @@ def test_red_icons_read_on_their_buttons(qapp, scheme, light_again):
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_the_send_and_stop_icons_read_on_their_buttons(qapp, scheme, light_again):
+def test_the_send_and_stop_icons_read_on_their_buttons(qapp, scheme, look_back):
     """The composer's Send icon, also while Send is disabled (it was white on the pale
     disabled button, and near-black on the dark one once icons followed the scheme), and its
     Stop icon: 3:1 at least on the button."""
@@ -262,7 +253,7 @@ def _unmarked(qtbot, start: QWidget, limit: int = 80) -> list[str]:
     raise AssertionError(f"Tab did not come back in {limit} steps")
 
 
-def test_tab_through_settings_lands_only_where_focus_shows(qtbot, qapp, window, light_again):
+def test_tab_through_settings_lands_only_where_focus_shows(qtbot, qapp, window, look_back):
     """Settings → Model: a Tab stop on the page's scroll area showed nothing, a keyboard user
     was nowhere to be seen (Memory's too, with a memory open). On every page, every control
     Tab lands on looks different while it has the focus (dark scheme, where the marks were

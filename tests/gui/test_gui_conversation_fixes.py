@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
+from tests.gui_steps import window_on_server
 from tests.helpers import pausing_chat
 from tests.local_servers import ChatServer
 
@@ -20,22 +21,12 @@ pytestmark = pytest.mark.gui
 
 @pytest.mark.parametrize("reason", ["length", "stop"])
 def test_an_answer_cut_at_the_length_limit_says_so_and_where_to_raise_it(
-    qtbot, memory, reason
+    qtbot, memory, send, reason
 ):
-    from app.main_window import MainWindow
-    from app.settings_store import SERVER, AppSettings
-    from engine.backends.openai_compat import OpenAIChat
-
     with ChatServer(models=["m"], reply=["Once upon a time, ", "in a"],
                     finish_reason=reason) as server:  # fmt: skip
-        remote = OpenAIChat(server.url, "m", retries=0)
-        settings = AppSettings(model_source=SERVER, server_url=server.url, server_model="m")
-        window = MainWindow.for_memory(memory, remote, settings=settings)
-        qtbot.addWidget(window)
-        window.show()
-        window.composer.input.setPlainText("Tell me a long story")
-        with qtbot.waitSignal(window.answer_finished, timeout=10_000):
-            qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+        window, _remote, _settings = window_on_server(qtbot, memory, server)
+        send(window, "Tell me a long story")
         text = window.view.plain_text()
         window.close()
     assert "Once upon a time, in a" in text

@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QTextCursor
 
 from app import theme
-from tests.helpers import focus_by_tab
+from tests.gui_steps import focus_by_tab
 
 pytestmark = pytest.mark.gui
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import open_fast, shown_dialog, unlock
+from tests.gui_steps import start_unlocked, unlock
+from tests.helpers import open_fast
 
 pytestmark = pytest.mark.gui
 
@@ -23,8 +24,7 @@ def test_idle_minutes_lock_the_vault_and_the_key_is_asked_again(
     from app.vault_dialogs import UnlockDialog
 
     window, opener = desktop(tmp_path / "v.memoryos", AppSettings(auto_lock_minutes=15))
-    open_fast(opener.path, True, PASSPHRASE).close()
-    unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     mem = window.session.mem
     mem.add_memory("I keep my spare key under the blue pot", "Noted")
     assert mem.retrieve("spare key").page_ids()  # the vector mirror now holds decrypted rows

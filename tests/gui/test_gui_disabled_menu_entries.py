@@ -9,7 +9,7 @@ import json
 import pytest
 from PySide6.QtGui import QColor, QGuiApplication
 
-from tests.helpers import privacy_row, privacy_with_two_exchanges
+from tests.gui_steps import privacy_row, privacy_with_two_exchanges
 
 pytestmark = pytest.mark.gui
 

@@ -8,33 +8,18 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import restarted_window
+from tests.gui_steps import (
+    regenerate_on_a_full_disk,
+    restarted_window,
+    send_on_a_full_disk,
+    window_giving_back,
+)
+from tests.helpers import free_disk
 
 pytestmark = pytest.mark.gui
 
 QUESTION = "Tell me the story of the lighthouse keeper."
 LONG_ANSWER = "The keeper climbed the stairs each night and lit the lamp. " * 60
-
-
-def fill_disk(memory, spare: int = 0) -> None:
-    """The vault may grow by `spare` pages at most: a write past that fails as a full disk."""
-    with memory.vault._lock:
-        pages = memory.vault.conn.execute("PRAGMA page_count").fetchall()[0][0]
-        memory.vault.conn.execute(f"PRAGMA max_page_count={pages + spare}")
-
-
-def free_disk(memory) -> None:
-    with memory.vault._lock:
-        memory.vault.conn.execute("PRAGMA max_page_count=1073741823")
-
-
-def send_on_a_full_disk(qtbot, window, memory, chat) -> Exception:
-    """QUESTION sent while the question's record fits but its exchange does not."""
-    chat.queue(LONG_ANSWER * 20)
-    fill_disk(memory, spare=2)
-    with qtbot.waitSignal(window.answer_finished, timeout=20_000) as done:
-        window.send(QUESTION)
-    return done.args[0]
 
 
 def test_regenerating_a_long_answer_does_not_crash(qtbot, window, memory, chat):
@@ -58,7 +43,7 @@ def test_an_exchange_the_full_disk_kept_out_says_so_and_waits_in_the_box(
     memory.add_memory("My sister is called Ada.", "Noted: your sister Ada.")
     window.reload_conversation()
     qtbot.waitUntil(lambda: window.view.message_count == 2)
-    error = send_on_a_full_disk(qtbot, window, memory, chat)
+    error = send_on_a_full_disk(qtbot, window, memory, chat, QUESTION, LONG_ANSWER * 20, spare=2)
     assert isinstance(error, DiskFullError)
     # On screen: the exchange, marked as not saved; the question back in the box, unsent.
     question, answer = window.view.last_exchange()
@@ -94,7 +79,7 @@ def test_an_exchange_the_full_disk_kept_out_says_so_and_waits_in_the_box(
 
 
 def test_sending_it_again_from_the_box_leaves_one_copy_on_screen(qtbot, window, memory, chat):
-    send_on_a_full_disk(qtbot, window, memory, chat)
+    send_on_a_full_disk(qtbot, window, memory, chat, QUESTION, LONG_ANSWER * 20, spare=2)
     free_disk(memory)
     chat.queue("Once upon a time, a keeper.")
     with qtbot.waitSignal(window.answer_finished, timeout=10_000):
@@ -108,7 +93,6 @@ def test_the_next_start_does_not_say_an_answer_that_began_never_began(qtbot, tmp
     """The note that puts a message back at the next start is true of every way its answer
     was lost. Here the answer was streaming when the program was killed (as a full disk
     leaves an answer written whole and not stored): it said "stopped before it began"."""
-    from app.main_window import MainWindow
     from tests.gui.test_gui_unanswered import PASSPHRASE, killed_mid_answer
     from tests.gui.test_gui_unanswered import QUESTION as ASKED
     from tests.helpers import open_fast
@@ -116,10 +100,7 @@ def test_the_next_start_does_not_say_an_answer_that_began_never_began(qtbot, tmp
     path = tmp_path / "killed.memoryos"
     killed_mid_answer(path)
     mem = open_fast(path, False, PASSPHRASE)
-    window = MainWindow.for_memory(mem, mem.chat)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: window.composer.input.toPlainText() == ASKED)
+    window = window_giving_back(qtbot, mem, ASKED)
     told = window.composer.notice.text()
     assert window.composer.notice.isVisible()
     assert "before it began" not in told and "not be saved" in told
@@ -129,13 +110,7 @@ def test_the_next_start_does_not_say_an_answer_that_began_never_began(qtbot, tmp
 def test_a_regeneration_the_full_disk_kept_out_keeps_the_earlier_answer(
     qtbot, window, memory, chat
 ):
-    chat.queue("A short telling.")
-    with qtbot.waitSignal(window.answer_finished, timeout=10_000):
-        window.send(QUESTION)
-    chat.queue(LONG_ANSWER * 20)
-    fill_disk(memory, spare=2)
-    with qtbot.waitSignal(window.conversation_shown, timeout=20_000):
-        window.regenerate()
+    regenerate_on_a_full_disk(qtbot, window, memory, chat, QUESTION, LONG_ANSWER * 20)
     assert [m.text for m in window.view.messages] == [QUESTION, "A short telling."]
     assert "not saved" in window.view.plain_text()
     assert window.composer.input.toPlainText() == QUESTION  # sent, it replaces that exchange

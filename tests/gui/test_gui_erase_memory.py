@@ -8,8 +8,9 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import create_vault, open_fast, shown_dialog, switch_dialog, switch_open_button
-from tests.helpers import unlock as unlock_with
+from tests.gui_steps import create_vault, shown_dialog, switch_dialog, switch_open_button
+from tests.gui_steps import unlock as unlock_with
+from tests.helpers import open_fast
 
 pytestmark = pytest.mark.gui
 

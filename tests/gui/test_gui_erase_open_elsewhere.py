@@ -4,12 +4,13 @@ goes through (a walkthrough saw the app say "erased" while the server went on an
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
 
-from tests.test_mcp_server import ROOT, open_direct, server_env
+from tests.gui_steps import shown_window
+from tests.helpers import mcp_server_waiting
+from tests.test_mcp_server import open_direct
 
 pytestmark = pytest.mark.gui
 
@@ -25,21 +26,13 @@ def _warnings(window) -> list:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="names it from /proc/locks")
 def test_erase_is_refused_while_an_mcp_server_has_the_memory_open(qtbot, home, chat):
-    from app.main_window import MainWindow
     from engine.api import vault_open_elsewhere
 
     path = home / "vaults" / "work.memoryos"
     memory = open_direct(path, create=True, background=False)
     memory.add_memory(FACT, "Noted.")
-    window = MainWindow.for_memory(memory, chat)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    server = subprocess.Popen(  # `memoryos mcp` on the same vault, waiting for its client
-        [sys.executable, "-m", "engine.mcp_server", "--vault-path", str(path),
-         "--embedder", "fake"],
-        env=server_env(home), cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+    window = shown_window(qtbot, memory, chat)
+    server = mcp_server_waiting(home, path)  # `memoryos mcp` on the same vault
     try:
         qtbot.waitUntil(lambda: vault_open_elsewhere(path) != [], timeout=60_000)
         window.erase_everything(confirmed=True)
@@ -63,22 +56,14 @@ def test_where_the_system_cannot_name_it_the_erase_still_deletes_nothing(qtbot, 
                                                                          monkeypatch):
     """No /proc/locks (macOS): the window closes the memory, the erase finds the server's lock
     and deletes nothing; the window says so and asks for the key again."""
-    from app.main_window import MainWindow
     from engine.api import vault_open_elsewhere
     from engine.vault import holders
 
     path = home / "vaults" / "work.memoryos"
     memory = open_direct(path, create=True, background=False)
     memory.add_memory(FACT, "Noted.")
-    window = MainWindow.for_memory(memory, chat)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "engine.mcp_server", "--vault-path", str(path),
-         "--embedder", "fake"],
-        env=server_env(home), cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+    window = shown_window(qtbot, memory, chat)
+    server = mcp_server_waiting(home, path)
     try:
         qtbot.waitUntil(lambda: vault_open_elsewhere(path) != [], timeout=60_000)
         monkeypatch.setattr(holders, "PROC_LOCKS", home / "no-such-list")  # as on macOS

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication, QLabel
 
-from tests.helpers import create_vault, open_fast, shown_dialog
-from tests.helpers import unlock as unlock_with
+from tests.gui_steps import create_vault, shown_dialog
+from tests.gui_steps import unlock as unlock_with
+from tests.helpers import open_fast
 
 pytestmark = pytest.mark.gui
 

@@ -7,17 +7,11 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 
+from tests.gui_steps import forget_asked
+
 pytestmark = pytest.mark.gui
 
 ALSO = "also goes with those exchanges"
-
-
-def _ask(qtbot, window, words: str):
-    window.composer.input.setPlainText(f"/forget {words}")
-    with qtbot.waitSignal(window.chat_actions.done, timeout=5000) as done:
-        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    assert done.args == ["asked"]
-    return window.forget_panel
 
 
 def _learn(memory, *said: str) -> None:
@@ -38,7 +32,7 @@ def _on_screen(panel, row) -> bool:
 
 def test_the_focused_forget_button_fits_its_semi_bold_label(qtbot, window, memory):
     _learn(memory, "I drink coffee every morning.", "I live in Porto, where the coffee is good.")
-    panel = _ask(qtbot, window, "coffee")
+    panel = forget_asked(qtbot, window, "coffee")
     assert panel.cancel_button.hasFocus()
     qtbot.keyClick(panel.cancel_button, Qt.Key.Key_Tab)
     button = panel.forget_button
@@ -56,7 +50,7 @@ def test_the_also_goes_lines_are_in_view(qtbot, window, memory):
         "My name is Tom and I take citalopram for anxiety.",
         "I live in Porto, where I buy citalopram at the pharmacy.",
     )
-    panel = _ask(qtbot, window, "citalopram")
+    panel = forget_asked(qtbot, window, "citalopram")
     choices = [row for row in _rows(panel) if row.flags() & Qt.ItemFlag.ItemIsUserCheckable]
     assert len(choices) >= 5
     also = [row for row in _rows(panel) if ALSO in row.text()]
@@ -92,7 +86,7 @@ def test_the_panel_text_never_overlaps_in_a_short_window(qtbot, qapp, window, me
             window.bigger_action.trigger()
         window.resize(window.minimumSize())
         qtbot.waitUntil(lambda: window.size() == window.minimumSize())
-        panel = _ask(qtbot, window, "metformin")
+        panel = forget_asked(qtbot, window, "metformin")
         qtbot.waitUntil(lambda: any(ALSO in row.text() for row in _rows(panel)))
         qtbot.wait(20)  # the layouts' requests, posted by the resize, are handled
         parts = [panel.title, panel.list, panel.hint, panel.cancel_button, panel.forget_button]
@@ -133,7 +127,7 @@ def test_the_panel_is_whole_in_a_scaled_laptop_window(qtbot, window, memory):
     window.resize(911, 452)
     qtbot.waitUntil(lambda: window.size().height() == 452)
     composer = window.composer.height()
-    panel = _ask(qtbot, window, "Biscuit")
+    panel = forget_asked(qtbot, window, "Biscuit")
     qtbot.waitUntil(lambda: panel.lines.verticalScrollBar().maximum() == 0)  # once laid out
     assert len(_rows(panel)) >= 5
     for part in (panel.title, panel.list, panel.hint, panel.cancel_button, panel.forget_button):

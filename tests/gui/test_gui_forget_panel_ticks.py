@@ -7,6 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from tests.gui_steps import forget_asked
+
 pytestmark = pytest.mark.gui
 
 ALSO = "also goes with those exchanges"
@@ -16,14 +18,6 @@ def _learn(memory, said: str):
     page = memory.add_memory(said, "Okay.")
     memory.run_consolidation()
     return page
-
-
-def _ask(qtbot, window, words: str):
-    window.composer.input.setPlainText(f"/forget {words}")
-    with qtbot.waitSignal(window.chat_actions.done, timeout=5000) as done:
-        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    assert done.args == ["asked"]
-    return window.forget_panel
 
 
 def _rows(panel) -> list:
@@ -44,7 +38,7 @@ def _exchange_row(panel, said: str):
 def test_the_also_goes_lines_follow_the_ticked_exchanges(qtbot, window, memory):
     _learn(memory, "My name is Tom and I drink coffee every morning.")
     _learn(memory, "I live in Porto, where the coffee is good.")
-    panel = _ask(qtbot, window, "coffee")
+    panel = forget_asked(qtbot, window, "coffee")
     assert len(panel.ticked()) == 4  # 2 facts, 2 exchanges
     also = _also(panel)
     assert len(also) == 2 and any("name: Tom" in line for line in also)
@@ -79,7 +73,7 @@ def test_a_replaced_fact_says_so_in_the_forget_panel(qtbot, window, memory):
     old = [f for f in memory.facts(include_superseded=True) if f.text.startswith("I drink")]
     assert old and old[0].status == "superseded"  # no longer recalled
 
-    panel = _ask(qtbot, window, "coffee")
+    panel = forget_asked(qtbot, window, "coffee")
     facts = {row.data(Qt.ItemDataRole.UserRole).text: row
              for row in _rows(panel) if row.text().startswith("Fact")}  # fmt: skip
     replaced = facts["I drink coffee every morning."]
@@ -103,13 +97,13 @@ def test_enter_presses_the_focused_button_of_the_forget_panel(qtbot, window, mem
     keypad = (Qt.KeyboardModifier.KeypadModifier if key == Qt.Key.Key_Enter
               else Qt.KeyboardModifier.NoModifier)  # fmt: skip
 
-    panel = _ask(qtbot, window, "coffee")
+    panel = forget_asked(qtbot, window, "coffee")
     _focus_on(qtbot, panel.cancel_button)
     with qtbot.waitSignal(window.chat_actions.done) as done:
         qtbot.keyClick(panel.cancel_button, key, keypad)
     assert done.args == ["cancelled"] and len(memory.facts()) == 2
 
-    panel = _ask(qtbot, window, "coffee")
+    panel = forget_asked(qtbot, window, "coffee")
     _focus_on(qtbot, panel.cancel_button)
     qtbot.keyClick(panel.cancel_button, Qt.Key.Key_Tab)
     _focus_on(qtbot, panel.forget_button)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import answer_box
+from tests.gui_steps import answer_box
 
 pytestmark = pytest.mark.gui
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import shown_dialog
-from tests.helpers import unlock as unlock_with
+from tests.gui_steps import shown_dialog
+from tests.gui_steps import unlock as unlock_with
 from tests.test_journal_in_the_way import OLD_PASSPHRASE, SAID, journal, replace_with_backup
 
 pytestmark = pytest.mark.gui

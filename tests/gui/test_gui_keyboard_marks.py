@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from tests.gui.test_gui_contrast import _contrast, _luminances
-from tests.helpers import focus_by_tab
+from tests.gui_steps import focus_by_tab
 
 pytestmark = pytest.mark.gui
 

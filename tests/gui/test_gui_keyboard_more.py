@@ -10,7 +10,7 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from shiboken6 import isValid
 
-from tests.helpers import answer_box, focus_by_tab, press_key
+from tests.gui_steps import answer_box, focus_by_tab, press_key, privacy_by_ctrl_p
 
 pytestmark = pytest.mark.gui
 
@@ -107,12 +107,7 @@ def privacy(qtbot, window, memory):
     memory.add_memory("I work as a nurse in Krakow.", "That sounds demanding.")
     memory.new_conversation()
     memory.add_memory("My sister Eva lives in Gdansk.", "Noted.")
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
-    window.composer.input.setFocus()
-    press_key(qtbot, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
-    panel = window.panels["privacy"]
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is panel)
+    panel = privacy_by_ctrl_p(qtbot, window)
     qtbot.waitUntil(lambda: panel.conversation_tree.topLevelItemCount() == 2)
     yield panel
     if isValid(panel):

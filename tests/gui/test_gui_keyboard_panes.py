@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 
-from tests.helpers import focus_by_tab
+from tests.gui_steps import focus_by_tab
 
 pytestmark = pytest.mark.gui
 

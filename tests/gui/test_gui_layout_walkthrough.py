@@ -12,35 +12,13 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QDialogButtonBox, QPushButton
 
+from tests.gui_steps import contrast_ratio
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture
-def light_again(qapp):
-    """Whatever a test chose, the next one starts light and at the normal size."""
-    yield
-    from app import theme
-
-    theme.apply_look(qapp, "light", theme.BASE_SIZE)
-
-
 # --- 1. disabled primary buttons ------------------------------------------------------
-
-
-def _luminance(color: QColor) -> float:
-    def channel(value: float) -> float:
-        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
-
-    red, green, blue = (channel(v) for v in (color.redF(), color.greenF(), color.blueF()))
-    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
-
-
-def _ratio(one: QColor, other: QColor) -> float:
-    """WCAG contrast ratio of two colours (1 to 21)."""
-    light, dark = sorted((_luminance(one), _luminance(other)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
 
 
 def _look(button: QPushButton) -> tuple[QColor, float]:
@@ -53,10 +31,10 @@ def _look(button: QPushButton) -> tuple[QColor, float]:
         for x in range(4, image.width() - 4)
     ]
     face = QColor(Counter(c.rgb() for c in inside).most_common(1)[0][0])
-    return face, max(_ratio(face, c) for c in inside)
+    return face, max(contrast_ratio(face, c) for c in inside)
 
 
-def test_disabled_primary_buttons_read_in_both_schemes(qtbot, qapp, tmp_path, light_again):
+def test_disabled_primary_buttons_read_in_both_schemes(qtbot, qapp, tmp_path, look_back):
     """Switch memory's Open (nothing to open yet) and a main button such as "Create my vault",
     disabled: white text on pale purple in the light scheme (1.6:1), dark text on dark purple
     in the dark one (1.3:1). Now 3:1 at least, and plainly not the solid button they become."""
@@ -83,7 +61,7 @@ def test_disabled_primary_buttons_read_in_both_schemes(qtbot, qapp, tmp_path, li
             button.setEnabled(False)
             face, text = _look(button)
             assert text >= 3.0, (scheme, button.text(), face.name(), round(text, 2))
-            assert _ratio(face, enabled) >= 2.0, (scheme, button.text(), face.name())
+            assert contrast_ratio(face, enabled) >= 2.0, (scheme, button.text(), face.name())
         dialog.close()
         create.close()
 
@@ -95,7 +73,7 @@ def _on_screen(window) -> bool:
     return window.screen().availableGeometry().contains(window.frameGeometry())
 
 
-def test_larger_text_never_pushes_the_window_off_the_screen(qtbot, window, light_again):
+def test_larger_text_never_pushes_the_window_off_the_screen(qtbot, window, look_back):
     """Placed towards the screen's right and bottom, Ctrl+= grew the window past the screen's
     edges (the status line's right end off it); Ctrl+0 left it grown."""
     from app import theme
@@ -142,7 +120,7 @@ def _smallest_window(qtbot, window) -> None:
 
 @pytest.mark.parametrize("largest", [False, True], ids=["normal text", "largest text"])
 def test_the_demo_banner_leaves_the_conversation_its_height(
-    qtbot, window, largest, light_again
+    qtbot, window, largest, look_back
 ):
     """At the smallest window the banner took 118 of 420 px (260 of 740 at the largest
     text): a line now, all of it behind "Why?"."""
@@ -173,7 +151,7 @@ def test_the_demo_banner_leaves_the_conversation_its_height(
 
 @pytest.mark.parametrize("largest", [False, True], ids=["normal text", "largest text"])
 def test_the_demo_banner_is_two_lines_high_at_the_smallest_window(
-    qtbot, window, largest, light_again
+    qtbot, window, largest, look_back
 ):
     """At the smallest window its short text took four lines beside "Why?" and "Choose a
     model…" (68 of 420 px), and two lines above them at the largest text (108 of 740). Now at

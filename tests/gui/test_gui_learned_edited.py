@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.view_learned import DELETED_NOTICE as DELETED
-from tests.helpers import click_text, privacy_row
+from tests.gui_steps import click_text, privacy_row
 
 pytestmark = pytest.mark.gui
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from app import theme
-from tests.helpers import focus_by_tab
+from tests.gui_steps import focus_by_tab
 
 pytestmark = pytest.mark.gui
 

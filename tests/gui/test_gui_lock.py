@@ -7,7 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
-from tests.helpers import open_fast, shown_dialog, unlock
+from tests.gui_steps import answering_a_long_story, shown_dialog, start_unlocked, unlock
+from tests.helpers import open_fast
 
 pytestmark = pytest.mark.gui
 
@@ -90,8 +91,7 @@ def test_lock_now_does_what_the_idle_lock_does(qtbot, app, fail_keyring, send):
     assert action in file_menu.actions()
     assert action.shortcut() == QKeySequence("Ctrl+L")
     assert not action.isEnabled()  # no vault open yet
-    open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     assert action.isEnabled()
     send(window, "My dog is called Biscuit")
     mem = window.session.mem
@@ -115,8 +115,7 @@ def test_ctrl_l_locks_and_the_padlock_too(qtbot, app, fail_keyring):
     from PySide6.QtWidgets import QApplication
 
     window, opener = app
-    open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
 
@@ -133,11 +132,7 @@ def test_ctrl_l_locks_and_the_padlock_too(qtbot, app, fail_keyring):
 
 
 def test_lock_now_while_an_answer_streams_stops_it_keeps_it_then_locks(qtbot, window, chat):
-    chat.queue("A long story " * 40)
-    chat.chunk_delay = 0.02
-    window.composer.input.setPlainText("Tell me a long story")
-    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: len(window.view.answer_text()) > 0)
+    answering_a_long_story(qtbot, window, chat, "A long story " * 40)
 
     ended: list = []
     window.answer_finished.connect(ended.append)

@@ -8,25 +8,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
 
-from tests.helpers import restarted_window, window_with_settings
+from tests.gui_steps import restarted_window, window_with_settings
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def light_again(qapp):
-    """Whatever a test chose, the next one starts light and at the normal size."""
-    yield
-    from app import theme
-
-    theme.apply_look(qapp, "light", theme.BASE_SIZE)
 
 
 def _window_lightness() -> float:
     return QApplication.palette().color(QPalette.ColorRole.Window).lightnessF()
 
 
-def test_dark_scheme_and_text_size_survive_a_restart(qtbot, memory, chat, light_again):
+def test_dark_scheme_and_text_size_survive_a_restart(qtbot, memory, chat, look_back):
     window = window_with_settings(qtbot, memory, chat)
     assert _window_lightness() > 0.8
     dialog = window.open_settings()
@@ -133,7 +124,7 @@ def test_tab_reaches_every_control_and_each_has_a_name(qtbot, window, chat, memo
     assert unnamed == []
 
 
-def test_following_the_system_scheme(qtbot, window, monkeypatch, light_again):
+def test_following_the_system_scheme(qtbot, window, monkeypatch, look_back):
     """The offscreen platform has no colour scheme of its own: the system's answer is
     replaced here, and its change signal emitted as a desktop would."""
     from app import theme
@@ -181,7 +172,7 @@ def _stroke_lightness(action) -> float:
     return max(values)
 
 
-def test_toolbar_icons_are_light_on_the_dark_scheme(qtbot, window, light_again):
+def test_toolbar_icons_are_light_on_the_dark_scheme(qtbot, window, look_back):
     assert _stroke_lightness(window.new_action) < 0.4  # dark grey strokes on the light scheme
     window.settings.color_scheme = "dark"
     window._apply_look()
@@ -206,7 +197,7 @@ def test_the_memory_status_line_in_words():
     assert line(0, False, failed=1).endswith("up to date · 1 failed")
 
 
-def test_the_largest_text_fits_in_settings(qtbot, qapp, light_again):
+def test_the_largest_text_fits_in_settings(qtbot, qapp, look_back):
     """At the largest text size the dialogs grow with the text (within the screen), and the
     fields made for the normal size still hold their values whole."""
     from PySide6.QtWidgets import QAbstractSpinBox
@@ -268,7 +259,7 @@ def _contrast(widget, element, option_class) -> float:
     )
 
 
-def test_check_boxes_and_options_are_visible_in_the_dark(qtbot, qapp, light_again):
+def test_check_boxes_and_options_are_visible_in_the_dark(qtbot, qapp, look_back):
     """On the dark scheme an unticked box and an unchosen option were dark on dark, and a
     chosen option a faint dot."""
     from PySide6.QtWidgets import (
@@ -301,7 +292,7 @@ def test_check_boxes_and_options_are_visible_in_the_dark(qtbot, qapp, light_agai
 
 
 def test_the_largest_text_keeps_the_toolbar_the_message_box_and_help_whole(
-    qtbot, window, light_again
+    qtbot, window, look_back
 ):
     """At the largest size Privacy and Settings fell off the toolbar, the message box kept its
     old height (a clipped line), and Help → Keyboard shortcuts grew taller than the screen."""

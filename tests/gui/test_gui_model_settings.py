@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
+from tests.gui_steps import server_address_typed
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
@@ -118,9 +119,7 @@ def test_a_server_that_answers_is_saved_without_a_question(qtbot, dialog):
 def test_the_model_name_offers_what_the_server_lists(qtbot, dialog):
     with ChatServer(models=["llama3.1:8b", "qwen2.5:7b"], reply=["hi"]) as server:
         dialog.server.setChecked(True)
-        dialog.server_url.setText(server.url)
-        with qtbot.waitSignal(dialog.models_listed, timeout=5000):
-            dialog.server_url.editingFinished.emit()  # the person leaves the URL field
+        server_address_typed(qtbot, dialog, server.url)
         box = dialog.server_model_box
         assert [box.itemText(i) for i in range(box.count())] == ["llama3.1:8b", "qwen2.5:7b"]
         assert dialog.server_model.text() == ""  # two: the person picks
@@ -135,15 +134,11 @@ def test_the_model_name_offers_what_the_server_lists(qtbot, dialog):
 def test_a_server_with_one_model_fills_the_name_and_a_silent_one_says_so(qtbot, dialog):
     dialog.server.setChecked(True)
     with ChatServer(models=["smollm2-135m"], reply=["hi"]) as server:
-        dialog.server_url.setText(server.url)
-        with qtbot.waitSignal(dialog.models_listed, timeout=5000):
-            dialog.server_url.editingFinished.emit()
+        server_address_typed(qtbot, dialog, server.url)
     assert dialog.server_model.text() == "smollm2-135m"
     assert "one model: smollm2-135m" in dialog.server_models_note.text()
     silent = f"http://127.0.0.1:{closed_port()}/v1"
-    dialog.server_url.setText(silent)
-    with qtbot.waitSignal(dialog.models_listed, timeout=5000):
-        dialog.server_url.editingFinished.emit()
+    server_address_typed(qtbot, dialog, silent)
     assert f"The server at {silent} does not answer" in dialog.server_models_note.text()
     assert dialog.server_model_box.count() == 0
     assert dialog.server_model.text() == "smollm2-135m"  # what was there is not wiped

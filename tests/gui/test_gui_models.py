@@ -6,6 +6,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from engine.terminal import wording
+from tests.gui_steps import (
+    download_stopped_by,
+    listed_picker,
+    settings_on_models_page,
+    shown_model_step,
+)
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
@@ -186,14 +192,12 @@ def hub(tmp_path, monkeypatch):
 
 
 def test_a_download_shows_progress_is_verified_then_chosen(qtbot, hub):
-    from app.model_picker import DOWNLOADS, FILES, ModelPicker
+    from app.model_picker import DOWNLOADS, FILES
     from app.workers import WorkerPool
     from models.download import downloads_dir
 
     pool = WorkerPool()
-    picker = ModelPicker(pool)
-    qtbot.addWidget(picker)
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker = listed_picker(qtbot, pool)
     hub.block_delay = 0.01
     picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
     assert picker.download_button.isVisible() or not picker.isVisible()
@@ -211,21 +215,15 @@ def test_a_download_shows_progress_is_verified_then_chosen(qtbot, hub):
 
 
 def test_cancel_in_the_table_leaves_no_half_model(qtbot, hub):
-    from app.model_picker import DOWNLOADS, FILES, ModelPicker
+    from app.model_picker import FILES
     from app.workers import WorkerPool
     from models.download import downloads_dir
 
     pool = WorkerPool()
-    picker = ModelPicker(pool)
-    qtbot.addWidget(picker)
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker = listed_picker(qtbot, pool)
     hub.block_delay = 0.05
-    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
-    with qtbot.waitSignal(picker.download_finished, timeout=30_000) as finished:
-        picker.download_button.click()
-        qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
-        picker.cancel_button.click()
-    assert finished.args[0].cancelled
+    finished = download_stopped_by(qtbot, picker, picker.cancel_button)
+    assert finished.cancelled
     assert not picker.download_box.isVisible()
     assert not downloads_dir().exists() or list(downloads_dir().iterdir()) == []
     with qtbot.waitSignal(picker.listed, timeout=20_000):
@@ -235,21 +233,15 @@ def test_cancel_in_the_table_leaves_no_half_model(qtbot, hub):
 
 
 def test_pause_then_resume_after_a_restart_of_the_table(qtbot, hub):
-    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.model_picker import DOWNLOADS
     from app.workers import WorkerPool
     from models.download import downloads_dir
 
     pool = WorkerPool()
-    picker = ModelPicker(pool)
-    qtbot.addWidget(picker)
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker = listed_picker(qtbot, pool)
     hub.block_delay = 0.05
-    picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
-    with qtbot.waitSignal(picker.download_finished, timeout=30_000) as finished:
-        picker.download_button.click()
-        qtbot.waitUntil(lambda: "MB/s" in picker.progress_text.text(), timeout=10_000)
-        picker.pause_button.click()
-    assert not finished.args[0].cancelled
+    finished = download_stopped_by(qtbot, picker, picker.pause_button)
+    assert not finished.cancelled
     assert picker.pause_button.text() == "Resume"
     part = downloads_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf.part"
     kept = part.stat().st_size
@@ -257,9 +249,7 @@ def test_pause_then_resume_after_a_restart_of_the_table(qtbot, hub):
     picker.close()
     # A new table (the app was restarted): the row says it is paused; Download resumes it.
     hub.block_delay = 0.0
-    again = ModelPicker(pool)
-    qtbot.addWidget(again)
-    qtbot.waitUntil(lambda: again.overview is not None, timeout=20_000)
+    again = listed_picker(qtbot, pool)
     row = again.rows(DOWNLOADS)[0]
     assert row.text(3).startswith("paused at ")
     again.table.setCurrentItem(row)
@@ -274,7 +264,7 @@ def test_pause_then_resume_after_a_restart_of_the_table(qtbot, hub):
 def test_a_folder_the_person_adds_is_searched_and_remembered(qtbot, person, tmp_path):
     import shutil
 
-    from app.model_picker import FILES, ModelPicker
+    from app.model_picker import FILES
     from app.workers import WorkerPool
     from models.catalogue import bundled_gguf_path
     from models.overview import picked_folders
@@ -283,9 +273,7 @@ def test_a_folder_the_person_adds_is_searched_and_remembered(qtbot, person, tmp_
     folder.mkdir()
     shutil.copyfile(bundled_gguf_path(), folder / "my-model.gguf")
     pool = WorkerPool()
-    picker = ModelPicker(pool, probe=False)
-    qtbot.addWidget(picker)
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker = listed_picker(qtbot, pool, probe=False)
     assert [r.text(1) for r in picker.rows(FILES)] == ["Built in", "LM Studio"]
     with qtbot.waitSignal(picker.listed, timeout=20_000):
         picker.add_folder(str(folder))
@@ -296,14 +284,12 @@ def test_a_folder_the_person_adds_is_searched_and_remembered(qtbot, person, tmp_
 
 
 def test_resume_in_place_then_cancel_after_a_pause(qtbot, hub):
-    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.model_picker import DOWNLOADS
     from app.workers import WorkerPool
     from models.download import downloads_dir
 
     pool = WorkerPool()
-    picker = ModelPicker(pool)
-    qtbot.addWidget(picker)
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker = listed_picker(qtbot, pool)
     hub.block_delay = 0.05
     picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
     for _ in range(2):  # pause, Resume in place, pause again
@@ -357,16 +343,9 @@ def test_fits_this_computer_is_shown_whole_in_the_settings_tab(qtbot, person, ce
     """In Settings → Models (its default size) the verdict column is on screen, not past a
     horizontal scroll bar, and read whole (on more lines where it needs them)."""
     from app.model_picker import DOWNLOADS
-    from app.settings_dialog import SettingsDialog
-    from app.settings_store import AppSettings
 
-    dialog = SettingsDialog(AppSettings())
-    qtbot.addWidget(dialog)
-    dialog.tabs.setCurrentWidget(dialog.models_page)
-    dialog.show()
-    qtbot.waitExposed(dialog)
+    dialog = settings_on_models_page(qtbot)
     picker = dialog.models_page.picker
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
     table, header = picker.table, picker.table.header()
     qtbot.waitUntil(lambda: header.sectionSize(3) > 0)
     right_edge = header.sectionViewportPosition(3) + header.sectionSize(3)
@@ -384,18 +363,13 @@ def test_a_failed_download_is_explained_whole_and_enter_keeps_the_step_open(
     from PySide6.QtCore import Qt
 
     from app.model_picker import DOWNLOADS
-    from app.model_step import ModelStepDialog
     from app.workers import WorkerPool
     from models import recommended
 
     monkeypatch.setattr(recommended, "HUB", "http://127.0.0.1:9")  # nothing listens there
     pool = WorkerPool()
-    dialog = ModelStepDialog(pool, probe=False)
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
+    dialog = shown_model_step(qtbot, pool, probe=False)
     picker = dialog.picker
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
     picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
     with qtbot.waitSignal(picker.download_finished, timeout=30_000):
         picker.download_button.click()
@@ -434,7 +408,7 @@ def test_each_model_says_how_fast_it_would_write_here(qtbot, person, monkeypatch
     """On a CPU-only laptop reading memory at 20 GB/s: the small models are marked with their
     speed, the big ones that fit in RAM are marked slow (amber, with the reason), and a
     selected row gives the arithmetic."""
-    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.model_picker import DOWNLOADS
     from app.workers import WorkerPool
     from models.machine import Machine
 
@@ -443,9 +417,7 @@ def test_each_model_says_how_fast_it_would_write_here(qtbot, person, monkeypatch
     monkeypatch.setattr("models.overview.this_machine", lambda: laptop)
     monkeypatch.setattr("models.overview.gpu_offload", lambda: False)
     pool = WorkerPool()
-    picker = ModelPicker(pool, probe=False)
-    qtbot.addWidget(picker)
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker = listed_picker(qtbot, pool, probe=False)
     assert "memory read at 20.0 GB/s" in picker.machine.text()
     assert "Suggested download for it: <b>Llama 3.2 3B Instruct</b>" in picker.machine.text()
     rows = picker.rows(DOWNLOADS)
@@ -475,7 +447,7 @@ def test_after_a_failed_download_only_the_action_that_makes_sense_shows(qtbot, h
     """Offline before a byte came: nothing to resume, only Download (again). A paused part, or
     a resume that failed with the part kept: Resume and Discard in the download box, and no
     second Download button for the same row."""
-    from app.model_picker import DOWNLOADS, ModelPicker
+    from app.model_picker import DOWNLOADS
     from app.workers import WorkerPool
     from models import recommended
     from models.download import downloads_dir
@@ -483,9 +455,7 @@ def test_after_a_failed_download_only_the_action_that_makes_sense_shows(qtbot, h
     served = recommended.HUB
     monkeypatch.setattr(recommended, "HUB", "http://127.0.0.1:9")  # nothing listens there
     pool = WorkerPool()
-    picker = ModelPicker(pool)
-    qtbot.addWidget(picker)
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker = listed_picker(qtbot, pool)
     picker.table.setCurrentItem(picker.rows(DOWNLOADS)[0])
     assert _shown(picker) == ["Download"]
     with qtbot.waitSignal(picker.download_finished, timeout=30_000):
@@ -523,16 +493,11 @@ def test_the_model_step_reads_whole_at_its_default_size(
     whole too (on more lines where they need them), with no horizontal scroll bar; the
     details' tooltip has all of them and where they come from."""
     from app.model_picker import DOWNLOADS, FILES, GROUP_TITLES
-    from app.model_step import ModelStepDialog
     from app.workers import WorkerPool
 
     pool = WorkerPool()
-    dialog = ModelStepDialog(pool)
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
+    dialog = shown_model_step(qtbot, pool)
     picker = dialog.picker
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
     table, header = picker.table, picker.table.header()
     qtbot.waitUntil(lambda: header.sectionSize(3) > 0)
     rows = [row for group in GROUP_TITLES for row in picker.rows(group)]
@@ -556,7 +521,7 @@ def test_the_model_step_reads_whole_at_its_default_size(
 def test_an_incomplete_file_is_listed_as_unusable_and_settings_refuse_it(qtbot, person):
     """The first 3 MB of a model (header whole, weights missing): the table says it cannot be
     loaded and why, it cannot be used, and Settings' Save refuses it at once."""
-    from app.model_picker import FILES, ModelPicker
+    from app.model_picker import FILES
     from app.settings_dialog import SettingsDialog
     from app.settings_store import AppSettings
     from app.workers import WorkerPool
@@ -568,9 +533,7 @@ def test_an_incomplete_file_is_listed_as_unusable_and_settings_refuse_it(qtbot, 
     with open(bundled_gguf_path(), "rb") as whole:
         cut.write_bytes(whole.read(3_000_000))
     pool = WorkerPool()
-    picker = ModelPicker(pool, probe=False)
-    qtbot.addWidget(picker)
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
+    picker = listed_picker(qtbot, pool, probe=False)
     row = row_named(picker.rows(FILES), "Cut-Q4_1")
     assert row.text(3).startswith("no") and "yes" not in row.text(3)
     assert "incomplete" in row.text(2) and "Download it again" in row.toolTip(3)

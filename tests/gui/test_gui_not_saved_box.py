@@ -11,9 +11,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.gui.test_gui_disk_full import LONG_ANSWER, QUESTION, fill_disk
+from tests.gui.test_gui_disk_full import LONG_ANSWER, QUESTION
 from tests.gui.test_gui_unanswered_lock_switch import _new_memory_dialog, _switch_back_to
-from tests.helpers import create_vault, open_fast, shown_dialog, unlock
+from tests.gui_steps import create_vault, send_on_a_full_disk, shown_dialog, start_unlocked, unlock
+from tests.helpers import open_fast
 
 pytestmark = pytest.mark.gui
 
@@ -39,10 +40,7 @@ def _drawn(qtbot, window) -> None:
 def _kept_out(qtbot, window) -> None:
     """QUESTION sent while its question's record fits and its exchange does not."""
     mem = window.session.mem
-    mem.chat.queue(LONG_ANSWER * 20)
-    fill_disk(mem, spare=2)
-    with qtbot.waitSignal(window.answer_finished, timeout=20_000):
-        window.send(QUESTION)
+    send_on_a_full_disk(qtbot, window, mem, mem.chat, QUESTION, LONG_ANSWER * 20, spare=2)
     assert window.composer.input.toPlainText() == QUESTION
 
 
@@ -66,8 +64,7 @@ def test_lock_now_keeps_it_in_the_box_with_its_note(qtbot, desktop, tmp_path, fa
 
 
 def _lock_now_keeps_it(qtbot, window, opener, send) -> None:
-    open_fast(opener.path, True, PASSPHRASE).close()
-    unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     send(window, "My dog is called Biscuit.")
     _kept_out(qtbot, window)
     box, notice = window.composer.input, window.composer.notice
@@ -161,11 +158,9 @@ def test_a_message_never_asked_shows_no_answer_text(qtbot, window, memory, chat)
 
 def _never_asked(qtbot, shown, memory, chat) -> None:
     long_question = "Tell me about the lighthouse and its keeper, please. " * 600
-    chat.queue(LONG_ANSWER)
-    fill_disk(memory, spare=0)  # the question's record does not fit either
-    with qtbot.waitSignal(shown.answer_finished, timeout=20_000) as done:
-        shown.send(long_question)
-    assert getattr(done.args[0], "kept_question", None) is None
+    # the question's record does not fit either
+    done = send_on_a_full_disk(qtbot, shown, memory, chat, long_question, LONG_ANSWER, spare=0)
+    assert getattr(done, "kept_question", None) is None
     question, answer = shown.view.last_exchange()
     assert question.not_saved and answer.not_saved and answer.text == ""
     drawn = shown.view.plain_text()

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gui.test_gui_disk_full import LONG_ANSWER, QUESTION, fill_disk, send_on_a_full_disk
-from tests.helpers import restarted_window
+from tests.gui.test_gui_disk_full import LONG_ANSWER, QUESTION
+from tests.gui_steps import regenerate_on_a_full_disk, restarted_window, send_on_a_full_disk
+from tests.helpers import fill_disk
 
 pytestmark = pytest.mark.gui
 
@@ -33,7 +34,7 @@ def answer_quit_box(choice: str, seen: dict) -> None:
 
 
 def test_cancel_keeps_the_window_and_the_message(qtbot, window, memory, chat):
-    send_on_a_full_disk(qtbot, window, memory, chat)
+    send_on_a_full_disk(qtbot, window, memory, chat, QUESTION, LONG_ANSWER * 20, spare=2)
     seen: dict = {}
     answer_quit_box("Cancel", seen)
     window.quit_action.trigger()  # Ctrl+Q
@@ -45,7 +46,7 @@ def test_cancel_keeps_the_window_and_the_message(qtbot, window, memory, chat):
 
 
 def test_quit_anyway_closes(qtbot, window, memory, chat):
-    send_on_a_full_disk(qtbot, window, memory, chat)
+    send_on_a_full_disk(qtbot, window, memory, chat, QUESTION, LONG_ANSWER * 20, spare=2)
     seen: dict = {}
     answer_quit_box("Quit anyway", seen)
     assert window.close()
@@ -61,11 +62,9 @@ def test_quit_anyway_closes(qtbot, window, memory, chat):
 
 def test_a_message_whose_record_the_full_disk_kept_out_too_asks(qtbot, window, memory, chat):
     long_question = "Tell me about the lighthouse and its keeper, please. " * 600
-    chat.queue(LONG_ANSWER)
-    fill_disk(memory, spare=0)  # the question's record does not fit either
-    with qtbot.waitSignal(window.answer_finished, timeout=20_000) as done:
-        window.send(long_question)
-    assert getattr(done.args[0], "kept_question", None) is None
+    # the question's record does not fit either
+    done = send_on_a_full_disk(qtbot, window, memory, chat, long_question, LONG_ANSWER, spare=0)
+    assert getattr(done, "kept_question", None) is None
     seen: dict = {}
     answer_quit_box("Cancel", seen)
     window.close()
@@ -75,7 +74,7 @@ def test_a_message_whose_record_the_full_disk_kept_out_too_asks(qtbot, window, m
 
 
 def test_no_question_once_the_box_holds_something_else(qtbot, window, memory, chat):
-    send_on_a_full_disk(qtbot, window, memory, chat)
+    send_on_a_full_disk(qtbot, window, memory, chat, QUESTION, LONG_ANSWER * 20, spare=2)
     window.composer.input.setPlainText("Something else")
     seen: dict = {}
     answer_quit_box("Cancel", seen)
@@ -84,13 +83,7 @@ def test_no_question_once_the_box_holds_something_else(qtbot, window, memory, ch
 
 
 def test_no_question_after_a_regeneration_the_full_disk_kept_out(qtbot, window, memory, chat):
-    chat.queue("A short telling.")
-    with qtbot.waitSignal(window.answer_finished, timeout=10_000):
-        window.send(QUESTION)
-    chat.queue(LONG_ANSWER * 20)
-    fill_disk(memory, spare=2)
-    with qtbot.waitSignal(window.conversation_shown, timeout=20_000):
-        window.regenerate()
+    regenerate_on_a_full_disk(qtbot, window, memory, chat, QUESTION, LONG_ANSWER * 20)
     assert window.composer.input.toPlainText() == QUESTION
     seen: dict = {}
     answer_quit_box("Cancel", seen)

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.view_learned import DELETED_NOTICE as DELETED
+from tests.gui_steps import window_on_server
 from tests.helpers import pausing_chat
 from tests.local_servers import ChatServer
 
@@ -130,25 +131,17 @@ def test_a_notice_deleted_while_an_answer_streams_says_so_once_it_ends(qtbot, me
 
 
 def test_an_answer_cut_at_the_length_limit_says_so_when_drawn_again_and_reopened(
-    qtbot, memory
+    qtbot, memory, send
 ):
     from app.main_window import MainWindow
-    from app.settings_store import SERVER, AppSettings
     from engine.api import MemoryOS
     from engine.backends.fake import HashEmbedder
-    from engine.backends.openai_compat import OpenAIChat
 
     note = "Stopped at the length limit · raise it in Settings › Model › Longest answer"
     with ChatServer(models=["m"], reply=["Once upon a time, ", "in a"],
                     finish_reason="length") as server:  # fmt: skip
-        remote = OpenAIChat(server.url, "m", retries=0)
-        settings = AppSettings(model_source=SERVER, server_url=server.url, server_model="m")
-        window = MainWindow.for_memory(memory, remote, settings=settings)
-        qtbot.addWidget(window)
-        window.show()
-        window.composer.input.setPlainText("Tell me a long story")
-        with qtbot.waitSignal(window.answer_finished, timeout=10_000):
-            qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+        window, remote, settings = window_on_server(qtbot, memory, server)
+        send(window, "Tell me a long story")
         assert note in window.view.plain_text()
         # Drawn again from the vault (after a forget, a new text size, a search result)
         with qtbot.waitSignal(window.conversation_shown):

@@ -9,7 +9,7 @@ import time
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import focus_by_tab, press_key
+from tests.gui_steps import focus_by_tab, press_key
 
 pytestmark = pytest.mark.gui
 

@@ -10,7 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from tests.helpers import open_fast, shown_dialog, unlock
+from tests.gui_steps import shown_dialog, start_unlocked, unlock
+from tests.helpers import open_fast
 
 pytestmark = pytest.mark.gui
 
@@ -61,8 +62,7 @@ def test_a_policy_broken_while_the_app_runs_closes_the_vault_again_until_it_is_f
 
     path = policy(auto_lock_minutes=10)
     window, opener = desktop(tmp_path / "v.memoryos", AppSettings(auto_lock_minutes=15))
-    open_fast(opener.path, True, PASSPHRASE).close()
-    unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     window.session.mem.add_memory("The clinic's alarm code is 5521", "Noted")
     assert window.auto_lock.minutes == 10
 

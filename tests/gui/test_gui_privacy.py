@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.helpers import privacy_row
+from tests.gui_steps import privacy_row
 
 pytestmark = pytest.mark.gui
 

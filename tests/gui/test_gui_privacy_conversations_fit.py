@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint
 
 from app import theme
 from app.privacy_helpers import ROLE
-from tests.helpers import cut_rows, settle
+from tests.gui_steps import cut_rows, settle
 
 pytestmark = pytest.mark.gui
 

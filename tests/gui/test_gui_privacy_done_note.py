@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.gui.test_privacy_undo_edit import HELLO, NURSE, THAI, TYPO, _edit, _to_panel
-from tests.helpers import privacy_row
+from tests.gui.test_privacy_undo_edit import ANA_FIRST, NURSE, TYPO, _edit
+from tests.gui_steps import privacy_after_learning, privacy_in_front, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -20,12 +20,7 @@ def undone(qtbot, window, memory, monkeypatch):
 
     for place in (widgets, privacy):
         monkeypatch.setattr(place, "screen_room", lambda _window: (871, 452))
-    for said, answered in ((HELLO, "Nice to meet you, Ana!"), (NURSE, "That sounds demanding."),
-                           (THAI, "Yum.")):
-        memory.add_memory(said, answered)
-    memory.run_consolidation()
-    panel = window.open_privacy()
-    qtbot.waitUntil(lambda: privacy_row(panel, NURSE) is not None)
+    panel = privacy_after_learning(qtbot, window, memory, ANA_FIRST, NURSE)
     _edit(qtbot, panel, NURSE, TYPO)
     qtbot.waitUntil(lambda: privacy_row(panel, TYPO) is not None)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
@@ -37,14 +32,14 @@ def undone(qtbot, window, memory, monkeypatch):
 
 def test_the_note_goes_with_ctrl_tab(qtbot, undone):
     note = undone.done_note
-    _to_panel(qtbot, undone)
+    privacy_in_front(qtbot, undone)
     qtbot.keyClick(undone.tree, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
     assert undone.tabs.currentIndex() == 1  # Conversations
     assert note.text() == ""
 
 
 def test_the_note_goes_when_another_row_is_chosen(qtbot, undone):
-    _to_panel(qtbot, undone)
+    privacy_in_front(qtbot, undone)
     qtbot.keyClick(undone.tree, Qt.Key.Key_Down)
     assert [i.text for i in undone.selected_items()] != [NURSE]
     assert undone.done_note.text() == ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import answer_box, choose_in_menu, privacy_row, privacy_with_two_exchanges
+from tests.gui_steps import answer_box, choose_in_menu, privacy_row, privacy_with_two_exchanges
 
 pytestmark = pytest.mark.gui
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import answer_box, focus_by_tab, privacy_row, privacy_with_two_exchanges
+from tests.gui_steps import answer_box, focus_by_tab, privacy_row, privacy_with_two_exchanges
 
 pytestmark = pytest.mark.gui
 

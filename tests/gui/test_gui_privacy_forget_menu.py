@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from tests.helpers import answer_box, privacy_row, privacy_with_two_exchanges
+from tests.gui_steps import answer_box, privacy_row, privacy_with_two_exchanges
 
 pytestmark = pytest.mark.gui
 

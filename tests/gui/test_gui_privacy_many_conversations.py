@@ -10,7 +10,7 @@ from PySide6.QtCore import QRect, Qt
 from app.privacy_exchanges import CHOOSE
 from app.privacy_helpers import ROLE
 from engine import conversations
-from tests.helpers import settle
+from tests.gui_steps import settle
 
 pytestmark = pytest.mark.gui
 

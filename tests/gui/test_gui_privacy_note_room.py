@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QPushButton
 
 from tests.gui.test_gui_privacy_done_note import undone  # noqa: F401  (the fixture)
 from tests.gui.test_privacy_undo_edit import NURSE, TYPO, _edit
-from tests.helpers import privacy_row, settle
+from tests.gui_steps import privacy_row, settle
 
 pytestmark = pytest.mark.gui
 

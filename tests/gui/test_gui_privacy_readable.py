@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app import theme
-from tests.helpers import privacy_with_two_exchanges
+from tests.gui_steps import privacy_with_two_exchanges
 
 pytestmark = pytest.mark.gui
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QScrollArea
 
 from app import theme
-from tests.helpers import cut_rows, settle
+from tests.gui_steps import cut_rows, settle
 
 pytestmark = pytest.mark.gui
 

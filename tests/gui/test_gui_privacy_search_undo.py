@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from tests.helpers import delete_in_privacy, press_key, privacy_row
+from tests.gui_steps import delete_in_privacy, press_key, privacy_row
 
 pytestmark = pytest.mark.gui
 

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app import theme
-from tests.helpers import delete_in_privacy, privacy_row
+from tests.gui_steps import delete_in_privacy, privacy_row
 
 pytestmark = pytest.mark.gui
 

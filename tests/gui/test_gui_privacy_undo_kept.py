@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.privacy import ROLE
-from tests.helpers import delete_in_privacy, open_fast, privacy_row, shown_dialog, unlock
+from tests.gui_steps import delete_in_privacy, privacy_row, shown_dialog, start_unlocked, unlock
 
 pytestmark = pytest.mark.gui
 
@@ -109,10 +109,7 @@ def test_an_undo_kept_does_not_bring_back_what_a_forget_took(qtbot, window, memo
 
 def test_a_lock_drops_the_undo(qtbot, desktop, tmp_path, fail_keyring):
     window, opener = desktop(tmp_path / "v.memoryos")
-    made = open_fast(opener.path, True, PASSPHRASE)
-    _learn(made)
-    made.close()
-    unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
+    start_unlocked(qtbot, window, opener, PASSPHRASE, _learn)
     panel = _open(qtbot, window)
     delete_in_privacy(qtbot, panel, NURSE)
     panel.close()

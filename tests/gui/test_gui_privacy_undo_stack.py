@@ -10,8 +10,14 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.privacy import ROLE, WHAT_IT_KNOWS
 from app.privacy_items import UNDO_DEPTH
-from tests.gui.test_privacy_undo_edit import _to_panel
-from tests.helpers import delete_in_privacy, open_fast, privacy_row, shown_dialog, unlock
+from tests.gui_steps import (
+    delete_in_privacy,
+    privacy_in_front,
+    privacy_row,
+    shown_dialog,
+    start_unlocked,
+    unlock,
+)
 
 pytestmark = pytest.mark.gui
 
@@ -71,7 +77,7 @@ def test_three_changes_are_taken_back_newest_first(qtbot, window, memory):
     assert panel.undo_button.isVisible() and "delete" in panel.undo_button.text().lower()
     assert DOG in panel.undo_button.toolTip() and NURSE not in panel.undo_button.toolTip()
 
-    _to_panel(qtbot, panel)
+    privacy_in_front(qtbot, panel)
     with qtbot.waitSignal(panel.changed, timeout=10_000):  # Ctrl+Z does what the button does
         qtbot.keyClick(panel.tree, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: privacy_row(panel, DOG) is not None)
@@ -156,10 +162,7 @@ def test_only_the_newest_changes_are_kept(qtbot, window, memory):
 
 def test_lock_now_empties_the_kept_changes(qtbot, desktop, tmp_path, fail_keyring):
     window, opener = desktop(tmp_path / "v.memoryos")
-    made = open_fast(opener.path, True, PASSPHRASE)
-    _learn(made)
-    made.close()
-    unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
+    start_unlocked(qtbot, window, opener, PASSPHRASE, _learn)
     panel = _open(qtbot, window)
     delete_in_privacy(qtbot, panel, NURSE)
     delete_in_privacy(qtbot, panel, DOG)

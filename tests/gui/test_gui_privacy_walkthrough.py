@@ -8,7 +8,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from app.privacy import ROLE, WHAT_IT_KNOWS
-from tests.helpers import answer_box, choose_in_menu, delete_in_privacy, privacy_row
+from tests.gui_steps import (
+    answer_box,
+    choose_in_menu,
+    delete_in_privacy,
+    privacy_after_learning,
+    privacy_in_front,
+    privacy_row,
+)
 
 pytestmark = pytest.mark.gui
 
@@ -23,27 +30,14 @@ NO_LONGER = "I no longer like spicy food."
 def panel(qtbot, window, memory):
     """Ana's first conversation (her dog, her job, a trip; spicy food she loved, then no
     longer liked), consolidated, and the Privacy panel on it."""
-    for said, answered in (
+    said = (
         (HELLO, "Nice to meet you, Ana!"),
         (NURSE, "That sounds demanding."),
         (TRIP, "Have a good trip!"),
         (LOVED, "Yum."),
         (NO_LONGER, "Noted."),
-    ):
-        memory.add_memory(said, answered)
-    memory.run_consolidation()
-    privacy = window.open_privacy()
-    qtbot.waitUntil(lambda: privacy_row(privacy, NO_LONGER) is not None)
-    return privacy
-
-
-def _keyboard_to(qtbot, panel) -> None:
-    """Back from the question, the keyboard goes to the panel's list (as a desktop does)."""
-    from PySide6.QtWidgets import QApplication
-
-    panel.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is panel)
-    panel.tree.setFocus()
+    )
+    return privacy_after_learning(qtbot, window, memory, said, NO_LONGER)
 
 
 def test_undo_puts_a_deleted_fact_back_as_it_was(qtbot, panel, memory):
@@ -80,7 +74,7 @@ def test_ctrl_z_in_the_panel_puts_a_deleted_profile_entry_back(qtbot, panel, mem
     assert panel.done_note.text() == "Deleted 1 profile entry."
     qtbot.waitUntil(lambda: privacy_row(panel, "likes spicy Thai food") is not None)  # current again
 
-    _keyboard_to(qtbot, panel)
+    privacy_in_front(qtbot, panel)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
         qtbot.keyClick(panel.tree, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
 
@@ -107,7 +101,7 @@ def test_a_forget_offers_no_undo_and_ends_the_last_deletes(qtbot, panel, memory)
     assert panel.done_note.text().startswith("Forgot 1 exchange")
     assert not panel.undo_button.isVisible()
     assert "Learned only from it," in seen["texts"][0]  # one exchange: "it", not "them"
-    _keyboard_to(qtbot, panel)
+    privacy_in_front(qtbot, panel)
     qtbot.keyClick(panel.tree, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert not any("nurse" in f.text for f in memory.facts())
     assert not any(TRIP in p.user_input for p in memory.pages())

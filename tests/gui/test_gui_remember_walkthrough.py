@@ -10,14 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
 from app.view_learned import DELETED_NOTICE as DELETED
-from tests.helpers import (
-    create_vault,
-    open_fast,
-    run_cli,
-    shown_dialog,
-    switch_dialog,
-    switch_open_button,
-)
+from tests.gui_steps import create_vault, shown_dialog, switch_dialog, switch_open_button
+from tests.helpers import open_fast, run_cli
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("quick_outside_checks")]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import click_text, prompt_ids
+from tests.gui_steps import click_text
+from tests.helpers import prompt_ids
 
 pytestmark = pytest.mark.gui
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.helpers import restarted_window, window_with_settings
+from tests.gui_steps import restarted_window, window_with_settings
 
 pytestmark = pytest.mark.gui
 
@@ -115,7 +115,7 @@ def test_the_privacy_editor_sits_on_the_row_it_edits(qtbot, window, memory):
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QLineEdit
 
-    from tests.helpers import privacy_row
+    from tests.gui_steps import privacy_row
 
     memory.add_memory("My favourite food is spicy ramen.", "Noted!")
     memory.run_consolidation()

@@ -11,7 +11,7 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QColor, QPalette, QTextFormat, QTextFrame
 from PySide6.QtWidgets import QApplication, QLabel
 
-from tests.helpers import privacy_row
+from tests.gui_steps import privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -22,16 +22,7 @@ TIME = re.compile(r"^\d\d:\d\d$")
 
 
 @pytest.fixture
-def light_again(qapp):
-    """Whatever a test chose, the next one starts light and at the normal size."""
-    yield
-    from app import theme
-
-    theme.apply_look(qapp, "light", theme.BASE_SIZE)
-
-
-@pytest.fixture
-def talked(qtbot, tmp_path, memory_keyring, embedder, chat, send, light_again):
+def talked(qtbot, tmp_path, memory_keyring, embedder, chat, send, look_back):
     """A window with a conversation on screen, over a vault with a topic (the short-term queue
     holds 2) and a fact that replaced another, consolidated."""
     from app.main_window import MainWindow
@@ -262,7 +253,7 @@ def test_switching_the_scheme_redraws_what_was_on_screen(qtbot, talked):
 
 
 def test_the_status_line_follows_a_scheme_change_from_the_system(qtbot, window, qapp,
-                                                                 light_again):
+                                                                 look_back):
     """The system's scheme changing (the window applies it, with no Settings to save) redraws
     the Remote line, the dots and the lock too: the Remote line kept the light amber."""
     from app import theme
@@ -278,7 +269,7 @@ def test_the_status_line_follows_a_scheme_change_from_the_system(qtbot, window, 
     _status_checks(status, "dark")
 
 
-def test_a_temporary_chat_follows_a_scheme_change(qtbot, window, send, light_again):
+def test_a_temporary_chat_follows_a_scheme_change(qtbot, window, send, look_back):
     """A temporary chat is not drawn again from the vault: after Settings → Colours → Dark it
     kept the light scheme's colours (the question's pale tint on the dark window, the times
     and names dark on dark). Its colours are switched where they are, and back again."""

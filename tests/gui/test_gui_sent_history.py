@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import (
+from tests.gui_steps import (
     create_vault,
-    open_fast,
     shown_dialog,
+    start_unlocked,
     switch_dialog,
     switch_open_button,
     unlock,
@@ -40,9 +40,7 @@ def _sent_rows(qtbot, window, count: int) -> list[tuple[str, str]]:
 def test_the_sent_tab_keeps_the_requests_made_before_a_lock(qtbot, app, fail_keyring, send):
     window, opener = app
     opener.path = opener.path.with_name("locked.memoryos")
-    open_fast(opener.path, True, PASSPHRASE).close()
-
-    unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start), PASSPHRASE)
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     send(window, "My dog is called Biscuit")
     assert _sent_rows(qtbot, window, 1) == [("answer", "this computer")]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from tests.helpers import shown_settings
+from tests.gui_steps import shown_settings
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui

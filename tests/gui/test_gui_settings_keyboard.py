@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QPushButton, QWidget
 
-from tests.helpers import press_key, shown_settings
+from tests.gui_steps import press_key, shown_settings
 
 pytestmark = pytest.mark.gui
 

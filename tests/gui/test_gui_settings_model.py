@@ -9,6 +9,7 @@ import shutil
 
 import pytest
 
+from tests.gui_steps import server_address_typed
 from tests.local_servers import ChatServer
 
 pytestmark = pytest.mark.gui
@@ -68,9 +69,7 @@ def test_long_and_look_alike_entries_keep_the_model_tab_inside_the_dialog(
     assert tips[0] == str((tmp_path / "one" / "one.gguf").resolve()) and LONG_ID in tips[2]
     # the server's own list, with the same long id, does not widen it either
     with ChatServer(models=[LONG_ID], reply=["hi"]) as server:
-        dialog.server_url.setText(server.url)
-        with qtbot.waitSignal(dialog.models_listed, timeout=5000):
-            dialog.server_url.editingFinished.emit()
+        server_address_typed(qtbot, dialog, server.url)
     assert dialog.server_model.text() == LONG_ID
     qtbot.waitUntil(lambda: _fits(dialog), timeout=3000)
     dialog.pool.wait(5000)
@@ -79,21 +78,15 @@ def test_long_and_look_alike_entries_keep_the_model_tab_inside_the_dialog(
 def test_a_new_server_url_replaces_a_model_name_it_does_not_have(qtbot, dialog):
     dialog.server.setChecked(True)
     with ChatServer(models=["smollm2-135m"], reply=["hi"]) as first:
-        dialog.server_url.setText(first.url)
-        with qtbot.waitSignal(dialog.models_listed, timeout=5000):
-            dialog.server_url.editingFinished.emit()
+        server_address_typed(qtbot, dialog, first.url)
     assert dialog.server_model.text() == "smollm2-135m"
     with ChatServer(models=["fake-coder"], reply=["hi"]) as second:
-        dialog.server_url.setText(second.url)
-        with qtbot.waitSignal(dialog.models_listed, timeout=5000):
-            dialog.server_url.editingFinished.emit()
+        server_address_typed(qtbot, dialog, second.url)
     assert dialog.server_model.text() == "fake-coder"
     assert "replaces smollm2-135m" in dialog.server_models_note.text()
     # two models, neither the name typed: kept, but flagged
     with ChatServer(models=["llama3.1:8b", "qwen2.5:7b"], reply=["hi"]) as third:
-        dialog.server_url.setText(third.url)
-        with qtbot.waitSignal(dialog.models_listed, timeout=5000):
-            dialog.server_url.editingFinished.emit()
+        server_address_typed(qtbot, dialog, third.url)
     assert dialog.server_model.text() == "fake-coder"
     assert "no model named fake-coder" in dialog.server_models_note.text()
     assert dialog.server_models_note.objectName() == "error"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QLabel
 
+from tests.gui_steps import settings_on_models_page
+
 pytestmark = pytest.mark.gui
 
 NOT_GGUF = "not a GGUF model: its contents do not start as a GGUF file does (it may be damaged"
@@ -130,16 +132,9 @@ def larger_text(qapp):
 
 def _models_table(qtbot):
     from app.model_picker import GROUP_TITLES
-    from app.settings_dialog import SettingsDialog
-    from app.settings_store import AppSettings
 
-    dialog = SettingsDialog(AppSettings())
-    qtbot.addWidget(dialog)
-    dialog.tabs.setCurrentWidget(dialog.models_page)
-    dialog.show()
-    qtbot.waitExposed(dialog)
+    dialog = settings_on_models_page(qtbot)
     picker = dialog.models_page.picker
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
     rows = [row for group in GROUP_TITLES for row in picker.rows(group)]
     return dialog, picker.table, rows
 

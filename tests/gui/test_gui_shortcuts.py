@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog
 
-from tests.helpers import press_key
+from tests.gui_steps import press_key
 
 pytestmark = pytest.mark.gui
 

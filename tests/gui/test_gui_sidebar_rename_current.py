@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLineEdit, QMenu
 
-from tests.helpers import focus_by_tab
+from tests.gui_steps import focus_by_tab
 
 pytestmark = pytest.mark.gui
 

@@ -10,8 +10,9 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
-from tests.helpers import create_vault, open_fast, shown_dialog, switch_dialog, switch_open_button
-from tests.helpers import unlock as unlock_with
+from tests.gui_steps import create_vault, shown_dialog, switch_dialog, switch_open_button
+from tests.gui_steps import unlock as unlock_with
+from tests.helpers import open_fast
 
 pytestmark = pytest.mark.gui
 

@@ -11,7 +11,8 @@ import sys
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import ROOT, open_fast
+from tests.gui_steps import window_giving_back
+from tests.helpers import ROOT, killed_while_streaming, open_fast
 
 pytestmark = [
     pytest.mark.gui,
@@ -25,37 +26,17 @@ PASSPHRASE = "correct horse battery"
 def killed_mid_answer(path) -> str:
     """A program answering QUESTION in the vault's older conversation, killed (SIGKILL) while
     the answer streams; returns that conversation's id."""
-    child = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "unanswered_child.py"), str(path), PASSPHRASE,
-         QUESTION],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
-    )  # fmt: skip
-    try:
-        line = child.stdout.readline()  # the first piece of the answer came
-        assert line.startswith("streaming "), line
-        child.send_signal(signal.SIGKILL)
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(30)
-        child.stdout.close()
+    line = killed_while_streaming("unanswered_child.py", str(path), PASSPHRASE, QUESTION)
     return line.split()[1]
 
 
 def test_the_message_the_app_was_answering_when_killed_is_back_in_its_box(qtbot, tmp_path):
-    from app.main_window import MainWindow
-
     path = tmp_path / "killed.memoryos"
     older = killed_mid_answer(path)
     mem = open_fast(path, False, PASSPHRASE)
     chat = mem.chat
     chat.queue("Noted: the dentist on Friday at 9.")
-    window = MainWindow.for_memory(mem, chat)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: window.composer.input.toPlainText() == QUESTION)
+    window = window_giving_back(qtbot, mem, QUESTION)
     notice = window.composer.notice
     assert notice.isVisible() and "not answered" in notice.text()
     # Its own conversation is open (not the most recent one), and the message waits: unsent.
@@ -99,18 +80,13 @@ def quit_before_the_first_word(path, edited: str = "") -> None:
 def test_a_message_quit_before_its_answer_began_is_back_in_its_box(qtbot, tmp_path, edit):
     """Ctrl+Q while the answer has not begun is no Stop: the message is offered back at the
     next start; an edit of the last question still replaces that exchange when sent."""
-    from app.main_window import MainWindow
-
     path = tmp_path / "quit.memoryos"
     sent = EDITED if edit else QUESTION
     quit_before_the_first_word(path, EDITED if edit else "")
     mem = open_fast(path, False, PASSPHRASE)
     chat = mem.chat
     chat.queue("Noted: the dentist on Thursday at 9.")
-    window = MainWindow.for_memory(mem, chat)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: window.composer.input.toPlainText() == sent)
+    window = window_giving_back(qtbot, mem, sent)
     assert "not answered" in window.composer.notice.text()
     assert bool(window.composer.property("editing")) == edit
     assert chat.seen_messages == []  # not sent by itself
@@ -124,15 +100,10 @@ def test_a_message_quit_before_its_answer_began_is_back_in_its_box(qtbot, tmp_pa
 
 
 def _window_with_put_back(qtbot, tmp_path, edit: bool):
-    from app.main_window import MainWindow
-
     path = tmp_path / "notice.memoryos"
     quit_before_the_first_word(path, EDITED if edit else "")
     mem = open_fast(path, False, PASSPHRASE)
-    window = MainWindow.for_memory(mem, mem.chat)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: window.composer.input.toPlainText() == (EDITED if edit else QUESTION))
+    window = window_giving_back(qtbot, mem, EDITED if edit else QUESTION)
     assert window.composer.notice.isVisible()
     return window
 

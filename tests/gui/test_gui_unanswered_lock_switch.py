@@ -8,14 +8,16 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import (
+from tests.gui_steps import (
     create_vault,
-    open_fast,
     shown_dialog,
+    start_unlocked,
     switch_dialog,
     switch_open_button,
     unlock,
+    window_giving_back,
 )
+from tests.helpers import open_fast
 
 pytestmark = pytest.mark.gui
 
@@ -61,8 +63,7 @@ def test_lock_now_before_the_first_word_gives_the_message_back_after_the_unlock(
     from app.vault_dialogs import UnlockDialog
 
     window, opener = app
-    open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     send(window, "My dog is called Biscuit")
     conversation = window.session.mem.conversation_id
     _ask_slowly(qtbot, window)
@@ -93,8 +94,7 @@ def test_lock_now_before_an_edits_first_word_gives_the_edit_back(
 ):
     """Sent after the unlock, the edit still takes the place of the exchange it edits."""
     window, opener = app
-    open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     send(window, QUESTION)
     window.edit_last_question()
     edited = "Remember that my dentist appointment is on Thursday at 9."
@@ -113,8 +113,7 @@ def test_lock_now_before_an_edits_first_word_gives_the_edit_back(
 
 def test_a_message_given_back_after_a_lock_is_not_offered_again(qtbot, app, fail_keyring):
     window, opener = app
-    open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     _ask_slowly(qtbot, window)
     _unlock(qtbot, window, shown_dialog(qtbot, opener, window.lock_now))
     box = window.composer.input
@@ -132,8 +131,7 @@ def test_lock_now_after_the_first_words_stores_them_and_gives_nothing_back(
     qtbot, app, fail_keyring
 ):
     window, opener = app
-    open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     chat = window.session.mem.chat
     chat.queue("Noted: the dentist on Friday at 9, and many more words after that.")
     chat.chunk_delay = 0.2
@@ -149,8 +147,7 @@ def test_lock_now_after_the_first_words_stores_them_and_gives_nothing_back(
 
 def test_lock_now_in_a_temporary_chat_writes_nothing(qtbot, app, fail_keyring):
     window, opener = app
-    open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     window.temporary_action.trigger()
     _ask_slowly(qtbot, window)
     _unlock(qtbot, window, shown_dialog(qtbot, opener, window.lock_now))
@@ -163,8 +160,7 @@ def test_lock_now_in_a_temporary_chat_writes_nothing(qtbot, app, fail_keyring):
 
 def test_the_idle_lock_still_waits_for_the_answer(qtbot, app, fail_keyring):
     window, opener = app
-    open_fast(opener.path, True, PASSPHRASE).close()
-    _unlock(qtbot, window, shown_dialog(qtbot, opener, opener.start))
+    start_unlocked(qtbot, window, opener, PASSPHRASE)
     mem = window.session.mem
     with qtbot.waitSignal(window.answer_finished, timeout=10_000) as done:
         _ask_slowly(qtbot, window)
@@ -223,16 +219,11 @@ def test_switch_memory_before_the_first_word_keeps_the_message_with_its_memory(
 
 
 def test_a_message_switch_memory_stopped_is_back_at_the_next_start(qtbot, switching):
-    from app.main_window import MainWindow
-
     window, path, conversation = switching
     window.close()  # quit while "work" is open
 
     mem = open_fast(path, False, None)
-    again = MainWindow.for_memory(mem, mem.chat)
-    qtbot.addWidget(again)
-    again.show()
-    qtbot.waitUntil(lambda: again.composer.input.toPlainText() == QUESTION)
+    again = window_giving_back(qtbot, mem, QUESTION)
     assert "Rex" in again.view.plain_text() and mem.conversation_id == conversation
     assert mem.unanswered() is None and mem.chat.seen_messages == []
     again.close()

@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from tests.helpers import last_answer as _answer
-from tests.helpers import used_list as _listed
+from tests.gui_steps import last_answer as _answer
+from tests.gui_steps import used_list as _listed
 
 pytestmark = pytest.mark.gui
 

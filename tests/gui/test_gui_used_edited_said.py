@@ -11,9 +11,9 @@ import pytest
 
 from app.remembered import day
 from app.widgets import when
-from tests.helpers import last_answer as _answer
-from tests.helpers import privacy_row
-from tests.helpers import used_list as _listed
+from tests.gui_steps import last_answer as _answer
+from tests.gui_steps import privacy_row
+from tests.gui_steps import used_list as _listed
 
 pytestmark = pytest.mark.gui
 

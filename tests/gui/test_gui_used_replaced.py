@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import last_answer as _answer
-from tests.helpers import used_list as _listed
+from tests.gui_steps import last_answer as _answer
+from tests.gui_steps import used_list as _listed
 from tests.helpers import user_fact
 
 pytestmark = pytest.mark.gui

@@ -14,23 +14,16 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
+from tests.gui_steps import contrast_ratio, shown_model_step
+
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def light_again(qapp):
-    """Whatever a test chose, the next one starts light and at the normal size."""
-    yield
-    from app import theme
-
-    theme.apply_look(qapp, "light", theme.BASE_SIZE)
 
 
 def _difference(before, after, rect: QRect) -> float:
     """The largest contrast ratio (WCAG) between two grabs of one widget, pixel by pixel,
     inside `rect`: 1 where nothing changed."""
     return max(
-        _contrast(before.pixelColor(x, y), after.pixelColor(x, y))
+        contrast_ratio(before.pixelColor(x, y), after.pixelColor(x, y))
         for x in range(rect.left(), rect.right() + 1)
         for y in range(rect.top(), rect.bottom() + 1)
     )
@@ -57,7 +50,7 @@ def _grab(widget: QWidget):
     return widget.grab().toImage().scaled(widget.size())  # one pixel per widget pixel
 
 
-def test_keyboard_focus_shows_on_buttons_and_lists_in_the_dark(qtbot, qapp, light_again):
+def test_keyboard_focus_shows_on_buttons_and_lists_in_the_dark(qtbot, qapp, look_back):
     """Tabbing from the message box landed on "Choose a model…" and on the conversation list
     with no visible sign in the dark scheme: now a ring at 3:1 at least against what was
     there (WCAG's focus appearance), on a solid accent button too. A click leaves no mark."""
@@ -100,21 +93,8 @@ def test_keyboard_focus_shows_on_buttons_and_lists_in_the_dark(qtbot, qapp, ligh
             assert _marked(plain[widget], focused, widget) >= 3, widget.text()
 
 
-def _luminance(color: QColor) -> float:
-    def channel(value: float) -> float:
-        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
-
-    red, green, blue = (channel(c) for c in (color.redF(), color.greenF(), color.blueF()))
-    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
-
-
-def _contrast(one: QColor, other: QColor) -> float:
-    lighter, darker = sorted((_luminance(one), _luminance(other)), reverse=True)
-    return (lighter + 0.05) / (darker + 0.05)
-
-
 def test_a_model_that_does_not_fit_reads_on_the_dark_scheme(
-    qtbot, qapp, person, monkeypatch, light_again
+    qtbot, qapp, person, monkeypatch, look_back
 ):
     """"no: not enough memory" was dark red on dark grey in the model table."""
     from app import theme
@@ -138,7 +118,7 @@ def test_a_model_that_does_not_fit_reads_on_the_dark_scheme(
     for row in refused:
         text = row.foreground(3).color()
         for role in (QPalette.ColorRole.Base, QPalette.ColorRole.AlternateBase):
-            assert _contrast(text, palette.color(role)) >= 4.5, (text.name(), role)
+            assert contrast_ratio(text, palette.color(role)) >= 4.5, (text.name(), role)
     pool.wait(5000)
 
 
@@ -158,7 +138,7 @@ def _background(widget: QWidget) -> QColor:
 
 
 def test_errors_under_the_models_fields_read_on_the_dark_scheme(
-    qtbot, qapp, tmp_path, light_again
+    qtbot, qapp, tmp_path, look_back
 ):
     """Settings → Model said a bad address, plain http:// refused and a file that is no GGUF
     model in a fixed dark red: about 2.6:1 on the dark scheme's grey."""
@@ -177,7 +157,7 @@ def test_errors_under_the_models_fields_read_on_the_dark_scheme(
     def reads(label: QWidget, words: str) -> None:
         qtbot.waitUntil(lambda: label.isVisible() and words in label.text(), timeout=5000)
         text, background = _colour_of(label, words), _background(label)
-        assert _contrast(text, background) >= 4.5, (words, text.name(), background.name())
+        assert contrast_ratio(text, background) >= 4.5, (words, text.name(), background.name())
 
     dialog.gguf.setChecked(True)
     dialog.gguf_path.setText(str(not_a_model))
@@ -191,7 +171,7 @@ def test_errors_under_the_models_fields_read_on_the_dark_scheme(
 
 
 def test_an_embedding_folder_that_is_no_model_reads_on_the_dark_scheme(
-    qtbot, qapp, tmp_path, light_again
+    qtbot, qapp, tmp_path, look_back
 ):
     """Settings → Memory said why a folder is no embedding model in the same fixed dark red."""
     from app import theme
@@ -208,7 +188,7 @@ def test_an_embedding_folder_that_is_no_model_reads_on_the_dark_scheme(
         box.path.setText(str(tmp_path / "no-such-model"))
     qtbot.waitUntil(lambda: box.info.isVisible())
     text, background = _colour_of(box.info, ""), _background(box.info)
-    assert _contrast(text, background) >= 4.5, (box.info.text(), background.name())
+    assert contrast_ratio(text, background) >= 4.5, (box.info.text(), background.name())
     pool.wait(5000)
 
 
@@ -252,7 +232,6 @@ def test_the_model_step_opens_with_a_usable_row_selected(qtbot, person):
     from pathlib import Path
 
     from app.model_picker import FILES
-    from app.model_step import ModelStepDialog
     from app.workers import WorkerPool
 
     lm_studio = Path(person["gguf"])  # a link to the demo's file: replaced by a changed copy
@@ -260,12 +239,8 @@ def test_the_model_step_opens_with_a_usable_row_selected(qtbot, person):
     lm_studio.unlink()
     lm_studio.write_bytes(data + bytes(4096))
     pool = WorkerPool()
-    dialog = ModelStepDialog(pool, probe=False)
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
+    dialog = shown_model_step(qtbot, pool, probe=False)
     picker = dialog.picker
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
     assert picker.table.currentItem() is not None
     assert picker.table.currentItem().text(0) == "SmolLM2-135M-Instruct-Q4_1"
     assert picker.table.currentItem() in picker.rows(FILES)
@@ -300,16 +275,11 @@ def test_the_model_step_with_only_the_demo_selects_it(qtbot, tmp_path, monkeypat
 def test_up_and_down_in_the_model_step_step_over_the_headings(qtbot, person):
     """Down from the last file row stopped on the "Servers (OpenAI-compatible)" heading, with
     nothing selected and "Use this model" greyed; the keys now go from model row to model row."""
-    from app.model_step import ModelStepDialog
     from app.workers import WorkerPool
 
     pool = WorkerPool()
-    dialog = ModelStepDialog(pool, probe=False)
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
+    dialog = shown_model_step(qtbot, pool, probe=False)
     picker = dialog.picker
-    qtbot.waitUntil(lambda: picker.overview is not None, timeout=20_000)
     table = picker.table
     table.setFocus()
     selectable = Qt.ItemFlag.ItemIsSelectable

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 
-from tests.helpers import answer_box, press_key, privacy_row
+from tests.gui_steps import answer_box, press_key, privacy_by_keyboard, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -22,17 +22,8 @@ CONTROL = Qt.KeyboardModifier.ControlModifier
 def panel(qtbot, window, memory):
     """Ana's exchanges, consolidated, and the Privacy panel opened with Ctrl+P from the
     message box, in front with the keyboard (as on a desktop)."""
-    for said, answered in ((NURSE, "That sounds demanding."), (THAI, "Yum.")):
-        memory.add_memory(said, answered)
-    memory.run_consolidation()
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
-    window.composer.input.setFocus()
-    press_key(qtbot, Qt.Key.Key_P, CONTROL)
-    privacy = window.panels["privacy"]
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is privacy)
-    qtbot.waitUntil(lambda: privacy_row(privacy, NURSE) is not None)
-    return privacy
+    said = ((NURSE, "That sounds demanding."), (THAI, "Yum."))
+    return privacy_by_keyboard(qtbot, window, memory, said, NURSE)
 
 
 def _back_to(qtbot, panel) -> None:

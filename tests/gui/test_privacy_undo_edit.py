@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLineEdit
+from PySide6.QtWidgets import QLineEdit
 
-from tests.helpers import delete_in_privacy, privacy_row
+from tests.gui_steps import delete_in_privacy, privacy_after_learning, privacy_in_front, privacy_row
 
 pytestmark = pytest.mark.gui
 
@@ -15,30 +15,18 @@ HELLO = "Hi! My name is Ana and I have a dog called Pixel."
 NURSE = "I work as a nurse in Krakow."
 THAI = "I really love spicy Thai food."
 TYPO = "I work as a nurse in Krakw."
+ANA_FIRST = ((HELLO, "Nice to meet you, Ana!"), (NURSE, "That sounds demanding."), (THAI, "Yum."))
 
 
 @pytest.fixture
 def panel(qtbot, window, memory):
     """Ana's first exchanges, consolidated, and the Privacy panel on them."""
-    for said, answered in ((HELLO, "Nice to meet you, Ana!"), (NURSE, "That sounds demanding."),
-                           (THAI, "Yum.")):
-        memory.add_memory(said, answered)
-    memory.run_consolidation()
-    privacy = window.open_privacy()
-    qtbot.waitUntil(lambda: privacy_row(privacy, NURSE) is not None)
-    return privacy
-
-
-def _to_panel(qtbot, panel) -> None:
-    """The panel is the window in front, its list has the keyboard (as on a desktop)."""
-    panel.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is panel)
-    panel.tree.setFocus()
+    return privacy_after_learning(qtbot, window, memory, ANA_FIRST, NURSE)
 
 
 def _edit(qtbot, panel, needle: str, text: str) -> None:
     """Select the row, press Edit, type the new text over the old and press Enter."""
-    _to_panel(qtbot, panel)
+    privacy_in_front(qtbot, panel)
     panel.tree.clearSelection()
     privacy_row(panel, needle).setSelected(True)
     qtbot.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)
@@ -51,7 +39,7 @@ def _edit(qtbot, panel, needle: str, text: str) -> None:
 
 
 def _ctrl_z(qtbot, panel) -> None:
-    _to_panel(qtbot, panel)
+    privacy_in_front(qtbot, panel)
     qtbot.keyClick(panel.tree, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
 
 
