@@ -21,7 +21,7 @@ COUNT_LABELS = {
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    from engine.cli import _vault_options
+    from engine.cli_parser import _vault_options
 
     parser = argparse.ArgumentParser(
         allow_abbrev=False,  # a prefix of an option is not that option

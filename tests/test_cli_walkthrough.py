@@ -162,7 +162,7 @@ def _undocumented(parser) -> list[str]:
 
 def test_every_option_in_help_says_what_it_does():
     """--max-tokens, --consolidation-pages, --max-answer-tokens... were listed bare."""
-    from engine.cli import build_parser
+    from engine.cli_parser import build_parser
     from engine.eval.cli import _bench_parser, _eval_parser
 
     for parser in (build_parser(), _bench_parser(), _eval_parser()):

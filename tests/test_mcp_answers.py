@@ -8,7 +8,7 @@ import json
 
 from mcp import ClientSession
 
-from engine.cli import version
+from engine.cli_parser import version
 from tests.test_mcp_reference import serve_and_run
 from tests.test_mcp_server import call, error, make_vault, open_direct, run, until_consolidated
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.cli import CommandParser, positive_int
+from engine.cli_parser import CommandParser, positive_int
 
 SUITES = {
     "locomo": "LoCoMo long-conversation memory benchmark",

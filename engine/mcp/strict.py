@@ -34,7 +34,7 @@ class StrictServer(MCPServer):
     def __init__(
         self, *args: Any, status_errors: bool = False, strict_types: bool = False, **kwargs: Any
     ) -> None:
-        from engine.cli import version
+        from engine.cli_parser import version
 
         # serverInfo.version: the SDK's default is "", which told a client nothing
         kwargs.setdefault("version", version())
