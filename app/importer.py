@@ -53,8 +53,9 @@ def import_exchanges(
     note = forgetting.retention_note(
         mem.retention()[0], [e.timestamp for e in exchanges], time.time()
     )
-    for done in transcripts.store(mem, exchanges, ids):
-        yield done, len(exchanges), transcripts.stored_into(exchanges, ids, done)
+    into: set = set()
+    for done in transcripts.store(mem, exchanges, ids, into=into):
+        yield done, len(exchanges), len(into)
     return TranscriptImported(already, note)
 
 

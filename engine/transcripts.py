@@ -259,21 +259,17 @@ def new_conversation_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-def stored_into(exchanges: list[Exchange], conversations: dict, done: int) -> int:
-    """How many stored conversations the first `done` exchanges went into (store()'s map)."""
-    return len({conversations.get(e.conversation) for e in exchanges[:done]} - {None})
-
-
 STORE_BATCH = 64  # exchanges per embedding call and transaction; Stop and Ctrl+C wait for one
 
 
 def store(
     memory: Any, exchanges: list[Exchange], conversations: dict,
-    new_conversation: Any = new_conversation_id,
+    new_conversation: Any = new_conversation_id, into: set | None = None,
 ) -> Iterator[int]:
-    """Store the exchanges in order, a batch at a time (memory.add_memories: one embedding call
+    """Store the exchanges a batch at a time (_batches; memory.add_memories: one embedding call
     and one transaction each, many times faster than one exchange at a time); yields how many
-    are stored after each batch. Stopping between batches keeps what is stored.
+    are stored after each batch, and adds to `into` the ids of the conversations stored into
+    so far. Stopping between batches keeps what is stored.
 
     The exchanges of one transcript conversation (Exchange.conversation; None for those that
     name none) go into one stored conversation: `conversations` maps those continued from an
@@ -292,6 +288,8 @@ def store(
             conversation_id=conversations[conversation],
             source="import",
         )
+        if into is not None:
+            into.add(conversations[conversation])
         done += len(batch)
         yield done
 

@@ -267,9 +267,11 @@ def test_a_file_that_interleaves_its_conversations_is_stored_a_batch_at_a_time(
     path.write_text(json.dumps(items), encoding="utf-8")
     before = embedder.calls
 
-    list(import_exchanges(memory, str(path)))
+    steps = list(import_exchanges(memory, str(path)))
 
     assert embedder.calls - before < 200 // 10
+    # a Stop after the first batch: its 64 exchanges went into one conversation
+    assert steps[0] == (64, 200, 1) and steps[-1] == (200, 200, 2)
     stored = {tuple(p.user_input for p in memory.pages(c.id)) for c in memory.conversations()}
     assert stored == {tuple(f"Step {i} of the {topic} plan." for i in range(100))
                       for topic in ("garden", "bike")}  # fmt: skip

@@ -46,15 +46,15 @@ def run_import(args) -> int:
                 print("Nothing was imported.", file=sys.stderr)
                 return 1
 
-        added = 0
+        added, into = 0, set()
         if exchanges:  # all held already: no empty "Importing: 0exchange [00:00, ?exchange/s]"
             with tqdm(
                 total=len(exchanges), desc="Importing", unit="exchange", file=sys.stderr
             ) as bar:
-                for added in transcripts.store(memory, exchanges, conversations):
+                for added in transcripts.store(memory, exchanges, conversations, into=into):
                     bar.update(added - bar.n)
-        into = transcripts.stored_into(exchanges, conversations, added)
-        print(transcripts.held_summary(added, already, memory.path.name, into), file=sys.stderr)
+        summary = transcripts.held_summary(added, already, memory.path.name, len(into))
+        print(summary, file=sys.stderr)
         if not args.no_consolidate:
             _consolidate_with_progress(memory)
     finally:
