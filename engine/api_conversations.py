@@ -17,6 +17,7 @@ from engine.records import (
     ProfileSlot,
     Retrieval,
     Segment,
+    new_conversation_id,
 )
 from engine.remembered import MemoryUsed
 from engine.retrieval import retrieve as _retrieve
@@ -30,8 +31,6 @@ class ConversationsMixin:
 
     @staticmethod
     def _new_id() -> str:
-        from engine.transcripts import new_conversation_id
-
         return new_conversation_id()
 
     def new_conversation(self) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,6 +22,12 @@ SUPERSEDED = "superseded"
 # Each side of a page has its own vector: the user's words (side 0) and the answer (side 1).
 USER_SIDE, ANSWER_SIDE = 0, 1
 SIDES = (USER_SIDE, ANSWER_SIDE)
+
+
+def new_conversation_id() -> str:
+    """The id of a new conversation, however it starts (the app, `memoryos chat`, the API, an
+    import): the time it began and a random suffix."""
+    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
 def turn_id(page_id: int, side: int) -> int:

@@ -149,8 +149,9 @@ class Stages:
     # less: the answer to a question about the past is in what was told, not in what was asked
     # (retrieval_scores.ASKING, only_asks).
     asking: bool = True
-    # A question that asks two things is retrieved for part by part, the parts' turns taken in
-    # turn (engine/question_parts.py; no development question is split, so no dev figure).
+    # A question that asks two things is retrieved for whole and part by part, the rankings'
+    # turns taken in turn (engine/question_parts.py; no development question is split, so no
+    # dev figure).
     parts: bool = True
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -13,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import InvalidInputError
+from engine.records import new_conversation_id
 from engine.terminal import wording
 
 
@@ -250,13 +249,6 @@ def resumed_note(already: int, total: int) -> str:
 def in_conversations(conversations: int) -> str:
     """' in 3 conversations' after 'Imported 40 exchanges'; nothing for one (or none)."""
     return f" in {conversations} conversations" if conversations > 1 else ""
-
-
-def new_conversation_id() -> str:
-    """The id of a conversation an import starts: made as the app and `memoryos chat` make
-    theirs (engine/api_conversations.py), so imported conversations look alike whichever way
-    they came in (the app's used to start "import-")."""
-    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
 STORE_BATCH = 64  # exchanges per embedding call and transaction; Stop and Ctrl+C wait for one
