@@ -5,6 +5,43 @@ from __future__ import annotations
 
 from tests.helpers import fill_disk, learn_exchanges, open_fast
 
+_looking: list = []
+
+
+def keep_looking(look, every: int = 20, tries: int | None = None) -> None:
+    """Call `look()` every `every` ms until it returns True (it found its dialog or menu and
+    answered it) or `tries` looks have found nothing. A modal dialog's exec() runs an event
+    loop of its own, so this is how a test answers one. The looking stops when the test ends,
+    found or not (tests/gui/conftest.py calls stop_looking): a look still running after a test
+    that expected no box clicked a box of the next test."""
+    from PySide6.QtCore import QTimer
+
+    timer = QTimer()
+    left = [tries]
+
+    def once() -> None:
+        try:
+            done = look()
+        except BaseException:
+            timer.stop()  # the test fails once, not at every look
+            raise
+        if done:
+            timer.stop()
+        elif left[0] is not None:
+            left[0] -= 1
+            if left[0] <= 0:
+                timer.stop()
+
+    timer.timeout.connect(once)
+    timer.start(every)
+    _looking.append(timer)
+
+
+def stop_looking() -> None:
+    """Stop every keep_looking of the test that ends."""
+    while _looking:
+        _looking.pop().stop()
+
 
 def shown_dialog(qtbot, opener, start):
     """The dialog a VaultOpener shows when `start()` runs (unlock, first run, other memory)."""
@@ -126,15 +163,13 @@ def answer_box(parent, title: str, choice: str, seen: dict) -> None:
     """When the modal message box with this title (or object name) opens under `parent`, keep
     its text and buttons in `seen` and press the button labelled `choice` (Cancel if there is
     none, so the test fails, not hangs)."""
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QMessageBox
 
-    def look() -> None:
+    def look() -> bool:
         boxes = [b for b in parent.findChildren(QMessageBox)
                  if title in (b.windowTitle(), b.objectName()) and b.isVisible()]  # fmt: skip
         if not boxes:
-            QTimer.singleShot(20, look)
-            return
+            return False
         box = boxes[-1]
         seen.setdefault("texts", []).append(box.text())
         seen.setdefault("buttons", []).append([b.text() for b in box.buttons()])
@@ -143,8 +178,9 @@ def answer_box(parent, title: str, choice: str, seen: dict) -> None:
             box.reject()
         else:
             button.click()
+        return True
 
-    QTimer.singleShot(0, look)
+    keep_looking(look)
 
 
 def create_vault(qtbot, window, dialog, passphrase: str | None) -> None:
@@ -162,24 +198,24 @@ def choose_in_menu(qtbot, button, entry: str, seen: dict | None = None) -> None:
     """Click `button` and, in the menu it opens, choose the entry labelled `entry` with the
     keyboard (the menu closes if there is none or it is greyed out, so the test fails, not
     hangs). The entries shown, each with whether it was enabled, go in `seen["entries"]`."""
-    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtCore import Qt
 
-    def look() -> None:
+    def look() -> bool:
         menu = button.menu()
         if not menu.isVisible():
-            QTimer.singleShot(20, look)
-            return
+            return False
         actions = [action for action in menu.actions() if action.isVisible()]
         if seen is not None:
             seen["entries"] = [(action.text(), action.isEnabled()) for action in actions]
         chosen = next((a for a in actions if a.text() == entry and a.isEnabled()), None)
         if chosen is None:
             menu.close()
-            return
+            return True
         menu.setActiveAction(chosen)
         qtbot.keyClick(menu, Qt.Key.Key_Return)
+        return True
 
-    QTimer.singleShot(0, look)
+    keep_looking(look)
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 

@@ -31,6 +31,16 @@ def widgets_deleted(qapp):
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
+@pytest.fixture(autouse=True)
+def looks_stopped():
+    """A test's keep_looking (tests/gui_steps.py) stops when the test ends, found or not: one
+    left running after a test that expected no box answered a box of the next test."""
+    yield
+    from tests.gui_steps import stop_looking
+
+    stop_looking()
+
+
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_teardown(item):
     """While pytest-qt closes a test's windows (its own teardown runs after this one's start):

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, Qt, QTimer
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QRegion
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.status_bar import ElidedLabel
+from tests.gui_steps import keep_looking
 
 pytestmark = pytest.mark.gui
 
@@ -372,18 +373,18 @@ def test_the_forget_preview_fits_the_screen(qtbot, text_size, window, memory):
     panel.conversation_tree.topLevelItem(0).setSelected(True)
     seen: dict = {}
 
-    def look() -> None:
+    def look() -> bool:
         boxes = [b for b in panel.findChildren(QMessageBox)
                  if b.objectName() == "forgetPreview" and b.isVisible()]
         if not boxes:
-            QTimer.singleShot(20, look)
-            return
+            return False
         box = boxes[-1]
         seen["problems"] = _fits(box, box.buttons(), "forget preview")
         seen["text"] = box.text()
         next(b for b in box.buttons() if b.text() == "Cancel").click()
+        return True
 
-    QTimer.singleShot(0, look)
+    keep_looking(look)
     panel.forget_conversations()
     qtbot.waitUntil(lambda: "text" in seen, timeout=5000)
     assert seen["problems"] == []

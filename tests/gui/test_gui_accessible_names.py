@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import (
     QLineEdit,
@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tests.gui_steps import privacy_row
+from tests.gui_steps import keep_looking, privacy_row
 from tests.helpers import open_fast
 from tests.local_servers import ChatServer
 
@@ -75,17 +75,17 @@ def _shown(qtbot, dialog: QWidget) -> QWidget:
 def _when_open(kind, parent: QWidget, seen: dict) -> None:
     """Once a dialog of `kind` opens in a modal loop (exec()), record what it lacks, close it."""
 
-    def look() -> None:
+    def look() -> bool:
         dialogs = [d for d in parent.findChildren(kind) if d.isVisible()]
         if not dialogs:
-            QTimer.singleShot(20, look)
-            return
+            return False
         try:
             seen["unnamed"] = unnamed(dialogs[-1])
         finally:
             dialogs[-1].reject()
+        return True
 
-    QTimer.singleShot(0, look)
+    keep_looking(look)
 
 
 def test_the_main_window_with_an_answer_the_forget_panel_and_search_results(

@@ -114,25 +114,25 @@ def test_settings_show_what_the_policy_decides_as_locked(qtbot, window, tmp_path
 
 
 def test_a_broken_policy_stops_the_app_with_its_reason(qtbot, tmp_path, monkeypatch):
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from app.desktop import policy_readable
+    from tests.gui_steps import keep_looking
 
     policy = tmp_path / "policy.json"
     policy.write_text('{"export": "no"}', encoding="utf-8")
     monkeypatch.setenv("MEMORYOS_POLICY_FILE", str(policy))
     seen: list[str] = []
 
-    def answer() -> None:
+    def answer() -> bool:
         boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox)]
         if not boxes or not boxes[0].isVisible():
-            QTimer.singleShot(20, answer)
-            return
+            return False
         seen.append(boxes[0].text())
         boxes[0].accept()
+        return True
 
-    QTimer.singleShot(0, answer)
+    keep_looking(answer)
     assert policy_readable() is False
     assert "export must be true or false" in seen[0]
 

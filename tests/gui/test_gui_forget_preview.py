@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.gui_steps import keep_looking
+
 pytestmark = pytest.mark.gui
 
 SHOTS = os.environ.get("MEMORYOS_SCREENSHOTS")  # a folder: the dialog is saved there too
@@ -14,22 +16,21 @@ SHOTS = os.environ.get("MEMORYOS_SCREENSHOTS")  # a folder: the dialog is saved 
 
 def _answer_preview(qtbot, panel, choice: str, seen: dict) -> None:
     """When the preview dialog opens (it is modal), read it and press `choice`."""
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QMessageBox
 
-    def look() -> None:
+    def look() -> bool:
         boxes = [b for b in panel.findChildren(QMessageBox) if b.objectName() == "forgetPreview"]
         if not boxes or not boxes[-1].isVisible():
-            QTimer.singleShot(20, look)
-            return
+            return False
         box = boxes[-1]
         seen["text"] = box.text()
         if SHOTS:
             box.grab().save(str(Path(SHOTS) / "forget_preview.png"))
         button = next(b for b in box.buttons() if b.text() == choice)
         button.click()
+        return True
 
-    QTimer.singleShot(0, look)
+    keep_looking(look)
 
 
 def _select_conversation(panel) -> None:

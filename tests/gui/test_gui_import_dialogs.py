@@ -8,9 +8,9 @@ import re
 import shutil
 
 import pytest
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMessageBox, QPushButton
 
+from tests.gui_steps import keep_looking
 from tests.helpers import REFERENCE_MEMORY as FIXTURE
 from tests.helpers import ROOT, reference_copy
 
@@ -29,11 +29,10 @@ def _when_open(window, kind, act) -> dict:
     happens, so a failing check cannot leave the test waiting."""
     seen: dict = {}
 
-    def look() -> None:
+    def look() -> bool:
         dialogs = [d for d in window.findChildren(kind) if d.isVisible()]
         if not dialogs:
-            QTimer.singleShot(50, look)
-            return
+            return False
         dialog = dialogs[-1]
         try:
             seen["title"] = dialog.windowTitle()
@@ -44,8 +43,9 @@ def _when_open(window, kind, act) -> dict:
         finally:
             if dialog.isVisible():
                 dialog.reject()
+        return True
 
-    QTimer.singleShot(0, look)
+    keep_looking(look, every=50)
     return seen
 
 

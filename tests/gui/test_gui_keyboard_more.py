@@ -5,12 +5,18 @@ the conversation list's first row, Lock now from any window, and the Copy messag
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from shiboken6 import isValid
 
-from tests.gui_steps import answer_box, focus_by_tab, press_key, privacy_by_ctrl_p
+from tests.gui_steps import (
+    answer_box,
+    focus_by_tab,
+    keep_looking,
+    press_key,
+    privacy_by_ctrl_p,
+)
 
 pytestmark = pytest.mark.gui
 
@@ -44,16 +50,16 @@ def _keyboard_menu(widget: QWidget) -> list[str]:
     text cursor), closed once read."""
     seen: list[str] = []
 
-    def read_menu() -> None:
+    def read_menu() -> bool:
         menu = QApplication.activePopupWidget()
         if menu is None:
-            QTimer.singleShot(20, read_menu)
-            return
+            return False
         seen.extend(action.text().replace("&", "") for action in menu.actions()
                     if action.text())
         menu.close()
+        return True
 
-    QTimer.singleShot(0, read_menu)
+    keep_looking(read_menu)
     at = widget.inputMethodQuery(Qt.InputMethodQuery.ImCursorRectangle).toRect().center()
     QApplication.sendEvent(
         widget, QContextMenuEvent(QContextMenuEvent.Reason.Keyboard, at, widget.mapToGlobal(at))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QTimer, QUrl
+from PySide6.QtCore import QUrl
+
+from tests.gui_steps import keep_looking
 
 pytestmark = pytest.mark.gui
 
@@ -21,15 +23,15 @@ def opened(monkeypatch):
 def _press(view, name: str, button: str) -> None:
     from PySide6.QtWidgets import QMessageBox
 
-    def look() -> None:
+    def look() -> bool:
         boxes = [b for b in view.findChildren(QMessageBox) if b.isVisible()]
         box = next((b for b in boxes if not name or b.objectName() == name), None)
         if box is None:
-            QTimer.singleShot(20, look)
-            return
+            return False
         next(b for b in box.buttons() if b.text().replace("&", "") == button).click()
+        return True
 
-    QTimer.singleShot(0, look)
+    keep_looking(look)
 
 
 def test_a_link_opens_only_after_the_person_says_so(qtbot, window, opened):

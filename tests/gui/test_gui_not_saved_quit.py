@@ -7,7 +7,12 @@ from __future__ import annotations
 import pytest
 
 from tests.gui.test_gui_disk_full import LONG_ANSWER, QUESTION
-from tests.gui_steps import regenerate_on_a_full_disk, restarted_window, send_on_a_full_disk
+from tests.gui_steps import (
+    keep_looking,
+    regenerate_on_a_full_disk,
+    restarted_window,
+    send_on_a_full_disk,
+)
 from tests.helpers import fill_disk
 
 pytestmark = pytest.mark.gui
@@ -16,21 +21,19 @@ pytestmark = pytest.mark.gui
 def answer_quit_box(choice: str, seen: dict) -> None:
     """When a modal box opens, keep its text and press the button labelled `choice`; looks
     for 2 s, so a box that never opens leaves `seen` empty instead of hanging the test."""
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    def look(tries: int) -> None:
+    def look() -> bool:
         box = QApplication.activeModalWidget()
         if not isinstance(box, QMessageBox):
-            if tries:
-                QTimer.singleShot(20, lambda: look(tries - 1))
-            return
+            return False
         seen["text"] = f"{box.text()} {box.informativeText()}"
         seen["buttons"] = [b.text() for b in box.buttons()]
         seen["default"] = box.defaultButton().text()
         next(b for b in box.buttons() if b.text() == choice).click()
+        return True
 
-    QTimer.singleShot(0, lambda: look(100))
+    keep_looking(look, tries=100)
 
 
 def test_cancel_keeps_the_window_and_the_message(qtbot, window, memory, chat):

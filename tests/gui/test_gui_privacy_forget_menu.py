@@ -5,9 +5,9 @@ and what it did is said on lines that wrap: side by side they made the panel wid
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 
-from tests.gui_steps import answer_box, privacy_row, privacy_with_two_exchanges
+from tests.gui_steps import answer_box, keep_looking, privacy_row, privacy_with_two_exchanges
 
 pytestmark = pytest.mark.gui
 
@@ -29,10 +29,9 @@ def _in_menu(qtbot, panel, keys: list, seen: dict, wanted: str = "") -> None:
     the active entry (if given), then press `keys`."""
     menu = panel.forget_button.menu()
 
-    def look() -> None:
+    def look() -> bool:
         if not menu.isVisible():
-            QTimer.singleShot(20, look)
-            return
+            return False
         seen.setdefault("entries", []).append(
             [(action.text(), action.isEnabled()) for action in menu.actions()])
         for _ in range(len(menu.actions()) + 1):
@@ -44,8 +43,9 @@ def _in_menu(qtbot, panel, keys: list, seen: dict, wanted: str = "") -> None:
             qtbot.keyClick(menu, key)
         if menu.isVisible():
             menu.close()  # the test fails, not hangs
+        return True
 
-    QTimer.singleShot(0, look)
+    keep_looking(look)
 
 
 @pytest.mark.qt_log_ignore(MENU_WARNINGS)
