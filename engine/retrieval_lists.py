@@ -77,7 +77,7 @@ def keyword_terms(vault, table: str, query: str) -> tuple[str, dict[str, float]]
     """The FTS query without terms that occur in most rows (like the names of the two people
     of a transcript, present on every page): they drown the rare terms that matter. Also the
     inverse document frequency of each kept term (FTS stems), to weigh terms inside a turn."""
-    words = keywords.search_words(query)
+    words = keywords.query_words(query)
     if not words:
         return "", {}
     rows = vault.count_rows("pages" if table == "pages_fts" else "facts")

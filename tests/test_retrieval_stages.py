@@ -329,3 +329,23 @@ def test_each_part_of_a_two_part_question_is_retrieved_for(memory):
     found = top_turns(memory, question, Stages(), now)
     assert (sister.id, 0) in found and any((dog.id, 0) in found for dog in dogs)
     assert (sister.id, 0) not in top_turns(memory, question, replace(Stages(), parts=False), now)
+
+
+def test_a_question_for_a_name_finds_the_answer_that_says_called(memory):
+    """"What is my dog's name?": the answer says "My dog is called Biscuit", and a cat "named
+    Pickle" elsewhere holds the rarer word "name". Searched for "name" alone, the cat's exchange
+    came first; "called" is searched too."""
+    fillers(memory, 30, ts("2024-01-02T09:00:00"))
+    dog = memory.add_memory("My dog is called Biscuit, she is a beagle.", "Cute!",
+                            timestamp=ts("2024-02-01T09:00:00"))  # fmt: skip
+    for i, tail in enumerate(["chewed my shoes", "snores at night", "loves the beach"]):
+        memory.add_memory(f"The dog {tail}.", "Ha!", timestamp=ts("2024-02-02T09:00:00") + i * 60)
+    cat = memory.add_memory("My mum adopted a cat named Pickle.", "Lovely.",
+                            timestamp=ts("2024-02-03T09:00:00"))  # fmt: skip
+    memory.run_consolidation()
+    now = ts("2024-03-01T00:00:00")
+
+    for question in ("What is my dog's name?", "What is the name of my dog?"):
+        found = top_turns(memory, question, Stages(), now)
+        assert (dog.id, 0) in found
+        assert (cat.id, 0) not in found or found.index((dog.id, 0)) < found.index((cat.id, 0))

@@ -134,12 +134,27 @@ def search_words(text: str) -> list[str]:
     return [w.removesuffix("'s") for w in content_words(text) if w.removesuffix("'s")]
 
 
+# A question that asks for a name says "name"; the answer says "called" as often as "named"
+# ("My dog is called Biscuit"). Searched for "name" alone, a rarer "named" elsewhere ("My mum
+# adopted a cat named Pickle") outranked the exchange that answers "What is my dog's name?".
+# One way only: "What is my dog called?" already finds "called", and "named" added to it would
+# bring the cat back. No development question names a name (the figures are unchanged).
+_ASKED_AS = {"name": ("called",), "names": ("called",), "named": ("called",)}
+
+
+def query_words(text: str) -> list[str]:
+    """A question's search words (search_words) with the words an answer says instead."""
+    words = search_words(text)
+    return words + [also for w in words for also in _ASKED_AS.get(w, ()) if also not in words]
+
+
 def fts_query(text: str, limit: int = 12, skip: set[str] | frozenset[str] = frozenset()) -> str:
-    """An FTS5 MATCH expression: the query's content words OR-ed, each quoted (no syntax errors).
+    """An FTS5 MATCH expression: the query's words (query_words) OR-ed, each quoted (no syntax
+    errors).
 
     Words in `skip` (e.g. terms that occur in most rows) are left out."""
     seen: list[str] = []
-    for word in search_words(text):
+    for word in query_words(text):
         if word in skip:
             continue
         word = word.replace('"', "")
