@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -26,9 +24,6 @@ from engine import conversations as past
 from engine.terminal.wording import count
 
 TITLE = ROLE + 1  # a conversation's whole title (the row shows 80 characters of it)
-# The exchanges a word search looks through for their conversations, best match first: a word
-# said in every exchange of 7,000 took 0.4 s to find
-WORD_HITS = 20_000
 PAGE_HEIGHT = 420  # the page's preferred height at the normal text size (ConversationsPage)
 
 
@@ -161,14 +156,14 @@ class ConversationsTabMixin:
         if not text:
             return
         asked = self._word_reads
-        self.session.run(past.find, self.session.mem, text, WORD_HITS,
+        self.session.run(past.conversations_saying, self.session.mem, text,
                          on_result=while_open(self, lambda found: self._words_found(
                              asked, text, found)),
                          on_error=while_open(self, self._words_failed))
 
-    def _words_found(self, asked: int, text: str, found: Any) -> None:
+    def _words_found(self, asked: int, text: str, found: set[str]) -> None:
         if asked == self._word_reads:
-            self._word_matches = (text, {hit.conversation_id for hit in found.hits})
+            self._word_matches = (text, found)
             self._filter_conversations()
 
     def _words_failed(self, error: Exception) -> None:

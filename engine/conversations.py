@@ -18,6 +18,7 @@ __all__ = [
     "Found",
     "ForgetPreview",
     "SearchHit",
+    "conversations_saying",
     "find",
     "preview_forget",
     "rename",
@@ -63,6 +64,12 @@ def find(memory, text: str, limit: int = 50) -> Found:
     exchanges, conversations = memory.vault.count_matches(match) if hits else (0, 0)
     shown = [replace(hit, snippet=snippet(as_said(hit.snippet))) for hit in hits]
     return Found(shown, max(exchanges, len(shown)), conversations)
+
+
+def conversations_saying(memory, text: str) -> set[str]:
+    """The ids of every conversation with an exchange that contains all of `text`'s words, as
+    find() matches them, however many exchanges match (Privacy's conversation search)."""
+    return memory.vault.conversations_matching(_match(validation.text(text, "search")))
 
 
 def search(memory, text: str, limit: int = 50) -> list[SearchHit]:

@@ -29,6 +29,20 @@ def test_search_finds_exchanges_with_all_words_and_marks_them(memory):
     assert conversations.search(memory, '"  ') == []
 
 
+def test_the_conversations_saying_some_words_are_all_of_them_however_many_match(memory):
+    """Privacy's search by the words said: every conversation with a match, not those of the
+    first N exchanges (it read the best 20,000 hits; a word said more often lost conversations)."""
+    first, second = _two(memory)
+    memory.add_memory("Peanuts again at the party", "Careful!")
+    third = memory.new_conversation()
+    memory.add_memory("Nothing about food", "Fine.")
+    assert conversations.conversations_saying(memory, "peanuts") == {first, second}
+    assert conversations.conversations_saying(memory, "dipsea tra") == {second}  # as you type
+    assert conversations.conversations_saying(memory, "peanuts marin") == set()
+    assert conversations.conversations_saying(memory, "food") == {third}
+    assert conversations.conversations_saying(memory, '"  ') == set()
+
+
 def test_search_snippets_show_what_was_typed_not_the_resolved_dates(memory):
     """The index holds "yesterday [7 May 2023]" so that a question about 7 May finds it; the
     person typed "yesterday", and the snippet says that."""

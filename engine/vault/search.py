@@ -89,6 +89,18 @@ class SearchMixin:
         return exchanges, conversations
 
     @_locked
+    def conversations_matching(self, match: str) -> set[str]:
+        """The conversations that hold an exchange matching an FTS5 query, all of them."""
+        if not match:
+            return set()
+        rows = self.conn.execute(
+            "SELECT DISTINCT p.conversation_id "
+            "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid WHERE pages_fts MATCH ?",
+            (match,),
+        ).fetchall()
+        return {row[0] for row in rows}
+
+    @_locked
     def set_conversation_title(self, conversation_id: str, title: str) -> int:
         """Returns how many conversations were renamed (0: no such conversation)."""
         self.conn.execute("UPDATE conversations SET title=? WHERE id=?", (title, conversation_id))
