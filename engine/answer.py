@@ -15,14 +15,13 @@ from engine.prompt import (
     MEMORY_HEADER,
     answer_limit,
     build_messages,
-    compact_retrieval,
-    fit_memory,
     is_small_model,
     memory_sections,
     recent_exchanges,
     shown_history,
     warm_next_prompt,
 )
+from engine.prompt_memories import compact_retrieval, fit_memory
 from engine.records import Page, Retrieval
 from engine.remembered import MemoryUsed, memories_used
 from engine.thinking import CLOSE, OPEN, THINKING, ThinkingSplitter

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.prompt import MEMORY_HEADER, memory_budget
+from engine.prompt import MEMORY_HEADER
+from engine.prompt_memories import memory_budget
 from engine.remembered import FACT
 
 HIVES = "I keep three bee hives on my roof."
@@ -57,7 +58,7 @@ def test_long_memories_never_take_more_than_the_best_ones_room(memory, chat):
     """Past the budget only the best fact and the best exchange, and all of it within
     BEST_ROOM x the budget: the time memory adds to the first word stays bounded (with 2x the
     room, the demo model's first word came later than with no memory at all)."""
-    from engine.prompt import BEST_ROOM
+    from engine.prompt_memories import BEST_ROOM
 
     for bed in range(6):
         memory.add_fact(f"The tomatoes in garden bed {bed} need water every morning, a feed of "

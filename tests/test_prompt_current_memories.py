@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from engine import prompt
+from engine import prompt, prompt_memories
 
 DAY = 86400.0
 NOV_3 = datetime(2026, 11, 3, 9, 0, tzinfo=timezone.utc).timestamp()
@@ -62,7 +62,7 @@ def test_of_several_facts_about_one_thing_the_one_said_last_comes_first(minilm_m
     mother = [i for i, t in enumerate(_texts(found.facts)) if "mother" in t]
     assert mother == [i for i, t in enumerate(_texts(plain.facts)) if "mother" in t]
     # The demo model's prompt: the sister's city it is shown first is the current one.
-    assert "Bergen" in prompt.compact_retrieval(found).facts[0].fact.text
+    assert "Bergen" in prompt_memories.compact_retrieval(found).facts[0].fact.text
 
     # Only the order within the chosen facts changed: the same facts, the same ranked turns.
     assert sorted(f.fact.id for f in plain.facts) == sorted(f.fact.id for f in found.facts)
@@ -84,13 +84,13 @@ def test_the_small_prompt_keeps_the_name_and_what_the_question_is_about(minilm_m
     assert {"name", "location", "occupation"} <= names, names
 
     def small(question: str):
-        found = prompt.compact_retrieval(memory.retrieve(question))
+        found = prompt_memories.compact_retrieval(memory.retrieve(question))
         return found, prompt.build_messages(found, question, compact=True)
 
     dose, dose_messages = small("When do I take my levothyroxine?")
     assert dose.profile[0].name == "name"
     assert "location" not in [slot.name for slot in dose.profile]
-    assert len(dose.profile) + len(dose.facts) == prompt.SMALL_FACTS
+    assert len(dose.profile) + len(dose.facts) == prompt_memories.SMALL_FACTS
     doses = [t for t in _texts(dose.facts) if "levothyroxine" in t]
     assert len(doses) == 2 and "at night now" in doses[0], _texts(dose.facts)
     home, home_messages = small("Where do I live now?")

@@ -92,7 +92,7 @@ def test_the_best_fact_is_shown_even_when_it_is_longer_than_the_time_budget(mini
     was skipped and a shorter, weaker one shown in its place."""
     import dataclasses
 
-    from engine import prompt
+    from engine import prompt_memories
     from engine.backends.fake import FakeChat
 
     memory = minilm_memory
@@ -107,8 +107,8 @@ def test_the_best_fact_is_shown_even_when_it_is_longer_than_the_time_budget(mini
         prompt_tokens_per_second = 100.0  # the bare question: ~0.5 s; memory: ~25 tokens
         first_token_seconds = 0.0
 
-    fitted = prompt.fit_memory(retrieval, "When is my flight to Madrid?", Timed())
-    budget = prompt.memory_budget(Timed(), "When is my flight to Madrid?")
+    fitted = prompt_memories.fit_memory(retrieval, "When is my flight to Madrid?", Timed())
+    budget = prompt_memories.memory_budget(Timed(), "When is my flight to Madrid?")
     assert Timed().count_tokens("- " + retrieval.facts[0].fact.text) + 18 > budget
     assert [f.fact.text for f in fitted.facts][:1] == [retrieval.facts[0].fact.text]
     assert dataclasses.replace(fitted, facts=()).facts == ()

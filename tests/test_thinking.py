@@ -113,7 +113,7 @@ def test_the_small_prompt_keeps_room_for_the_facts_that_answer():
     """Five profile entries used to fill all five memory places of the demo model's prompt, so
     the fact ranked first for the question never reached it; a fact that only restates a
     profile entry takes no place."""
-    from engine.prompt import SMALL_FACTS, compact_retrieval
+    from engine.prompt_memories import SMALL_FACTS, compact_retrieval
     from engine.records import ACTIVE, USER_FACT, Fact, ProfileSlot, Retrieval, ScoredFact
 
     def slot(i, name, value):

@@ -91,7 +91,7 @@ class LlamaChat(ChatBackend):
         self._formatter: Any = None
         self._grammars: dict[str, Any] = {}
         self._load_lock = threading.Lock()
-        # What time to first token costs (engine.prompt.memory_budget reads these).
+        # What time to first token costs (engine.prompt_memories.memory_budget reads these).
         self.prompt_tokens_per_second: float | None = None
         self.first_token_seconds = 0.05
         self.last_new_tokens = 0  # prompt tokens the last answer processed (not from the cache)

@@ -243,7 +243,7 @@ def _first_chunk(stream) -> float:
 
 def _budget(chat, question: str) -> int | None:
     try:
-        from engine.prompt import memory_budget
+        from engine.prompt_memories import memory_budget
     except ImportError:  # the layout before the memory budget
         return None
     return memory_budget(chat, question)

@@ -11,7 +11,7 @@ consolidated without an LLM, as the app does with the bundled model. The questio
 
 - small: the bundled SmolLM2-135M through llama.cpp, which gets the compact prompt (a few
   profile entries and facts, three earlier exchanges, the last 1-3 exchanges as turns) cut to
-  its measured time budget (engine.prompt.fit_memory);
+  its measured time budget (engine.prompt_memories.fit_memory);
 - normal: FakeChat, a model of normal size to the prompt code that measures no speed, so its
   prompt is what a model served by a local server is given (no time budget). Only what the
   model is shown is measured, never what it answers.
@@ -203,7 +203,7 @@ def bundled_chats() -> dict[str, ChatBackend]:
     return {"small": small, "normal": FakeChat()}
 
 
-# What a local model's memory budget is computed from (engine.prompt.memory_budget): its prompt
+# What a local model's memory budget is computed from (engine.prompt_memories.memory_budget): its prompt
 # speed and time to a first token, measured by each answer. Each question is asked with the
 # values the model started with, as the first question after the app loads it: the budget then
 # depends on the prompt alone, not on how busy this computer was during the last scenario.
