@@ -33,6 +33,10 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
+        missing = missing_xcb_libraries()
+        if missing:
+            print(missing_libraries_text(missing), file=sys.stderr)
+            return 2
         from app.desktop import run
 
         return run(vault=vault) if vault is not None else run()
@@ -83,6 +87,58 @@ def has_display() -> bool:
     if not sys.platform.startswith("linux"):
         return True
     return any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
+
+
+# The system libraries Qt's X11 plugin (xcb) loads that pip does not install, with their
+# Debian/Ubuntu packages (README's apt-get line). Without one, Qt prints 'Could not load the Qt
+# platform plugin "xcb"' and aborts (exit 134), naming the library only under
+# QT_DEBUG_PLUGINS=1; since Qt 6.5 it checks libxcb-cursor itself, the others are the xcb
+# plugin's own dependencies (ldd of PySide6's libqxcb.so).
+XCB_LIBRARIES = (
+    ("libxcb-cursor.so.0", "libxcb-cursor0"),
+    ("libxcb-icccm.so.4", "libxcb-icccm4"),
+    ("libxcb-keysyms.so.1", "libxcb-keysyms1"),
+    ("libxkbcommon-x11.so.0", "libxkbcommon-x11-0"),
+    ("libEGL.so.1", "libegl1"),
+    ("libfontconfig.so.1", "libfontconfig1"),
+)
+
+
+def missing_xcb_libraries() -> list[tuple[str, str]]:
+    """The XCB_LIBRARIES that cannot be loaded, where Qt will open the window through X11: on
+    Linux with DISPLAY and without WAYLAND_DISPLAY (Qt prefers Wayland where there is one) or
+    QT_QPA_PLATFORM (a platform the person chose is left to Qt: the way around this check)."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return []
+    if os.environ.get("WAYLAND_DISPLAY") or not os.environ.get("DISPLAY"):
+        return []
+    return [(name, package) for name, package in XCB_LIBRARIES if not _loadable(name)]
+
+
+def _loadable(name: str) -> bool:
+    """Can the dynamic loader find `name`? A frozen build's own copies count (its folder)."""
+    import ctypes
+
+    bundled = getattr(sys, "_MEIPASS", None)
+    if bundled and (Path(bundled) / name).exists():
+        return True
+    try:
+        ctypes.CDLL(name)
+    except OSError:
+        return False
+    return True
+
+
+def missing_libraries_text(missing: list[tuple[str, str]]) -> str:
+    names = ", ".join(name for name, _ in missing)
+    packages = " ".join(package for _, package in missing)
+    return (
+        f"memoryos: the window cannot open: Qt's X11 support needs system libraries that are "
+        f"not installed ({names}). Install them, on Debian or Ubuntu with\n"
+        f"  sudo apt-get install {packages}\n"
+        "and start memoryos again (other systems: the packages that hold these files). The "
+        "terminal commands work without them: memoryos chat, memoryos mcp (see memoryos --help)."
+    )
 
 
 if __name__ == "__main__":
