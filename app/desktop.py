@@ -158,18 +158,26 @@ def run(argv: list[str] | None = None, *, on_ready: Callable[[Any], None] | None
         return 1
     window, opener = build(vault=vault)
     window.show()
-    if crashed is not None:
-        from app.errors import show_message
-
-        QTimer.singleShot(0, lambda: show_message(window, "MemoryOS", crash_log.message(crashed),
-                                                  warning=True))
-    QTimer.singleShot(0, opener.start)
+    QTimer.singleShot(0, lambda: begin(window, opener, crashed))
     if on_ready is not None:
         QTimer.singleShot(0, lambda: on_ready(window))
     code = app.exec()
     if on_ready is None:
         leave(code)
     return code
+
+
+def begin(window: Any, opener: Any, crashed: Path | None) -> None:
+    """Open the memory (its unlock or welcome dialog); after a crash, say so first and open
+    it once that is read: shown at once, the welcome dialog covered the crash report."""
+    if crashed is None:
+        opener.start()
+        return
+    from app import crash_log
+    from app.errors import show_message
+
+    box = show_message(window, "MemoryOS", crash_log.message(crashed), warning=True)
+    box.finished.connect(opener.start)
 
 
 def leave(code: int) -> NoReturn:

@@ -38,7 +38,6 @@ def test_the_first_screen_offers_the_restored_memory_and_opens_it(
     window, opener = desktop()
     welcome = shown_dialog(qtbot, opener, opener.start)
     assert isinstance(welcome, FirstRunDialog)
-    welcome.grab().save("/tmp/h6/welcome-restored.png")
     assert welcome.others_list.isVisible()
     assert welcome.others_list.item(0).text().startswith("restored")
     assert welcome.open_button.isVisible() and welcome.open_button.isDefault()

@@ -42,7 +42,6 @@ def test_an_exchange_that_taught_nothing_is_forgotten_from_the_conversations_tab
     exchanges = panel.exchanges
     exchanges.tree.setCurrentItem(exchanges.tree.topLevelItem(0))
     assert CHAT in exchanges.detail.toPlainText() and "It is indeed." in exchanges.detail.toPlainText()
-    panel.grab().save("/tmp/h6/privacy-exchanges.png")
     seen: dict = {}
     answer_box(panel, "forgetPreview", "Forget", seen)
     with qtbot.waitSignal(panel.changed, timeout=10_000):
