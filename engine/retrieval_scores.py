@@ -95,7 +95,7 @@ ASKING = 0.7
 # 12 and 20 words all 0.864 / 0.608 (adversarial 0.866-0.894).
 REACTION_WORDS = 12
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
-# Wider than the persona's list (engine/memory/persona_patterns.py), which leaves out us and ours:
+# Wider than the persona's list (engine/memory/persona_statements.py), which leaves out us and ours:
 # one list for both (this one, plus "ourselves") made the persona also keep sentences whose only
 # first-person word is "us" or "ours", and cost dev 0.864 / 0.608 -> 0.863 / 0.600.
 _FIRST_PERSON = re.compile(

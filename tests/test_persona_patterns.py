@@ -3,7 +3,8 @@ person, and names are read whole (several words, any script, O'Neill, Jean-Luc).
 
 import pytest
 
-from engine.memory.persona_patterns import slot_candidates, statement_candidates
+from engine.memory.persona_patterns import slot_candidates
+from engine.memory.persona_statements import statement_candidates
 from engine.records import SHORT_TERM, USER_FACT, Page
 
 

@@ -9,7 +9,8 @@ chains.py        dialogue chains between consecutive pages
 long_term.py     the persona: adding a fact or profile entry, and what it replaces
 persona_learning.py  what pages and hot segments teach, written through the persona
 persona_edits.py     the person's own edits: facts added by hand, edits, deletes, undo
-persona_patterns.py  what a page teaches without an LLM (statements, profile slots)
+persona_patterns.py  profile slots, tastes and habits read by patterns, without an LLM
+persona_statements.py  facts kept without an LLM: statements, what the assistant did or promised
 persona_analysis.py  what a hot segment teaches: the one structured call's prompt and schema
 persona_compare.py   which pages an item came from; is it the same taste, habit or place
 model.py         the chat model as consolidation may use it

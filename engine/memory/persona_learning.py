@@ -13,7 +13,8 @@ from engine.memory import persona_compare
 from engine.memory.context import MemoryContext
 from engine.memory.model import ConsolidationModel
 from engine.memory.persona_analysis import ANALYSIS_SCHEMA, analysis_messages, analysis_texts
-from engine.memory.persona_patterns import SlotCandidate, slot_candidates, statement_candidates
+from engine.memory.persona_patterns import SlotCandidate, slot_candidates
+from engine.memory.persona_statements import statement_candidates
 from engine.records import (
     ACTIVE,
     ASSISTANT_KNOWLEDGE,
