@@ -30,6 +30,10 @@ class VaultLockedError(VaultError):
     """Another process holds a write lock on the vault for too long."""
 
 
+class VaultClosedError(VaultError):
+    """The vault was closed (locked, switched, quit) while something still read or wrote it."""
+
+
 class DiskFullError(VaultError):
     """The disk is full; the last operation was rolled back."""
 

@@ -204,3 +204,25 @@ def test_migration_backs_up_and_backfills(tmp_path, fail_keyring, embedder):
         assert rows == {page.id * 2, page.id * 2 + 1}
         learned = mem.vault.word_ids(["piano", "restor", "wonder", "craft"])
         assert set(learned) == {"piano", "restor", "wonder", "craft"}  # the vocabulary's backfill
+
+
+def test_a_read_or_write_after_close_is_a_typed_error_said_plainly(
+    tmp_path, memory_keyring, embedder, caplog
+):
+    """A background read the app began before Lock or Switch memory ended in "AttributeError:
+    'NoneType' object has no attribute 'execute'", logged as a bug and said as "Something went
+    wrong inside MemoryOS"."""
+    from app.errors import describe
+
+    mem = MemoryOS.open(tmp_path / "v.memoryos", create=True, embedder=embedder, background=False)
+    vault = mem.vault
+    mem.close()
+    for use in (vault.conversations, lambda: vault.schema_version):
+        with pytest.raises(errors.VaultClosedError) as raised:
+            use()
+        assert "closed" in str(raised.value) and "nothing was changed" in str(raised.value)
+    with pytest.raises(errors.VaultClosedError), vault.transaction():
+        pass
+    said = describe(raised.value)
+    assert said.startswith("the memory was closed") and "went wrong" not in said
+    assert "unexpected error" not in caplog.text

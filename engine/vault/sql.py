@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import errors
 from engine.vault.connection import mapped_errors
 
 
@@ -17,9 +18,21 @@ def locked(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         with self._lock, mapped_errors():
+            if self.conn is None:
+                raise closed()
             return method(self, *args, **kwargs)
 
     return wrapper
+
+
+def closed() -> errors.VaultClosedError:
+    """What a read or write of a closed vault raises. A background read the app began before a
+    Lock or Switch memory ended in "AttributeError: 'NoneType' object has no attribute
+    'execute'", logged as a bug and said as "Something went wrong inside MemoryOS"."""
+    return errors.VaultClosedError(
+        "the memory was closed (locked, switched or quit) before this was done; nothing was "
+        "changed"
+    )
 
 
 def blob(vector: np.ndarray) -> bytes:

@@ -25,6 +25,7 @@ from engine.vault.schema import MIGRATIONS, applied, migrate
 from engine.vault.search import SearchMixin
 from engine.vault.segments import SegmentsMixin
 from engine.vault.sql import blob as _blob
+from engine.vault.sql import closed
 from engine.vault.sql import locked as _locked
 from engine.vault.words import WordsMixin
 
@@ -168,6 +169,8 @@ class Vault(
     def transaction(self) -> Iterator[None]:
         """One logical write: everything inside commits together or not at all."""
         with self._lock, mapped_errors():
+            if self.conn is None:
+                raise closed()
             outermost = self._depth == 0
             if outermost:
                 # IMMEDIATE takes the write lock now, so two processes never deadlock upgrading
