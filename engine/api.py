@@ -27,7 +27,7 @@ from engine.memory.context import MemoryContext
 from engine.memory.long_term import Persona
 from engine.network import Transfer
 from engine.policy import Policy
-from engine.records import ConsolidationStatus, VaultInfo
+from engine.records import ConsolidationStatus, VaultInfo, new_conversation_id
 from engine.settings import MemorySettings
 from engine.vault import Vault, keyring_status  # keyring_status: is a keyring usable?
 
@@ -66,7 +66,7 @@ class MemoryOS(ConversationsMixin, PersonaEditsMixin, ForgettingMixin):
         self.ctx = MemoryContext.open(vault, embedder, chat, settings, self._notify)
         self.persona = Persona(self.ctx)
         self.consolidator = Consolidator(self.ctx, self.persona)
-        self._conversation_id = self._new_id()
+        self._conversation_id = new_conversation_id()
         self._closed = False
         self._quitting = False
         self._asked: set[str] = set()  # the unanswered records of this object's questions

@@ -29,12 +29,8 @@ class ConversationsMixin:
 
     # ---- writing -------------------------------------------------------------------------
 
-    @staticmethod
-    def _new_id() -> str:
-        return new_conversation_id()
-
     def new_conversation(self) -> str:
-        self._conversation_id = self._new_id()
+        self._conversation_id = new_conversation_id()
         return self._conversation_id
 
     def continue_conversation(self, conversation_id: str, *, check: bool = True) -> str:
