@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from engine.memory.keywords import content_words, normalise
+from engine.memory.persona_life import CATEGORY_WORDS, HEALTH, NAMING_WORDS, PEOPLE, PETS
 from engine.memory.persona_patterns import SLOT_WORDS
 from engine.prompt import (
     ANSWER_MARK,
@@ -31,6 +32,14 @@ ASKED_WORDS = {
     "origin": "country home from",
     "occupation": "job profession",
     "employer": "job company employer",
+    "diet": "eat eating food meal meat cook recipe restaurant",
+    "birthday": "born old age",
+}
+# The same for every entry of a category (persona_life.py): "Can I eat satay?" is about an
+# allergy that no word of it names.
+ASKED_CATEGORY_WORDS = {
+    HEALTH: "eat eating food meal drink cook recipe restaurant health doctor medicine",
+    PETS: "pet pets animal animals",
 }
 SMALL_PAGES = 3  # past things the user said, best first
 # Memory may add at most this share of a bare question's time to first token (issue #14: with
@@ -131,7 +140,7 @@ def compact_retrieval(retrieval: Retrieval) -> Retrieval:
     transcript between two people is left out). The prompt and the list of memories an answer
     used are both made from this, so that list is exactly what the model was shown."""
     profile = list(small_profile(retrieval.profile, retrieval.query))
-    shown = normalise([w for slot in profile for w in _slot_words(slot)])
+    shown = normalise([w for slot in profile for w in _said_words(slot)])
     facts: list[ScoredFact] = []
     for item in retrieval.facts:
         if len(profile) + len(facts) >= SMALL_FACTS:
@@ -153,7 +162,7 @@ def compact_retrieval(retrieval: Retrieval) -> Retrieval:
         ]  # fmt: skip
         if others and len(profile) + len(others) <= SMALL_PROFILE:
             profile += others
-            shown |= normalise([w for slot in others for w in _slot_words(slot)])
+            shown |= normalise([w for slot in others for w in _said_words(slot)])
             if said <= shown or len(profile) + len(facts) >= SMALL_FACTS:
                 continue
         facts.append(item)
@@ -181,7 +190,14 @@ def compact_retrieval(retrieval: Retrieval) -> Retrieval:
 
 def _slot_words(slot: ProfileSlot) -> list[str]:
     """The entry's words, with those its pattern read ("live" for location)."""
-    return content_words(f"{slot.name} {slot.value} {SLOT_WORDS.get(slot.name, '')}")
+    pattern = f"{SLOT_WORDS.get(slot.name, '')} {CATEGORY_WORDS.get(slot.category, '')}"
+    return content_words(f"{slot.name} {slot.value} {pattern}")
+
+
+def _said_words(slot: ProfileSlot) -> list[str]:
+    """The words a fact may say that the entry says too ("called" beside "cat: Miso")."""
+    naming = NAMING_WORDS.split() if slot.category in (PETS, PEOPLE) else []
+    return _slot_words(slot) + naming
 
 
 def small_profile(profile: tuple[ProfileSlot, ...], query: str) -> tuple[ProfileSlot, ...]:
@@ -192,6 +208,11 @@ def small_profile(profile: tuple[ProfileSlot, ...], query: str) -> tuple[Profile
     about = [
         slot for slot in profile
         if slot.name not in STABLE_SLOTS
-        and asked & normalise(_slot_words(slot) + ASKED_WORDS.get(slot.name, "").split())
+        and asked & normalise(_slot_words(slot) + _asked_words(slot))
     ]  # fmt: skip
     return tuple(stable + about)[:SMALL_PROFILE]
+
+
+def _asked_words(slot: ProfileSlot) -> list[str]:
+    """The words a question about `slot` may ask instead of its own (ASKED_WORDS)."""
+    return f"{ASKED_WORDS.get(slot.name, '')} {ASKED_CATEGORY_WORDS.get(slot.category, '')}".split()

@@ -138,18 +138,21 @@ def test_cli_chat_cancelled_forget_deletes_nothing(monkeypatch, home, capsys, fa
 
 def test_forget_lists_what_goes_with_the_exchanges_and_counts_it(memory):
     page = memory.add_memory("My name is Tom and I am allergic to peanuts.", "Noted.")
-    memory.run_consolidation()  # a fact (the statement) and a profile entry (name: Tom)
+    # a fact (the statement) and two profile entries: the allergy, which says "peanuts", and
+    # name: Tom, which does not and goes only with the exchange
+    memory.run_consolidation()
     matches = chat_commands.find_matches(memory, "peanuts")
     assert [(m.kind, m.text, m.consequence) for m in matches] == [
         ("fact", "My name is Tom and I am allergic to peanuts.", False),
+        ("profile", "allergic to peanuts", False),
         ("exchange", page.text(), False),
         ("profile", "name: Tom", True),
     ]
-    # without the exchange, the profile entry learned from it stays
+    # without the exchange, the profile entries learned from it stay
     assert chat_commands.forget_matches(memory, matches[:1]) == 1
-    assert [s.value for s in memory.profile()] == ["Tom"]
+    assert [s.value for s in memory.profile()] == ["allergic to peanuts", "Tom"]
 
-    assert chat_commands.forget_matches(memory, chat_commands.find_matches(memory, "peanuts")) == 2
+    assert chat_commands.forget_matches(memory, chat_commands.find_matches(memory, "peanuts")) == 3
     assert memory.profile() == [] and memory.pages() == [] and memory.facts() == []
 
 

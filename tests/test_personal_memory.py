@@ -20,11 +20,13 @@ SCENARIOS, _CHATTER = personal.load()
 
 ENGLISH_ONLY = (
     "the bundled embedder all-MiniLM-L6-v2 is English-only and no keyword is shared ('perro' / "
-    "'dog'): retrieval does not find the dog's name for a question in Spanish"
+    "'dog'): retrieval does not find the dog's name for a question in Spanish, and the small "
+    "prompt shows only the profile entries a question's words are about"
 )
+# The normal prompt shows the whole profile, where "dog: Biscuit" now is
+# (engine/memory/persona_life.py), whatever the question's language.
 NOT_SHOWN = {
     ("spanish-question", "small"): ENGLISH_ONLY,
-    ("spanish-question", "normal"): ENGLISH_ONLY,
 }
 # Nothing known: an exchange whose facts were replaced since is shown marked out of date
 # (engine/prompt.py OUT_OF_DATE) and brings no thread summary (engine/retrieval.py).

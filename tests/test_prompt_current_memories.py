@@ -94,7 +94,10 @@ def test_the_small_prompt_keeps_the_name_and_what_the_question_is_about(minilm_m
     doses = [t for t in _texts(dose.facts) if "levothyroxine" in t]
     assert len(doses) == 2 and "at night now" in doses[0], _texts(dose.facts)
     home, home_messages = small("Where do I live now?")
-    assert [slot.name for slot in home.profile] == ["name", "location"]
+    # name and home first; "sister: Anna" may follow with the fact of her move it was read from
+    # (compact_retrieval: an entry comes with a ranked fact of its exchange)
+    assert [slot.name for slot in home.profile][:2] == ["name", "location"]
+    assert {slot.name for slot in home.profile[2:]} <= {"sister: Anna"}
     assert "Trondheim" in home_messages[-1]["content"]
     # The system message is the same for both: the model's cache of it holds.
     assert dose_messages[0] == home_messages[0]

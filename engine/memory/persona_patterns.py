@@ -1,4 +1,5 @@
-"""Profile slots read by patterns without an LLM (names, places, likes, values); tastes, habits."""
+"""Profile slots read by patterns without an LLM (names, places, likes, values); tastes, habits.
+Pets, people, health, birthday and languages: persona_life.py."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 
 from engine.memory import keywords
 from engine.memory.clauses import to_clause_end
+from engine.memory.persona_life import life_slots
 from engine.memory.sentences import sentences
 from engine.records import Page
 
@@ -351,6 +353,7 @@ def _slots(text: str) -> list[SlotCandidate]:
                 else:
                     found.append(SlotCandidate(category, name, value))
         found[start:] = _switch_from(_not_amounts(found[start:]))
+        found.extend(SlotCandidate(*slot) for slot in life_slots(sentence))
     return found
 
 

@@ -388,14 +388,15 @@ def test_the_forget_panel_shows_what_goes_along(qtbot, window, chat, memory):
     assert _type(qtbot, window, "/forget peanuts") == "asked"
     panel = window.forget_panel
     rows = [panel.list.item(i).text() for i in range(panel.list.count())]
-    assert panel.title.text() == "Forget 2 items matching “peanuts”?"
-    assert len(rows) == 3 and "also goes with those exchanges" in rows[2] and "name: Tom" in rows[2]
-    assert [m.kind for m in panel.ticked()] == ["fact", "exchange"]
-    assert panel.forget_button.text() == "Forget 2 items"
+    # the fact, the allergy's profile entry and the exchange say "peanuts"; name: Tom goes along
+    assert panel.title.text() == "Forget 3 items matching “peanuts”?"
+    assert len(rows) == 4 and "also goes with those exchanges" in rows[3] and "name: Tom" in rows[3]
+    assert [m.kind for m in panel.ticked()] == ["fact", "profile", "exchange"]
+    assert panel.forget_button.text() == "Forget 3 items"
     with qtbot.waitSignal(window.chat_actions.done):
         panel.forget_button.click()
     assert memory.profile() == [] and memory.facts() == [] and memory.pages() == []
-    qtbot.waitUntil(lambda: "Forgot 3 items." in window.view.plain_text())
+    qtbot.waitUntil(lambda: "Forgot 4 items." in window.view.plain_text())
 
 
 def test_an_answer_that_used_no_memories_still_says_so_when_drawn_again(

@@ -1,0 +1,188 @@
+"""Profile slots about a person's life, read by patterns (no LLM): pets and the people close to
+them by name, allergies and diet, birthday, the languages they speak."""
+
+from __future__ import annotations
+
+import re
+
+from engine.memory import keywords
+from engine.memory.clauses import to_clause_end
+
+# What a profile entry of this module is filed under. Several of each can stand side by side:
+# the slot's name is what tells them apart ("cat Miso", "sister Ana", "peanuts", "Spanish");
+# diet and birthday are one slot each, a new value replacing the old (long_term.Persona.set_slot).
+PETS, PEOPLE, HEALTH, IDENTITY = "pets", "people", "health", "identity"
+# The words the patterns of a category read besides the entry's own (persona_patterns.SLOT_WORDS
+# is the same by slot name): a question about "allergies" is about "allergic to peanuts".
+CATEGORY_WORDS = {HEALTH: "allergic allergy allergies"}
+# Words that say a name: "My cat is called Miso" says no more than "cat: Miso". Not words a
+# question is about: "What is my cat's name?" is not about "friend: Sam".
+NAMING_WORDS = "call called name named"
+
+_PET_KINDS = (
+    "dog puppy cat kitten rabbit bunny hamster gerbil guinea pig parrot budgie canary tortoise "
+    "turtle snake lizard gecko ferret goldfish horse pony chicken hen goat pig"
+)
+_RELATIONS = (
+    "wife husband partner boyfriend girlfriend fiancé fiancée fiance fiancee spouse son "
+    "daughter stepson stepdaughter mum mom mother dad father stepmother stepfather brother "
+    "sister grandma grandmother granny grandpa grandfather granddad aunt uncle cousin niece "
+    "nephew grandson granddaughter godson goddaughter best friend friend flatmate roommate "
+    "colleague boss neighbour neighbor"
+)
+
+
+def _alternatives(words: str) -> str:
+    """A regex alternation of the names in `words` (two-word ones kept whole), longest first."""
+    names = re.findall(r"guinea pig|best friend|\S+", words)
+    return "|".join(sorted(names, key=len, reverse=True))
+
+
+# "my cat Miso", "my sister Ana is a nurse", "My dog is called Biscuit", "my wife's name is
+# Priya", "my best friend, Tom, ...", "our dog Rex". The name must be capitalised: "my dog is lazy" names none.
+_NAMED = re.compile(
+    rf"(?i:\b(?:my|our) (?:(?:little|older|younger|big|elder|baby|twin|new|old) )?"
+    rf"(?P<kind>{_alternatives(_PET_KINDS)}|{_alternatives(_RELATIONS)}))"
+    r"(?i:['’]s name is| is called| is named| called| named|,)? "
+    # a lookahead: the words after the name are not taken, so "my cat Miso and my dog Rex"
+    # finds both
+    r"(?=(?P<name>[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*){0,2}))"
+)
+# "I have a grey cat called Pixel", "We've got a rescue dog named Bo", "I have a brother called
+# Luis".
+_HAVE_NAMED = re.compile(
+    r"(?i:\b(?:i|we)(?:['’]ve got| have got| have| own)(?: an?| one| two| three| another)?"
+    r"(?: [\w-]+){0,2}? "
+    rf"(?P<kind>{_alternatives(_PET_KINDS)}|{_alternatives(_RELATIONS)})"
+    r"(?:,)? (?:called|named)) "
+    r"(?=(?P<name>[^\W\d_]))"
+)
+_PETS = set(_alternatives(_PET_KINDS).split("|"))
+# Capitalised words after "my sister" that are not a name: the start of the next part of the
+# sentence or a day ("my dad I think", "I called my mum Sunday"). Months are names too (May,
+# June, April): one is not a name only where a day's number follows it ("my sister May 5th").
+_NOT_A_NAME = {
+    "i", "i'm", "i’m", "i've", "i’ve", "i'd", "i’d", "i'll", "i’ll", "and", "but", "so", "the",
+    "a", "an", "is", "was", "has", "had", "who", "which", "that", "monday", "tuesday",
+    "wednesday", "thursday", "friday", "saturday", "sunday", "christmas", "easter", "mr", "mrs",
+    "ms", "dr",
+}  # fmt: skip
+
+# "I'm allergic to peanuts", "I am severely allergic to bee stings"; not "I'm not allergic",
+# nor someone else's ("my son is allergic to eggs").
+_ALLERGIC = re.compile(
+    r"(?i:\bi(?:['’]m| am)(?: \w+ly)? allergic to) ([^,.;!?]+)"
+)
+# "I have a nut allergy", "I've got a severe shellfish allergy"
+_ALLERGY = re.compile(
+    r"(?i:\bi(?:['’]ve got| have got| have)(?: an?)?(?: severe| mild| bad| serious| slight)?) "
+    r"([^\W\d_][\w -]{1,30}?) "
+    r"(?i:allergy|allergies)\b"
+)
+# A condition said of oneself: "I'm lactose intolerant", "I am coeliac", "I'm diabetic".
+_CONDITION = re.compile(
+    r"(?i:\bi(?:['’]m| am)(?: \w+ly)? (?:a )?)"
+    r"(?i:((?:lactose|gluten|fructose|histamine) intolerant|coeliac|celiac|diabetic|epileptic|"
+    r"asthmatic))\b"
+)
+# "I'm vegetarian", "I am a vegan", "I've gone vegan", "I became pescatarian last year".
+_DIET = re.compile(
+    r"(?i:\bi(?:['’]m| am)(?: now| strictly| mostly| fully)?(?: an?)?|"
+    r"\bi(?:['’]ve| have)? (?:gone|become|became|went|turned)) "
+    r"(?i:(vegetarian|vegan|pescatarian|pescetarian|flexitarian))\b"
+)
+_MONTHS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December|"
+    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_DATE = rf"(?:(?:the )?{_DAY} (?:of )?(?:{_MONTHS})|(?:{_MONTHS}) (?:the )?{_DAY})\b"
+# "My birthday is on the 3rd of September", "my birthday's March 14th", "I was born on 2 May
+# 1990" (the year kept); not "my birthday is next week".
+_BIRTHDAY = re.compile(
+    rf"(?i:\bmy birthday(?:['’]s| is)(?: on)? |\bi was born on )({_DATE}(?:,? (?:19|20)\d\d\b)?)"
+)
+_LANGUAGES = (
+    "English French Spanish German Italian Portuguese Dutch Flemish Danish Swedish Norwegian "
+    "Icelandic Finnish Estonian Latvian Lithuanian Polish Czech Slovak Hungarian Romanian "
+    "Bulgarian Serbian Croatian Bosnian Slovenian Albanian Greek Turkish Russian Ukrainian "
+    "Belarusian Georgian Armenian Hebrew Arabic Persian Farsi Kurdish Urdu Hindi Bengali Punjabi "
+    "Gujarati Marathi Tamil Telugu Kannada Malayalam Sinhala Nepali Chinese Mandarin Cantonese "
+    "Japanese Korean Vietnamese Thai Khmer Lao Burmese Indonesian Malay Tagalog Filipino Swahili "
+    "Amharic Somali Yoruba Igbo Hausa Zulu Xhosa Afrikaans Welsh Irish Gaelic Basque Catalan "
+    "Galician Maltese Luxembourgish Esperanto Latin Yiddish"
+).split()
+_LANGUAGE = "|".join(_LANGUAGES)
+_LEVEL = r"(?:(?:fluent|good|basic|some|decent|native|a little|a bit of|a little bit of) )?"
+# "I speak Dutch and some French", "I can speak English, German or Italian"; languages by
+# name only ("I speak to Maria" names none).
+_SPEAK = re.compile(
+    rf"(?i:\bi (?:also |can |can also |only |mostly )?speak) {_LEVEL}((?:{_LANGUAGE})\b"
+    rf"(?:(?:,| and| or| as well as|, and) {_LEVEL}(?:{_LANGUAGE})\b)*)"
+)
+
+
+def life_slots(sentence: str) -> list[tuple[str, str, str]]:
+    """The entries one sentence of the person's own words gives, as (category, name, value):
+    filed under category/name, said as value (none for a question)."""
+    if sentence.rstrip().endswith("?"):
+        return []
+    found = [*_named(sentence), *_health(sentence)]
+    for match in _BIRTHDAY.finditer(sentence):
+        found.append((IDENTITY, "birthday", match.group(1).removeprefix("the ")))
+    for match in _SPEAK.finditer(sentence):
+        for language in re.findall(rf"\b(?:{_LANGUAGE})\b", match.group(1)):
+            found.append((IDENTITY, f"speaks {language}", f"speaks {language}"))
+    return found
+
+
+def _named(sentence: str) -> list[tuple[str, str, str]]:
+    """Pets and people by name: "my cat Miso" -> pets "cat: Miso"; "my sister Ana" -> people
+    "sister: Ana". Filed under the whole line, so two sisters or a dog and a cat stand apart."""
+    found = []
+    for match in [*_NAMED.finditer(sentence), *_HAVE_NAMED.finditer(sentence)]:
+        name = _name_words(sentence[match.start("name") :])
+        if name is None:
+            continue
+        kind = match.group("kind").lower()
+        category = PETS if kind in _PETS else PEOPLE
+        line = f"{kind}: {name}"  # filed under the whole line: it is shown as it is
+        found.append((category, line, line))
+    return found
+
+
+def _name_words(words: str) -> str | None:
+    """The capitalised run at the start of `words` (up to three words), or None."""
+    kept: list[str] = []
+    split = re.findall(r"[^\W\d_][\w'’-]*|\S+", words)[:4]
+    for word, after in zip(split, [*split[1:], ""], strict=True):
+        if len(kept) == 3:
+            break
+        bare = re.sub(r"['’]s?$", "", word)  # "my sister Ana's kids": Ana
+        if not bare[:1].isupper() or bare.lower() in _NOT_A_NAME:
+            break
+        if re.fullmatch(_MONTHS, bare) and after[:1].isdigit():
+            break
+        kept.append(bare)
+        if bare != word:
+            break
+    return " ".join(kept) or None
+
+
+def _health(sentence: str) -> list[tuple[str, str, str]]:
+    """Allergies (filed by what one is allergic to), conditions and diet."""
+    found = []
+    for pattern in (_ALLERGIC, _ALLERGY):
+        for match in pattern.finditer(sentence):
+            thing = to_clause_end(match.group(1)).strip()
+            words = keywords.content_words(thing)
+            if not words or len(thing.split()) > 6:
+                continue
+            value = f"allergic to {thing}" if pattern is _ALLERGIC else f"{thing} allergy"
+            found.append((HEALTH, " ".join(words[:4]), value))
+    for match in _CONDITION.finditer(sentence):
+        condition = match.group(1).lower()
+        found.append((HEALTH, condition, condition))
+    for match in _DIET.finditer(sentence):
+        found.append((HEALTH, "diet", match.group(1).lower()))
+    return found

@@ -1,0 +1,135 @@
+"""Profile entries about a person's life, read without an LLM (engine/memory/persona_life.py):
+pets and people by name, allergies, diet and conditions, birthday, languages; what they become
+in the vault, and which a small model is shown."""
+
+import pytest
+
+from engine import prompt_memories
+from engine.memory.persona_patterns import slots_said
+from engine.records import ProfileSlot
+
+
+def entries(text: str) -> list[tuple[str, str, str]]:
+    return [(s.category, s.name, s.value) for s in slots_said(text)]
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        ("My cat is called Miso.", ("pets", "cat: Miso", "cat: Miso")),
+        ("My dog is called Biscuit, he's a very lazy beagle.", ("pets", "dog: Biscuit", "dog: Biscuit")),
+        ("My cat, Miso, keeps sitting on my keyboard.", ("pets", "cat: Miso", "cat: Miso")),
+        ("I have a grey cat called Pixel who sleeps on the radiator.",
+         ("pets", "cat: Pixel", "cat: Pixel")),
+        ("We've got a rescue dog named Bo.", ("pets", "dog: Bo", "dog: Bo")),
+        ("Our dog Rex barks at the postman.", ("pets", "dog: Rex", "dog: Rex")),
+        ("I have a brother called Luis.", ("people", "brother: Luis", "brother: Luis")),
+        ("My sister Ana is a paediatric nurse in Porto.", ("people", "sister: Ana", "sister: Ana")),
+        ("My sister Ana's kids are loud.", ("people", "sister: Ana", "sister: Ana")),
+        ("my wife's name is Priya", ("people", "wife: Priya", "wife: Priya")),
+        ("My best friend, Tom, moved away.", ("people", "best friend: Tom", "best friend: Tom")),
+        ("My daughter Chloé just turned seven.", ("people", "daughter: Chloé", "daughter: Chloé")),
+        ("I'm allergic to peanuts, even a trace makes my throat swell.",
+         ("health", "peanuts", "allergic to peanuts")),
+        ("I am severely allergic to bee stings.", ("health", "bee stings", "allergic to bee stings")),
+        ("I have a severe shellfish allergy.", ("health", "shellfish", "shellfish allergy")),
+        ("I'm lactose intolerant.", ("health", "lactose intolerant", "lactose intolerant")),
+        ("I'm vegetarian, I haven't eaten meat in ten years.", ("health", "diet", "vegetarian")),
+        ("I went vegan last year.", ("health", "diet", "vegan")),
+        ("My birthday is on the 3rd of September, I'll be forty.",
+         ("identity", "birthday", "3rd of September")),
+        ("I was born on 2 May 1990 in Leeds.", ("identity", "birthday", "2 May 1990")),
+    ],
+)
+def test_a_sentence_about_ones_life_fills_its_entry(said, entry):
+    assert entry in entries(said)
+
+
+def test_each_language_spoken_is_an_entry_of_its_own():
+    assert entries("I speak Dutch and some French.") == [
+        ("identity", "speaks Dutch", "speaks Dutch"),
+        ("identity", "speaks French", "speaks French"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my dog is lazy",  # no name
+        "My dad I think is fine.",
+        "I speak to Maria every day.",  # no language named
+        "My son is allergic to eggs.",  # someone else's allergy
+        "I'm not vegetarian.",
+        "Is my cat Miso ok?",  # a question tells nothing
+        "My birthday is next week.",  # no date
+        "I have allergies.",  # to nothing named
+    ],
+)
+def test_what_does_not_say_it_fills_nothing(said):
+    assert [e for e in entries(said) if e[0] in ("pets", "people", "health") or
+            e[1] == "birthday" or e[1].startswith("speaks")] == []
+
+
+def test_entries_stand_side_by_side_and_a_new_diet_replaces_the_old(memory):
+    from tests.helpers import learn_exchanges
+
+    learn_exchanges(memory, [
+        ("My sister Ana lives in Porto.", "Nice."),
+        ("My sister Lena is a marine biologist.", "Interesting."),
+        ("My cat Miso and my dog Rex get along.", "Lovely."),
+        ("I'm vegetarian these days.", "Noted."),
+    ])
+    assert {"sister: Ana", "sister: Lena", "cat: Miso", "dog: Rex", "diet: vegetarian"} <= {
+        slot.text for slot in memory.profile()
+    }
+    learn_exchanges(memory, [("I went vegan last month.", "Good luck!")])
+    current = {slot.text for slot in memory.profile()}
+    assert "diet: vegan" in current and "diet: vegetarian" not in current
+    replaced = {slot.text for slot in memory.profile(include_superseded=True)} - current
+    assert "diet: vegetarian" in replaced
+
+
+def test_forgetting_the_exchange_forgets_the_entry(memory):
+    page = memory.add_memory("I'm allergic to peanuts.", "I'll keep that in mind.")
+    memory.run_consolidation()
+    assert "allergic to peanuts" in {slot.text for slot in memory.profile()}
+    memory.forget_page(page.id)
+    assert "allergic to peanuts" not in {
+        slot.text for slot in memory.profile(include_superseded=True)
+    }
+
+
+def _slot(slot_id: int, category: str, name: str, value: str) -> ProfileSlot:
+    return ProfileSlot(id=slot_id, category=category, name=name, value=value, origin="pattern",
+                       evidence_page_ids=(slot_id,), created=0.0, updated=0.0, status="active")
+
+
+def test_a_small_model_is_shown_an_allergy_for_a_question_about_food():
+    """"Can I eat satay?" names no word of "allergic to peanuts"; the demo model is shown the
+    entries a question is about, and any question about eating is about an allergy or a diet."""
+    profile = (
+        _slot(1, "identity", "name", "Tom"),
+        _slot(2, "health", "peanuts", "allergic to peanuts"),
+        _slot(3, "pets", "cat: Miso", "cat: Miso"),
+        _slot(4, "health", "diet", "vegetarian"),
+    )
+    shown = [slot.text for slot in prompt_memories.small_profile(profile, "Can I eat satay?")]
+    assert shown == ["name: Tom", "allergic to peanuts", "diet: vegetarian"]
+    shown = [slot.text for slot in prompt_memories.small_profile(profile, "What is my pet called?")]
+    assert shown == ["name: Tom", "cat: Miso"]
+    shown = [slot.text for slot in prompt_memories.small_profile(profile, "How far is the moon?")]
+    assert shown == ["name: Tom"]
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        ("My daughter May starts school soon.", ("people", "daughter: May", "daughter: May")),
+        ("I'll see my sister May 5th.", None),
+        ("I called my mum Sunday.", None),
+        ("My cat Miso and my dog Rex get along.", ("pets", "dog: Rex", "dog: Rex")),
+    ],
+)
+def test_a_month_or_a_day_is_a_name_only_where_no_date_follows(said, entry):
+    found = [e for e in entries(said) if e[0] in ("pets", "people")]
+    assert (entry in found) if entry else found == []
