@@ -272,15 +272,15 @@ class Memoryos(ReferenceReadsMixin):
 
     def get_user_profile_summary(self) -> str:
         """The user profile as text: a profile imported from the reference as the reference
-        returns it (its own text), then one 'name: value' line per other slot; "None" when
-        empty."""
+        returns it (its own text), then one line per other slot as the app shows it
+        ("location: Reno", "likes hiking", "cat: Miso"); "None" when empty."""
         from engine.reference_import import PROFILE_CATEGORY, PROFILE_NAME
 
         slots = self._memory.profile()
         if not slots:
             return "None"
         imported = [s for s in slots if (s.category, s.name) == (PROFILE_CATEGORY, PROFILE_NAME)]
-        learned = [f"{slot.name}: {slot.value}" for slot in slots if slot not in imported]
+        learned = [slot.text for slot in slots if slot not in imported]
         return "\n".join([slot.value for slot in imported] + learned)
 
     def get_assistant_knowledge_summary(self) -> list[dict]:

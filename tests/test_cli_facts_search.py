@@ -48,3 +48,16 @@ def test_a_search_that_finds_nothing_says_so(tmp_path, home):
     _import(tmp_path, home)
     said = _search(home, "Madrid")
     assert "Madrid" in said and "Nothing learned yet" not in said  # things were learned
+
+
+def test_a_profile_entry_whose_value_says_its_name_is_listed_once(tmp_path, home):
+    """"pets/cat: Miso", not "pets/cat: Miso: cat: Miso"; the listing's words find it."""
+    said = [
+        {"role": "user", "content": "My cat is called Miso.", "timestamp": "2025-11-10T10:00:00Z"},
+        {"role": "assistant", "content": "A lovely name."},
+    ]  # fmt: skip
+    assert import_into_a_new_vault(tmp_path, home, said).returncode == 0
+    listing = run_cli("facts", *FAKE, "list", home=home).stdout.decode()
+    (cat,) = [line for line in listing.splitlines() if line.startswith("profile ")]
+    assert re.search(r"p\d+  pets/cat: Miso  \(", cat), cat
+    assert _search(home, "pets/cat: Miso").splitlines() == [cat]

@@ -297,3 +297,16 @@ def test_the_reference_similarity_threshold_keeps_its_strictness(tmp_path, memor
         assert again.mid_term_similarity_threshold == 0.6  # reported on the reference's scale
     finally:
         memo.close()
+
+
+def test_the_profile_summary_reads_each_entry_as_the_app_shows_it(tmp_path, memory_keyring):
+    """One line per entry, as Privacy shows it: "cat: Miso", not "cat: Miso: cat: Miso", and
+    "likes hiking", not "hiking: likes hiking"."""
+    memo = make(tmp_path, "http://127.0.0.1:9/v1")  # no call reaches the model here
+    try:
+        memo.add_memory("My cat is called Miso and I love hiking.", "Lovely!")
+        memo.memory.run_consolidation()
+        lines = memo.get_user_profile_summary().splitlines()
+        assert "cat: Miso" in lines and "likes hiking" in lines, lines
+    finally:
+        memo.close()

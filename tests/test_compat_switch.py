@@ -82,7 +82,7 @@ def test_the_profile_reads_as_the_reference_returns_it(tmp_path):
         memo.memory.run_consolidation()
         learned = [s for s in memo.memory.profile() if s.origin != "imported from the reference"]
         assert learned and memo.get_user_profile_summary() == "\n".join(
-            [profile] + [f"{slot.name}: {slot.value}" for slot in learned]
+            [profile] + [slot.text for slot in learned]
         )
     finally:
         memo.close()

@@ -9,8 +9,9 @@ from engine.memory import keywords
 from engine.memory.clauses import to_clause_end
 
 # What a profile entry of this module is filed under. Several of each can stand side by side:
-# the slot's name is what tells them apart ("cat Miso", "sister Ana", "peanuts", "Spanish");
-# diet and birthday are one slot each, a new value replacing the old (long_term.Persona.set_slot).
+# the slot's name is what tells them apart ("cat: Miso", "sister: Ana", "peanuts", "speaks
+# Spanish"); diet and birthday are one slot each, a new value replacing the old
+# (long_term.Persona.set_slot).
 PETS, PEOPLE, HEALTH, IDENTITY = "pets", "people", "health", "identity"
 # The words the patterns of a category read besides the entry's own (persona_patterns.SLOT_WORDS
 # is the same by slot name): a question about "allergies" is about "allergic to peanuts".
@@ -39,7 +40,8 @@ def _alternatives(words: str) -> str:
 
 
 # "my cat Miso", "my sister Ana is a nurse", "My dog is called Biscuit", "my wife's name is
-# Priya", "my best friend, Tom, ...", "our dog Rex". The name must be capitalised: "my dog is lazy" names none.
+# Priya", "my best friend, Tom, ...", "our dog Rex". The name must be capitalised: "my dog is
+# lazy" names none.
 _NAMED = re.compile(
     rf"(?i:\b(?:my|our) (?:(?:little|older|younger|big|elder|baby|twin|new|old) )?"
     rf"(?P<kind>{_alternatives(_PET_KINDS)}|{_alternatives(_RELATIONS)}))"

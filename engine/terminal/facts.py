@@ -30,9 +30,15 @@ def _one_line(text: str) -> str:
 
 
 def _slot_name(slot) -> str:
-    """"category/name: " before a profile entry's value. An imported profile is its own text:
-    its name only says where it came from, which its line says at its end."""
-    return "" if slot.category == "imported" else f"{slot.category}/{slot.name}: "
+    """"category/name: " before a profile entry's value; "category/" alone where the value says
+    its name ("pets/cat: Miso", "preference/likes hiking", not "pets/cat: Miso: cat: Miso"). An
+    imported profile is its own text: its name only says where it came from, which its line
+    says at its end."""
+    if slot.category == "imported":
+        return ""
+    if slot.text == slot.value:
+        return f"{slot.category}/"
+    return f"{slot.category}/{slot.name}: "
 
 
 class Learned(NamedTuple):
