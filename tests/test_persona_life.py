@@ -133,3 +133,28 @@ def test_a_small_model_is_shown_an_allergy_for_a_question_about_food():
 def test_a_month_or_a_day_is_a_name_only_where_no_date_follows(said, entry):
     found = [e for e in entries(said) if e[0] in ("pets", "people")]
     assert (entry in found) if entry else found == []
+
+
+def test_a_girlfriend_who_became_a_wife_is_one_current_entry(memory):
+    from tests.helpers import learn_exchanges
+
+    learn_exchanges(memory, [
+        ("My girlfriend Ana got a new job.", "Congratulations to her!"),
+        ("My sister Lena is visiting.", "Have fun!"),
+    ])
+    learn_exchanges(memory, [("My fiancée Ana and I set a date!", "Wonderful!")])
+    learn_exchanges(memory, [("My wife Ana says hi.", "Hi Ana!")])
+    current = {slot.text for slot in memory.profile()}
+    assert {"wife: Ana", "sister: Lena"} <= current
+    assert not {"girlfriend: Ana", "fiancée: Ana"} & current
+    # told of the past: the wife stays current; another person is an entry of its own
+    learn_exchanges(memory, [
+        ("Back then my girlfriend Ana lived in Leeds.", "I see."),
+        ("My boyfriend Sam was my first love.", "Sweet."),
+    ])
+    current = {slot.text for slot in memory.profile()}
+    assert {"wife: Ana", "boyfriend: Sam"} <= current and "girlfriend: Ana" not in current
+    # forgetting the exchange that said "wife" makes the step before it current again
+    (wife,) = [s for s in memory.profile() if s.text == "wife: Ana"]
+    memory.forget_page(wife.evidence_page_ids[0])
+    assert "fiancée: Ana" in {slot.text for slot in memory.profile()}

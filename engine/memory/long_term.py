@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from engine.memory import fact_values, keywords, persona_compare, when
+from engine.memory import fact_values, keywords, persona_compare, persona_life, when
 from engine.memory.context import MemoryContext
 from engine.memory.persona_edits import ByHand, PersonaEdits
 from engine.memory.persona_learning import PersonaLearning
@@ -182,11 +182,26 @@ class Persona(PersonaLearning, PersonaEdits):
             self.vault.supersede_slot(current.id, slot_id, now)
         if (category, name) == ("identity", "location"):
             self._supersede_old_home(value, evidence, now, by_hand)
+        if category == persona_life.PEOPLE:
+            self._one_step_current(name, slot_id, now)
         if category == "preference":
             self._supersede_opposite(name, value, slot_id, evidence, now, by_hand)
             if value.startswith("switched to "):
                 self._retire_switched_away(slot_id, evidence, now, by_hand)
         return slot_id
+
+    def _one_step_current(self, name: str, slot_id: int, now: float) -> None:
+        """Of a relation's steps with one person, the latest is current (persona_life.STEPS):
+        "wife: Ana" replaces "girlfriend: Ana", and "girlfriend: Ana" said after it (a story
+        of the past) is kept as replaced by the wife."""
+        for slot in self.vault.slots(include_superseded=False):
+            if slot.category != persona_life.PEOPLE or slot.id == slot_id:
+                continue
+            if persona_life.grows_out_of(name, slot.name):
+                self.vault.supersede_slot(slot.id, slot_id, now)
+            elif persona_life.grows_out_of(slot.name, name):
+                self.vault.supersede_slot(slot_id, slot.id, now)
+                return
 
     def _retire_switched_away(
         self, slot_id: int, evidence: list[int], now: float, by_hand: ByHand | None

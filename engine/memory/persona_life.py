@@ -33,6 +33,27 @@ _RELATIONS = (
 )
 
 
+# A relation that grows into the next: "my girlfriend Ana", later "my wife Ana": the wife is
+# current and the girlfriend replaced (kept as replaced, current again if the newer goes), in
+# whichever order they are said ("my girlfriend Ana" told of the past stays replaced). Only for
+# the same name: "girlfriend: Maria" leaves "wife: Ana". "partner" is said at every step, so it
+# is none.
+STEPS = {
+    "girlfriend": 1, "boyfriend": 1,
+    "fiancé": 2, "fiancée": 2, "fiance": 2, "fiancee": 2,
+    "wife": 3, "husband": 3, "spouse": 3,
+}  # fmt: skip
+
+
+def grows_out_of(new: str, old: str) -> bool:
+    """Whether the people entry `new` ("wife: Ana") is the later step of `old` ("fiancée:
+    Ana"): the same name, a relation further on."""
+    new_kind, _, new_name = new.partition(": ")
+    old_kind, _, old_name = old.partition(": ")
+    later, earlier = STEPS.get(new_kind), STEPS.get(old_kind)
+    return bool(later and earlier and later > earlier and new_name == old_name)
+
+
 def _alternatives(words: str) -> str:
     """A regex alternation of the names in `words` (two-word ones kept whole), longest first."""
     names = re.findall(r"guinea pig|best friend|\S+", words)
