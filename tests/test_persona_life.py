@@ -24,6 +24,11 @@ def entries(text: str) -> list[tuple[str, str, str]]:
         ("We've got a rescue dog named Bo.", ("pets", "dog: Bo", "dog: Bo")),
         ("Our dog Rex barks at the postman.", ("pets", "dog: Rex", "dog: Rex")),
         ("I have a brother called Luis.", ("people", "brother: Luis", "brother: Luis")),
+        ("Thanks, we got another cat named Bailey too.", ("pets", "cat: Bailey", "cat: Bailey")),
+        ("I just adopted a kitten named Mochi!", ("pets", "kitten: Mochi", "kitten: Mochi")),
+        ("My GP is Dr Okafor at the Riverside practice.", ("people", "GP: Dr Okafor", "GP: Dr Okafor")),
+        ("my doctor is Dr. Patel", ("people", "doctor: Dr. Patel", "doctor: Dr. Patel")),
+        ("My dentist, Mr Hale, is retiring.", ("people", "dentist: Mr Hale", "dentist: Mr Hale")),
         ("My sister Ana is a paediatric nurse in Porto.", ("people", "sister: Ana", "sister: Ana")),
         ("My sister Ana's kids are loud.", ("people", "sister: Ana", "sister: Ana")),
         ("my wife's name is Priya", ("people", "wife: Priya", "wife: Priya")),
@@ -63,6 +68,9 @@ def test_each_language_spoken_is_an_entry_of_its_own():
         "Is my cat Miso ok?",  # a question tells nothing
         "My birthday is next week.",  # no date
         "I have allergies.",  # to nothing named
+        "My doctor is great.",
+        "My doctor said I should rest.",
+        "I got a dog last week.",
     ],
 )
 def test_what_does_not_say_it_fills_nothing(said):

@@ -71,15 +71,28 @@ _NAMED = re.compile(
     # finds both
     r"(?=(?P<name>[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*){0,2}))"
 )
-# "I have a grey cat called Pixel", "We've got a rescue dog named Bo", "I have a brother called
-# Luis".
+# "I have a grey cat called Pixel", "We've got a rescue dog named Bo", "we got another cat named
+# Bailey", "I have a brother called Luis".
 _HAVE_NAMED = re.compile(
-    r"(?i:\b(?:i|we)(?:['’]ve got| have got| have| own)(?: an?| one| two| three| another)?"
+    r"(?i:\b(?:i|we)(?:['’]ve got| have got| have| own|(?:['’]ve| have)?(?: just)? "
+    r"(?:got|adopted|rescued|bought))(?: an?| one| two| three| another)?"
     r"(?: [\w-]+){0,2}? "
     rf"(?P<kind>{_alternatives(_PET_KINDS)}|{_alternatives(_RELATIONS)})"
     r"(?:,)? (?:called|named)) "
     r"(?=(?P<name>[^\W\d_]))"
 )
+# The people who look after one, by their work: "My GP is Dr Okafor", "my dentist, Mr Hale",
+# "my therapist Jo". Their name often has a title, kept: "GP: Dr Okafor".
+_CARERS = (
+    "doctor GP dentist therapist physio physiotherapist vet counsellor counselor psychologist "
+    "psychiatrist midwife landlord landlady lawyer solicitor accountant tutor coach trainer"
+)
+_CARE = re.compile(
+    rf"(?i:\bmy (?P<kind>{_alternatives(_CARERS)})(?:['’]s name is| is called| is named| is|"
+    r" called| named|,)?) "
+    r"(?=(?P<name>[^\W\d_]))"
+)
+_TITLES = {"dr", "dr.", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "prof", "prof.", "doctor"}
 _PETS = set(_alternatives(_PET_KINDS).split("|"))
 # Capitalised words after "my sister" that are not a name: the start of the next part of the
 # sentence or a day ("my dad I think", "I called my mum Sunday"). Months are names too (May,
@@ -87,8 +100,7 @@ _PETS = set(_alternatives(_PET_KINDS).split("|"))
 _NOT_A_NAME = {
     "i", "i'm", "i’m", "i've", "i’ve", "i'd", "i’d", "i'll", "i’ll", "and", "but", "so", "the",
     "a", "an", "is", "was", "has", "had", "who", "which", "that", "monday", "tuesday",
-    "wednesday", "thursday", "friday", "saturday", "sunday", "christmas", "easter", "mr", "mrs",
-    "ms", "dr",
+    "wednesday", "thursday", "friday", "saturday", "sunday", "christmas", "easter",
 }  # fmt: skip
 
 # "I'm allergic to peanuts", "I am severely allergic to bee stings"; not "I'm not allergic",
@@ -163,11 +175,14 @@ def _named(sentence: str) -> list[tuple[str, str, str]]:
     """Pets and people by name: "my cat Miso" -> pets "cat: Miso"; "my sister Ana" -> people
     "sister: Ana". Filed under the whole line, so two sisters or a dog and a cat stand apart."""
     found = []
-    for match in [*_NAMED.finditer(sentence), *_HAVE_NAMED.finditer(sentence)]:
+    matches = [*_NAMED.finditer(sentence), *_HAVE_NAMED.finditer(sentence),
+               *_CARE.finditer(sentence)]  # fmt: skip
+    for match in matches:
         name = _name_words(sentence[match.start("name") :])
         if name is None:
             continue
-        kind = match.group("kind").lower()
+        kind = match.group("kind")
+        kind = kind if kind.isupper() else kind.lower()  # "GP" as written
         category = PETS if kind in _PETS else PEOPLE
         line = f"{kind}: {name}"  # filed under the whole line: it is shown as it is
         found.append((category, line, line))
@@ -177,11 +192,14 @@ def _named(sentence: str) -> list[tuple[str, str, str]]:
 def _name_words(words: str) -> str | None:
     """The capitalised run at the start of `words` (up to three words), or None."""
     kept: list[str] = []
-    split = re.findall(r"[^\W\d_][\w'’-]*|\S+", words)[:4]
+    split = re.findall(r"(?i:dr|mr|mrs|ms|prof)\.(?= )|[^\W\d_][\w'’-]*|\S+", words)[:4]
     for word, after in zip(split, [*split[1:], ""], strict=True):
         if len(kept) == 3:
             break
         bare = re.sub(r"['’]s?$", "", word)  # "my sister Ana's kids": Ana
+        if not kept and bare.lower() in _TITLES and after[:1].isupper():
+            kept.append(word)  # "Dr Okafor": the title, then the name
+            continue
         if not bare[:1].isupper() or bare.lower() in _NOT_A_NAME:
             break
         if re.fullmatch(_MONTHS, bare) and after[:1].isdigit():
