@@ -66,7 +66,8 @@ def test_preview_lists_what_goes_and_forget_rewrites_what_quoted_it(memory, chat
     miscited = next(f for f in memory.facts() if f.text == f"{WORD} naps in the hammock.")
     assert miscited.source_page_ids == (follow.id,) and miscited.id in preview.facts
     assert any(WORD in text for text in preview.fact_texts)
-    assert preview.slot_texts == [f"pet: ferret {WORD}"]
+    # the model's entry, and the one the patterns read from "a ferret named Zorblatt"
+    assert sorted(preview.slot_texts) == [f"ferret: {WORD}", f"pet: ferret {WORD}"]
     assert preview.segments_rewritten == [memory.page(follow.id).segment_id]
     assert preview.segments_removed == []
     assert preview.chain_summaries_rebuilt == [follow.id]

@@ -122,7 +122,9 @@ def test_the_panel_is_whole_in_a_scaled_laptop_window(qtbot, window, memory):
     """From a walkthrough (1366x768 at 1.5x: a 911x452 window, normal text): the hint was cut
     through its first line in a scrolled part no key could scroll, under 140 px of empty
     conversation. The conversation gives way: the title, every row and the hint are whole."""
-    _learn(memory, "My dog is called Biscuit and he is a beagle.",
+    # five rows, as in the walkthrough ("My dog is called Biscuit" would add "dog: Biscuit" to
+    # the profile and a sixth row, which scrolls at this size: the test above)
+    _learn(memory, "I have a beagle, Biscuit, and he is lovely.",
            "I walk Biscuit every evening in the park.", "Biscuit likes carrots.")
     window.resize(911, 452)
     qtbot.waitUntil(lambda: window.size().height() == 452)

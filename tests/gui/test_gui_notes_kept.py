@@ -87,7 +87,8 @@ def test_a_notice_marked_deleted_is_offered_again_once_privacy_undoes_the_delete
 def test_a_learned_notice_says_deleted_once_forget_removes_its_item(
     qtbot, window, memory, send
 ):
-    """/forget with the exchange unticked: the fact goes, the exchange and its notice stay."""
+    """/forget with the exchange unticked: the fact (and the profile entry read with it,
+    "allergic to peanuts") goes, the exchange and its notice stay."""
     _learned(qtbot, window, memory, send)
     window.composer.input.setPlainText("/forget peanuts")
     with qtbot.waitSignal(window.chat_actions.done, timeout=5000):
@@ -96,11 +97,11 @@ def test_a_learned_notice_says_deleted_once_forget_removes_its_item(
     for row in (forget.list.item(i) for i in range(forget.list.count())):
         if row.data(Qt.ItemDataRole.UserRole).kind == "exchange":
             row.setCheckState(Qt.CheckState.Unchecked)
-    assert [m.kind for m in forget.ticked()] == ["fact"]
+    assert [m.kind for m in forget.ticked()] == ["fact", "profile"]
     with qtbot.waitSignal(window.chat_actions.done) as done:
         qtbot.mouseClick(forget.forget_button, Qt.MouseButton.LeftButton)
     assert done.args == ["forgot"]
-    assert memory.facts() == [] and len(memory.pages()) == 1
+    assert memory.facts() == [] and memory.profile() == [] and len(memory.pages()) == 1
 
     qtbot.waitUntil(lambda: DELETED in window.view.plain_text(), timeout=5000)
     assert "Undo" not in _notice_line(window, DELETED)

@@ -129,7 +129,7 @@ def test_search_finds_an_items_own_words_not_its_conversations_title(qtbot, pane
     assert privacy_row(panel, NURSE).text(3).startswith("Hi! My name is Ana")  # the title is shown
     panel.search.setText("dog")
     assert [item.text for item in panel.visible_items()] == [
-        "My name is Ana and I have a dog called Pixel."
+        "My name is Ana and I have a dog called Pixel.", "dog: Pixel"
     ]
 
 
