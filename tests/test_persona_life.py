@@ -69,6 +69,8 @@ def test_each_language_spoken_is_an_entry_of_its_own():
         "My birthday is next week.",  # no date
         "I have allergies.",  # to nothing named
         "My doctor is great.",
+        "My dentist is Polish and very gentle.",
+        "My therapist is Italian.",
         "My doctor said I should rest.",
         "I got a dog last week.",
     ],

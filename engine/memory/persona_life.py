@@ -148,6 +148,10 @@ _LANGUAGES = (
     "Galician Maltese Luxembourgish Esperanto Latin Yiddish"
 ).split()
 _LANGUAGE = "|".join(_LANGUAGES)
+# A language's name is often its people's too ("Polish", "Italian"): never a first name here.
+_NATIONAL = set(_LANGUAGES) | {"American", "British", "Scottish", "Canadian", "Australian",
+                               "Mexican", "Brazilian", "Swiss", "Austrian", "Belgian", "Nigerian",
+                               "Kenyan", "Indian", "Pakistani", "Egyptian", "Moroccan"}
 _LEVEL = r"(?:(?:fluent|good|basic|some|decent|native|a little|a bit of|a little bit of) )?"
 # "I speak Dutch and some French", "I can speak English, German or Italian"; languages by
 # name only ("I speak to Maria" names none).
@@ -201,6 +205,8 @@ def _name_words(words: str) -> str | None:
             kept.append(word)  # "Dr Okafor": the title, then the name
             continue
         if not bare[:1].isupper() or bare.lower() in _NOT_A_NAME:
+            break
+        if not kept and bare in _NATIONAL:  # "My dentist is Polish", "my tutor, French…"
             break
         if re.fullmatch(_MONTHS, bare) and after[:1].isdigit():
             break
