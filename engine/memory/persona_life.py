@@ -20,6 +20,25 @@ CATEGORY_WORDS = {HEALTH: "allergic allergy allergies"}
 # question is about: "What is my cat's name?" is not about "friend: Sam".
 NAMING_WORDS = "call called name named"
 
+# Capitalised, yet a nationality or a faith, not a name: "I'm American", "I am Catholic", "my
+# dentist is Polish" (persona_patterns reads names too). Words that are also common first names
+# ("Christian", "Jordan") are left out: "I'm Christian" more often introduces someone.
+NATIONS_AND_FAITHS = (
+    "American African Asian European Latino Latina Hispanic Caribbean Arab Australian "
+    "Canadian Mexican Brazilian Argentinian Argentine Chilean Colombian Peruvian Cuban "
+    "British English Scottish Welsh Irish French German Dutch Belgian Swiss Austrian "
+    "Italian Spanish Portuguese Greek Turkish Polish Czech Slovak Hungarian Romanian "
+    "Bulgarian Serbian Croatian Ukrainian Russian Swedish Norwegian Danish Finnish "
+    "Icelandic Estonian Latvian Lithuanian Israeli Iranian Iraqi Syrian Lebanese Egyptian "
+    "Moroccan Algerian Tunisian Nigerian Ghanaian Kenyan Ethiopian Somali Ugandan "
+    "Tanzanian Indian Pakistani Bangladeshi Nepali Lankan Chinese Japanese Korean "
+    "Vietnamese Thai Filipino Filipina Indonesian Malaysian Singaporean Taiwanese "
+    "Mongolian Kiwi Catholic Protestant Orthodox Muslim Jewish Hindu Buddhist Sikh "
+    "Mormon Atheist Agnostic Pagan Quaker Lutheran Baptist Methodist Anglican Vegan "
+    "Vegetarian Millennial Boomer Aussie Brit Yankee Texan Californian Yorker "
+    "Londoner Parisian"
+).split()
+
 _PET_KINDS = (
     "dog puppy cat kitten rabbit bunny hamster gerbil guinea pig parrot budgie canary tortoise "
     "turtle snake lizard gecko ferret goldfish horse pony chicken hen goat pig"
@@ -60,16 +79,19 @@ def _alternatives(words: str) -> str:
     return "|".join(sorted(names, key=len, reverse=True))
 
 
+_PET_ALTERNATIVES = _alternatives(_PET_KINDS)
+_RELATION_ALTERNATIVES = _alternatives(_RELATIONS)
+_PETS = set(_PET_ALTERNATIVES.split("|"))
 # "my cat Miso", "my sister Ana is a nurse", "My dog is called Biscuit", "my wife's name is
 # Priya", "my best friend, Tom, ...", "our dog Rex". The name must be capitalised: "my dog is
 # lazy" names none.
 _NAMED = re.compile(
     rf"(?i:\b(?:my|our) (?:(?:little|older|younger|big|elder|baby|twin|new|old) )?"
-    rf"(?P<kind>{_alternatives(_PET_KINDS)}|{_alternatives(_RELATIONS)}))"
+    rf"(?P<kind>{_PET_ALTERNATIVES}|{_RELATION_ALTERNATIVES}))"
     r"(?i:['’]s name is| is called| is named| called| named|,)? "
-    # a lookahead: the words after the name are not taken, so "my cat Miso and my dog Rex"
-    # finds both
-    r"(?=(?P<name>[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*){0,2}))"
+    # a lookahead at the name's first letter (_name_words reads the name): the words after it
+    # are not taken, so "my cat Miso and my dog Rex" finds both
+    r"(?=(?P<name>[^\W\d_]))"
 )
 # "I have a grey cat called Pixel", "We've got a rescue dog named Bo", "we got another cat named
 # Bailey", "I have a brother called Luis".
@@ -77,7 +99,7 @@ _HAVE_NAMED = re.compile(
     r"(?i:\b(?:i|we)(?:['’]ve got| have got| have| own|(?:['’]ve| have)?(?: just)? "
     r"(?:got|adopted|rescued|bought))(?: an?| one| two| three| another)?"
     r"(?: [\w-]+){0,2}? "
-    rf"(?P<kind>{_alternatives(_PET_KINDS)}|{_alternatives(_RELATIONS)})"
+    rf"(?P<kind>{_PET_ALTERNATIVES}|{_RELATION_ALTERNATIVES})"
     r"(?:,)? (?:called|named)) "
     r"(?=(?P<name>[^\W\d_]))"
 )
@@ -93,7 +115,6 @@ _CARE = re.compile(
     r"(?=(?P<name>[^\W\d_]))"
 )
 _TITLES = {"dr", "dr.", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "prof", "prof.", "doctor"}
-_PETS = set(_alternatives(_PET_KINDS).split("|"))
 # Capitalised words after "my sister" that are not a name: the start of the next part of the
 # sentence or a day ("my dad I think", "I called my mum Sunday"). Months are names too (May,
 # June, April): one is not a name only where a day's number follows it ("my sister May 5th").
@@ -149,9 +170,7 @@ _LANGUAGES = (
 ).split()
 _LANGUAGE = "|".join(_LANGUAGES)
 # A language's name is often its people's too ("Polish", "Italian"): never a first name here.
-_NATIONAL = set(_LANGUAGES) | {"American", "British", "Scottish", "Canadian", "Australian",
-                               "Mexican", "Brazilian", "Swiss", "Austrian", "Belgian", "Nigerian",
-                               "Kenyan", "Indian", "Pakistani", "Egyptian", "Moroccan"}
+_NATIONAL = {*_LANGUAGES, *NATIONS_AND_FAITHS}
 _LEVEL = r"(?:(?:fluent|good|basic|some|decent|native|a little|a bit of|a little bit of) )?"
 # "I speak Dutch and some French", "I can speak English, German or Italian"; languages by
 # name only ("I speak to Maria" names none).
@@ -163,9 +182,8 @@ _SPEAK = re.compile(
 
 def life_slots(sentence: str) -> list[tuple[str, str, str]]:
     """The entries one sentence of the person's own words gives, as (category, name, value):
-    filed under category/name, said as value (none for a question)."""
-    if sentence.rstrip().endswith("?"):
-        return []
+    filed under category/name, said as value. The caller (persona_patterns._slots) leaves
+    questions out, as for every pattern."""
     found = [*_named(sentence), *_health(sentence)]
     for match in _BIRTHDAY.finditer(sentence):
         found.append((IDENTITY, "birthday", match.group(1).removeprefix("the ")))

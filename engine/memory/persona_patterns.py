@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from engine.memory import keywords
 from engine.memory.clauses import to_clause_end
-from engine.memory.persona_life import life_slots
+from engine.memory.persona_life import NATIONS_AND_FAITHS, life_slots
 from engine.memory.sentences import sentences
 from engine.records import Page
 
@@ -84,27 +84,9 @@ _NOT_NAMES = {
     "done",
     "ready",
 }
-# "I'm American", "I am Catholic": capitalised, yet a nationality or a faith, not a name. Words
-# that are also common first names ("Christian", "Jordan") are left out: "I'm Christian" more
-# often introduces someone.
-_NOT_NAMES |= {
-    word.lower()
-    for word in (
-        "American African Asian European Latino Latina Hispanic Caribbean Arab Australian "
-        "Canadian Mexican Brazilian Argentinian Argentine Chilean Colombian Peruvian Cuban "
-        "British English Scottish Welsh Irish French German Dutch Belgian Swiss Austrian "
-        "Italian Spanish Portuguese Greek Turkish Polish Czech Slovak Hungarian Romanian "
-        "Bulgarian Serbian Croatian Ukrainian Russian Swedish Norwegian Danish Finnish "
-        "Icelandic Estonian Latvian Lithuanian Israeli Iranian Iraqi Syrian Lebanese Egyptian "
-        "Moroccan Algerian Tunisian Nigerian Ghanaian Kenyan Ethiopian Somali Ugandan "
-        "Tanzanian Indian Pakistani Bangladeshi Nepali Lankan Chinese Japanese Korean "
-        "Vietnamese Thai Filipino Filipina Indonesian Malaysian Singaporean Taiwanese "
-        "Mongolian Kiwi Catholic Protestant Orthodox Muslim Jewish Hindu Buddhist Sikh "
-        "Mormon Atheist Agnostic Pagan Quaker Lutheran Baptist Methodist Anglican Vegan "
-        "Vegetarian Millennial Boomer Aussie Brit Yankee Texan Californian Yorker "
-        "Londoner Parisian"
-    ).split()
-}
+# "I'm American", "I am Catholic": capitalised, yet a nationality or a faith, not a name
+# (persona_life.NATIONS_AND_FAITHS).
+_NOT_NAMES |= {word.lower() for word in NATIONS_AND_FAITHS}
 
 # (category, slot name, pattern whose group 1 is the value). The lead-in is case-insensitive;
 # names and places must be capitalised, which keeps "I'm tired" from becoming a name.
