@@ -319,10 +319,11 @@ class MemoryInspector(QDialog):
     def _draw_long(self, profile: list, facts: list, dated: dict[int, str]) -> None:
         self.profile_tree.clear()
         for slot in profile:
-            item = QTreeWidgetItem([slot.category, slot.name, one_line(slot.value), when(slot.updated)])
-            item.setToolTip(2, slot.value)
+            name, value = slot.columns  # "cat", "Miso", not "cat: Miso" twice
+            item = QTreeWidgetItem([slot.category, name, one_line(value), when(slot.updated)])
+            item.setToolTip(2, value)
             item.setData(0, FULL_TEXT, _full_html(
-                f"{slot.category} · updated {when(slot.updated)}", [(slot.name, slot.value)]))
+                f"{slot.category} · updated {when(slot.updated)}", [(name, value)]))
             self.profile_tree.addTopLevelItem(item)
         self.profile_box.set_empty(not profile)
         self.fact_tree.clear()

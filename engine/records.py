@@ -219,6 +219,18 @@ class ProfileSlot:
             return self.value
         return f"{name}: {self.value}"
 
+    @property
+    def columns(self) -> tuple[str, str]:
+        """The entry as a name and a value apart, for a table: ("location", "Zürich"). An entry
+        filed under its whole line says it twice ("cat: Miso" under "cat: Miso", "speaks Dutch"
+        under "speaks Dutch"): it is cut into "cat" and "Miso (died)", "speaks" and "Dutch"."""
+        kind, colon, rest = self.value.partition(": ")
+        if colon and self.name.startswith(f"{kind}: "):
+            return kind, rest
+        if self.value == self.name and self.value.startswith("speaks "):
+            return "speaks", self.value.removeprefix("speaks ")
+        return self.name, self.value
+
 
 @dataclass(frozen=True)
 class ScoredPage:

@@ -44,6 +44,7 @@ def entries(text: str) -> list[tuple[str, str, str]]:
         ("My birthday is on the 3rd of September, I'll be forty.",
          ("identity", "birthday", "3rd of September")),
         ("I was born on 2 May 1990 in Leeds.", ("identity", "birthday", "2 May 1990")),
+        ("my birthday is on the 3rd of september", ("identity", "birthday", "3rd of September")),
     ],
 )
 def test_a_sentence_about_ones_life_fills_its_entry(said, entry):
@@ -168,3 +169,69 @@ def test_a_girlfriend_who_became_a_wife_is_one_current_entry(memory):
     (wife,) = [s for s in memory.profile() if s.text == "wife: Ana"]
     memory.forget_page(wife.evidence_page_ids[0])
     assert "fiancée: Ana" in {slot.text for slot in memory.profile()}
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        ("My cat Miso died last week.", ("pets", "cat: Miso", "cat: Miso (died)")),
+        ("My dog Rex, sadly, died.", ("pets", "dog: Rex", "dog: Rex (died)")),
+        ("We had to put our dog Rex down.", ("pets", "dog: Rex", "dog: Rex (died)")),
+        ("We had to put down our dog Rex yesterday.", ("pets", "dog: Rex", "dog: Rex (died)")),
+        ("My grandma Rose passed away in May.", ("people", "grandma: Rose", "grandma: Rose (died)")),
+        ("My late husband Tom loved jazz.", ("people", "husband: Tom", "husband: Tom (died)")),
+        ("My ex-wife Ana called.", ("people", "ex-wife: Ana", "ex-wife: Ana")),
+        ("My ex Tom texted me.", ("people", "ex: Tom", "ex: Tom")),
+        ("I broke up with my boyfriend Tom.", ("people", "ex-boyfriend: Tom", "ex-boyfriend: Tom")),
+        ("I divorced my husband Tom last year.", ("people", "ex-husband: Tom", "ex-husband: Tom")),
+        ("I'm separated from my wife Ana.", ("people", "ex-wife: Ana", "ex-wife: Ana")),
+        ("My girlfriend Ana and I split up.", ("people", "ex-girlfriend: Ana", "ex-girlfriend: Ana")),
+        ("My boyfriend Tom dumped me.", ("people", "ex-boyfriend: Tom", "ex-boyfriend: Tom")),
+        # not an end
+        ("My cat Miso nearly died.", ("pets", "cat: Miso", "cat: Miso")),
+        ("When my dog Rex dies I'll be lost.", ("pets", "dog: Rex", "dog: Rex")),
+        ("My sister Ana divorced her husband.", ("people", "sister: Ana", "sister: Ana")),
+        ("My sister Ana and I split the bill.", ("people", "sister: Ana", "sister: Ana")),
+        ("I left my husband Tom a note.", ("people", "husband: Tom", "husband: Tom")),
+    ],
+)
+def test_a_pet_that_died_or_a_partner_one_left_is_said_so(said, entry):
+    assert [e for e in entries(said) if e[0] in ("pets", "people")] == [entry]
+
+
+def test_an_end_replaces_the_entry_and_a_story_afterwards_does_not_undo_it(memory):
+    from tests.helpers import learn_exchanges
+
+    learn_exchanges(memory, [
+        ("My cat Miso sleeps on my keyboard.", "Cute."),
+        ("My boyfriend Tom cooked dinner.", "Nice."),
+        ("My sister Lena is visiting.", "Have fun!"),
+    ])
+    learn_exchanges(memory, [
+        ("My cat Miso died last week.", "I'm so sorry."),
+        ("My ex Tom wants his records back.", "Awkward."),
+    ])
+    current = {slot.text for slot in memory.profile()}
+    assert {"cat: Miso (died)", "ex: Tom", "sister: Lena"} <= current
+    assert not {"cat: Miso", "boyfriend: Tom"} & current
+    # told of the past afterwards: the end stands
+    learn_exchanges(memory, [
+        ("My cat Miso used to wake me at six.", "Sweet memory."),
+        ("My boyfriend Tom and I met at a gig.", "I see."),
+    ])
+    current = {slot.text for slot in memory.profile()}
+    assert {"cat: Miso (died)", "ex: Tom"} <= current
+    assert not {"cat: Miso", "boyfriend: Tom"} & current
+    # forgetting the exchange that said the cat died makes the cat current again
+    (died,) = [s for s in memory.profile() if s.text == "cat: Miso (died)"]
+    memory.forget_page(died.evidence_page_ids[0])
+    assert "cat: Miso" in {slot.text for slot in memory.profile()}
+
+
+def test_an_entry_filed_under_its_whole_line_is_shown_as_a_name_and_a_value():
+    assert _slot(1, "pets", "cat: Miso", "cat: Miso (died)").columns == ("cat", "Miso (died)")
+    assert _slot(2, "people", "GP: Dr Okafor", "GP: Dr Okafor").columns == ("GP", "Dr Okafor")
+    assert _slot(3, "identity", "speaks Dutch", "speaks Dutch").columns == ("speaks", "Dutch")
+    assert _slot(4, "identity", "location", "Ghent").columns == ("location", "Ghent")
+    assert _slot(5, "health", "peanuts", "allergic to peanuts").columns == (
+        "peanuts", "allergic to peanuts")

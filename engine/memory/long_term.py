@@ -169,6 +169,9 @@ class Persona(PersonaLearning, PersonaEdits):
         `by_hand`: the value was read from a fact the person added (it has no exchange)."""
         now = now or time.time()
         current = self.vault.active_slot(category, name)
+        if current is not None and persona_life.still_ended(current.value, value):
+            # "my cat Miso used to..." after "cat: Miso (died)": not evidence of the death
+            return current.id
         if current is not None and normalise_text(current.value) == normalise_text(value):
             self.vault.add_slot_evidence(current.id, evidence)
             self.vault.touch_slot(current.id, now)

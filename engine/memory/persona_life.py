@@ -64,13 +64,33 @@ STEPS = {
 }  # fmt: skip
 
 
+# What a partner is called at every step ("partner" too): an ex of any of them ends them all.
+PARTNERS = {*STEPS, "partner"}
+# A pet or a person who died: their entry's value says so ("cat: Miso (died)") under the same
+# name ("cat: Miso"), so it replaces the entry that said them alive (long_term.Persona.set_slot).
+DIED = " (died)"
+
+
 def grows_out_of(new: str, old: str) -> bool:
     """Whether the people entry `new` ("wife: Ana") is the later step of `old` ("fiancée:
-    Ana"): the same name, a relation further on."""
+    Ana"): the same name, a relation further on. An ex ("ex-wife: Ana", "ex: Ana", said of
+    one's partner or boss) is the last step of that relation."""
     new_kind, _, new_name = new.partition(": ")
     old_kind, _, old_name = old.partition(": ")
+    if new_name != old_name:
+        return False
+    if new_kind.startswith("ex") and not old_kind.startswith("ex"):
+        was = new_kind.removeprefix("ex").removeprefix("-")
+        return old_kind == was or (was in PARTNERS | {""} and old_kind in PARTNERS)
     later, earlier = STEPS.get(new_kind), STEPS.get(old_kind)
-    return bool(later and earlier and later > earlier and new_name == old_name)
+    return bool(later and earlier and later > earlier)
+
+
+def still_ended(current: str, said: str) -> bool:
+    """Whether the entry's `current` value says an end ("cat: Miso (died)") that the newly
+    `said` one ("cat: Miso", from "my cat Miso used to sleep on my bed") does not undo: a
+    story told afterwards does not bring a pet back."""
+    return current.endswith(DIED) and current.removesuffix(DIED) == said
 
 
 def _alternatives(words: str) -> str:
@@ -85,9 +105,12 @@ _PETS = set(_PET_ALTERNATIVES.split("|"))
 # "my cat Miso", "my sister Ana is a nurse", "My dog is called Biscuit", "my wife's name is
 # Priya", "my best friend, Tom, ...", "our dog Rex". The name must be capitalised: "my dog is
 # lazy" names none.
+# "my late husband Tom", "my ex-wife Ana", "my ex Tom", "my former boss Jim": the relation
+# ended (_ended).
 _NAMED = re.compile(
     rf"(?i:\b(?:my|our) (?:(?:little|older|younger|big|elder|baby|twin|new|old) )?"
-    rf"(?P<kind>{_PET_ALTERNATIVES}|{_RELATION_ALTERNATIVES}))"
+    r"(?P<prior>late |ex-|ex |former )?"
+    rf"(?P<kind>{_PET_ALTERNATIVES}|{_RELATION_ALTERNATIVES}|ex))"
     r"(?i:['’]s name is| is called| is named| called| named|,)? "
     # a lookahead at the name's first letter (_name_words reads the name): the words after it
     # are not taken, so "my cat Miso and my dog Rex" finds both
@@ -154,9 +177,11 @@ _MONTHS = (
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _DATE = rf"(?:(?:the )?{_DAY} (?:of )?(?:{_MONTHS})|(?:{_MONTHS}) (?:the )?{_DAY})\b"
 # "My birthday is on the 3rd of September", "my birthday's March 14th", "I was born on 2 May
-# 1990" (the year kept); not "my birthday is next week".
+# 1990" (the year kept), "my birthday is on the 3rd of september" (the month written as a
+# month); not "my birthday is next week".
 _BIRTHDAY = re.compile(
-    rf"(?i:\bmy birthday(?:['’]s| is)(?: on)? |\bi was born on )({_DATE}(?:,? (?:19|20)\d\d\b)?)"
+    rf"(?i:\bmy birthday(?:['’]s| is)(?: on)? |\bi was born on )"
+    rf"((?i:{_DATE})(?:,? (?:19|20)\d\d\b)?)"
 )
 _LANGUAGES = (
     "English French Spanish German Italian Portuguese Dutch Flemish Danish Swedish Norwegian "
@@ -186,7 +211,8 @@ def life_slots(sentence: str) -> list[tuple[str, str, str]]:
     questions out, as for every pattern."""
     found = [*_named(sentence), *_health(sentence)]
     for match in _BIRTHDAY.finditer(sentence):
-        found.append((IDENTITY, "birthday", match.group(1).removeprefix("the ")))
+        day = re.sub(rf"(?i:\b(?:{_MONTHS})\b)", lambda m: m[0].capitalize(), match.group(1))
+        found.append((IDENTITY, "birthday", day.removeprefix("the ")))
     for match in _SPEAK.finditer(sentence):
         for language in re.findall(rf"\b(?:{_LANGUAGE})\b", match.group(1)):
             found.append((IDENTITY, f"speaks {language}", f"speaks {language}"))
@@ -206,9 +232,56 @@ def _named(sentence: str) -> list[tuple[str, str, str]]:
         kind = match.group("kind")
         kind = kind if kind.isupper() else kind.lower()  # "GP" as written
         category = PETS if kind in _PETS else PEOPLE
+        ended = _ended(match, sentence, name, kind)
+        if ended == "ex" and kind != "ex":
+            kind = f"ex-{kind}"
         line = f"{kind}: {name}"  # filed under the whole line: it is shown as it is
-        found.append((category, line, line))
+        found.append((category, line, line + DIED if ended == "died" else line))
     return found
+
+
+# How one's time with a pet or a person ended, said with their name. Died: "My cat Miso died
+# last week", "my grandma Rose sadly passed away", "we had to put our dog Rex down", "my late
+# husband Tom". Not "my cat Miso nearly died" nor "when my dog Rex dies".
+_DIED_AFTER = re.compile(
+    r"(?i:,? (?:(?:sadly|recently|just|suddenly|unexpectedly|peacefully|has|had|have),? )*"
+    r"(?:died|passed away|was put down|was put to sleep|had to be put down)\b)"
+)
+_PUT_DOWN_BEFORE = re.compile(r"(?i:\bput (?:down )?)$")
+_PUT_DOWN_AFTER = re.compile(r"(?i: (?:down|to sleep)\b)")
+# A partner one is no longer with: "I broke up with my boyfriend Tom", "I divorced my husband
+# Tom", "I'm separated from my wife Ana", "my girlfriend Ana and I split up", "my boyfriend Tom
+# dumped me". Said of one's partner only: "my sister Ana divorced" is not one's own. Not "I
+# left my husband Tom" ("... a note").
+_SPLIT_BEFORE = re.compile(
+    r"(?i:\bi(?:['’]ve| have)? (?:(?:just|finally|recently|officially) )?"
+    r"(?:broke up with|broken up with|split up with|split from|divorced|dumped)"
+    r"|\bi(?:['’]m| am) (?:now )?(?:separated|divorced) from) $"
+)
+_SPLIT_AFTER = re.compile(
+    r"(?i: and i (?:(?:have|had|just|finally|recently|are|got|officially) )*"
+    r"(?:broke up|split up|split|divorced|separated|got divorced)\b"
+    r"|,? (?:(?:has|had|just|finally) )*(?:dumped|left|broke up with) me\b)"
+)
+
+
+def _ended(match: re.Match, sentence: str, name: str, kind: str) -> str | None:
+    """ "died" or "ex" where the sentence says the pet or person named by `match` died or the
+    partner is an ex, else None."""
+    before = sentence[: match.start()]
+    rest = sentence[match.start("name") :]
+    after = rest[len(name) :] if rest.startswith(name) else ""
+    prior = (match.groupdict().get("prior") or "").strip().lower()
+    if kind == "ex" or prior in ("ex-", "ex", "former"):
+        return "ex"
+    if prior == "late" or _DIED_AFTER.match(after) or (
+        _PUT_DOWN_BEFORE.search(before) and (before.lower().endswith("put down ")
+                                             or _PUT_DOWN_AFTER.match(after))
+    ):
+        return "died"
+    if kind in PARTNERS and (_SPLIT_BEFORE.search(before) or _SPLIT_AFTER.match(after)):
+        return "ex"
+    return None
 
 
 def _name_words(words: str) -> str | None:

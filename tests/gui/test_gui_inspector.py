@@ -103,3 +103,19 @@ def test_a_facts_status_reads_in_words_and_is_explained(qtbot, window, memory):
     legend = inspector.status_legend.text()
     assert "“As you said it”" in legend and "replaces it" in legend
     assert "word for word" in inspector.fact_tree.headerItem().toolTip(2)
+
+
+def test_the_profile_table_shows_an_entrys_name_and_value_apart(qtbot, window, memory):
+    """Entries filed under their whole line ("cat: Miso") showed it in both columns."""
+    memory.add_memory("My cat Miso died last week. I speak Dutch.", "I'm so sorry about Miso.")
+    memory.add_memory("I live in Ghent.", "Lovely city.")
+    memory.run_consolidation()
+    inspector = window.open_inspector()
+    qtbot.waitUntil(lambda: inspector.profile_tree.topLevelItemCount() >= 3)
+    rows = {
+        (row.text(0), row.text(1), row.text(2))
+        for row in (inspector.profile_tree.topLevelItem(i)
+                    for i in range(inspector.profile_tree.topLevelItemCount()))
+    }
+    assert {("pets", "cat", "Miso (died)"), ("identity", "speaks", "Dutch"),
+            ("identity", "location", "Ghent")} <= rows
