@@ -30,10 +30,11 @@ SMALL_PROFILE = 3
 ASKED_WORDS = {
     "location": "city town country home address",
     "origin": "country home from",
-    "occupation": "job profession",
+    "occupation": "job profession career",
     "employer": "job company employer",
     "diet": "eat eating food meal meat cook recipe restaurant",
     "birthday": "born old age",
+    "relationship": "married marriage single partner relationship spouse wife husband dating",
 }
 # The same for every entry of a category (persona_life.py): "Can I eat satay?" is about an
 # allergy that no word of it names.

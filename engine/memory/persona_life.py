@@ -183,6 +183,15 @@ _BIRTHDAY = re.compile(
     rf"(?i:\bmy birthday(?:['’]s| is)(?: on)? |\bi was born on )"
     rf"((?i:{_DATE})(?:,? (?:19|20)\d\d\b)?)"
 )
+# "I'm married", "I'm happily married to Tom", "I got engaged last week", "I'm single again",
+# "I'm divorced": one slot, the newest replacing the old. Not "I'm engaged in a project", nor
+# "single-handedly".
+_STATUS = re.compile(
+    r"(?i:\bi(?:['’]m| am) (?:now |happily |recently |newly |still |finally |officially )?"
+    r"|\bi(?:['’]ve| have)? (?:just |recently |finally )?got )"
+    r"(?i:(married|single|divorced|engaged|widowed|separated))"
+    r"(?![\w-])(?! (?:in|with|by|out|on)\b)"
+)
 _LANGUAGES = (
     "English French Spanish German Italian Portuguese Dutch Flemish Danish Swedish Norwegian "
     "Icelandic Finnish Estonian Latvian Lithuanian Polish Czech Slovak Hungarian Romanian "
@@ -213,6 +222,8 @@ def life_slots(sentence: str) -> list[tuple[str, str, str]]:
     for match in _BIRTHDAY.finditer(sentence):
         day = re.sub(rf"(?i:\b(?:{_MONTHS})\b)", lambda m: m[0].capitalize(), match.group(1))
         found.append((IDENTITY, "birthday", day.removeprefix("the ")))
+    for match in _STATUS.finditer(sentence):
+        found.append((IDENTITY, "relationship", match.group(1).lower()))
     for match in _SPEAK.finditer(sentence):
         for language in re.findall(rf"\b(?:{_LANGUAGE})\b", match.group(1)):
             found.append((IDENTITY, f"speaks {language}", f"speaks {language}"))
@@ -274,10 +285,10 @@ def _ended(match: re.Match, sentence: str, name: str, kind: str) -> str | None:
     prior = (match.groupdict().get("prior") or "").strip().lower()
     if kind == "ex" or prior in ("ex-", "ex", "former"):
         return "ex"
-    if prior == "late" or _DIED_AFTER.match(after) or (
-        _PUT_DOWN_BEFORE.search(before) and (before.lower().endswith("put down ")
-                                             or _PUT_DOWN_AFTER.match(after))
-    ):
+    put_down = _PUT_DOWN_BEFORE.search(before) and (
+        before.lower().endswith("put down ") or _PUT_DOWN_AFTER.match(after)
+    )
+    if prior == "late" or _DIED_AFTER.match(after) or put_down:
         return "died"
     if kind in PARTNERS and (_SPLIT_BEFORE.search(before) or _SPLIT_AFTER.match(after)):
         return "ex"

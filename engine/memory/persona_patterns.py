@@ -1,5 +1,6 @@
 """Profile slots read by patterns without an LLM (names, places, likes, values); tastes, habits.
-Pets, people, health, birthday and languages: persona_life.py."""
+Pets, people, health, birthday, languages and relationship status: persona_life.py; one's work
+as most people say it ("I'm a nurse"): persona_work.py."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from engine.memory import keywords
 from engine.memory.clauses import to_clause_end
 from engine.memory.persona_life import NATIONS_AND_FAITHS, life_slots
+from engine.memory.persona_work import EMPLOYER_LEAD_INS, occupation
 from engine.memory.sentences import sentences
 from engine.records import Page
 
@@ -129,6 +131,8 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
         ),
     ),
     ("identity", "employer", re.compile(r"(?i:\bi work (?:at|for)) " + _PLACE)),
+    # "I'm a nurse at St Mary's", "I got a job at Spotify" (persona_work.py)
+    *[("identity", "employer", re.compile(lead + _PLACE)) for lead in EMPLOYER_LEAD_INS],
     (
         "identity",
         "location",
@@ -335,6 +339,7 @@ def _slots(text: str) -> list[SlotCandidate]:
                 else:
                     found.append(SlotCandidate(category, name, value))
         found[start:] = _switch_from(_not_amounts(found[start:]))
+        found.extend(SlotCandidate("identity", "occupation", job) for job in occupation(sentence))
         found.extend(SlotCandidate(*slot) for slot in life_slots(sentence))
     return found
 
