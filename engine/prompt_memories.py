@@ -34,7 +34,7 @@ ASKED_WORDS = {
     "employer": "job company employer",
     "diet": "eat eating food meal meat cook recipe restaurant",
     "birthday": "born old age",
-    "relationship": "married marriage single partner relationship spouse wife husband dating",
+    "relationship": "married marriage single partner relationship spouse dating",
 }
 # The same for every entry of a category (persona_life.py): "Can I eat satay?" is about an
 # allergy that no word of it names.

@@ -50,6 +50,8 @@ def said_about(text: str, *names: str) -> list[tuple[str, str]]:
         ("I'm a teacher's pet.", []),
         ("I retired the old laptop.", []),
         ("I'm a Tottenham fan.", []),
+        ("I'm an amateur photographer.", []),
+        ("I'm a first-time buyer.", []),
         ("Am I a good teacher?", []),
     ],
 )

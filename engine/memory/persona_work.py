@@ -15,7 +15,7 @@ _JOBS = (
     "accountant actor actress actuary administrator agent analyst anaesthetist anesthesiologist "
     "animator archaeologist architect archivist artist astronomer attorney auditor baker "
     "banker barber barista bartender beautician biologist bookkeeper bricklayer builder "
-    "butcher buyer carer caregiver carpenter cashier caretaker chef chemist "
+    "butcher carer caregiver carpenter cashier caretaker chef chemist "
     "chiropractor cleaner clerk coach commentator composer conductor consultant contractor "
     "counsellor counselor courier curator dancer dentist designer detective developer "
     "dietitian dietician diplomat director doctor economist editor electrician engineer "
@@ -25,7 +25,7 @@ _JOBS = (
     "lawyer lecturer librarian lifeguard linguist locksmith machinist manager marketer "
     "mathematician mechanic midwife miner musician nanny negotiator neurologist nurse "
     "officer optician optometrist paediatrician pediatrician painter paralegal paramedic "
-    "pharmacist photographer physician physicist physio physiotherapist pilot planner plasterer "
+    "pharmacist photographer physician physicist physio physiotherapist pilot plasterer "
     "plumber podcaster policeman policewoman politician porter postman "
     "postwoman potter producer professor programmer psychiatrist psychologist publisher "
     "radiographer radiologist realtor receptionist recruiter reporter researcher "
@@ -72,12 +72,13 @@ def _alternatives(words: str, phrases: str) -> str:
 
 
 _JOB = _alternatives(_JOBS, _JOB_PHRASES)
-# Words before the job that judge rather than say what work it is: "I'm a terrible
-# accountant" is a joke about oneself, "I'm a big kid" no job.
+# Words before the job that judge, or say a pastime, rather than say what work it is: "I'm a
+# terrible accountant" is a joke about oneself, "I'm an amateur photographer" a hobby.
 _JUDGING = (
     "good bad great terrible awful lousy poor amazing brilliant big little huge total real "
     "proper bit lot kind sort natural born wannabe frustrated failed aspiring would-be budding "
-    "future hopeless decent excellent fantastic typical complete"
+    "future hopeless decent excellent fantastic typical complete amateur keen avid hobby "
+    "weekend enthusiastic casual self-taught first-time"
 )
 _JUDGING_WORDS = "|".join(_JUDGING.split())
 # "I'm a nurse", "I am an electrical engineer", "I'm now a senior software engineer at Google",
