@@ -235,3 +235,26 @@ def test_an_entry_filed_under_its_whole_line_is_shown_as_a_name_and_a_value():
     assert _slot(4, "identity", "location", "Ghent").columns == ("location", "Ghent")
     assert _slot(5, "health", "peanuts", "allergic to peanuts").columns == (
         "peanuts", "allergic to peanuts")
+
+
+@pytest.mark.parametrize(
+    ("said", "condition"),
+    [
+        ("I have asthma.", "asthma"),
+        ("I've got type 2 diabetes.", "type 2 diabetes"),
+        ("I was diagnosed with ADHD last year.", "ADHD"),
+        ("I suffer from migraines.", "migraines"),
+        ("I have a bad back, so no heavy lifting.", "bad back"),
+        ("I live with Crohn's disease.", "Crohn's disease"),
+        ("I have high blood pressure and take pills for it.", "high blood pressure"),
+        ("I'm coeliac.", "coeliac"),
+        # not one's own now
+        ("My son has asthma.", None),
+        ("I had asthma as a kid.", None),
+        ("I have a bad feeling about this.", None),
+        ("Do I have diabetes?", None),
+    ],
+)
+def test_a_condition_one_has_is_a_health_entry(said, condition):
+    found = [e for e in entries(said) if e[0] == "health"]
+    assert found == ([("health", condition, condition)] if condition else [])

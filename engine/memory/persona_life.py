@@ -164,6 +164,18 @@ _CONDITION = re.compile(
     r"(?i:((?:lactose|gluten|fructose|histamine) intolerant|coeliac|celiac|diabetic|epileptic|"
     r"asthmatic))\b"
 )
+# A condition one has or was diagnosed with: "I have asthma", "I've got type 2 diabetes", "I
+# was diagnosed with ADHD last year", "I suffer from migraines", "I have a bad back". Not
+# someone else's ("my son has asthma"), nor the past ("I had asthma as a kid").
+_HAVE_CONDITION = re.compile(
+    r"(?i:\bi(?:['’]ve got| have got| have| suffer from| live with|(?: was|['’]ve been| have been)"
+    r"(?: recently| just)? diagnosed with)(?: an?)? )"
+    r"((?i:(?:type [12] )?diabetes|asthma|epilepsy|(?:coeliac|celiac|crohn['’]s) disease|"
+    r"arthritis|rheumatoid arthritis|migraines|high blood pressure|hypertension|a bad back|"
+    r"long covid|multiple sclerosis|fibromyalgia|endometriosis|psoriasis|eczema|"
+    r"sleep apnoea|sleep apnea|tinnitus|glaucoma|hypothyroidism|an underactive thyroid)"
+    r"|ADHD|IBS|COPD|PCOS|OCD|PTSD)\b"
+)
 # "I'm vegetarian", "I am a vegan", "I've gone vegan", "I became pescatarian last year".
 _DIET = re.compile(
     r"(?i:\bi(?:['’]m| am)(?: now| strictly| mostly| fully)?(?: an?)?|"
@@ -329,8 +341,10 @@ def _health(sentence: str) -> list[tuple[str, str, str]]:
                 continue
             value = f"allergic to {thing}" if pattern is _ALLERGIC else f"{thing} allergy"
             found.append((HEALTH, " ".join(words[:4]), value))
-    for match in _CONDITION.finditer(sentence):
-        condition = match.group(1).lower()
+    for match in [*_CONDITION.finditer(sentence), *_HAVE_CONDITION.finditer(sentence)]:
+        condition = match.group(1)
+        if not condition.isupper():  # "ADHD" as written; "a bad back" -> "bad back"
+            condition = re.sub(r"^an? ", "", condition.lower()).replace("crohn", "Crohn")
         found.append((HEALTH, condition, condition))
     for match in _DIET.finditer(sentence):
         found.append((HEALTH, "diet", match.group(1).lower()))
