@@ -40,6 +40,8 @@ def said_about(text: str, *names: str) -> list[tuple[str, str]]:
         ("I'm retired now.", [("occupation", "retired")]),
         ("I retired last year.", [("occupation", "retired")]),
         ("I'm a doctor, not a nurse.", [("occupation", "doctor")]),
+        ("Ha, I'm a nurse too!", [("occupation", "nurse")]),
+        ("I'm a vet - mostly cats and dogs.", [("occupation", "vet")]),
         # not one's work
         ("I'm a big fan of jazz.", []),
         ("I'm a terrible accountant, ask my wife.", []),

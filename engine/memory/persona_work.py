@@ -86,7 +86,8 @@ _JUDGING_WORDS = "|".join(_JUDGING.split())
 _IM_A = re.compile(
     r"(?i:\bi(?:['’]m| am) (?:now |currently |also |actually |still |officially )?an? )"
     rf"((?:(?!(?i:{_JUDGING_WORDS})\b)[\w-]+ ){{0,2}}?(?i:{_JOB}))"
-    r"(?=[,.;!?)]| (?:at|in|for|and|with|from|who|but|so|by|on|of|here|there|now)\b|$)"
+    r"(?=[,.;!?)]| [-–—]| (?:at|in|for|and|with|from|who|but|so|by|on|of|here|there|now|too|"
+    r"myself|as well)\b|$)"
 )
 # "I got a job as a barista", "I've just started a new job as a nurse", "I started working as
 # a courier". The job as said, up to where the clause ends (as "I work as ...").
