@@ -187,11 +187,15 @@ def test_a_girlfriend_who_became_a_wife_is_one_current_entry(memory):
         ("I'm separated from my wife Ana.", ("people", "ex-wife: Ana", "ex-wife: Ana")),
         ("My girlfriend Ana and I split up.", ("people", "ex-girlfriend: Ana", "ex-girlfriend: Ana")),
         ("My boyfriend Tom dumped me.", ("people", "ex-boyfriend: Tom", "ex-boyfriend: Tom")),
+        ("My wife Ana and I separated in May.", ("people", "ex-wife: Ana", "ex-wife: Ana")),
+        ("My boyfriend Tom and I split.", ("people", "ex-boyfriend: Tom", "ex-boyfriend: Tom")),
         # not an end
         ("My cat Miso nearly died.", ("pets", "cat: Miso", "cat: Miso")),
         ("When my dog Rex dies I'll be lost.", ("pets", "dog: Rex", "dog: Rex")),
         ("My sister Ana divorced her husband.", ("people", "sister: Ana", "sister: Ana")),
         ("My sister Ana and I split the bill.", ("people", "sister: Ana", "sister: Ana")),
+        ("My girlfriend Ana and I split the bill.", ("people", "girlfriend: Ana", "girlfriend: Ana")),
+        ("My husband Tom and I separated the recycling.", ("people", "husband: Tom", "husband: Tom")),
         ("I left my husband Tom a note.", ("people", "husband: Tom", "husband: Tom")),
     ],
 )

@@ -283,7 +283,10 @@ _SPLIT_BEFORE = re.compile(
 )
 _SPLIT_AFTER = re.compile(
     r"(?i: and i (?:(?:have|had|just|finally|recently|are|got|officially) )*"
-    r"(?:broke up|split up|split|divorced|separated|got divorced)\b"
+    r"(?:broke up|split up|divorced|got divorced"
+    # "split" and "separated" alone only where nothing is split: not "... split the bill"
+    r"|(?:split|separated)(?=[,.;!?]|$| (?:last|this|in|on|after|at|a|two|three|recently|"
+    r"years?|months?|weeks?)\b))\b"
     r"|,? (?:(?:has|had|just|finally) )*(?:dumped|left|broke up with) me\b)"
 )
 
