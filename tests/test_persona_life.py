@@ -262,3 +262,32 @@ def test_an_entry_filed_under_its_whole_line_is_shown_as_a_name_and_a_value():
 def test_a_condition_one_has_is_a_health_entry(said, condition):
     found = [e for e in entries(said) if e[0] == "health"]
     assert found == ([("health", condition, condition)] if condition else [])
+
+
+@pytest.mark.parametrize(
+    ("said", "found"),
+    [
+        ("Tom and I broke up.", ["ex: Tom"]),
+        ("Yesterday Tom and I split up.", ["ex: Tom"]),
+        ("I broke up with Tom last week.", ["ex: Tom"]),
+        ("I divorced Tom in 2019.", ["ex: Tom"]),
+        ("Tom dumped me!", ["ex: Tom"]),
+        ("My boyfriend Tom and I broke up.", ["ex-boyfriend: Tom"]),  # one entry, not two
+        ("Tom and I broke up the fight.", []),
+        ("We broke up.", []),
+        ("They and I broke up.", []),
+        ("Ana and I split the bill.", []),
+    ],
+)
+def test_a_break_up_told_by_the_name_alone_is_an_ex(said, found):
+    assert [e[1] for e in entries(said) if e[0] == "people"] == found
+
+
+def test_a_break_up_told_by_the_name_alone_retires_the_partner(memory):
+    from tests.helpers import learn_exchanges
+
+    learn_exchanges(memory, [("My boyfriend Tom cooked dinner.", "Nice."),
+                             ("My brother Tom is visiting.", "Fun!")])
+    learn_exchanges(memory, [("Tom and I broke up last night.", "I'm sorry.")])
+    current = {slot.text for slot in memory.profile()}
+    assert {"ex: Tom", "brother: Tom"} <= current and "boyfriend: Tom" not in current

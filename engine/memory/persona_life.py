@@ -230,7 +230,8 @@ def life_slots(sentence: str) -> list[tuple[str, str, str]]:
     """The entries one sentence of the person's own words gives, as (category, name, value):
     filed under category/name, said as value. The caller (persona_patterns._slots) leaves
     questions out, as for every pattern."""
-    found = [*_named(sentence), *_health(sentence)]
+    named = _named(sentence)
+    found = [*named, *_split_named(sentence, named), *_health(sentence)]
     for match in _BIRTHDAY.finditer(sentence):
         day = re.sub(rf"(?i:\b(?:{_MONTHS})\b)", lambda m: m[0].capitalize(), match.group(1))
         found.append((IDENTITY, "birthday", day.removeprefix("the ")))
@@ -289,6 +290,40 @@ _SPLIT_AFTER = re.compile(
     r"years?|months?|weeks?)\b))\b"
     r"|,? (?:(?:has|had|just|finally) )*(?:dumped|left|broke up with) me\b)"
 )
+
+
+# A break-up said with the other's name alone: "Tom and I broke up", "I broke up with Tom",
+# "I divorced Tom", "Tom dumped me". The entry is "ex: Tom", which retires "boyfriend: Tom" or
+# any partner's entry of that name (grows_out_of).
+_SPLIT_NAMED = re.compile(
+    r"(?=(?P<who>[^\W\d_][\w'’-]*)(?i: and i (?:(?:have|had|just|finally|recently|officially) )*"
+    r"(?:broke up|split up|got divorced))\b(?! (?:the|a|an|our|their|his|her|my|that|this)\b))"
+    r"|(?i:\bi(?:['’]ve| have)? (?:(?:just|finally|recently|officially) )?"
+    r"(?:broke up with|broken up with|split up with|split from|divorced|dumped) )"
+    r"(?=(?P<whom>[^\W\d_]))"
+    r"|(?=(?P<by>[^\W\d_][\w'’-]*),? (?:(?:has|had|just|finally) )*(?:dumped|broke up with) me\b)"
+)
+
+
+def _split_named(sentence: str, named: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """ "ex: Tom" for each break-up `sentence` tells by the other's name alone; not for a name
+    `named` already holds ("my boyfriend Tom and I broke up": "ex-boyfriend: Tom")."""
+    known = {line.partition(": ")[2] for _, line, _ in named}
+    found = []
+    for match in _SPLIT_NAMED.finditer(sentence):
+        start = next(match.start(g) for g in ("who", "whom", "by") if match.group(g))
+        if start > 0 and sentence[start - 1] not in " \"'“(":
+            continue  # inside a word
+        before = sentence[:start].rstrip().lower()
+        if before.endswith(("my", "our", "the", "a", "an", "his", "her", "their")):
+            continue  # "my boyfriend Tom": the relation's own pattern reads it
+        name = _name_words(sentence[start:])
+        if name is None or name in known or name.split()[0] in _NATIONAL:
+            continue
+        if name.split()[0].lower() in ("we", "they", "he", "she", "you", "it", "then", "so"):
+            continue
+        found.append((PEOPLE, f"ex: {name}", f"ex: {name}"))
+    return found
 
 
 def _ended(match: re.Match, sentence: str, name: str, kind: str) -> str | None:
