@@ -277,9 +277,13 @@ _PUT_DOWN_AFTER = re.compile(r"(?i: (?:down|to sleep)\b)")
 # Tom", "I'm separated from my wife Ana", "my girlfriend Ana and I split up", "my boyfriend Tom
 # dumped me". Said of one's partner only: "my sister Ana divorced" is not one's own. Not "I
 # left my husband Tom" ("... a note").
-_SPLIT_BEFORE = re.compile(
-    r"(?i:\bi(?:['’]ve| have)? (?:(?:just|finally|recently|officially) )?"
+# "I broke up with", "I've just divorced", "I dumped": what comes next is the one left.
+_I_LEFT = (
+    r"\bi(?:['’]ve| have)? (?:(?:just|finally|recently|officially) )?"
     r"(?:broke up with|broken up with|split up with|split from|divorced|dumped)"
+)
+_SPLIT_BEFORE = re.compile(
+    rf"(?i:{_I_LEFT}"
     r"|\bi(?:['’]m| am) (?:now )?(?:separated|divorced) from) $"
 )
 _SPLIT_AFTER = re.compile(
@@ -298,8 +302,7 @@ _SPLIT_AFTER = re.compile(
 _SPLIT_NAMED = re.compile(
     r"(?=(?P<who>[^\W\d_][\w'’-]*)(?i: and i (?:(?:have|had|just|finally|recently|officially) )*"
     r"(?:broke up|split up|got divorced))\b(?! (?:the|a|an|our|their|his|her|my|that|this)\b))"
-    r"|(?i:\bi(?:['’]ve| have)? (?:(?:just|finally|recently|officially) )?"
-    r"(?:broke up with|broken up with|split up with|split from|divorced|dumped) )"
+    rf"|(?i:{_I_LEFT} )"
     r"(?=(?P<whom>[^\W\d_]))"
     r"|(?=(?P<by>[^\W\d_][\w'’-]*),? (?:(?:has|had|just|finally) )*(?:dumped|broke up with) me\b)"
 )

@@ -68,7 +68,8 @@ law student
 def _alternatives(words: str, phrases: str) -> str:
     """The jobs as a regex alternation, longest first (so that "social worker" is taken whole)."""
     names = {*words.split(), *filter(None, phrases.splitlines())}
-    return "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    # ties by name: the same pattern in every process (a set's order is not)
+    return "|".join(re.escape(name) for name in sorted(names, key=lambda n: (-len(n), n)))
 
 
 _JOB = _alternatives(_JOBS, _JOB_PHRASES)
@@ -91,9 +92,13 @@ _IM_A = re.compile(
 )
 # "I got a job as a barista", "I've just started a new job as a nurse", "I started working as
 # a courier". The job as said, up to where the clause ends (as "I work as ...").
+# "I got a", "I've just started my new", "I landed my first": the start of a new job's sentence.
+_NEW_JOB = (
+    r"\bi(?:['’]ve| have)? (?:just |recently |finally )?(?:got|landed|started|accepted|took|"
+    r"found|began)(?: a| my)?(?: new| first)? "
+)
 _JOB_AS = re.compile(
-    r"(?i:\bi(?:['’]ve| have)? (?:just |recently |finally )?(?:got|landed|started|accepted|took|"
-    r"found|began)(?: a| my)?(?: new| first)? (?:job|work|working|position|role) as (?:an? )?)"
+    rf"(?i:{_NEW_JOB}(?:job|work|working|position|role) as (?:an? )?)"
     r"([^,.;!?]+?)(?= in [A-Z]| at [A-Z]| for [A-Z]| with [A-Z]|[,.;!?]|$)"
 )
 _NOT_WORKING = re.compile(
@@ -112,9 +117,7 @@ _AT = r" (?:at|for|with) (?:the )?"
 EMPLOYER_LEAD_INS = (
     rf"(?i:\bi(?:['’]m| am) (?:now |currently |also |still )?an? )(?:[\w-]+ ){{0,2}}?"
     rf"(?i:{_JOB})(?i:{_AT})",
-    r"(?i:\bi(?:['’]ve| have)? (?:just |recently |finally )?(?:got|landed|started|accepted|took|"
-    r"found|began)(?: a| my)?(?: new| first)? (?:job|position|role)(?: as [\w -]+?)?"
-    rf"{_AT})",
+    rf"(?i:{_NEW_JOB}(?:job|position|role)(?: as [\w -]+?)?{_AT})",
     rf"(?i:\bi(?:['’]ve| have)? (?:just |recently )?started (?:working|work){_AT})",
     rf"(?i:\bi (?:now|still|currently) work{_AT})",
 )
