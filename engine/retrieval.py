@@ -25,7 +25,7 @@ from engine.records import (
     turn_page,
     turn_side,
 )
-from engine.retrieval_facts import choose_facts, current_first
+from engine.retrieval_facts import choose_facts, current_first, dated_profile
 from engine.retrieval_lists import (
     dated_turns,
     dense_turns,
@@ -219,7 +219,7 @@ def retrieve(
     ]
     turns, scores, sources, pages, facts, knowledge, segments = _merged(rankings)
 
-    profile = tuple(vault.slots(include_superseded=False)[:40])
+    profile = dated_profile(vault, tuple(vault.slots(include_superseded=False)[:40]))
     # The memory budget holds the profile, facts, knowledge and older exchanges. The recent
     # exchanges are the conversation itself, fitted to the model's context by the prompt: they
     # used to count here too, and three long answers in the queue left one older exchange, or

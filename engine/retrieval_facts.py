@@ -9,7 +9,14 @@ from dataclasses import replace
 import numpy as np
 
 from engine.memory import keywords, when
-from engine.records import ASSISTANT_KNOWLEDGE, SUPERSEDED, USER_FACT, Fact, ScoredFact
+from engine.records import (
+    ASSISTANT_KNOWLEDGE,
+    SUPERSEDED,
+    USER_FACT,
+    Fact,
+    ProfileSlot,
+    ScoredFact,
+)
 from engine.retrieval_lists import fuse, keyword_match, load_pages, ranked, related
 
 
@@ -140,3 +147,28 @@ def dated_facts(vault, facts: list[Fact]) -> list[Fact]:
     the day meant when the fact was said, never today's. For lists of what the model read."""
     items = [ScoredFact(fact, 0.0) for fact in facts]
     return [item.fact for item in _dated(items, _said_at(vault, items))]
+
+
+# Profile entries true on the day they were said, and shown to a model with that day: "I'm 34"
+# is no longer true a year on (persona_life reads the age).
+SAID_ON = ("age",)
+
+
+def dated_profile(vault, profile: tuple[ProfileSlot, ...]) -> tuple[ProfileSlot, ...]:
+    """`profile` as a prompt shows it: an age with the day it was said, "age: 34 (said on 3 March
+    2026)", from the last exchange that said it (an imported one: when it was said, not
+    imported); an age typed in Privacy, from when it was typed."""
+    aged = [slot for slot in profile if slot.name in SAID_ON]
+    if not aged:
+        return profile
+    pages = load_pages(vault, {i for slot in aged for i in slot.evidence_page_ids})
+    out = []
+    for slot in profile:
+        if slot.name in SAID_ON:
+            said = max(
+                (pages[i].timestamp for i in slot.evidence_page_ids if i in pages),
+                default=slot.updated,
+            )
+            slot = replace(slot, value=f"{slot.value} (said on {when.describe_day(said)})")
+        out.append(slot)
+    return tuple(out)

@@ -291,3 +291,66 @@ def test_a_break_up_told_by_the_name_alone_retires_the_partner(memory):
     learn_exchanges(memory, [("Tom and I broke up last night.", "I'm sorry.")])
     current = {slot.text for slot in memory.profile()}
     assert {"ex: Tom", "brother: Tom"} <= current and "boyfriend: Tom" not in current
+
+
+@pytest.mark.parametrize(
+    ("said", "age"),
+    [
+        ("I'm 34.", "34"),
+        ("I am 34 years old and I live in Leeds.", "34"),
+        ("I'm thirty-four, btw.", "thirty-four"),
+        ("I just turned 40!", "40"),
+        ("I turned 40 last week.", "40"),
+        ("I'm now 41. Can you believe it?", "41"),
+        ("I'm 25 years young!", "25"),
+        ("I'm 34, she's 36.", "34"),
+        # not one's age
+        ("I'm 5 minutes late.", None),
+        ("I'm 34 weeks pregnant.", None),
+        ("I'm 100% sure.", None),
+        ("I'm fifty-fifty on it.", None),
+        ("I'm turning 30 next month.", None),  # not yet
+        ("I'm 12 and a half hours into this drive.", None),
+        ("I've turned 50 pages today.", None),
+        ("My daughter Chloé just turned seven.", None),  # someone else's
+        ("My birthday is on the 3rd of September, I'll be forty.", None),
+        ("Am I 34?", None),
+    ],
+)
+def test_ones_age_is_read(said, age):
+    found = [e for e in entries(said) if e[1] == "age"]
+    assert found == ([("identity", "age", age)] if age else [])
+
+
+@pytest.mark.parametrize(
+    ("said", "status"),
+    [("I'm a single mum.", "single"), ("I am a single dad now.", "single"),
+     ("It'll be tough as a single parent.", None)],
+)
+def test_a_single_parent_is_single(said, status):
+    found = [e[2] for e in entries(said) if e[1] == "relationship"]
+    assert found == ([status] if status else [])
+
+
+def test_the_age_reaches_the_model_with_the_day_it_was_said(memory):
+    """An age is true when said: a year on, the model must be able to tell it is older. The
+    profile keeps the words; the prompt gets the day of the exchange that said them, and a newer
+    age replaces the older."""
+    from engine.prompt import build_messages
+    from tests.test_prompt_and_time import ts
+
+    said = ts("2025-03-07T09:00:00")
+    memory.add_memory("I'm 34 and I live in Leeds.", "Nice!", timestamp=said)
+    memory.run_consolidation()
+    assert "age: 34" in {slot.text for slot in memory.profile()}  # what was said
+    now = said + 400 * 86400
+    retrieval = memory.retrieve("How old am I?", now=now)
+    assert "age: 34 (said on 7 March 2025)" in {slot.text for slot in retrieval.profile}
+    for compact in (False, True):
+        shown = retrieval if not compact else prompt_memories.compact_retrieval(retrieval)
+        prompt = "\n".join(m["content"] for m in build_messages(shown, "How old?", now, compact))
+        assert "age: 34 (said on 7 March 2025)" in prompt
+    memory.add_memory("I turned 35 yesterday!", "Happy birthday!", timestamp=said + 200 * 86400)
+    memory.run_consolidation()
+    current = {slot.text for slot in memory.profile()}
+    assert "age: 35" in current and "age: 34" not in current

@@ -1,5 +1,6 @@
 """Profile slots about a person's life, read by patterns (no LLM): pets and the people close to
-them by name, allergies and diet, birthday, the languages they speak."""
+them by name, allergies and diet, birthday and age, the relationship status, the languages they
+speak."""
 
 from __future__ import annotations
 
@@ -204,6 +205,31 @@ _STATUS = re.compile(
     r"(?i:(married|single|divorced|engaged|widowed|separated))"
     r"(?![\w-])(?! (?:in|with|by|out|on)\b)"
 )
+# "I'm a single mum", "I'm a single dad now": the status too. Not "as a single parent" (a plan:
+# "It'll be tough as a single parent").
+_SINGLE_PARENT = re.compile(
+    r"(?i:\bi(?:['’]m| am) (?:now |still )?a (single) (?:mum|mom|mother|dad|father|parent))\b"
+)
+# The age: "I'm 34", "I am 34 years old", "I'm thirty-four", "I just turned 40", "I turned 40 last
+# week". One slot, the newest replacing the old; true on the day it was said, so a model is shown
+# that day with it (retrieval_facts.dated_profile) and can tell the age a year on. Not "I'm 5
+# minutes late", "I'm 34 weeks pregnant", "I'm 100% sure", "I'm 6'2", "I'm fifty-fifty on it",
+# "I'm turning 30 next month" (not yet), "I'm 12 and a half hours in", nor an age out of AGES.
+_AGE_WORDS = (
+    r"(?:thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+    r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?)"
+)
+_AGE_NUMBER = rf"(\d{{2,3}}|(?i:{_AGE_WORDS}))(?: (?i:years?|yrs) (?i:old|of age|young))?"
+_AGE = re.compile(
+    r"(?i:\bi(?:['’]m| am) (?:now |only |just )?)" + _AGE_NUMBER
+    + r"(?=\s*(?:[,.;!?]|$|(?i:and|but|so|too|now|today|this year|btw)\b))(?! and a half)"
+)
+_TURNED = re.compile(
+    r"(?i:\bi(?:['’]ve| have)? (?:just |finally |recently )?turned )" + _AGE_NUMBER
+    + r"(?=\s*(?:[,.;!?]|$|(?i:and|but|so|too|today|yesterday|last|this|on|in)\b))"
+)
+AGES = range(10, 121)
 _LANGUAGES = (
     "English French Spanish German Italian Portuguese Dutch Flemish Danish Swedish Norwegian "
     "Icelandic Finnish Estonian Latvian Lithuanian Polish Czech Slovak Hungarian Romanian "
@@ -235,8 +261,12 @@ def life_slots(sentence: str) -> list[tuple[str, str, str]]:
     for match in _BIRTHDAY.finditer(sentence):
         day = re.sub(rf"(?i:\b(?:{_MONTHS})\b)", lambda m: m[0].capitalize(), match.group(1))
         found.append((IDENTITY, "birthday", day.removeprefix("the ")))
-    for match in _STATUS.finditer(sentence):
+    for match in [*_STATUS.finditer(sentence), *_SINGLE_PARENT.finditer(sentence)]:
         found.append((IDENTITY, "relationship", match.group(1).lower()))
+    for match in [*_AGE.finditer(sentence), *_TURNED.finditer(sentence)]:
+        age = match.group(1).lower()
+        if not age.isdigit() or int(age) in AGES:
+            found.append((IDENTITY, "age", age))
     for match in _SPEAK.finditer(sentence):
         for language in re.findall(rf"\b(?:{_LANGUAGE})\b", match.group(1)):
             found.append((IDENTITY, f"speaks {language}", f"speaks {language}"))
