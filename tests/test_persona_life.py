@@ -325,7 +325,8 @@ def test_ones_age_is_read(said, age):
 @pytest.mark.parametrize(
     ("said", "status"),
     [("I'm a single mum.", "single"), ("I am a single dad now.", "single"),
-     ("It'll be tough as a single parent.", None)],
+     ("I'm 34 and a single dad.", "single"), ("It'll be tough as a single parent.", None),
+     ("I'm friends with a single mum.", None)],
 )
 def test_a_single_parent_is_single(said, status):
     found = [e[2] for e in entries(said) if e[1] == "relationship"]

@@ -205,10 +205,11 @@ _STATUS = re.compile(
     r"(?i:(married|single|divorced|engaged|widowed|separated))"
     r"(?![\w-])(?! (?:in|with|by|out|on)\b)"
 )
-# "I'm a single mum", "I'm a single dad now": the status too. Not "as a single parent" (a plan:
+# "I'm a single mum", "I'm 34 and a single dad": the status too. Not "as a single parent" (a plan:
 # "It'll be tough as a single parent").
 _SINGLE_PARENT = re.compile(
-    r"(?i:\bi(?:['’]m| am) (?:now |still )?a (single) (?:mum|mom|mother|dad|father|parent))\b"
+    r"(?i:\bi(?:['’]m| am) (?:now |still |[\w-]+ and )?a (single) "
+    r"(?:mum|mom|mother|dad|father|parent))\b"
 )
 # The age: "I'm 34", "I am 34 years old", "I'm thirty-four", "I just turned 40", "I turned 40 last
 # week". One slot, the newest replacing the old; true on the day it was said, so a model is shown
