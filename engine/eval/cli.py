@@ -10,7 +10,7 @@ from engine.cli_parser import CommandParser, positive_int
 SUITES = {
     "locomo": "LoCoMo long-conversation memory benchmark",
     "personal": "the everyday case: is the memory that answers a person's question shown to the "
-    "model, in the small-model prompt and the normal one (25 scenarios, bundled models)",
+    "model, in the small-model prompt and the normal one (26 scenarios, bundled models)",
 }
 
 
