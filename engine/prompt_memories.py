@@ -34,7 +34,7 @@ ASKED_WORDS = {
     "employer": "job company employer",
     "diet": "eat eating food meal meat cook recipe restaurant",
     "birthday": "born old age",
-    "age": "old born birthday years",
+    "age": "old born birthday",
     "relationship": "married marriage single partner relationship spouse dating",
 }
 # The same for every entry of a category (persona_life.py): "Can I eat satay?" is about an

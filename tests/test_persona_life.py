@@ -355,3 +355,44 @@ def test_the_age_reaches_the_model_with_the_day_it_was_said(memory):
     memory.run_consolidation()
     current = {slot.text for slot in memory.profile()}
     assert "age: 35" in current and "age: 34" not in current
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        ("My dog Rex ran away last night.", "dog: Rex (missing)"),
+        ("Our cat Miso has gone missing!", "cat: Miso (missing)"),
+        ("My cat Miso's been missing since Friday.", "cat: Miso (missing)"),
+        ("My dog Rex got lost in the park.", "dog: Rex (missing)"),
+        ("We found our dog Rex!", "dog: Rex (back home)"),
+        ("My cat Miso came home this morning.", "cat: Miso (back home)"),
+        ("My cat Miso is back!", "cat: Miso (back home)"),
+        # not gone
+        ("My dog Rex ran away with my sock.", "dog: Rex"),
+        ("When our dog Rex ran away, we put up posters.", "dog: Rex"),  # a story
+        ("My cat Miso is missing a tooth.", "cat: Miso"),
+        ("My dog Rex loves to run away from the vet.", "dog: Rex"),
+    ],
+)
+def test_a_pet_gone_missing_or_come_home_is_read(said, entry):
+    assert [e[2] for e in entries(said) if e[0] == "pets"] == [entry]
+
+
+def test_a_missing_pet_is_back_only_when_said_so(memory):
+    from tests.helpers import learn_exchanges
+
+    def cat() -> set[str]:
+        return {s.text for s in memory.profile() if s.category == "pets"}
+
+    learn_exchanges(memory, [("My cat Miso loves the radiator.", "Cosy!"),
+                             ("My dog Rex is back from the groomer.", "Fluffy!")])
+    assert cat() == {"cat: Miso", "dog: Rex"}  # never missing: no "back home"
+    learn_exchanges(memory, [("Our cat Miso has gone missing!", "Oh no, I'm sorry.")])
+    assert cat() == {"cat: Miso (missing)", "dog: Rex"}
+    learn_exchanges(memory, [("My cat Miso used to sleep on my bed.", "I hope she's back soon.")])
+    assert cat() == {"cat: Miso (missing)", "dog: Rex"}  # a story is no homecoming
+    learn_exchanges(memory, [("We found our cat Miso!", "Wonderful!")])
+    assert cat() == {"cat: Miso (back home)", "dog: Rex"}
+    learn_exchanges(memory, [("Sadly my dog Rex died.", "I'm so sorry."),
+                             ("My dog Rex ran away last night.", "…")])
+    assert "dog: Rex (died)" in cat()  # nothing undoes a death

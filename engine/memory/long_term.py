@@ -169,6 +169,7 @@ class Persona(PersonaLearning, PersonaEdits):
         `by_hand`: the value was read from a fact the person added (it has no exchange)."""
         now = now or time.time()
         current = self.vault.active_slot(category, name)
+        value = persona_life.settled(current.value if current else None, value)
         if current is not None and persona_life.still_ended(current.value, value):
             # "my cat Miso used to..." after "cat: Miso (died)": not evidence of the death
             return current.id

@@ -70,6 +70,10 @@ PARTNERS = {*STEPS, "partner"}
 # A pet or a person who died: their entry's value says so ("cat: Miso (died)") under the same
 # name ("cat: Miso"), so it replaces the entry that said them alive (long_term.Persona.set_slot).
 DIED = " (died)"
+# A pet that went missing ("my dog Rex ran away"), and one that came home after it ("we found
+# our dog Rex"): the same way. Death is final; a missing pet is found only by words that say so.
+MISSING = " (missing)"
+BACK = " (back home)"
 
 
 def grows_out_of(new: str, old: str) -> bool:
@@ -90,8 +94,25 @@ def grows_out_of(new: str, old: str) -> bool:
 def still_ended(current: str, said: str) -> bool:
     """Whether the entry's `current` value says an end ("cat: Miso (died)") that the newly
     `said` one ("cat: Miso", from "my cat Miso used to sleep on my bed") does not undo: a
-    story told afterwards does not bring a pet back."""
-    return current.endswith(DIED) and current.removesuffix(DIED) == said
+    story told afterwards does not bring a pet back. Nothing undoes a death; a pet gone missing
+    is back only when said so ("cat: Miso (back home)")."""
+    line = _line(current)
+    if current.endswith(DIED):
+        return said != current and _line(said) == line
+    return current.endswith(MISSING) and said == line
+
+
+def settled(current: str | None, said: str) -> str:
+    """What `said` files, the entry now being `current`: a pet "back home" ("my dog Rex is back
+    from the groomer") that was never missing is the pet ("dog: Rex")."""
+    if said.endswith(BACK) and not (current or "").endswith(MISSING):
+        return _line(said)
+    return said
+
+
+def _line(value: str) -> str:
+    """ "cat: Miso" of "cat: Miso (died)", "cat: Miso (missing)", "cat: Miso (back home)"."""
+    return value.removesuffix(DIED).removesuffix(MISSING).removesuffix(BACK)
 
 
 def _alternatives(words: str) -> str:
@@ -291,7 +312,7 @@ def _named(sentence: str) -> list[tuple[str, str, str]]:
         if ended == "ex" and kind != "ex":
             kind = f"ex-{kind}"
         line = f"{kind}: {name}"  # filed under the whole line: it is shown as it is
-        found.append((category, line, line + DIED if ended == "died" else line))
+        found.append((category, line, line + _SAID_END.get(ended, "")))
     return found
 
 
@@ -303,6 +324,24 @@ _DIED_AFTER = re.compile(
     r"(?:died|passed away|was put down|was put to sleep|had to be put down)\b)"
 )
 _PUT_DOWN_BEFORE = re.compile(r"(?i:\bput (?:down )?)$")
+# A pet gone missing: "My dog Rex ran away last night", "our cat Miso has gone missing", "Miso's
+# been missing since Friday"; and back: "we found our dog Rex", "my cat Miso came home". Not "my
+# dog Rex ran away with my sock", "my cat Miso is missing a tooth", "when our dog Rex ran away,
+# ..." (a story: he may be back). Back is said only of a pet that was missing (settled).
+_MISSING_AFTER = re.compile(
+    r"(?i:(?:['’]s|,)? (?:(?:has|had|just|recently|suddenly|sadly|still|been|is|was|got),? )*"
+    r"(?:ran away|run away|went missing|gone missing|missing|lost)"
+    r"(?=[,.;!?]|$| (?:last|yesterday|this|on|in|at|near|during|while|after|two|three|again|"
+    r"from home|since|for|"
+    r"a (?:week|month|day|year|few|couple)|an hour)\b))"
+)
+_BACK_AFTER = re.compile(
+    r"(?i:(?:['’]s|,)? (?:(?:has|is|just|finally|safely|was),? )*"
+    r"(?:came back|come back|came home|come home|back|home safe|turned up|found)\b)"
+)
+_FOUND_BEFORE = re.compile(r"(?i:\b(?:we|i)(?:['’]ve| have)? (?:finally |just )?found )$")
+_STORY_BEFORE = re.compile(r"(?i:\b(?:when|if|after|before|since|once|until|whenever) )$")
+_SAID_END = {"died": DIED, "missing": MISSING, "back": BACK}
 _PUT_DOWN_AFTER = re.compile(r"(?i: (?:down|to sleep)\b)")
 # A partner one is no longer with: "I broke up with my boyfriend Tom", "I divorced my husband
 # Tom", "I'm separated from my wife Ana", "my girlfriend Ana and I split up", "my boyfriend Tom
@@ -362,7 +401,7 @@ def _split_named(sentence: str, named: list[tuple[str, str, str]]) -> list[tuple
 
 def _ended(match: re.Match, sentence: str, name: str, kind: str) -> str | None:
     """ "died" or "ex" where the sentence says the pet or person named by `match` died or the
-    partner is an ex, else None."""
+    partner is an ex; "missing" or "back" for a pet gone missing or come home; else None."""
     before = sentence[: match.start()]
     rest = sentence[match.start("name") :]
     after = rest[len(name) :] if rest.startswith(name) else ""
@@ -374,6 +413,11 @@ def _ended(match: re.Match, sentence: str, name: str, kind: str) -> str | None:
     )
     if prior == "late" or _DIED_AFTER.match(after) or put_down:
         return "died"
+    if kind in _PETS and not _STORY_BEFORE.search(before):
+        if _FOUND_BEFORE.search(before) or _BACK_AFTER.match(after):
+            return "back"
+        if _MISSING_AFTER.match(after):
+            return "missing"
     if kind in PARTNERS and (_SPLIT_BEFORE.search(before) or _SPLIT_AFTER.match(after)):
         return "ex"
     return None

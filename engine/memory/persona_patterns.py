@@ -110,7 +110,7 @@ SLOT_WORDS = {
     "employer": "work",
     "location": "live living moved relocated based work",
     "origin": "originally",
-    "age": "years old turned",
+    "age": "old turned",
     "likes": "love like enjoy adore",
     "dislikes": "hate dislike stand",
 }
