@@ -54,6 +54,8 @@ def said_about(text: str, *names: str) -> list[tuple[str, str]]:
         ("I'm a Tottenham fan.", []),
         ("I'm an amateur photographer.", []),
         ("I'm a first-time buyer.", []),
+        ("I'm a dancer at heart.", []),
+        ("I'm a chef in my spare time, a nurse by day.", []),
         ("Am I a good teacher?", []),
     ],
 )

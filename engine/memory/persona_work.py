@@ -83,12 +83,15 @@ _JUDGING = (
 )
 _JUDGING_WORDS = "|".join(_JUDGING.split())
 # "I'm a nurse", "I am an electrical engineer", "I'm now a senior software engineer at Google",
-# "I'm a retired teacher" (kept as it is said); up to two words before the job.
+# "I'm a retired teacher" (kept as it is said); up to two words before the job. Not "I'm a
+# dancer at heart".
 _IM_A = re.compile(
     r"(?i:\bi(?:['’]m| am) (?:now |currently |also |actually |still |officially )?an? )"
     rf"((?:(?!(?i:{_JUDGING_WORDS})\b)[\w-]+ ){{0,2}}?(?i:{_JOB}))"
     r"(?=[,.;!?)]| [-–—]| (?:at|in|for|and|with|from|who|but|so|by|on|of|here|there|now|too|"
     r"myself|as well)\b|$)"
+    # who one is rather than the work: "I'm a dancer at heart", "a teacher by nature"
+    r"(?! (?i:at heart|by nature|in spirit|in my (?:dreams|heart|head|spare time|free time))\b)"
 )
 # "I got a job as a barista", "I've just started a new job as a nurse", "I started working as
 # a courier". The job as said, up to where the clause ends (as "I work as ...").
