@@ -17,7 +17,13 @@ import os
 import random
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.api import MemoryOS
 
 TOPICS = [
     "hiking",
@@ -88,6 +94,28 @@ def fill(memory, pages: int, seed: int = 7) -> float:
     return time.perf_counter() - started
 
 
+@contextmanager
+def bench_memory(chat, pages: int) -> Iterator[tuple[MemoryOS, float]]:
+    """A throwaway vault (HashEmbedder vectors) answering with `chat`, filled with `pages`
+    exchanges: the memory and the seconds filling it took. Closed and deleted afterwards."""
+    from engine.api import MemoryOS
+    from engine.backends.fake import HashEmbedder
+
+    with tempfile.TemporaryDirectory() as folder:
+        memory = MemoryOS.open(
+            Path(folder) / "bench.memoryos",
+            create=True,
+            passphrase="bench-passphrase",
+            embedder=HashEmbedder(384),
+            chat=chat,
+            background=False,
+        )
+        try:
+            yield memory, fill(memory, pages)
+        finally:
+            memory.close()
+
+
 def timed(stream) -> dict:
     """Time to the first chunk, whole time and chunks of one streamed answer."""
     started = time.perf_counter()
@@ -113,8 +141,6 @@ def conversation(args: argparse.Namespace) -> dict:
     bare question (instructions + question: cold, nothing cached, and warm, the instructions
     cached) and a plain chat without memory, each side on its own llama.cpp context so that
     no side evicts another's prompt cache."""
-    from engine.api import MemoryOS
-    from engine.backends.fake import HashEmbedder
     from engine.backends.llama import LlamaChat
     from engine.memory import when
     from engine.prompt import SYSTEM
@@ -131,65 +157,51 @@ def conversation(args: argparse.Namespace) -> dict:
     plain_turns: list[dict[str, str]] = []
     today = f"Today is {when.describe_day(time.time())}."
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    with tempfile.TemporaryDirectory() as folder:
-        memory = MemoryOS.open(
-            Path(folder) / "bench.memoryos",
-            create=True,
-            passphrase="bench-passphrase",
-            embedder=HashEmbedder(384),
-            chat=ours,
-            background=False,
-        )
-        try:
-            fill_seconds = fill(memory, args.pages)
-            memory.new_conversation()
-            # warm-up, not stored: each side runs once before anything is timed
-            timed(memory.get_response("Hello!", max_tokens=2, temporary=True))
-            timed(bare.stream([{"role": "user", "content": "Hello!"}], max_tokens=2))
-            timed(plain.stream([{"role": "user", "content": "Hello!"}], max_tokens=2))
-            for turn, question in enumerate(questions, 1):
-                stream = memory.get_response(question, max_tokens=args.max_tokens)
-                with_memory = timed(stream)
-                if hasattr(ours, "wait_warm"):  # its background warm-up must not slow the others
-                    ours.wait_warm()
-                row = {
-                    "turn": turn,
-                    "memory_ttft_s": with_memory["ttft"],
-                    "memory_new_tokens": getattr(ours, "last_new_tokens", None),
-                    "memory_prompt_tokens": ours.usage.last_prompt_tokens,
-                    "memories_shown": len(stream.memories),
-                }
-                asked = [
-                    {"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": question},
-                ]
-                # warm: the instructions are cached from the last bare question; cold: nothing is
-                row["bare_ttft_s"] = _first_chunk(bare.stream(asked, max_tokens=args.max_tokens))
-                row["bare_new_tokens"] = getattr(bare, "last_new_tokens", None)
-                bare._llama.reset()
-                row["cold_ttft_s"] = _first_chunk(bare.stream(asked, max_tokens=args.max_tokens))
-                row["cold_new_tokens"] = getattr(bare, "last_new_tokens", None)
-                # a plain chat: the same conversation, its own answers, no memory
-                plain_turns.append({"role": "user", "content": question})
-                messages = [{"role": "system", "content": f"{SYSTEM}\n\n{today}"}, *plain_turns]
-                started = time.perf_counter()
-                chunks = []
-                for chunk in plain.stream(messages, max_tokens=args.max_tokens):
-                    if not chunks:
-                        row["plain_ttft_s"] = time.perf_counter() - started
-                    chunks.append(chunk)
-                row.setdefault("plain_ttft_s", time.perf_counter() - started)
-                row["plain_new_tokens"] = getattr(plain, "last_new_tokens", None)
-                plain_turns.append({"role": "assistant", "content": "".join(chunks).strip()})
-                rows.append(row)
-                print(
-                    json.dumps(
-                        {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
-                    ),
-                    flush=True,
-                )
-        finally:
-            memory.close()
+    with bench_memory(ours, args.pages) as (memory, fill_seconds):
+        memory.new_conversation()
+        # warm-up, not stored: each side runs once before anything is timed
+        timed(memory.get_response("Hello!", max_tokens=2, temporary=True))
+        timed(bare.stream([{"role": "user", "content": "Hello!"}], max_tokens=2))
+        timed(plain.stream([{"role": "user", "content": "Hello!"}], max_tokens=2))
+        for turn, question in enumerate(questions, 1):
+            stream = memory.get_response(question, max_tokens=args.max_tokens)
+            with_memory = timed(stream)
+            if hasattr(ours, "wait_warm"):  # its background warm-up must not slow the others
+                ours.wait_warm()
+            row = {
+                "turn": turn,
+                "memory_ttft_s": with_memory["ttft"],
+                "memory_new_tokens": getattr(ours, "last_new_tokens", None),
+                "memory_prompt_tokens": ours.usage.last_prompt_tokens,
+                "memories_shown": len(stream.memories),
+            }
+            asked = [
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": question},
+            ]
+            # warm: the instructions are cached from the last bare question; cold: nothing is
+            row["bare_ttft_s"] = _first_chunk(bare.stream(asked, max_tokens=args.max_tokens))
+            row["bare_new_tokens"] = getattr(bare, "last_new_tokens", None)
+            bare._llama.reset()
+            row["cold_ttft_s"] = _first_chunk(bare.stream(asked, max_tokens=args.max_tokens))
+            row["cold_new_tokens"] = getattr(bare, "last_new_tokens", None)
+            # a plain chat: the same conversation, its own answers, no memory
+            plain_turns.append({"role": "user", "content": question})
+            messages = [{"role": "system", "content": f"{SYSTEM}\n\n{today}"}, *plain_turns]
+            started = time.perf_counter()
+            chunks = []
+            for chunk in plain.stream(messages, max_tokens=args.max_tokens):
+                if not chunks:
+                    row["plain_ttft_s"] = time.perf_counter() - started
+                chunks.append(chunk)
+            row.setdefault("plain_ttft_s", time.perf_counter() - started)
+            row["plain_new_tokens"] = getattr(plain, "last_new_tokens", None)
+            plain_turns.append({"role": "assistant", "content": "".join(chunks).strip()})
+            rows.append(row)
+            print(
+                json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}),
+                flush=True,
+            )
 
     from engine.eval.metrics import percentile
 
@@ -278,48 +290,32 @@ def main(argv: list[str] | None = None) -> int:
             args.out.write_text(json.dumps(result, indent=1))
         return 0
 
-    from engine.api import MemoryOS
     from engine.backends.build import make_chat
-    from engine.backends.fake import HashEmbedder
     from engine.model_config import ModelConfig
 
     chat = make_chat(ModelConfig(source="bundled"))
     chat.load()
-    with tempfile.TemporaryDirectory() as folder:
-        memory = MemoryOS.open(
-            Path(folder) / "bench.memoryos",
-            create=True,
-            passphrase="bench-passphrase",
-            embedder=HashEmbedder(384),
-            chat=chat,
-            background=False,
-        )
-        try:
-            fill_seconds = fill(memory, args.pages)
-            bare, full, retrieval, prompt_tokens = [], [], [], []
-            question_messages = [{"role": "user", "content": QUESTIONS[0]}]
-            timed(chat.stream(question_messages, max_tokens=4, temperature=0.0))  # warm-up
-            timed(memory.get_response(QUESTIONS[0], max_tokens=4, temporary=True))  # warm-up
-            for _run in range(args.runs):
-                for question in QUESTIONS:
-                    # greedy decoding and the same token budget on both sides
-                    bare.append(
-                        timed(
-                            chat.stream(
-                                [{"role": "user", "content": question}],
-                                max_tokens=args.max_tokens,
-                                temperature=0.0,
-                            )
+    with bench_memory(chat, args.pages) as (memory, fill_seconds):
+        bare, full, retrieval, prompt_tokens = [], [], [], []
+        question_messages = [{"role": "user", "content": QUESTIONS[0]}]
+        timed(chat.stream(question_messages, max_tokens=4, temperature=0.0))  # warm-up
+        timed(memory.get_response(QUESTIONS[0], max_tokens=4, temporary=True))  # warm-up
+        for _run in range(args.runs):
+            for question in QUESTIONS:
+                # greedy decoding and the same token budget on both sides
+                bare.append(
+                    timed(
+                        chat.stream(
+                            [{"role": "user", "content": question}],
+                            max_tokens=args.max_tokens,
+                            temperature=0.0,
                         )
                     )
-                    stream = memory.get_response(
-                        question, max_tokens=args.max_tokens, temporary=True
-                    )
-                    full.append(timed(stream))
-                    retrieval.append(stream.retrieval.elapsed_ms)
-                    prompt_tokens.append(chat.usage.last_prompt_tokens)
-        finally:
-            memory.close()
+                )
+                stream = memory.get_response(question, max_tokens=args.max_tokens, temporary=True)
+                full.append(timed(stream))
+                retrieval.append(stream.retrieval.elapsed_ms)
+                prompt_tokens.append(chat.usage.last_prompt_tokens)
 
     from engine.eval.metrics import percentile
 
