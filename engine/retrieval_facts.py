@@ -157,18 +157,21 @@ SAID_ON = ("age",)
 def dated_profile(vault, profile: tuple[ProfileSlot, ...]) -> tuple[ProfileSlot, ...]:
     """`profile` as a prompt shows it: an age with the day it was said, "age: 34 (said on 3 March
     2026)", from the last exchange that said it (an imported one: when it was said, not
-    imported); an age typed in Privacy, from when it was typed."""
+    imported); an age typed or edited in Privacy, from when it was typed."""
     aged = [slot for slot in profile if slot.name in SAID_ON]
     if not aged:
         return profile
-    pages = load_pages(vault, {i for slot in aged for i in slot.evidence_page_ids})
-    out = []
-    for slot in profile:
-        if slot.name in SAID_ON:
-            said = max(
-                (pages[i].timestamp for i in slot.evidence_page_ids if i in pages),
-                default=slot.updated,
+    learned = {i for slot in aged if slot.origin != "user" for i in slot.evidence_page_ids}
+    said = {page.id: page.timestamp for page in load_pages(vault, learned).values()}
+
+    def dated(slot: ProfileSlot) -> ProfileSlot:
+        if slot.name not in SAID_ON:
+            return slot
+        when_said = slot.updated  # typed or edited by the person: when that was done
+        if slot.origin != "user":
+            when_said = max(
+                (said[i] for i in slot.evidence_page_ids if i in said), default=when_said
             )
-            slot = replace(slot, value=f"{slot.value} (said on {when.describe_day(said)})")
-        out.append(slot)
-    return tuple(out)
+        return replace(slot, value=f"{slot.value} (said on {when.describe_day(when_said)})")
+
+    return tuple(dated(slot) for slot in profile)

@@ -357,6 +357,18 @@ def test_the_age_reaches_the_model_with_the_day_it_was_said(memory):
     assert "age: 35" in current and "age: 34" not in current
 
 
+def test_an_age_the_person_edits_is_dated_from_the_edit(memory):
+    from engine.memory import when
+    from tests.test_prompt_and_time import ts
+
+    memory.add_memory("I'm 34.", "Noted.", timestamp=ts("2025-03-07T09:00:00"))
+    memory.run_consolidation()
+    (age,) = [slot for slot in memory.profile() if slot.name == "age"]
+    edited = memory.edit_profile_slot(age.id, "36")
+    shown = {slot.text for slot in memory.retrieve("How old am I?").profile}
+    assert f"age: 36 (said on {when.describe_day(edited.updated)})" in shown
+
+
 @pytest.mark.parametrize(
     ("said", "entry"),
     [
