@@ -29,7 +29,9 @@ SMALL_PROFILE = 3
 # is my job?"): see STABLE_SLOTS in engine/prompt.py for which entries are shown.
 ASKED_WORDS = {
     "location": "city town country home address",
-    "origin": "country home from",
+    "origin": "country home from grew born",
+    "children": "kids children son sons daughter daughters family",
+    "pronouns": "pronoun pronouns",
     "occupation": "job profession career",
     "employer": "job company employer",
     "diet": "eat eating food meal meat cook recipe restaurant",

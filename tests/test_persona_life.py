@@ -408,3 +408,58 @@ def test_a_missing_pet_is_back_only_when_said_so(memory):
     learn_exchanges(memory, [("Sadly my dog Rex died.", "I'm so sorry."),
                              ("My dog Rex ran away last night.", "…")])
     assert "dog: Rex (died)" in cat()  # nothing undoes a death
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        ("My favourite colour is blue.", ("preference", "favourite colour", "blue")),
+        ("My favorite food is probably sushi.", ("preference", "favorite food", "sushi")),
+        ("My all-time favourite films are Alien and Heat, obviously.",
+         ("preference", "favourite films", "Alien and Heat")),
+        ("My favourite TV show is Succession.", ("preference", "favourite TV show", "Succession")),
+        ("My favourite band has to be Radiohead.", ("preference", "favourite band", "Radiohead")),
+        ("I have two kids.", ("people", "children", "two kids")),
+        ("We've got three children, all under ten.", ("people", "children", "three children")),
+        ("I'm a mother of two.", ("people", "children", "two")),
+        ("My pronouns are she/her.", ("identity", "pronouns", "she/her")),
+        ("I use they/them pronouns.", ("identity", "pronouns", "they/them")),
+        ("I'm pregnant!", ("health", "pregnant", "pregnant")),
+        ("I'm 20 weeks pregnant.", ("health", "pregnant", "pregnant")),
+    ],
+)
+def test_favourites_children_pronouns_and_a_pregnancy_are_read(said, entry):
+    assert entry in entries(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My favourite part was the ending.",  # a moment, not a standing taste
+        "My favourite thing about Paris is the food.",
+        "My favourite thing to do is hiking.",
+        "My favourite place to eat is Dishoom.",
+        "My favourite is the blue one.",
+        "My favourite toy was a bear.",  # the past
+        "I have two kids in my class.",  # a teacher's
+        "I'm not pregnant.",
+        "My son's pronouns are he/him.",
+    ],
+)
+def test_what_is_no_favourite_child_or_pronoun_fills_nothing(said):
+    assert [e for e in entries(said) if e[1].startswith(("favourite", "favorite")) or
+            e[1] in ("children", "pronouns", "pregnant")] == []
+
+
+def test_a_new_favourite_replaces_the_old_and_a_small_model_is_shown_it(memory):
+    from tests.helpers import learn_exchanges
+
+    learn_exchanges(memory, [("My favourite colour is blue.", "Nice."),
+                             ("My favourite band is Radiohead.", "Great band.")])
+    learn_exchanges(memory, [("My favourite colour is green now.", "Fresh!")])
+    current = {slot.text for slot in memory.profile()}
+    assert {"favourite colour: green", "favourite band: Radiohead"} <= current
+    assert "favourite colour: blue" not in current
+    shown = [s.text for s in prompt_memories.small_profile(
+        tuple(memory.profile()), "What's my favourite colour?")]
+    assert "favourite colour: green" in shown and "favourite colour: blue" not in shown

@@ -125,13 +125,20 @@ def test_not_names(said):
         ("I'm originally from Łódź", "origin", "Łódź"),
         ("I work at Ørsted as an engineer.", "employer", "Ørsted"),
         ("I live in Boston with my wife.", "location", "Boston"),
+        ("I grew up in Porto, then moved here.", "origin", "Porto"),
+        ("I was born in Lisbon.", "origin", "Lisbon"),
+        ("I was born and raised in Cork.", "origin", "Cork"),
     ],
 )
 def test_places_in_any_script(said, slot, value):
     assert [s.value for s in slot_candidates(page(said)) if s.name == slot] == [value]
 
 
-@pytest.mark.parametrize("said", ["I live in the city.", "I moved to a new flat.", "I'm from here"])
+@pytest.mark.parametrize(
+    "said",
+    ["I live in the city.", "I moved to a new flat.", "I'm from here", "I was born in May 1990.",
+     "I grew up in a small village."],
+)
 def test_not_places(said):
     assert not [s for s in slot_candidates(page(said)) if s.name in ("location", "origin")]
 

@@ -1,6 +1,6 @@
 """Profile slots about a person's life, read by patterns (no LLM): pets and the people close to
-them by name, allergies and diet, birthday and age, the relationship status, the languages they
-speak."""
+them by name, children, allergies and diet, birthday and age, the relationship status,
+pronouns, favourites, the languages they speak."""
 
 from __future__ import annotations
 
@@ -180,11 +180,12 @@ _ALLERGY = re.compile(
     r"([^\W\d_][\w -]{1,30}?) "
     r"(?i:allergy|allergies)\b"
 )
-# A condition said of oneself: "I'm lactose intolerant", "I am coeliac", "I'm diabetic".
+# A condition said of oneself: "I'm lactose intolerant", "I am coeliac", "I'm diabetic", "I'm
+# pregnant" (what a model suggests to eat or drink depends on it too).
 _CONDITION = re.compile(
-    r"(?i:\bi(?:['’]m| am)(?: \w+ly)? (?:a )?)"
+    r"(?i:\bi(?:['’]m| am)(?: \w+ly)? (?:a |\d{1,2} (?:weeks|months) (?=pregnant))?)"
     r"(?i:((?:lactose|gluten|fructose|histamine) intolerant|coeliac|celiac|diabetic|epileptic|"
-    r"asthmatic))\b"
+    r"asthmatic|pregnant))\b"
 )
 # A condition one has or was diagnosed with: "I have asthma", "I've got type 2 diabetes", "I
 # was diagnosed with ADHD last year", "I suffer from migraines", "I have a bad back". Not
@@ -252,6 +253,40 @@ _TURNED = re.compile(
     + r"(?=\s*(?:[,.;!?]|$|(?i:and|but|so|too|today|yesterday|last|this|on|in)\b))"
 )
 AGES = range(10, 121)
+# Children by number: "I have two kids", "we've got three children", "I'm a mother of two" ->
+# "children: two kids", "children: two". One slot, the newest replacing the old. Not "I have
+# two kids in my class" (a teacher's), "I have two kids' bikes".
+_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|\d)"
+_CHILDREN = re.compile(
+    r"(?i:\b(?:i|we)(?:['’]ve got| have got| have) )"
+    rf"((?i:{_COUNT}) (?i:kids|children|sons|daughters|boys|girls|grandchildren|grandkids))"
+    r"(?=[,.;!?]|$| (?i:and|aged|who|under|now|both|of (?:my|our) own|at home)\b)"
+)
+_PARENT_OF = re.compile(
+    r"(?i:\bi(?:['’]m| am) (?:a |the )?(?:proud )?(?:mum|mom|mother|dad|father|parent) of "
+    rf"({_COUNT}))(?=[,.;!?]|$| (?i:and|now|kids|children|boys|girls)\b)"
+)
+# "My pronouns are she/her", "I use they/them pronouns".
+_PRONOUNS = re.compile(
+    r"(?i:\bmy pronouns are |\bi use (?=\w+/\w+(?:/\w+)? pronouns))"
+    r"((?i:he|she|they|ze|xe|it|him|her|them|his|hers|theirs|any)"
+    r"(?:/(?i:he|she|they|ze|xe|it|him|her|them|his|hers|theirs|any|zir|xem))+)\b"
+)
+# A favourite: "My favourite colour is blue", "my favorite band is Radiohead", "My all-time
+# favourite films are Alien and Heat". Filed under what it is a favourite of, one each, the
+# newest replacing the old. Not a moment ("my favourite part was the ending", "my favourite
+# thing about Paris is ..."), nor a past one ("my favourite toy was a bear").
+_FAVOURITE = re.compile(
+    r"(?i:\bmy (?:all-time |absolute |very |new )?(favou?rite) )"
+    r"([^\W\d_][\w-]*(?: [^\W\d_][\w-]*)?)"
+    r"(?i: (?:is|are|has to be|has got to be)(?: probably| definitely| still| now)? )"
+    r"([^,.;!?]+)"
+)
+_NOW_AFTER = re.compile(r"(?i:,? (?:now|these days|at the moment|again|for sure|obviously))+$")
+_NOT_FAVOURITE = {
+    "part", "thing", "bit", "moment", "memory", "way", "one", "ones", "kind", "sort", "time", "day",
+}  # fmt: skip
+_NOT_LAST = {"of", "about", "to", "in", "for", "is", "are"}
 _LANGUAGES = (
     "English French Spanish German Italian Portuguese Dutch Flemish Danish Swedish Norwegian "
     "Icelandic Finnish Estonian Latvian Lithuanian Polish Czech Slovak Hungarian Romanian "
@@ -289,9 +324,30 @@ def life_slots(sentence: str) -> list[tuple[str, str, str]]:
         age = match.group(1).lower()
         if not age.isdigit() or int(age) in AGES:
             found.append((IDENTITY, "age", age))
+    for match in [*_CHILDREN.finditer(sentence), *_PARENT_OF.finditer(sentence)]:
+        found.append((PEOPLE, "children", match.group(1).lower()))
+    for match in _PRONOUNS.finditer(sentence):
+        found.append((IDENTITY, "pronouns", match.group(1).lower()))
+    found += _favourites(sentence)
     for match in _SPEAK.finditer(sentence):
         for language in re.findall(rf"\b(?:{_LANGUAGE})\b", match.group(1)):
             found.append((IDENTITY, f"speaks {language}", f"speaks {language}"))
+    return found
+
+
+def _favourites(sentence: str) -> list[tuple[str, str, str]]:
+    """ "favourite colour: blue" from "My favourite colour is blue" (preference, filed under
+    "favourite colour"), as said up to where the clause ends."""
+    found = []
+    for match in _FAVOURITE.finditer(sentence):
+        what = match.group(2)
+        words = what.lower().split()
+        if {what.lower(), words[0]} & _NOT_FAVOURITE or words[-1] in _NOT_LAST:
+            continue  # "my favourite part", "my favourite place to eat"
+        value = _NOW_AFTER.sub("", to_clause_end(match.group(3)).strip())
+        if not value or len(value.split()) > 6:
+            continue
+        found.append(("preference", f"{match.group(1).lower()} {what}", value))
     return found
 
 

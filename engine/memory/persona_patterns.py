@@ -94,6 +94,9 @@ _NOT_NAMES |= {word.lower() for word in NATIONS_AND_FAITHS}
 # names and places must be capitalised, which keeps "I'm tired" from becoming a name.
 # Places in any script ("Zürich", "São Paulo", "Łódź"): the words are taken here and
 # _capitalised_run keeps the capitalised ones, as for names.
+_MONTH_NAMES = (
+    "January|February|March|April|May|June|July|August|September|October|November|December"
+)
 _PLACE = r"([^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*)"
 # A name word in any script ("José", "Élodie"), with apostrophes and hyphens inside ("O'Neill",
 # "Jean-Luc"); [^\W\d_] is a letter. re has no "upper-case letter" class, so the words are taken
@@ -109,7 +112,7 @@ SLOT_WORDS = {
     "occupation": "work working",
     "employer": "work",
     "location": "live living moved relocated based work",
-    "origin": "originally",
+    "origin": "originally grew born raised",
     "age": "old turned",
     "likes": "love like enjoy adore",
     "dislikes": "hate dislike stand",
@@ -142,6 +145,15 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
     ("identity", "location", re.compile(r"(?i:\bi(?:['’]m| am) (?:now )?based in) " + _PLACE)),
     ("identity", "location", re.compile(r"(?i:\bi work [^,.;!?]*? in) " + _PLACE)),
     ("identity", "origin", re.compile(r"(?i:\bi(?:'m| am) (?:originally )?from) " + _PLACE)),
+    # "I grew up in Porto", "I was born in Lisbon"; not "I was born in May 1990"
+    (
+        "identity",
+        "origin",
+        re.compile(
+            r"(?i:\bi (?:grew up|was born|was raised|was born and raised) in) "
+            rf"(?!(?:{_MONTH_NAMES})\b)" + _PLACE
+        ),
+    ),
     (
         "preference",
         "likes",
