@@ -463,3 +463,32 @@ def test_a_new_favourite_replaces_the_old_and_a_small_model_is_shown_it(memory):
     shown = [s.text for s in prompt_memories.small_profile(
         tuple(memory.profile()), "What's my favourite colour?")]
     assert "favourite colour: green" in shown and "favourite colour: blue" not in shown
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        ("I don't drink alcohol.", "doesn't drink alcohol"),
+        ("I don't drink.", "doesn't drink alcohol"),
+        ("I'm teetotal.", "doesn't drink alcohol"),
+        ("I've been sober for two years.", "doesn't drink alcohol"),
+        ("I gave up drinking last year.", "doesn't drink alcohol"),
+        ("I'm afraid of spiders.", "afraid of spiders"),
+        ("I'm scared of flying.", "scared of flying"),
+        ("I'm terrified of the dark.", "terrified of the dark"),
+        ("I have a fear of heights.", "fear of heights"),
+        ("I'm really scared of big dogs, since I was bitten.", "scared of big dogs"),
+        # neither
+        ("I don't drink coffee.", None),
+        ("I don't drink much.", None),
+        ("I'm afraid of missing the train.", None),
+        ("I'm scared of what she'll say.", None),
+        ("I'm afraid of that.", None),
+        ("I'm afraid I can't come.", None),
+        ("My son is scared of dogs.", None),
+        ("I'm scared of failing.", None),
+    ],
+)
+def test_not_drinking_and_fears_are_read(said, entry):
+    found = [e[2] for e in entries(said) if e[0] == "health"]
+    assert found == ([entry] if entry else [])

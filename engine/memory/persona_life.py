@@ -199,6 +199,27 @@ _HAVE_CONDITION = re.compile(
     r"sleep apnoea|sleep apnea|tinnitus|glaucoma|hypothyroidism|an underactive thyroid)"
     r"|ADHD|IBS|COPD|PCOS|OCD|PTSD)\b"
 )
+# Not drinking: "I don't drink alcohol", "I don't drink.", "I'm teetotal", "I've been sober for
+# two years", "I gave up drinking". Not "I don't drink coffee", "I don't drink much".
+_NO_ALCOHOL = re.compile(
+    r"(?i:\bi (?:don['’]t|do not|never) drink(?: alcohol| any alcohol| at all)?"
+    r"(?=[,.;!?]|$| (?:any ?more|now|these days)\b)"
+    r"|\bi(?:['’]m| am) (?:a )?(?:teetotal|teetotaller|teetotaler|tee-total)\b"
+    r"|\bi(?:['’]ve| have)? (?:been|am|['’]m) (?:now )?sober\b(?! enough)"
+    r"|\bi(?:['’]ve| have)? (?:given|gave) up (?:drinking|alcohol|booze)\b)"
+)
+# A fear: "I'm afraid of spiders", "I'm scared of flying", "I'm terrified of the dark", "I have a
+# fear of heights". Not a worry ("I'm afraid of missing the train", "I'm scared of what she'll
+# say", "I'm afraid of that"), nor someone else's.
+_AFRAID = re.compile(
+    r"(?i:\bi(?:['’]m| am) (?:really |so |very |a bit |deathly |quite |absolutely )?"
+    r"(afraid|scared|terrified|frightened)"
+    r"|\bi have an? (?:real |huge |big |irrational )?(fear)) of "
+    r"((?:the )?(?!(?i:what|that|this|it|being|getting|losing|missing|making|doing|not|how|him|"
+    r"her|them|you|me|my|your|his|our|their|a|an|going|having|looking|failing)\b)"
+    r"[^\W\d_][\w-]*(?: [^\W\d_][\w-]*)?)(?=[,.;!?]|$| (?:and|but|so|too|since|ever)\b)"
+)
+_NOT_FEARS = {"it", "that", "this", "them", "him", "her", "you", "me", "things", "everything"}
 # "I'm vegetarian", "I am a vegan", "I've gone vegan", "I became pescatarian last year".
 _DIET = re.compile(
     r"(?i:\bi(?:['’]m| am)(?: now| strictly| mostly| fully)?(?: an?)?|"
@@ -520,4 +541,10 @@ def _health(sentence: str) -> list[tuple[str, str, str]]:
         found.append((HEALTH, condition, condition))
     for match in _DIET.finditer(sentence):
         found.append((HEALTH, "diet", match.group(1).lower()))
+    if _NO_ALCOHOL.search(sentence):
+        found.append((HEALTH, "alcohol", "doesn't drink alcohol"))
+    for match in _AFRAID.finditer(sentence):
+        feeling, fear = (match.group(1) or match.group(2)).lower(), match.group(3)
+        if fear.split()[-1].lower() not in _NOT_FEARS:
+            found.append((HEALTH, f"{feeling} of {fear}", f"{feeling} of {fear}"))
     return found
