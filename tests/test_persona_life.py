@@ -492,3 +492,21 @@ def test_a_new_favourite_replaces_the_old_and_a_small_model_is_shown_it(memory):
 def test_not_drinking_and_fears_are_read(said, entry):
     found = [e[2] for e in entries(said) if e[0] == "health"]
     assert found == ([entry] if entry else [])
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        ("I'm learning Spanish.", "learning Spanish"),
+        ("I started learning the ukulele and my fingertips hurt.", "learning the ukulele"),
+        ("I'm learning to drive!", "learning to drive"),
+        ("I'm still learning to play the guitar, slowly.", "learning to play the guitar"),
+        ("I'm learning a ton", None),
+        ("I'm learning that patience matters.", None),
+        ("I'm learning to accept it.", None),
+        ("I'm learning so much from you.", None),
+    ],
+)
+def test_what_one_is_learning_is_read(said, entry):
+    found = [e[2] for e in entries(said) if e[1].startswith("learning ")]
+    assert found == ([entry] if entry else [])

@@ -1,6 +1,6 @@
 """Profile slots about a person's life, read by patterns (no LLM): pets and the people close to
 them by name, children, allergies and diet, birthday and age, the relationship status,
-pronouns, favourites, the languages they speak."""
+pronouns, favourites, what they are learning, the languages they speak."""
 
 from __future__ import annotations
 
@@ -303,6 +303,18 @@ _FAVOURITE = re.compile(
     r"(?i: (?:is|are|has to be|has got to be)(?: probably| definitely| still| now)? )"
     r"([^,.;!?]+)"
 )
+# What one is learning: "I'm learning Spanish", "I started learning the ukulele", "I'm learning
+# to drive" -> "learning Spanish" (several stand side by side). Not "I'm learning a ton", "I'm
+# learning that ...", "I'm learning to accept it" (a lesson of life, not a skill).
+_LEARNING = re.compile(
+    r"(?i:\bi(?:['’]m| am) (?:currently |now |still |slowly |finally |also )?learning "
+    r"|\bi(?:['’]ve| have)? (?:just |recently |finally )?(?:started|began|begun) learning )"
+    r"(?!(?i:a lot|a ton|a bit|loads|lots|heaps|so much|more|that|about|from|what|the hard way|"
+    r"every|with|to (?:deal|live|accept|trust|love|be|let|say|forgive|cope|appreciate|listen)|"
+    r"how (?:much|important|to (?:deal|live|accept|cope|be)))\b)"
+    r"([^\W\d_][^,.;!?]*)"
+)
+_AND_MORE = re.compile(r"(?i:,? and (?:my|our|it|its|it['’]s|i|that|this|so)\b.*)$")
 _NOW_AFTER = re.compile(r"(?i:,? (?:now|these days|at the moment|again|for sure|obviously))+$")
 _NOT_FAVOURITE = {
     "part", "thing", "bit", "moment", "memory", "way", "one", "ones", "kind", "sort", "time", "day",
@@ -350,6 +362,11 @@ def life_slots(sentence: str) -> list[tuple[str, str, str]]:
     for match in _PRONOUNS.finditer(sentence):
         found.append((IDENTITY, "pronouns", match.group(1).lower()))
     found += _favourites(sentence)
+    for match in _LEARNING.finditer(sentence):
+        skill = _AND_MORE.sub("", to_clause_end(match.group(1)).strip())  # "... and my ..."
+        skill = _NOW_AFTER.sub("", skill)
+        if skill and len(skill.split()) <= 5:
+            found.append(("preference", f"learning {skill}", f"learning {skill}"))
     for match in _SPEAK.finditer(sentence):
         for language in re.findall(rf"\b(?:{_LANGUAGE})\b", match.group(1)):
             found.append((IDENTITY, f"speaks {language}", f"speaks {language}"))
