@@ -1,6 +1,8 @@
-"""Profile entries about a person's life, read without an LLM (engine/memory/persona_life.py):
-pets and people by name, allergies, diet and conditions, birthday, languages; what they become
-in the vault, and which a small model is shown."""
+"""Profile entries about a person's life, read without an LLM: pets and people by name and how
+one's time with them ended (engine/memory/persona_life.py); allergies, diet, conditions, not
+drinking, fears (persona_health.py); birthday, age, status, children, pronouns, favourites,
+what one is learning, languages (persona_self.py); what they become in the vault, and which a
+small model is shown."""
 
 import pytest
 

@@ -1,15 +1,12 @@
-"""Profile slots about a person's life, read by patterns (no LLM): pets and the people close to
-them by name, children, allergies and diet, birthday and age, the relationship status,
-pronouns, favourites, what they are learning, the languages they speak."""
+"""Profile slots about the pets and people in a person's life, read by patterns (no LLM): by name,
+and how one's time with them ended (a death, a pet gone missing, a partner left). The categories
+every profile pattern files under (persona_health and persona_self read the rest)."""
 
 from __future__ import annotations
 
 import re
 
-from engine.memory import keywords
-from engine.memory.clauses import to_clause_end
-
-# What a profile entry of this module is filed under. Several of each can stand side by side:
+# What a profile entry of this module, persona_health and persona_self is filed under. Several of each can stand side by side:
 # the slot's name is what tells them apart ("cat: Miso", "sister: Ana", "peanuts", "speaks
 # Spanish"); diet and birthday are one slot each, a new value replacing the old
 # (long_term.Persona.set_slot).
@@ -169,158 +166,13 @@ _NOT_A_NAME = {
     "wednesday", "thursday", "friday", "saturday", "sunday", "christmas", "easter",
 }  # fmt: skip
 
-# "I'm allergic to peanuts", "I am severely allergic to bee stings"; not "I'm not allergic",
-# nor someone else's ("my son is allergic to eggs").
-_ALLERGIC = re.compile(
-    r"(?i:\bi(?:['’]m| am)(?: \w+ly)? allergic to) ([^,.;!?]+)"
-)
-# "I have a nut allergy", "I've got a severe shellfish allergy"
-_ALLERGY = re.compile(
-    r"(?i:\bi(?:['’]ve got| have got| have)(?: an?)?(?: severe| mild| bad| serious| slight)?) "
-    r"([^\W\d_][\w -]{1,30}?) "
-    r"(?i:allergy|allergies)\b"
-)
-# A condition said of oneself: "I'm lactose intolerant", "I am coeliac", "I'm diabetic", "I'm
-# pregnant" (what a model suggests to eat or drink depends on it too).
-_CONDITION = re.compile(
-    r"(?i:\bi(?:['’]m| am)(?: \w+ly)? (?:a |\d{1,2} (?:weeks|months) (?=pregnant))?)"
-    r"(?i:((?:lactose|gluten|fructose|histamine) intolerant|coeliac|celiac|diabetic|epileptic|"
-    r"asthmatic|pregnant))\b"
-)
-# A condition one has or was diagnosed with: "I have asthma", "I've got type 2 diabetes", "I
-# was diagnosed with ADHD last year", "I suffer from migraines", "I have a bad back". Not
-# someone else's ("my son has asthma"), nor the past ("I had asthma as a kid").
-_HAVE_CONDITION = re.compile(
-    r"(?i:\bi(?:['’]ve got| have got| have| suffer from| live with|(?: was|['’]ve been| have been)"
-    r"(?: recently| just)? diagnosed with)(?: an?)? )"
-    r"((?i:(?:type [12] )?diabetes|asthma|epilepsy|(?:coeliac|celiac|crohn['’]s) disease|"
-    r"arthritis|rheumatoid arthritis|migraines|high blood pressure|hypertension|a bad back|"
-    r"long covid|multiple sclerosis|fibromyalgia|endometriosis|psoriasis|eczema|"
-    r"sleep apnoea|sleep apnea|tinnitus|glaucoma|hypothyroidism|an underactive thyroid)"
-    r"|ADHD|IBS|COPD|PCOS|OCD|PTSD)\b"
-)
-# Not drinking: "I don't drink alcohol", "I don't drink.", "I'm teetotal", "I've been sober for
-# two years", "I gave up drinking". Not "I don't drink coffee", "I don't drink much".
-_NO_ALCOHOL = re.compile(
-    r"(?i:\bi (?:don['’]t|do not|never) drink(?: alcohol| any alcohol| at all)?"
-    r"(?=[,.;!?]|$| (?:any ?more|now|these days)\b)"
-    r"|\bi(?:['’]m| am) (?:a )?(?:teetotal|teetotaller|teetotaler|tee-total)\b"
-    r"|\bi(?:['’]ve| have)? (?:been|am|['’]m) (?:now )?sober\b(?! enough)"
-    r"|\bi(?:['’]ve| have)? (?:given|gave) up (?:drinking|alcohol|booze)\b)"
-)
-# A fear: "I'm afraid of spiders", "I'm scared of flying", "I'm terrified of the dark", "I have a
-# fear of heights". Not a worry ("I'm afraid of missing the train", "I'm scared of what she'll
-# say", "I'm afraid of that"), nor someone else's.
-_AFRAID = re.compile(
-    r"(?i:\bi(?:['’]m| am) (?:really |so |very |a bit |deathly |quite |absolutely )?"
-    r"(afraid|scared|terrified|frightened)"
-    r"|\bi have an? (?:real |huge |big |irrational )?(fear)) of "
-    r"((?:the )?(?!(?i:what|that|this|it|being|getting|losing|missing|making|doing|not|how|him|"
-    r"her|them|you|me|my|your|his|our|their|a|an|going|having|looking|failing)\b)"
-    r"[^\W\d_][\w-]*(?: [^\W\d_][\w-]*)?)(?=[,.;!?]|$| (?:and|but|so|too|since|ever)\b)"
-)
-_NOT_FEARS = {"it", "that", "this", "them", "him", "her", "you", "me", "things", "everything"}
-# "I'm vegetarian", "I am a vegan", "I've gone vegan", "I became pescatarian last year".
-_DIET = re.compile(
-    r"(?i:\bi(?:['’]m| am)(?: now| strictly| mostly| fully)?(?: an?)?|"
-    r"\bi(?:['’]ve| have)? (?:gone|become|became|went|turned)) "
-    r"(?i:(vegetarian|vegan|pescatarian|pescetarian|flexitarian))\b"
-)
-_MONTHS = (
+# A month's name: a date's part (persona_self's birthday), and a name only where no day follows.
+MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
     "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 )
-_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
-_DATE = rf"(?:(?:the )?{_DAY} (?:of )?(?:{_MONTHS})|(?:{_MONTHS}) (?:the )?{_DAY})\b"
-# "My birthday is on the 3rd of September", "my birthday's March 14th", "I was born on 2 May
-# 1990" (the year kept), "my birthday is on the 3rd of september" (the month written as a
-# month); not "my birthday is next week".
-_BIRTHDAY = re.compile(
-    rf"(?i:\bmy birthday(?:['’]s| is)(?: on)? |\bi was born on )"
-    rf"((?i:{_DATE})(?:,? (?:19|20)\d\d\b)?)"
-)
-# "I'm married", "I'm happily married to Tom", "I got engaged last week", "I'm single again",
-# "I'm divorced": one slot, the newest replacing the old. Not "I'm engaged in a project", nor
-# "single-handedly".
-_STATUS = re.compile(
-    r"(?i:\bi(?:['’]m| am) (?:now |happily |recently |newly |still |finally |officially )?"
-    r"|\bi(?:['’]ve| have)? (?:just |recently |finally )?got )"
-    r"(?i:(married|single|divorced|engaged|widowed|separated))"
-    r"(?![\w-])(?! (?:in|with|by|out|on)\b)"
-)
-# "I'm a single mum", "I'm 34 and a single dad": the status too. Not "as a single parent" (a plan:
-# "It'll be tough as a single parent").
-_SINGLE_PARENT = re.compile(
-    r"(?i:\bi(?:['’]m| am) (?:now |still |[\w-]+ and )?a (single) "
-    r"(?:mum|mom|mother|dad|father|parent))\b"
-)
-# The age: "I'm 34", "I am 34 years old", "I'm thirty-four", "I just turned 40", "I turned 40 last
-# week". One slot, the newest replacing the old; true on the day it was said, so a model is shown
-# that day with it (retrieval_facts.dated_profile) and can tell the age a year on. Not "I'm 5
-# minutes late", "I'm 34 weeks pregnant", "I'm 100% sure", "I'm 6'2", "I'm fifty-fifty on it",
-# "I'm turning 30 next month" (not yet), "I'm 12 and a half hours in", nor an age out of AGES.
-_AGE_WORDS = (
-    r"(?:thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
-    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
-    r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?)"
-)
-_AGE_NUMBER = rf"(\d{{2,3}}|(?i:{_AGE_WORDS}))(?: (?i:years?|yrs) (?i:old|of age|young))?"
-_AGE = re.compile(
-    r"(?i:\bi(?:['’]m| am) (?:now |only |just )?)" + _AGE_NUMBER
-    + r"(?=\s*(?:[,.;!?]|$|(?i:and|but|so|too|now|today|this year|btw)\b))(?! and a half)"
-)
-_TURNED = re.compile(
-    r"(?i:\bi(?:['’]ve| have)? (?:just |finally |recently )?turned )" + _AGE_NUMBER
-    + r"(?=\s*(?:[,.;!?]|$|(?i:and|but|so|too|today|yesterday|last|this|on|in)\b))"
-)
-AGES = range(10, 121)
-# Children by number: "I have two kids", "we've got three children", "I'm a mother of two" ->
-# "children: two kids", "children: two". One slot, the newest replacing the old. Not "I have
-# two kids in my class" (a teacher's), "I have two kids' bikes".
-_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|\d)"
-_CHILDREN = re.compile(
-    r"(?i:\b(?:i|we)(?:['’]ve got| have got| have) )"
-    rf"((?i:{_COUNT}) (?i:kids|children|sons|daughters|boys|girls|grandchildren|grandkids))"
-    r"(?=[,.;!?]|$| (?i:and|aged|who|under|now|both|of (?:my|our) own|at home)\b)"
-)
-_PARENT_OF = re.compile(
-    r"(?i:\bi(?:['’]m| am) (?:a |the )?(?:proud )?(?:mum|mom|mother|dad|father|parent) of "
-    rf"({_COUNT}))(?=[,.;!?]|$| (?i:and|now|kids|children|boys|girls)\b)"
-)
-# "My pronouns are she/her", "I use they/them pronouns".
-_PRONOUNS = re.compile(
-    r"(?i:\bmy pronouns are |\bi use (?=\w+/\w+(?:/\w+)? pronouns))"
-    r"((?i:he|she|they|ze|xe|it|him|her|them|his|hers|theirs|any)"
-    r"(?:/(?i:he|she|they|ze|xe|it|him|her|them|his|hers|theirs|any|zir|xem))+)\b"
-)
-# A favourite: "My favourite colour is blue", "my favorite band is Radiohead", "My all-time
-# favourite films are Alien and Heat". Filed under what it is a favourite of, one each, the
-# newest replacing the old. Not a moment ("my favourite part was the ending", "my favourite
-# thing about Paris is ..."), nor a past one ("my favourite toy was a bear").
-_FAVOURITE = re.compile(
-    r"(?i:\bmy (?:all-time |absolute |very |new )?(favou?rite) )"
-    r"([^\W\d_][\w-]*(?: [^\W\d_][\w-]*)?)"
-    r"(?i: (?:is|are|has to be|has got to be)(?: probably| definitely| still| now)? )"
-    r"([^,.;!?]+)"
-)
-# What one is learning: "I'm learning Spanish", "I started learning the ukulele", "I'm learning
-# to drive" -> "learning Spanish" (several stand side by side). Not "I'm learning a ton", "I'm
-# learning that ...", "I'm learning to accept it" (a lesson of life, not a skill).
-_LEARNING = re.compile(
-    r"(?i:\bi(?:['’]m| am) (?:currently |now |still |slowly |finally |also )?learning "
-    r"|\bi(?:['’]ve| have)? (?:just |recently |finally )?(?:started|began|begun) learning )"
-    r"(?!(?i:a lot|a ton|a bit|loads|lots|heaps|so much|more|that|about|from|what|the hard way|"
-    r"every|with|to (?:deal|live|accept|trust|love|be|let|say|forgive|cope|appreciate|listen)|"
-    r"how (?:much|important|to (?:deal|live|accept|cope|be)))\b)"
-    r"([^\W\d_][^,.;!?]*)"
-)
-_AND_MORE = re.compile(r"(?i:,? and (?:my|our|it|its|it['’]s|i|that|this|so)\b.*)$")
-_NOW_AFTER = re.compile(r"(?i:,? (?:now|these days|at the moment|again|for sure|obviously))+$")
-_NOT_FAVOURITE = {
-    "part", "thing", "bit", "moment", "memory", "way", "one", "ones", "kind", "sort", "time", "day",
-}  # fmt: skip
-_NOT_LAST = {"of", "about", "to", "in", "for", "is", "are"}
-_LANGUAGES = (
+# The languages persona_self reads one speaks; their names are never a person's here.
+LANGUAGES = (
     "English French Spanish German Italian Portuguese Dutch Flemish Danish Swedish Norwegian "
     "Icelandic Finnish Estonian Latvian Lithuanian Polish Czech Slovak Hungarian Romanian "
     "Bulgarian Serbian Croatian Bosnian Slovenian Albanian Greek Turkish Russian Ukrainian "
@@ -330,63 +182,16 @@ _LANGUAGES = (
     "Amharic Somali Yoruba Igbo Hausa Zulu Xhosa Afrikaans Welsh Irish Gaelic Basque Catalan "
     "Galician Maltese Luxembourgish Esperanto Latin Yiddish"
 ).split()
-_LANGUAGE = "|".join(_LANGUAGES)
 # A language's name is often its people's too ("Polish", "Italian"): never a first name here.
-_NATIONAL = {*_LANGUAGES, *NATIONS_AND_FAITHS}
-_LEVEL = r"(?:(?:fluent|good|basic|some|decent|native|a little|a bit of|a little bit of) )?"
-# "I speak Dutch and some French", "I can speak English, German or Italian"; languages by
-# name only ("I speak to Maria" names none).
-_SPEAK = re.compile(
-    rf"(?i:\bi (?:also |can |can also |only |mostly )?speak) {_LEVEL}((?:{_LANGUAGE})\b"
-    rf"(?:(?:,| and| or| as well as|, and) {_LEVEL}(?:{_LANGUAGE})\b)*)"
-)
+_NATIONAL = {*LANGUAGES, *NATIONS_AND_FAITHS}
 
 
 def life_slots(sentence: str) -> list[tuple[str, str, str]]:
-    """The entries one sentence of the person's own words gives, as (category, name, value):
-    filed under category/name, said as value. The caller (persona_patterns._slots) leaves
-    questions out, as for every pattern."""
+    """The pets and people `sentence` names, as (category, name, value): filed under
+    category/name, said as value (persona_health and persona_self read the rest of one's life).
+    The caller (persona_patterns._slots) leaves questions out, as for every pattern."""
     named = _named(sentence)
-    found = [*named, *_split_named(sentence, named), *_health(sentence)]
-    for match in _BIRTHDAY.finditer(sentence):
-        day = re.sub(rf"(?i:\b(?:{_MONTHS})\b)", lambda m: m[0].capitalize(), match.group(1))
-        found.append((IDENTITY, "birthday", day.removeprefix("the ")))
-    for match in [*_STATUS.finditer(sentence), *_SINGLE_PARENT.finditer(sentence)]:
-        found.append((IDENTITY, "relationship", match.group(1).lower()))
-    for match in [*_AGE.finditer(sentence), *_TURNED.finditer(sentence)]:
-        age = match.group(1).lower()
-        if not age.isdigit() or int(age) in AGES:
-            found.append((IDENTITY, "age", age))
-    for match in [*_CHILDREN.finditer(sentence), *_PARENT_OF.finditer(sentence)]:
-        found.append((PEOPLE, "children", match.group(1).lower()))
-    for match in _PRONOUNS.finditer(sentence):
-        found.append((IDENTITY, "pronouns", match.group(1).lower()))
-    found += _favourites(sentence)
-    for match in _LEARNING.finditer(sentence):
-        skill = _AND_MORE.sub("", to_clause_end(match.group(1)).strip())  # "... and my ..."
-        skill = _NOW_AFTER.sub("", skill)
-        if skill and len(skill.split()) <= 5:
-            found.append(("preference", f"learning {skill}", f"learning {skill}"))
-    for match in _SPEAK.finditer(sentence):
-        for language in re.findall(rf"\b(?:{_LANGUAGE})\b", match.group(1)):
-            found.append((IDENTITY, f"speaks {language}", f"speaks {language}"))
-    return found
-
-
-def _favourites(sentence: str) -> list[tuple[str, str, str]]:
-    """ "favourite colour: blue" from "My favourite colour is blue" (preference, filed under
-    "favourite colour"), as said up to where the clause ends."""
-    found = []
-    for match in _FAVOURITE.finditer(sentence):
-        what = match.group(2)
-        words = what.lower().split()
-        if {what.lower(), words[0]} & _NOT_FAVOURITE or words[-1] in _NOT_LAST:
-            continue  # "my favourite part", "my favourite place to eat"
-        value = _NOW_AFTER.sub("", to_clause_end(match.group(3)).strip())
-        if not value or len(value.split()) > 6:
-            continue
-        found.append(("preference", f"{match.group(1).lower()} {what}", value))
-    return found
+    return [*named, *_split_named(sentence, named)]
 
 
 def _named(sentence: str) -> list[tuple[str, str, str]]:
@@ -532,36 +337,9 @@ def _name_words(words: str) -> str | None:
             break
         if not kept and bare in _NATIONAL:  # "My dentist is Polish", "my tutor, French…"
             break
-        if re.fullmatch(_MONTHS, bare) and after[:1].isdigit():
+        if re.fullmatch(MONTHS, bare) and after[:1].isdigit():
             break
         kept.append(bare)
         if bare != word:
             break
     return " ".join(kept) or None
-
-
-def _health(sentence: str) -> list[tuple[str, str, str]]:
-    """Allergies (filed by what one is allergic to), conditions and diet."""
-    found = []
-    for pattern in (_ALLERGIC, _ALLERGY):
-        for match in pattern.finditer(sentence):
-            thing = to_clause_end(match.group(1)).strip()
-            words = keywords.content_words(thing)
-            if not words or len(thing.split()) > 6:
-                continue
-            value = f"allergic to {thing}" if pattern is _ALLERGIC else f"{thing} allergy"
-            found.append((HEALTH, " ".join(words[:4]), value))
-    for match in [*_CONDITION.finditer(sentence), *_HAVE_CONDITION.finditer(sentence)]:
-        condition = match.group(1)
-        if not condition.isupper():  # "ADHD" as written; "a bad back" -> "bad back"
-            condition = re.sub(r"^an? ", "", condition.lower()).replace("crohn", "Crohn")
-        found.append((HEALTH, condition, condition))
-    for match in _DIET.finditer(sentence):
-        found.append((HEALTH, "diet", match.group(1).lower()))
-    if _NO_ALCOHOL.search(sentence):
-        found.append((HEALTH, "alcohol", "doesn't drink alcohol"))
-    for match in _AFRAID.finditer(sentence):
-        feeling, fear = (match.group(1) or match.group(2)).lower(), match.group(3)
-        if fear.split()[-1].lower() not in _NOT_FEARS:
-            found.append((HEALTH, f"{feeling} of {fear}", f"{feeling} of {fear}"))
-    return found

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 from engine.memory import keywords
 from engine.memory.clauses import to_clause_end
+from engine.memory.persona_health import health_slots
 from engine.memory.persona_life import NATIONS_AND_FAITHS, life_slots
+from engine.memory.persona_self import self_slots
 from engine.memory.persona_work import EMPLOYER_LEAD_INS, occupation
 from engine.memory.sentences import sentences
 from engine.records import Page
@@ -353,7 +355,8 @@ def _slots(text: str) -> list[SlotCandidate]:
                     found.append(SlotCandidate(category, name, value))
         found[start:] = _switch_from(_not_amounts(found[start:]))
         found.extend(SlotCandidate("identity", "occupation", job) for job in occupation(sentence))
-        found.extend(SlotCandidate(*slot) for slot in life_slots(sentence))
+        for read in (life_slots, health_slots, self_slots):
+            found.extend(SlotCandidate(*slot) for slot in read(sentence))
     return found
 
 
