@@ -204,6 +204,13 @@ def free_disk(memory) -> None:
         memory.vault.conn.execute("PRAGMA max_page_count=1073741823")
 
 
+def entries(text: str) -> list[tuple[str, str, str]]:
+    """The profile entries the person's words `text` fill, as (category, name, value)."""
+    from engine.memory.persona_patterns import slots_said
+
+    return [(s.category, s.name, s.value) for s in slots_said(text)]
+
+
 def learn_exchanges(memory, exchanges) -> None:
     """Store each (what the person said, what was answered), then consolidate."""
     for said, answered in exchanges:

@@ -3,11 +3,7 @@ not drinking, fears."""
 
 import pytest
 
-from engine.memory.persona_patterns import slots_said
-
-
-def entries(text: str) -> list[tuple[str, str, str]]:
-    return [(s.category, s.name, s.value) for s in slots_said(text)]
+from tests.helpers import entries
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,8 @@ small model is shown."""
 import pytest
 
 from engine import prompt_memories
-from engine.memory.persona_patterns import slots_said
 from engine.records import ProfileSlot
-
-
-def entries(text: str) -> list[tuple[str, str, str]]:
-    return [(s.category, s.name, s.value) for s in slots_said(text)]
+from tests.helpers import entries
 
 
 @pytest.mark.parametrize(

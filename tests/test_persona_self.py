@@ -5,11 +5,7 @@ what one is learning; what they become in the vault, and which a small model is 
 import pytest
 
 from engine import prompt_memories
-from engine.memory.persona_patterns import slots_said
-
-
-def entries(text: str) -> list[tuple[str, str, str]]:
-    return [(s.category, s.name, s.value) for s in slots_said(text)]
+from tests.helpers import entries
 
 
 @pytest.mark.parametrize(
