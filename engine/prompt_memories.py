@@ -209,12 +209,18 @@ def small_profile(profile: tuple[ProfileSlot, ...], query: str) -> tuple[Profile
     then the entries the question is about, at most SMALL_PROFILE."""
     stable = [slot for slot in profile if slot.name in STABLE_SLOTS]
     asked = normalise(content_words(query))
-    about = [
-        slot for slot in profile
+    shared = {
+        slot.id: asked & normalise(_slot_words(slot) + _asked_words(slot))
+        for slot in profile
         if slot.name not in STABLE_SLOTS
-        and asked & normalise(_slot_words(slot) + _asked_words(slot))
-    ]  # fmt: skip
-    return tuple(stable + about)[:SMALL_PROFILE]
+    }
+    about = [slot for slot in profile if shared.get(slot.id)]
+    # A word every such entry shares says less than one only some share: "What's my favourite
+    # colour?" is about "favourite colour: blue", not every favourite; "Can I eat satay?" shares
+    # "eat" with every health entry, and is about them all.
+    everywhere = set.intersection(*(shared[slot.id] for slot in about)) if about else set()
+    narrower = [slot for slot in about if shared[slot.id] - everywhere]
+    return tuple(stable + (narrower or about))[:SMALL_PROFILE]
 
 
 def _asked_words(slot: ProfileSlot) -> list[str]:
