@@ -36,7 +36,7 @@ _SINGLE_PARENT = re.compile(
 # week". One slot, the newest replacing the old; true on the day it was said, so a model is shown
 # that day with it (retrieval_facts.dated_profile) and can tell the age a year on. Not "I'm 5
 # minutes late", "I'm 34 weeks pregnant", "I'm 100% sure", "I'm 6'2", "I'm fifty-fifty on it",
-# "I'm turning 30 next month" (not yet), "I'm 12 and a half hours in", nor an age out of AGES.
+# "I'm turning 30 next month" (not yet), "I'm 12 and a half hours in", nor an age out of _AGES.
 _AGE_WORDS = (
     r"(?:thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
     r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
@@ -51,7 +51,7 @@ _TURNED = re.compile(
     r"(?i:\bi(?:['’]ve| have)? (?:just |finally |recently )?turned )" + _AGE_NUMBER
     + r"(?=\s*(?:[,.;!?]|$|(?i:and|but|so|too|today|yesterday|last|this|on|in)\b))"
 )
-AGES = range(10, 121)
+_AGES = range(10, 121)
 # Children by number: "I have two kids", "we've got three children", "I'm a mother of two" ->
 # "children: two kids", "children: two". One slot, the newest replacing the old. Not "I have
 # two kids in my class" (a teacher's), "I have two kids' bikes".
@@ -119,7 +119,7 @@ def self_slots(sentence: str) -> list[tuple[str, str, str]]:
         found.append((IDENTITY, "relationship", match.group(1).lower()))
     for match in [*_AGE.finditer(sentence), *_TURNED.finditer(sentence)]:
         age = match.group(1).lower()
-        if not age.isdigit() or int(age) in AGES:
+        if not age.isdigit() or int(age) in _AGES:
             found.append((IDENTITY, "age", age))
     for match in [*_CHILDREN.finditer(sentence), *_PARENT_OF.finditer(sentence)]:
         found.append((PEOPLE, "children", match.group(1).lower()))
