@@ -96,6 +96,10 @@ def test_an_age_the_person_edits_is_dated_from_the_edit(memory):
         ("I have two kids.", ("people", "children", "two kids")),
         ("We've got three children, all under ten.", ("people", "children", "three children")),
         ("I'm a mother of two.", ("people", "children", "two")),
+        ("I have a son who lives in Leeds.", ("people", "children", "a son")),
+        ("We have a boy and a girl.", ("people", "children", "a boy and a girl")),
+        ("Blue is my favourite colour.", ("preference", "favourite colour", "Blue")),
+        ("Radiohead are my all-time favourite band!", ("preference", "favourite band", "Radiohead")),
         ("My pronouns are she/her.", ("identity", "pronouns", "she/her")),
         ("I use they/them pronouns.", ("identity", "pronouns", "they/them")),
         ("I'm pregnant!", ("health", "pregnant", "pregnant")),
@@ -116,6 +120,10 @@ def test_favourites_children_pronouns_and_a_pregnancy_are_read(said, entry):
         "My favourite is the blue one.",
         "My favourite toy was a bear.",  # the past
         "I have two kids in my class.",  # a teacher's
+        "I have a girl's name in mind.",
+        "I have a boy band poster.",
+        "I think blue is my favourite colour.",  # who says it is no favourite
+        "That is my favourite part.",
         "I'm not pregnant.",
         "My son's pronouns are he/him.",
     ],
@@ -158,3 +166,9 @@ def test_a_new_favourite_replaces_the_old_and_a_small_model_is_shown_it(memory):
 def test_what_one_is_learning_is_read(said, entry):
     found = [e[2] for e in entries(said) if e[1].startswith("learning ")]
     assert found == ([entry] if entry else [])
+
+
+def test_children_said_two_ways_at_once_are_one_entry():
+    assert [e for e in entries("I've got two sons and a daughter.") if e[1] == "children"] == [
+        ("people", "children", "two sons and a daughter")
+    ]

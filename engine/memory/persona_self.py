@@ -61,6 +61,14 @@ _CHILDREN = re.compile(
     rf"((?i:{_COUNT}) (?i:kids|children|sons|daughters|boys|girls|grandchildren|grandkids))"
     r"(?=[,.;!?]|$| (?i:and|aged|who|under|now|both|of (?:my|our) own|at home)\b)"
 )
+# "I have a son", "we have a boy and a girl", "I've got two sons and a daughter"; not "I have a
+# girl's name in mind", "I have a boy band poster".
+_ONE_KIND = r"(?:an?|one|two|three|four|\d) (?:son|daughter|boy|girl|stepson|stepdaughter)s?"
+_CHILDREN_BY_KIND = re.compile(
+    r"(?i:\b(?:i|we)(?:['’]ve got| have got| have) )"
+    rf"((?i:{_ONE_KIND}(?:,? and {_ONE_KIND})?))"
+    r"(?=[,.;!?]|$| (?i:and|aged|who|now|both|at home|at university)\b)"
+)
 _PARENT_OF = re.compile(
     r"(?i:\bi(?:['’]m| am) (?:a |the )?(?:proud )?(?:mum|mom|mother|dad|father|parent) of "
     rf"({_COUNT}))(?=[,.;!?]|$| (?i:and|now|kids|children|boys|girls)\b)"
@@ -94,6 +102,18 @@ _LEARNING = re.compile(
 )
 _AND_MORE = re.compile(r"(?i:,? and (?:my|our|it|its|it['’]s|i|that|this|so)\b.*)$")
 _NOW_AFTER = re.compile(r"(?i:,? (?:now|these days|at the moment|again|for sure|obviously))+$")
+# The favourite said first: "Blue is my favourite colour", "Radiohead are my all-time favourite
+# band"; not "I think blue is my favourite colour" (who says it is no favourite), "That is my
+# favourite part".
+_FAVOURITE_FIRST = re.compile(
+    r"^([^\W\d_][\w'’-]*(?: [\w'’-]+){0,3}) (?i:is|are|has always been|have always been) "
+    r"(?i:my (?:all-time |absolute |very )?(favou?rite)) "
+    r"([^\W\d_][\w-]*(?: [^\W\d_][\w-]*)?)(?=[,.;!?]|$)"
+)
+_NOT_SUBJECTS = {
+    "i", "we", "it", "that", "this", "these", "those", "he", "she", "they", "you", "there", "what",
+    "which", "who", "here", "mine", "so", "and", "but",
+}  # fmt: skip
 _NOT_FAVOURITE = {
     "part", "thing", "bit", "moment", "memory", "way", "one", "ones", "kind", "sort", "time", "day",
 }  # fmt: skip
@@ -121,7 +141,12 @@ def self_slots(sentence: str) -> list[tuple[str, str, str]]:
         age = match.group(1).lower()
         if not age.isdigit() or int(age) in _AGES:
             found.append((IDENTITY, "age", age))
-    for match in [*_CHILDREN.finditer(sentence), *_PARENT_OF.finditer(sentence)]:
+    children = [*_CHILDREN.finditer(sentence), *_CHILDREN_BY_KIND.finditer(sentence)]
+    children = [  # "two sons and a daughter", not also "two sons"
+        m for m in children
+        if not any(o is not m and o.start(1) <= m.start(1) and m.end(1) < o.end(1) for o in children)
+    ]  # fmt: skip
+    for match in [*children, *_PARENT_OF.finditer(sentence)]:
         found.append((PEOPLE, "children", match.group(1).lower()))
     for match in _PRONOUNS.finditer(sentence):
         found.append((IDENTITY, "pronouns", match.group(1).lower()))
@@ -138,16 +163,21 @@ def self_slots(sentence: str) -> list[tuple[str, str, str]]:
 
 
 def _favourites(sentence: str) -> list[tuple[str, str, str]]:
-    """ "favourite colour: blue" from "My favourite colour is blue" (preference, filed under
-    "favourite colour"), as said up to where the clause ends."""
+    """ "favourite colour: blue" from "My favourite colour is blue" or "Blue is my favourite
+    colour" (preference, filed under "favourite colour"), as said up to where the clause ends."""
+    said = [
+        (match.group(1), match.group(2), to_clause_end(match.group(3)).strip())
+        for match in _FAVOURITE.finditer(sentence)
+    ]
+    first = _FAVOURITE_FIRST.match(sentence.strip())
+    if first and first.group(1).split()[0].lower() not in _NOT_SUBJECTS:
+        said.append((first.group(2), first.group(3), first.group(1)))
     found = []
-    for match in _FAVOURITE.finditer(sentence):
-        what = match.group(2)
+    for favourite, what, value in said:
         words = what.lower().split()
         if {what.lower(), words[0]} & _NOT_FAVOURITE or words[-1] in _NOT_LAST:
             continue  # "my favourite part", "my favourite place to eat"
-        value = _NOW_AFTER.sub("", to_clause_end(match.group(3)).strip())
-        if not value or len(value.split()) > 6:
-            continue
-        found.append(("preference", f"{match.group(1).lower()} {what}", value))
+        value = _NOW_AFTER.sub("", value)
+        if value and len(value.split()) <= 6:
+            found.append(("preference", f"{favourite.lower()} {what}", value))
     return found
