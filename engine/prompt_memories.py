@@ -39,8 +39,8 @@ ASKED_WORDS = {
     "age": "old born birthday",
     "relationship": "married marriage single partner relationship spouse dating",
 }
-# The same for every entry of a category (persona_life.py): "Can I eat satay?" is about an
-# allergy that no word of it names.
+# The same for every entry of a category (persona_health.py, persona_life.py): "Can I eat
+# satay?" is about an allergy that no word of it names.
 ASKED_CATEGORY_WORDS = {
     HEALTH: "eat eating food meal drink cook recipe restaurant health doctor medicine",
     PETS: "pet pets animal animals",

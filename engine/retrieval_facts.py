@@ -150,7 +150,7 @@ def dated_facts(vault, facts: list[Fact]) -> list[Fact]:
 
 
 # Profile entries true on the day they were said, and shown to a model with that day: "I'm 34"
-# is no longer true a year on (persona_life reads the age).
+# is no longer true a year on (persona_self reads the age).
 SAID_ON = ("age",)
 
 

@@ -137,6 +137,7 @@ def test_places_in_any_script(said, slot, value):
 @pytest.mark.parametrize(
     "said",
     ["I live in the city.", "I moved to a new flat.", "I'm from here", "I was born in May 1990.",
+     "I was born in Sept 1990.",
      "I grew up in a small village."],
 )
 def test_not_places(said):

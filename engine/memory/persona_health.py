@@ -69,7 +69,7 @@ _DIET = re.compile(
 
 
 def health_slots(sentence: str) -> list[tuple[str, str, str]]:
-    """Allergies (filed by what one is allergic to), conditions and diet."""
+    """Allergies (filed by what one is allergic to), conditions, diet, not drinking, fears."""
     found = []
     for pattern in (_ALLERGIC, _ALLERGY):
         for match in pattern.finditer(sentence):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from engine.memory import keywords
 from engine.memory.clauses import to_clause_end
 from engine.memory.persona_health import health_slots
-from engine.memory.persona_life import NATIONS_AND_FAITHS, life_slots
+from engine.memory.persona_life import MONTHS, NATIONS_AND_FAITHS, life_slots
 from engine.memory.persona_self import self_slots
 from engine.memory.persona_work import EMPLOYER_LEAD_INS, occupation
 from engine.memory.sentences import sentences
@@ -96,9 +96,6 @@ _NOT_NAMES |= {word.lower() for word in NATIONS_AND_FAITHS}
 # names and places must be capitalised, which keeps "I'm tired" from becoming a name.
 # Places in any script ("Zürich", "São Paulo", "Łódź"): the words are taken here and
 # _capitalised_run keeps the capitalised ones, as for names.
-_MONTH_NAMES = (
-    "January|February|March|April|May|June|July|August|September|October|November|December"
-)
 _PLACE = r"([^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*)"
 # A name word in any script ("José", "Élodie"), with apostrophes and hyphens inside ("O'Neill",
 # "Jean-Luc"); [^\W\d_] is a letter. re has no "upper-case letter" class, so the words are taken
@@ -153,7 +150,7 @@ _SLOT_PATTERNS: list[tuple[str, str, re.Pattern]] = [
         "origin",
         re.compile(
             r"(?i:\bi (?:grew up|was born|was raised|was born and raised) in) "
-            rf"(?!(?:{_MONTH_NAMES})\b)" + _PLACE
+            rf"(?!(?:{MONTHS})\b)" + _PLACE
         ),
     ),
     (
